@@ -1,0 +1,3 @@
+//! One file per resource.
+
+pub mod health;

@@ -1,0 +1,457 @@
+//! The engine contract: how the rules of one game plug into the table and the service.
+//!
+//! An engine is a *decider*: a game is its initial state, `decide(state, command) -> events or
+//! error` and `evolve(state, event) -> state`, nothing else. Engines do no I/O, read no clock and
+//! use no global random source: time and the shuffle source come in through [`Context`].
+//! A fold of the events over the initial state is the state; two folds of the same events are
+//! equal.
+//!
+//! The contract serves every game without special cases:
+//! - **hidden information**: [`Engine::view`] and [`Engine::redact`] shape state and events for
+//!   a [`Viewer`]; nobody sees another seat's secrets until the game ends;
+//! - **several seats acting at once**: [`Engine::to_act`] returns every seat that may act now
+//!   (Vamanos: all of them while a round runs), and each command names its seat;
+//! - **a decision owed by the seat that is not to move** (the owner's promotion choice in
+//!   Avalanche Chess): `to_act` simply names that seat until the choice is made;
+//! - **rounds**: new deals during the game draw from [`Context::dealer`];
+//! - **one-player games**: `seats` may be 1.
+//!
+//! # Example: a complete engine
+//!
+//! "Twenty-one": two or more players in turn add 1, 2 or 3 to a running total; whoever
+//! reaches 21 wins. It has no secrets, so `view` and `redact` show everything.
+//!
+//! ```
+//! use domain::engine::*;
+//! use domain::fairness::Seed;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Clone, Debug, PartialEq)]
+//! struct TwentyOne;
+//!
+//! #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+//! struct Options {}
+//!
+//! #[derive(Clone, Debug, PartialEq)]
+//! struct State { seats: usize, total: u32, next: Seat, winner: Option<Seat> }
+//!
+//! #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+//! #[serde(tag = "type", rename_all = "snake_case")]
+//! enum Command { Add { amount: u32 } }
+//!
+//! #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+//! #[serde(tag = "type", rename_all = "snake_case")]
+//! enum Event { Added { seat: Seat, amount: u32 } }
+//!
+//! #[derive(Serialize, utoipa::ToSchema)]
+//! struct View { total: u32, next: Seat }
+//!
+//! impl Engine for TwentyOne {
+//!     const ID: &'static str = "twenty-one";
+//!     type Options = Options;
+//!     type State = State;
+//!     type Command = Command;
+//!     type Event = Event;
+//!     type View = View;
+//!
+//!     fn info() -> KindInfo {
+//!         KindInfo::new(Self::ID, "Twenty-one", 2, 4, "Add 1 to 3; reach 21 to win.")
+//!     }
+//!     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
+//!         Self::info().check_setup(setup.variant.as_deref(), setup.seats)
+//!     }
+//!     fn initial(setup: &Setup<Options>) -> State {
+//!         State { seats: setup.seats, total: 0, next: 0, winner: None }
+//!     }
+//!     fn start(_state: &State, _ctx: &Context) -> Vec<Event> {
+//!         Vec::new() // nothing to deal
+//!     }
+//!     fn decide(state: &State, seat: Seat, command: &Command, _ctx: &Context)
+//!         -> Result<Vec<Event>, RuleError> {
+//!         if state.winner.is_some() { return Err(RuleError::game_over()); }
+//!         if seat != state.next { return Err(RuleError::not_your_turn()); }
+//!         let Command::Add { amount } = *command;
+//!         if !(1..=3).contains(&amount) || state.total + amount > 21 {
+//!             return Err(RuleError::illegal("add 1, 2 or 3 without passing 21"));
+//!         }
+//!         Ok(vec![Event::Added { seat, amount }])
+//!     }
+//!     fn evolve(state: &mut State, event: &Event) {
+//!         let Event::Added { seat, amount } = *event;
+//!         state.total += amount;
+//!         if state.total == 21 { state.winner = Some(seat); }
+//!         state.next = (seat + 1) % state.seats;
+//!     }
+//!     fn view(state: &State, _viewer: Viewer) -> View {
+//!         View { total: state.total, next: state.next }
+//!     }
+//!     fn redact(event: &Event, _viewer: Viewer) -> Event { event.clone() }
+//!     fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
+//!         if state.winner.is_some() || seat != state.next { return Vec::new(); }
+//!         (1..=3).filter(|a| state.total + a <= 21)
+//!             .map(|amount| Legal::new(Command::Add { amount }, format!("add {amount}")))
+//!             .collect()
+//!     }
+//!     fn to_act(state: &State) -> Vec<Seat> {
+//!         if state.winner.is_some() { vec![] } else { vec![state.next] }
+//!     }
+//!     fn outcome(state: &State) -> Option<Outcome> {
+//!         state.winner.map(|w| Outcome::win(vec![w], "reached 21"))
+//!     }
+//!     fn retire(_state: &State, _seat: Seat) -> Vec<Event> { Vec::new() }
+//! }
+//!
+//! // Play a game by always taking the first legal command.
+//! let setup = Setup { variant: None, options: Options {}, seats: 2 };
+//! TwentyOne::check(&setup).unwrap();
+//! let ctx = Context::new(Seed([7; 32]), 0, chrono::DateTime::UNIX_EPOCH);
+//! let mut state = TwentyOne::initial(&setup);
+//! let mut log = Vec::new();
+//! while TwentyOne::outcome(&state).is_none() {
+//!     let seat = TwentyOne::to_act(&state)[0];
+//!     let choice = TwentyOne::legal(&state, seat).pop().unwrap();
+//!     for event in TwentyOne::decide(&state, seat, &choice.command, &ctx).unwrap() {
+//!         TwentyOne::evolve(&mut state, &event);
+//!         log.push(event);
+//!     }
+//! }
+//! // The fold of the events is the state.
+//! let mut folded = TwentyOne::initial(&setup);
+//! for event in &log { TwentyOne::evolve(&mut folded, event); }
+//! assert_eq!(folded, state);
+//! assert_eq!(TwentyOne::outcome(&state).unwrap().winners, vec![0]);
+//! ```
+
+use crate::fairness::{Dealer, Seed};
+use chrono::{DateTime, Utc};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+use utoipa::ToSchema;
+
+/// A seat at the table, numbered from 0 in turn order.
+pub type Seat = usize;
+
+/// Who is looking: a seated player sees their own secrets; a spectator sees only what is
+/// public; `Everyone` is the view once the game has ended (or for an audit), with every
+/// secret revealed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Viewer {
+    Seat(Seat),
+    Spectator,
+    Everyone,
+}
+
+impl Viewer {
+    /// Whether this viewer may see what belongs to `seat` alone.
+    pub fn sees_secrets_of(self, seat: Seat) -> bool {
+        match self {
+            Viewer::Seat(own) => own == seat,
+            Viewer::Spectator => false,
+            Viewer::Everyone => true,
+        }
+    }
+
+    /// Whether this viewer may see what nobody at the table may see (undrawn cards).
+    pub fn sees_everything(self) -> bool {
+        self == Viewer::Everyone
+    }
+}
+
+/// How a game was set up: the variant, the engine's own options and the number of seats.
+/// It is recorded when the game is created, so the initial state can always be rebuilt.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Setup<O> {
+    pub variant: Option<String>,
+    pub options: O,
+    pub seats: usize,
+}
+
+/// What a decision may use besides the state and the command: the time of the command and the
+/// game's shuffle source. Engines never read a clock or a global random source.
+#[derive(Clone, Debug)]
+pub struct Context {
+    seed: Seed,
+    /// The stream version before the command: a number no other decision of this game shares,
+    /// used as the ChaCha20 stream of any shuffle the decision makes.
+    nonce: u64,
+    pub now: DateTime<Utc>,
+}
+
+impl Context {
+    pub fn new(seed: Seed, nonce: u64, now: DateTime<Utc>) -> Context {
+        Context { seed, nonce, now }
+    }
+
+    /// The game's seed: only the table uses it, to reveal it once the game has ended.
+    pub fn seed(&self) -> Seed {
+        self.seed
+    }
+
+    /// The shuffle source for this decision. `salt` tells apart several shuffles made by one
+    /// decision (for instance one deck per player in Vamanos); use 0, 1, 2, ... in a fixed
+    /// order. The ChaCha20 stream is `nonce * 256 + salt`.
+    pub fn dealer(&self, salt: u8) -> Dealer {
+        self.seed
+            .dealer(self.nonce.wrapping_mul(256).wrapping_add(u64::from(salt)))
+    }
+}
+
+/// A legal command for a seat, with its human-readable notation (`Nf3/a6`, `snow fall`).
+/// The command is exactly what a client posts to play it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Legal<C> {
+    pub command: C,
+    pub notation: String,
+}
+
+impl<C> Legal<C> {
+    pub fn new(command: C, notation: impl Into<String>) -> Legal<C> {
+        Legal {
+            command,
+            notation: notation.into(),
+        }
+    }
+}
+
+/// How a game ended. A draw in a two-player game is both seats sharing the result with
+/// `draw: true`; in the card games equal best scores share the win with `draw: false`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Outcome {
+    /// The seats that won (or shared the win). Empty when nobody won (an abandoned solitaire).
+    pub winners: Vec<Seat>,
+    /// Whether the game was drawn rather than won.
+    #[serde(default)]
+    pub draw: bool,
+    /// Why the game ended, in words: `checkmate`, `stalemate`, `the draw pile ran out`, ...
+    pub reason: String,
+    /// Final scores by seat, for games that score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scores: Option<Vec<i64>>,
+}
+
+impl Outcome {
+    pub fn win(winners: Vec<Seat>, reason: impl Into<String>) -> Outcome {
+        Outcome {
+            winners,
+            draw: false,
+            reason: reason.into(),
+            scores: None,
+        }
+    }
+
+    pub fn draw(seats: usize, reason: impl Into<String>) -> Outcome {
+        Outcome {
+            winners: (0..seats).collect(),
+            draw: true,
+            reason: reason.into(),
+            scores: None,
+        }
+    }
+
+    /// The seats with the highest score share the win.
+    pub fn by_scores(scores: Vec<i64>, reason: impl Into<String>) -> Outcome {
+        let best = scores.iter().copied().max();
+        let winners = (0..scores.len())
+            .filter(|&s| Some(scores[s]) == best)
+            .collect();
+        Outcome {
+            winners,
+            draw: false,
+            reason: reason.into(),
+            scores: Some(scores),
+        }
+    }
+}
+
+/// A player's mistake: a stable machine-readable code and a sentence the player understands.
+/// (Our own faults are not `RuleError`s: they are logged and never shown in detail.)
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, ToSchema)]
+#[error("{message}")]
+pub struct RuleError {
+    /// `illegal_command`, `not_your_turn`, `game_over`, `invalid_setup`, `bad_command`, ...
+    pub code: String,
+    pub message: String,
+}
+
+impl RuleError {
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> RuleError {
+        RuleError {
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+    pub fn illegal(message: impl Into<String>) -> RuleError {
+        RuleError::new("illegal_command", message)
+    }
+    pub fn not_your_turn() -> RuleError {
+        RuleError::new("not_your_turn", "It is not your turn.")
+    }
+    pub fn game_over() -> RuleError {
+        RuleError::new("game_over", "The game is over.")
+    }
+    pub fn invalid_setup(message: impl Into<String>) -> RuleError {
+        RuleError::new("invalid_setup", message)
+    }
+    pub fn bad_command(message: impl Into<String>) -> RuleError {
+        RuleError::new("bad_command", message)
+    }
+}
+
+/// What the lobby tells about a game: ids, variants, player counts and options.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct KindInfo {
+    /// The game id used everywhere: `avalanche-chess`, `avalanche`, ...
+    pub id: String,
+    pub name: String,
+    pub min_seats: usize,
+    pub max_seats: usize,
+    /// Variant ids; the first is the default. Empty when the game has no variants.
+    pub variants: Vec<String>,
+    /// One paragraph about the game.
+    pub summary: String,
+    /// Whether any information is hidden from some player while the game runs.
+    pub hidden_information: bool,
+    /// Where the full rules are written.
+    pub rules: String,
+}
+
+impl KindInfo {
+    pub fn new(
+        id: &str,
+        name: &str,
+        min_seats: usize,
+        max_seats: usize,
+        summary: &str,
+    ) -> KindInfo {
+        KindInfo {
+            id: id.into(),
+            name: name.into(),
+            min_seats,
+            max_seats,
+            variants: Vec::new(),
+            summary: summary.into(),
+            hidden_information: false,
+            rules: format!("rules/{id}.md"),
+        }
+    }
+
+    pub fn with_variants(mut self, variants: &[&str]) -> KindInfo {
+        self.variants = variants.iter().map(|v| v.to_string()).collect();
+        self
+    }
+
+    pub fn with_hidden_information(mut self) -> KindInfo {
+        self.hidden_information = true;
+        self
+    }
+
+    /// The common checks of a setup: a known variant and a seat count in range.
+    pub fn check_setup(&self, variant: Option<&str>, seats: usize) -> Result<(), RuleError> {
+        if seats < self.min_seats || seats > self.max_seats {
+            let range = if self.min_seats == self.max_seats {
+                format!("exactly {}", self.min_seats)
+            } else {
+                format!("{} to {}", self.min_seats, self.max_seats)
+            };
+            return Err(RuleError::invalid_setup(format!(
+                "{} is played by {range} players, not {seats}.",
+                self.name
+            )));
+        }
+        if let Some(variant) = variant {
+            if !self.variants.iter().any(|v| v == variant) {
+                let known = if self.variants.is_empty() {
+                    "it has no variants".to_string()
+                } else {
+                    format!("known variants: {}", self.variants.join(", "))
+                };
+                return Err(RuleError::invalid_setup(format!(
+                    "{} has no variant \"{variant}\" ({known}).",
+                    self.name
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The rules of one game. See the module documentation for a complete example.
+///
+/// The implementing type is a marker (a unit struct deriving `Clone`, `Debug`, `PartialEq`).
+///
+/// Serialized forms: commands and events are JSON objects internally tagged with `"type"`
+/// (`#[serde(tag = "type", rename_all = "snake_case")]`); their type names are stable strings,
+/// part of the public API and of stored games. Command types must not use the names of the
+/// table's own commands (see [`crate::table::TABLE_COMMAND_TYPES`]).
+pub trait Engine: Sized + Clone + Debug + PartialEq + Send + Sync + 'static {
+    /// The game id: `avalanche-chess`, `avalanche`, `ski-runs`, `vamanos`, `altitude`.
+    const ID: &'static str;
+    /// Options chosen at creation beyond the variant and seat count (deck counts, ...).
+    type Options: Clone
+        + Debug
+        + Default
+        + PartialEq
+        + Serialize
+        + DeserializeOwned
+        + ToSchema
+        + Send
+        + Sync;
+    /// The whole state, secrets included. Never sent as is: see [`Engine::view`].
+    type State: Clone + Debug + PartialEq + Send + Sync;
+    type Command: Clone + Debug + PartialEq + Serialize + DeserializeOwned + ToSchema + Send + Sync;
+    type Event: Clone + Debug + PartialEq + Serialize + DeserializeOwned + ToSchema + Send + Sync;
+    /// The state as one viewer may see it.
+    type View: Serialize + ToSchema;
+
+    fn info() -> KindInfo;
+
+    /// Refuses a setup the rules do not allow (seat count, variant, options).
+    fn check(setup: &Setup<Self::Options>) -> Result<(), RuleError>;
+
+    /// The state before the first event: nothing dealt yet.
+    fn initial(setup: &Setup<Self::Options>) -> Self::State;
+
+    /// The events that begin play once every seat is taken: the deal, the dealer draw, ...
+    /// Randomness only through `ctx.dealer(..)`; the events record the outcome (the cards).
+    fn start(state: &Self::State, ctx: &Context) -> Vec<Self::Event>;
+
+    /// Validates a command of `seat` against the state and returns the events it causes.
+    fn decide(
+        state: &Self::State,
+        seat: Seat,
+        command: &Self::Command,
+        ctx: &Context,
+    ) -> Result<Vec<Self::Event>, RuleError>;
+
+    /// Applies one event. Never fails: events were decided by the rules.
+    fn evolve(state: &mut Self::State, event: &Self::Event);
+
+    /// The state as `viewer` may see it.
+    fn view(state: &Self::State, viewer: Viewer) -> Self::View;
+
+    /// The event as `viewer` may see it: secrets of other seats and undrawn cards removed.
+    fn redact(event: &Self::Event, viewer: Viewer) -> Self::Event;
+
+    /// Every legal command of `seat` now, each with its notation. Empty when the seat may not
+    /// act. Every command listed must be accepted by `decide`.
+    fn legal(state: &Self::State, seat: Seat) -> Vec<Legal<Self::Command>>;
+
+    /// The seats that may (or must) act now: one seat in turn-based games, several while a
+    /// Vamanos round runs, the pawn's owner while a promotion choice is owed. Empty when over.
+    fn to_act(state: &Self::State) -> Vec<Seat>;
+
+    /// The result, once the rules have ended the game.
+    fn outcome(state: &Self::State) -> Option<Outcome>;
+
+    /// The events for a seat leaving a game that goes on without it (resigned or timed out in
+    /// a game of three or more). The engine skips that seat from then on. Only called while
+    /// at least two other seats remain; two-player games may return no events.
+    fn retire(state: &Self::State, seat: Seat) -> Vec<Self::Event>;
+
+    /// The events that reshuffle every face-down pile with a fresh source, used when a takeback
+    /// forks a game with hidden information. Games without hidden piles return none.
+    fn reshuffle(_state: &Self::State, _ctx: &Context) -> Vec<Self::Event> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,13 @@
+//! The pure rules of the Avalanche games: every engine and the table rules around them.
+//! No I/O, no clock, no global random source: time and seeds come in as arguments.
+
+pub mod engine;
+pub mod fairness;
+pub mod games;
+pub mod registry;
+pub mod table;
+pub mod testing;
+
+pub use engine::{Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, Viewer};
+pub use fairness::{Dealer, Seed};
+pub use registry::{GameKind, LiveGame, Registry};

@@ -1,0 +1,289 @@
+//! The type-erased registry: the API creates and drives any game by its id with JSON commands
+//! and events, while each engine stays typed inside [`Kind`] and [`Live`].
+
+use crate::engine::{Context, Engine, KindInfo, Outcome, RuleError, Seat, Setup, Viewer};
+use crate::table::TABLE_COMMAND_TYPES;
+use crate::table::{Actor, Command, FoldError, Status, Table, TableCommand, TableEvent};
+use serde::Serialize;
+use serde_json::Value;
+use std::marker::PhantomData;
+
+/// An event ready to store: its stable type name and its JSON payload.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EventRecord {
+    pub event_type: String,
+    pub payload: Value,
+}
+
+/// A legal command as JSON, postable as is, with its notation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LegalCommand {
+    pub command: Value,
+    pub notation: String,
+}
+
+/// One kind of game, type-erased.
+pub trait GameKind: Send + Sync {
+    fn info(&self) -> KindInfo;
+    /// The engine's default options, as JSON.
+    fn default_options(&self) -> Value;
+    /// Checks a setup and returns the `created` event that begins the game's stream.
+    fn create(
+        &self,
+        variant: Option<String>,
+        options: Option<Value>,
+        seats: usize,
+        commitment: String,
+    ) -> Result<EventRecord, RuleError>;
+    /// Folds a stream (its payloads, from version 1) into a live game.
+    fn fold(&self, events: &[Value]) -> Result<Box<dyn LiveGame>, FoldError>;
+}
+
+/// A game being played (or over), type-erased: a [`Table`] of some engine.
+pub trait LiveGame: Send + Sync {
+    fn kind(&self) -> &'static str;
+    fn status(&self) -> Status;
+    /// The number of events folded: the stream version.
+    fn version(&self) -> u64;
+    fn seats(&self) -> usize;
+    fn variant(&self) -> Option<String>;
+    fn players(&self) -> Vec<Option<String>>;
+    fn commitment(&self) -> String;
+    fn outcome(&self) -> Option<Outcome>;
+    fn to_act(&self) -> Vec<Seat>;
+    fn seat_of(&self, player: &str) -> Option<Seat>;
+    fn viewer_for(&self, player: Option<&str>) -> Viewer;
+    fn revealed_seed(&self) -> Option<crate::fairness::Seed>;
+    /// Decides a JSON command (a table command or a game command).
+    fn decide(
+        &self,
+        actor: &Actor,
+        command: &Value,
+        ctx: &Context,
+    ) -> Result<Vec<EventRecord>, RuleError>;
+    /// Applies one stored event.
+    fn evolve(&mut self, event: &Value) -> Result<(), FoldError>;
+    /// The game's state as `viewer` may see it.
+    fn view(&self, viewer: Viewer) -> Value;
+    /// A stored event as `viewer` may see it.
+    fn redact(&self, event: &Value, viewer: Viewer) -> Value;
+    /// The legal commands of `seat` now.
+    fn legal(&self, seat: Seat) -> Vec<LegalCommand>;
+    fn clone_box(&self) -> Box<dyn LiveGame>;
+}
+
+/// The [`GameKind`] of engine `E`.
+pub struct Kind<E>(PhantomData<E>);
+
+impl<E: Engine> Kind<E> {
+    pub fn boxed() -> Box<dyn GameKind> {
+        Box::new(Kind::<E>(PhantomData))
+    }
+}
+
+/// The [`LiveGame`] of engine `E`.
+pub struct Live<E: Engine> {
+    pub table: Table<E>,
+}
+
+fn record<E: Engine>(event: &TableEvent<E>) -> EventRecord {
+    EventRecord {
+        event_type: event.type_name(),
+        payload: serde_json::to_value(event).unwrap_or(Value::Null),
+    }
+}
+
+/// Reads a posted command: a table command when its `type` is one of the table's, otherwise
+/// a command of the game.
+pub fn parse_command<C: serde::de::DeserializeOwned>(
+    value: &Value,
+) -> Result<Command<C>, RuleError> {
+    let Some(kind) = value.get("type").and_then(Value::as_str) else {
+        return Err(RuleError::bad_command(
+            "A command is a JSON object with a \"type\" field, for instance {\"type\": \"resign\"}.",
+        ));
+    };
+    if TABLE_COMMAND_TYPES.contains(&kind) {
+        serde_json::from_value::<TableCommand>(value.clone())
+            .map(Command::Table)
+            .map_err(|e| RuleError::bad_command(format!("Unreadable \"{kind}\" command: {e}.")))
+    } else {
+        serde_json::from_value::<C>(value.clone())
+            .map(Command::Game)
+            .map_err(|e| RuleError::bad_command(format!("Unreadable command: {e}.")))
+    }
+}
+
+impl<E: Engine> GameKind for Kind<E> {
+    fn info(&self) -> KindInfo {
+        E::info()
+    }
+
+    fn default_options(&self) -> Value {
+        serde_json::to_value(E::Options::default()).unwrap_or(Value::Null)
+    }
+
+    fn create(
+        &self,
+        variant: Option<String>,
+        options: Option<Value>,
+        seats: usize,
+        commitment: String,
+    ) -> Result<EventRecord, RuleError> {
+        let options: E::Options = match options {
+            None | Some(Value::Null) => E::Options::default(),
+            Some(value) => serde_json::from_value(value).map_err(|e| {
+                RuleError::invalid_setup(format!("Unreadable options for {}: {e}.", E::ID))
+            })?,
+        };
+        let setup = Setup {
+            variant,
+            options,
+            seats,
+        };
+        E::check(&setup)?;
+        Ok(record(&TableEvent::<E>::Created {
+            kind: E::ID.to_string(),
+            setup,
+            commitment,
+        }))
+    }
+
+    fn fold(&self, events: &[Value]) -> Result<Box<dyn LiveGame>, FoldError> {
+        let mut typed = Vec::with_capacity(events.len());
+        for (i, value) in events.iter().enumerate() {
+            typed.push(read_event::<E>(value, i as u64 + 1)?);
+        }
+        let table = Table::<E>::fold(typed.iter())?;
+        Ok(Box::new(Live { table }))
+    }
+}
+
+fn read_event<E: Engine>(value: &Value, version: u64) -> Result<TableEvent<E>, FoldError> {
+    serde_json::from_value(value.clone()).map_err(|e| FoldError::Unreadable {
+        kind: E::ID,
+        version,
+        reason: e.to_string(),
+    })
+}
+
+impl<E: Engine> LiveGame for Live<E> {
+    fn kind(&self) -> &'static str {
+        E::ID
+    }
+    fn status(&self) -> Status {
+        self.table.status
+    }
+    fn version(&self) -> u64 {
+        self.table.version
+    }
+    fn seats(&self) -> usize {
+        self.table.setup.seats
+    }
+    fn variant(&self) -> Option<String> {
+        self.table.setup.variant.clone()
+    }
+    fn players(&self) -> Vec<Option<String>> {
+        self.table.players.clone()
+    }
+    fn commitment(&self) -> String {
+        self.table.commitment.clone()
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        self.table.outcome.clone()
+    }
+    fn to_act(&self) -> Vec<Seat> {
+        self.table.to_act()
+    }
+    fn seat_of(&self, player: &str) -> Option<Seat> {
+        self.table.seat_of(player)
+    }
+    fn viewer_for(&self, player: Option<&str>) -> Viewer {
+        self.table.viewer_for(player)
+    }
+    fn revealed_seed(&self) -> Option<crate::fairness::Seed> {
+        self.table.revealed_seed
+    }
+
+    fn decide(
+        &self,
+        actor: &Actor,
+        command: &Value,
+        ctx: &Context,
+    ) -> Result<Vec<EventRecord>, RuleError> {
+        let command = parse_command::<E::Command>(command)?;
+        let events = self.table.decide(actor, &command, ctx)?;
+        Ok(events.iter().map(record).collect())
+    }
+
+    fn evolve(&mut self, event: &Value) -> Result<(), FoldError> {
+        let event = read_event::<E>(event, self.table.version + 1)?;
+        self.table.evolve(&event)
+    }
+
+    fn view(&self, viewer: Viewer) -> Value {
+        serde_json::to_value(E::view(&self.table.game, viewer)).unwrap_or(Value::Null)
+    }
+
+    fn redact(&self, event: &Value, viewer: Viewer) -> Value {
+        match serde_json::from_value::<TableEvent<E>>(event.clone()) {
+            Ok(TableEvent::Game { event }) => serde_json::to_value(TableEvent::<E>::Game {
+                event: E::redact(&event, viewer),
+            })
+            .unwrap_or(Value::Null),
+            Ok(_) => event.clone(),
+            // Never pass on what we cannot read: it might hold a secret.
+            Err(_) => Value::Null,
+        }
+    }
+
+    fn legal(&self, seat: Seat) -> Vec<LegalCommand> {
+        self.table
+            .legal(seat)
+            .into_iter()
+            .map(|l| LegalCommand {
+                command: serde_json::to_value(&l.command).unwrap_or(Value::Null),
+                notation: l.notation,
+            })
+            .collect()
+    }
+
+    fn clone_box(&self) -> Box<dyn LiveGame> {
+        Box::new(Live {
+            table: self.table.clone(),
+        })
+    }
+}
+
+/// Every game the service offers, by id.
+pub struct Registry {
+    kinds: Vec<Box<dyn GameKind>>,
+}
+
+impl Registry {
+    /// The five games of the service.
+    pub fn standard() -> Registry {
+        Registry {
+            kinds: crate::games::all(),
+        }
+    }
+
+    pub fn with(kinds: Vec<Box<dyn GameKind>>) -> Registry {
+        Registry { kinds }
+    }
+
+    pub fn get(&self, id: &str) -> Option<&dyn GameKind> {
+        self.kinds
+            .iter()
+            .find(|k| k.info().id == id)
+            .map(|k| k.as_ref())
+    }
+
+    pub fn kinds(&self) -> impl Iterator<Item = &dyn GameKind> {
+        self.kinds.iter().map(|k| k.as_ref())
+    }
+
+    pub fn ids(&self) -> Vec<String> {
+        self.kinds.iter().map(|k| k.info().id).collect()
+    }
+}

@@ -1,0 +1,60 @@
+//! Commands of the table itself, and who gives a command.
+
+use crate::engine::Seat;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// The `type` names the table keeps for itself; no engine command may use them.
+pub const TABLE_COMMAND_TYPES: &[&str] = &[
+    "join",
+    "resign",
+    "offer_draw",
+    "accept_draw",
+    "decline_draw",
+];
+
+/// A command of the table, common to every game. Posted like any game command, for instance
+/// `{"type": "resign"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TableCommand {
+    /// Take a free seat: the given one, or the first free one.
+    Join {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<Seat>,
+    },
+    /// Give up. In a game of three or more the others play on without you.
+    Resign,
+    /// Offer a draw (two-player games). Your opponent's next move declines it.
+    OfferDraw,
+    /// Accept the draw your opponent offered: the game ends drawn.
+    AcceptDraw,
+    /// Decline the draw your opponent offered.
+    DeclineDraw,
+}
+
+impl TableCommand {
+    pub fn notation(&self) -> &'static str {
+        match self {
+            TableCommand::Join { .. } => "join",
+            TableCommand::Resign => "resign",
+            TableCommand::OfferDraw => "offer a draw",
+            TableCommand::AcceptDraw => "accept the draw",
+            TableCommand::DeclineDraw => "decline the draw",
+        }
+    }
+}
+
+/// Who gives a command: a player (by id) who may or may not hold a seat, or the server itself.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Actor {
+    Player { id: String },
+    System,
+}
+
+impl Actor {
+    pub fn player(id: impl Into<String>) -> Actor {
+        Actor::Player { id: id.into() }
+    }
+}

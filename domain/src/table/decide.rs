@@ -1,0 +1,271 @@
+//! Deciding a command at the table: table commands here, game commands through the engine.
+
+use super::command::{Actor, TableCommand};
+use super::event::TableEvent;
+use super::state::{Status, Table};
+use crate::engine::{Context, Engine, Legal, Outcome, RuleError, Seat};
+use serde::Serialize;
+
+/// A command as posted: one of the table's own, or one of the game's.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command<C> {
+    Table(TableCommand),
+    Game(C),
+}
+
+impl<E: Engine> Table<E> {
+    /// Decides `command` given by `actor`. `ctx` carries the time, and the game's seed for
+    /// deals (and for revealing it when the game ends).
+    pub fn decide(
+        &self,
+        actor: &Actor,
+        command: &Command<E::Command>,
+        ctx: &Context,
+    ) -> Result<Vec<TableEvent<E>>, RuleError> {
+        match command {
+            Command::Table(TableCommand::Join { seat }) => self.decide_join(actor, *seat, ctx),
+            Command::Table(table_command) => {
+                let seat = self.acting_seat(actor)?;
+                self.decide_table(seat, table_command, ctx)
+            }
+            Command::Game(game_command) => {
+                let seat = self.acting_seat(actor)?;
+                let events = E::decide(&self.game, seat, game_command, ctx)?;
+                let mut out = Vec::with_capacity(events.len() + 3);
+                if let Some(offerer) = self.draw_offer {
+                    if offerer != seat {
+                        // Playing on declines the opponent's offer.
+                        out.push(TableEvent::DrawDeclined { seat });
+                    }
+                }
+                out.extend(events.into_iter().map(|event| TableEvent::Game { event }));
+                Ok(self.close_if_over(out, ctx))
+            }
+        }
+    }
+
+    /// The seat a player acts for, once the game is running and they have not resigned.
+    fn acting_seat(&self, actor: &Actor) -> Result<Seat, RuleError> {
+        let seat = match actor {
+            Actor::Player { id } => self.seat_of(id).ok_or_else(|| {
+                RuleError::new("not_seated", "You do not hold a seat in this game.")
+            })?,
+            Actor::System => {
+                return Err(RuleError::new(
+                    "not_seated",
+                    "The server does not play for a seat.",
+                ))
+            }
+        };
+        match self.status {
+            Status::Open => Err(RuleError::new(
+                "not_started",
+                "The game has not started: it is waiting for players to take the free seats.",
+            )),
+            Status::Finished => Err(RuleError::game_over()),
+            Status::Active if self.resigned[seat] => Err(RuleError::new(
+                "resigned",
+                "You have resigned from this game.",
+            )),
+            Status::Active => Ok(seat),
+        }
+    }
+
+    fn decide_join(
+        &self,
+        actor: &Actor,
+        wanted: Option<Seat>,
+        ctx: &Context,
+    ) -> Result<Vec<TableEvent<E>>, RuleError> {
+        let Actor::Player { id } = actor else {
+            return Err(RuleError::bad_command("Only a player can take a seat."));
+        };
+        if self.status != Status::Open {
+            return Err(RuleError::new(
+                "game_full",
+                "Every seat of this game is already taken.",
+            ));
+        }
+        if self.seat_of(id).is_some() {
+            return Err(RuleError::new(
+                "already_seated",
+                "You already hold a seat in this game.",
+            ));
+        }
+        let seat = match wanted {
+            Some(seat) if seat >= self.setup.seats => {
+                return Err(RuleError::bad_command(format!(
+                    "This game has seats 0 to {}; there is no seat {seat}.",
+                    self.setup.seats - 1
+                )))
+            }
+            Some(seat) if self.players[seat].is_some() => {
+                return Err(RuleError::new(
+                    "seat_taken",
+                    format!("Seat {seat} is already taken."),
+                ))
+            }
+            Some(seat) => seat,
+            None => self
+                .players
+                .iter()
+                .position(Option::is_none)
+                .ok_or_else(|| RuleError::new("game_full", "Every seat is already taken."))?,
+        };
+        let mut events = vec![TableEvent::SeatTaken {
+            seat,
+            player: id.clone(),
+        }];
+        let free_after = self.players.iter().filter(|p| p.is_none()).count() - 1;
+        if free_after == 0 {
+            events.push(TableEvent::Started);
+            events.extend(
+                E::start(&self.game, ctx)
+                    .into_iter()
+                    .map(|event| TableEvent::Game { event }),
+            );
+            return Ok(self.close_if_over(events, ctx));
+        }
+        Ok(events)
+    }
+
+    fn decide_table(
+        &self,
+        seat: Seat,
+        command: &TableCommand,
+        ctx: &Context,
+    ) -> Result<Vec<TableEvent<E>>, RuleError> {
+        let two_players = self.setup.seats == 2;
+        let draw_only_for_two = || {
+            RuleError::new(
+                "draw_not_available",
+                "Draws by agreement are for two-player games.",
+            )
+        };
+        match command {
+            TableCommand::Join { .. } => unreachable_join(),
+            TableCommand::Resign => {
+                let mut events = vec![TableEvent::Resigned { seat }];
+                let remaining: Vec<Seat> = self
+                    .remaining()
+                    .into_iter()
+                    .filter(|&s| s != seat)
+                    .collect();
+                if remaining.len() <= 1 {
+                    let reason = if self.setup.seats == 1 {
+                        "abandoned".to_string()
+                    } else {
+                        format!("seat {seat} resigned")
+                    };
+                    events.push(TableEvent::Finished {
+                        outcome: Outcome::win(remaining, reason),
+                    });
+                    events.push(TableEvent::SeedRevealed { seed: ctx.seed() });
+                    return Ok(events);
+                }
+                events.extend(
+                    E::retire(&self.game, seat)
+                        .into_iter()
+                        .map(|event| TableEvent::Game { event }),
+                );
+                Ok(self.close_if_over(events, ctx))
+            }
+            TableCommand::OfferDraw => {
+                if !two_players {
+                    return Err(draw_only_for_two());
+                }
+                match self.draw_offer {
+                    Some(s) if s == seat => Err(RuleError::new(
+                        "draw_already_offered",
+                        "You have already offered a draw.",
+                    )),
+                    Some(_) => Err(RuleError::new(
+                        "draw_already_offered",
+                        "Your opponent has offered a draw: accept or decline it.",
+                    )),
+                    None => Ok(vec![TableEvent::DrawOffered { seat }]),
+                }
+            }
+            TableCommand::AcceptDraw | TableCommand::DeclineDraw => {
+                if !two_players {
+                    return Err(draw_only_for_two());
+                }
+                match self.draw_offer {
+                    Some(s) if s != seat => {
+                        if *command == TableCommand::DeclineDraw {
+                            return Ok(vec![TableEvent::DrawDeclined { seat }]);
+                        }
+                        Ok(vec![
+                            TableEvent::DrawAccepted { seat },
+                            TableEvent::Finished {
+                                outcome: Outcome::draw(2, "draw by agreement"),
+                            },
+                            TableEvent::SeedRevealed { seed: ctx.seed() },
+                        ])
+                    }
+                    _ => Err(RuleError::new(
+                        "no_draw_offered",
+                        "Your opponent has not offered a draw.",
+                    )),
+                }
+            }
+        }
+    }
+
+    /// Appends `finished` and `seed_revealed` when the events end the game by its rules.
+    fn close_if_over(&self, mut events: Vec<TableEvent<E>>, ctx: &Context) -> Vec<TableEvent<E>> {
+        let mut after = self.clone();
+        for event in &events {
+            // Our own events always fold.
+            let _ = after.evolve(event);
+        }
+        if after.status == Status::Active {
+            if let Some(outcome) = E::outcome(&after.game) {
+                events.push(TableEvent::Finished { outcome });
+                events.push(TableEvent::SeedRevealed { seed: ctx.seed() });
+            }
+        }
+        events
+    }
+
+    /// Every command `seat` may give now, with its notation: the game's legal commands, then
+    /// the table's (resign, draw offers).
+    pub fn legal(&self, seat: Seat) -> Vec<Legal<Command<E::Command>>> {
+        if self.status != Status::Active || self.resigned.get(seat).copied().unwrap_or(true) {
+            return Vec::new();
+        }
+        let mut legal: Vec<Legal<Command<E::Command>>> = E::legal(&self.game, seat)
+            .into_iter()
+            .map(|l| Legal::new(Command::Game(l.command), l.notation))
+            .collect();
+        let mut table = vec![TableCommand::Resign];
+        if self.setup.seats == 2 {
+            match self.draw_offer {
+                None => table.push(TableCommand::OfferDraw),
+                Some(s) if s != seat => {
+                    table.push(TableCommand::AcceptDraw);
+                    table.push(TableCommand::DeclineDraw);
+                }
+                Some(_) => {}
+            }
+        }
+        legal.extend(table.into_iter().map(|c| {
+            let notation = c.notation();
+            Legal::new(Command::Table(c), notation)
+        }));
+        legal
+    }
+}
+
+fn unreachable_join<T>() -> Result<T, RuleError> {
+    Err(RuleError::bad_command("Join with the join endpoint."))
+}
+
+impl<C: Serialize> Serialize for Command<C> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Command::Table(c) => c.serialize(s),
+            Command::Game(c) => c.serialize(s),
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! The events of a table. Their `type` names are stable: they are stored forever.
+
+use crate::engine::{Engine, Outcome, Seat, Setup};
+use crate::fairness::Seed;
+use serde::{Deserialize, Serialize};
+
+/// One event of a game's stream. Game events are wrapped: `{"type": "game", "event": {...}}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(bound(serialize = "", deserialize = ""))]
+pub enum TableEvent<E: Engine> {
+    /// The game was created: its kind, setup and the public commitment to its secret seed.
+    Created {
+        kind: String,
+        setup: Setup<E::Options>,
+        commitment: String,
+    },
+    /// A player took a seat.
+    SeatTaken {
+        seat: Seat,
+        player: String,
+    },
+    /// Every seat is taken: play begins (the deal follows as game events).
+    Started,
+    /// An event of the game's own rules.
+    Game {
+        event: E::Event,
+    },
+    /// A seat resigned.
+    Resigned {
+        seat: Seat,
+    },
+    DrawOffered {
+        seat: Seat,
+    },
+    DrawDeclined {
+        seat: Seat,
+    },
+    DrawAccepted {
+        seat: Seat,
+    },
+    /// The game ended.
+    Finished {
+        outcome: Outcome,
+    },
+    /// The seed, revealed once the game has ended, so that anyone can check every deal.
+    SeedRevealed {
+        seed: Seed,
+    },
+}
+
+impl<E: Engine> TableEvent<E> {
+    /// The stable type name stored in the envelope: `created`, `seat_taken`, ..., and for game
+    /// events `game.` followed by the engine's own type name (`game.turn_played`).
+    pub fn type_name(&self) -> String {
+        let value = match serde_json::to_value(self) {
+            Ok(value) => value,
+            Err(_) => return "unknown".into(),
+        };
+        let outer = value["type"].as_str().unwrap_or("unknown");
+        match value["event"]["type"].as_str() {
+            Some(inner) if outer == "game" => format!("game.{inner}"),
+            _ => outer.to_string(),
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! The table: the rules common to every game, generic over the engines. Create a game with a
+//! setup and a seed commitment, take seats, start when full, resign, offer / accept / decline
+//! a draw (two-player games), and the result. The game's own commands are passed to its
+//! engine; its events are wrapped in [`TableEvent::Game`].
+
+mod command;
+mod decide;
+mod event;
+mod state;
+
+pub use command::{Actor, TableCommand, TABLE_COMMAND_TYPES};
+pub use decide::Command;
+pub use event::TableEvent;
+pub use state::{FoldError, Status, Table};

@@ -1,0 +1,177 @@
+//! The state of a table, folded from its events.
+
+use super::event::TableEvent;
+use crate::engine::{Engine, Outcome, Seat, Setup, Viewer};
+use crate::fairness::Seed;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// Where a game is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Waiting for players to take the free seats.
+    Open,
+    /// Being played.
+    Active,
+    /// Over: the outcome is known and every secret is public.
+    Finished,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Open => "open",
+            Status::Active => "active",
+            Status::Finished => "finished",
+        }
+    }
+}
+
+/// A table: the common state around one game of engine `E`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table<E: Engine> {
+    pub setup: Setup<E::Options>,
+    pub commitment: String,
+    /// The player holding each seat, if any.
+    pub players: Vec<Option<String>>,
+    pub status: Status,
+    pub game: E::State,
+    pub resigned: Vec<bool>,
+    /// The seat whose draw offer stands.
+    pub draw_offer: Option<Seat>,
+    pub outcome: Option<Outcome>,
+    pub revealed_seed: Option<Seed>,
+    /// The number of events folded so far: the stream version.
+    pub version: u64,
+}
+
+/// Events that cannot be folded: a stream that does not start with `created`, or an event
+/// that does not belong to this kind of game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FoldError {
+    #[error("a game's first event must be `created`")]
+    NotCreated,
+    #[error("`created` may only be the first event (found at version {0})")]
+    CreatedAgain(u64),
+    #[error("event at version {version} is not an event of {kind}: {reason}")]
+    Unreadable {
+        kind: &'static str,
+        version: u64,
+        reason: String,
+    },
+    #[error("the stream is empty")]
+    Empty,
+}
+
+impl<E: Engine> Table<E> {
+    /// The state after the `created` event.
+    pub fn created(setup: Setup<E::Options>, commitment: String) -> Table<E> {
+        let seats = setup.seats;
+        Table {
+            game: E::initial(&setup),
+            setup,
+            commitment,
+            players: vec![None; seats],
+            status: Status::Open,
+            resigned: vec![false; seats],
+            draw_offer: None,
+            outcome: None,
+            revealed_seed: None,
+            version: 1,
+        }
+    }
+
+    /// Folds a whole stream into a table.
+    pub fn fold<'a>(
+        events: impl IntoIterator<Item = &'a TableEvent<E>>,
+    ) -> Result<Self, FoldError> {
+        let mut events = events.into_iter();
+        let mut table = match events.next() {
+            Some(TableEvent::Created {
+                setup, commitment, ..
+            }) => Table::created(setup.clone(), commitment.clone()),
+            Some(_) => return Err(FoldError::NotCreated),
+            None => return Err(FoldError::Empty),
+        };
+        for event in events {
+            table.evolve(event)?;
+        }
+        Ok(table)
+    }
+
+    /// Applies one event after `created`.
+    pub fn evolve(&mut self, event: &TableEvent<E>) -> Result<(), FoldError> {
+        self.version += 1;
+        match event {
+            TableEvent::Created { .. } => return Err(FoldError::CreatedAgain(self.version)),
+            TableEvent::SeatTaken { seat, player } => {
+                if let Some(slot) = self.players.get_mut(*seat) {
+                    *slot = Some(player.clone());
+                }
+            }
+            TableEvent::Started => self.status = Status::Active,
+            TableEvent::Game { event } => E::evolve(&mut self.game, event),
+            TableEvent::Resigned { seat } => {
+                if let Some(flag) = self.resigned.get_mut(*seat) {
+                    *flag = true;
+                }
+                if self.draw_offer == Some(*seat) {
+                    self.draw_offer = None;
+                }
+            }
+            TableEvent::DrawOffered { seat } => self.draw_offer = Some(*seat),
+            TableEvent::DrawDeclined { .. } | TableEvent::DrawAccepted { .. } => {
+                self.draw_offer = None
+            }
+            TableEvent::Finished { outcome } => {
+                self.status = Status::Finished;
+                self.outcome = Some(outcome.clone());
+                self.draw_offer = None;
+            }
+            TableEvent::SeedRevealed { seed } => self.revealed_seed = Some(*seed),
+        }
+        Ok(())
+    }
+
+    /// The seat a player holds, if any.
+    pub fn seat_of(&self, player: &str) -> Option<Seat> {
+        self.players
+            .iter()
+            .position(|p| p.as_deref() == Some(player))
+    }
+
+    /// How `player` (or an anonymous reader, `None`) may see this game: everything once it has
+    /// ended, their own seat's secrets while it runs, only what is public otherwise.
+    pub fn viewer_for(&self, player: Option<&str>) -> Viewer {
+        if self.status == Status::Finished {
+            return Viewer::Everyone;
+        }
+        match player.and_then(|p| self.seat_of(p)) {
+            Some(seat) => Viewer::Seat(seat),
+            None => Viewer::Spectator,
+        }
+    }
+
+    /// The seats that must act now: the engine's, without resigned seats; none unless active.
+    pub fn to_act(&self) -> Vec<Seat> {
+        if self.status != Status::Active {
+            return Vec::new();
+        }
+        let mut seats: Vec<Seat> = E::to_act(&self.game)
+            .into_iter()
+            .filter(|&s| !self.resigned.get(s).copied().unwrap_or(true))
+            .collect();
+        // A standing draw offer is owed an answer, but it does not stop play: the offer's
+        // addressee is already to act (it is their move) or may answer with their move.
+        seats.dedup();
+        seats
+    }
+
+    /// Seats still playing (not resigned).
+    pub fn remaining(&self) -> Vec<Seat> {
+        (0..self.setup.seats)
+            .filter(|&s| !self.resigned[s])
+            .collect()
+    }
+}

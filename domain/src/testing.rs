@@ -1,0 +1,165 @@
+//! Tools for the tests of engines: play random legal games and check the invariants every
+//! engine must keep. Public so that each engine's tests (and the service's) can use it.
+
+use crate::engine::{Context, Engine, Seat, Setup, Viewer};
+use crate::fairness::{Dealer, Seed};
+use chrono::{DateTime, Utc};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fmt::Debug;
+
+/// A game played to its end (or to the command limit) by [`play_random`].
+#[derive(Clone, Debug)]
+pub struct RandomGame<E: Engine> {
+    pub setup: Setup<E::Options>,
+    pub seed: Seed,
+    pub events: Vec<E::Event>,
+    /// Each command with the seat that gave it, in order.
+    pub commands: Vec<(Seat, E::Command)>,
+    pub state: E::State,
+    pub finished: bool,
+}
+
+/// A fixed time for tests: the engines never need a real clock.
+pub fn test_time() -> DateTime<Utc> {
+    DateTime::UNIX_EPOCH
+}
+
+/// Plays one game of `E` with commands drawn at random from the legal lists, from a seat drawn
+/// at random among those to act. After every event `check` sees the state and the event.
+///
+/// Fails (with a description) when the setup is refused, a seat to act has no legal command,
+/// a seat not to act has one, a listed command is refused by `decide`, an event or command does
+/// not survive a JSON round trip, or the fold of the events differs from the state.
+pub fn play_random<E: Engine>(
+    setup: &Setup<E::Options>,
+    seed: Seed,
+    choices: u64,
+    max_commands: usize,
+    mut check: impl FnMut(&E::State, &E::Event),
+) -> Result<RandomGame<E>, String> {
+    E::check(setup).map_err(|e| format!("setup refused: {e}"))?;
+    let mut picker: Dealer = Seed([0x5a; 32]).dealer(choices);
+    let mut state = E::initial(setup);
+    let mut events: Vec<E::Event> = Vec::new();
+    let mut commands = Vec::new();
+    let start = E::start(&state, &Context::new(seed, 0, test_time()));
+    for event in start {
+        round_trip(&event)?;
+        E::evolve(&mut state, &event);
+        check(&state, &event);
+        events.push(event);
+    }
+    let mut finished = false;
+    for _ in 0..max_commands {
+        if E::outcome(&state).is_some() {
+            finished = true;
+            break;
+        }
+        let to_act = E::to_act(&state);
+        if to_act.is_empty() {
+            return Err(format!(
+                "no seat to act and no outcome after {} events",
+                events.len()
+            ));
+        }
+        for seat in 0..setup.seats {
+            if !to_act.contains(&seat) && !E::legal(&state, seat).is_empty() {
+                return Err(format!("seat {seat} is not to act but has legal commands"));
+            }
+        }
+        let seat = to_act[picker.uniform_inclusive(to_act.len() as u32 - 1) as usize];
+        let legal = E::legal(&state, seat);
+        if legal.is_empty() {
+            return Err(format!(
+                "seat {seat} is to act but has no legal command: {state:?}"
+            ));
+        }
+        let choice = &legal[picker.uniform_inclusive(legal.len() as u32 - 1) as usize];
+        round_trip(&choice.command)?;
+        let ctx = Context::new(seed, events.len() as u64 + 1, test_time());
+        let decided = E::decide(&state, seat, &choice.command, &ctx).map_err(|e| {
+            format!(
+                "legal command {:?} ({}) of seat {seat} refused: {e}",
+                choice.command, choice.notation
+            )
+        })?;
+        if decided.is_empty() {
+            return Err(format!("command {} produced no event", choice.notation));
+        }
+        for event in decided {
+            round_trip(&event)?;
+            E::evolve(&mut state, &event);
+            check(&state, &event);
+            events.push(event);
+        }
+        commands.push((seat, choice.command.clone()));
+    }
+    if E::outcome(&state).is_some() {
+        finished = true;
+    }
+    let mut folded = E::initial(setup);
+    for event in &events {
+        E::evolve(&mut folded, event);
+    }
+    if folded != state {
+        return Err("the fold of the events differs from the state".into());
+    }
+    Ok(RandomGame {
+        setup: setup.clone(),
+        seed,
+        events,
+        commands,
+        state,
+        finished,
+    })
+}
+
+/// Re-decides every command of a recorded game from the start and checks that it produces
+/// exactly the recorded events (what an audit does).
+pub fn replay_matches<E: Engine>(game: &RandomGame<E>) -> Result<(), String> {
+    let mut state = E::initial(&game.setup);
+    let mut expected = game.events.iter();
+    let start = E::start(&state, &Context::new(game.seed, 0, test_time()));
+    let mut version = 0u64;
+    for event in start {
+        if Some(&event) != expected.next() {
+            return Err("the deal differs".into());
+        }
+        E::evolve(&mut state, &event);
+        version += 1;
+    }
+    for (seat, command) in &game.commands {
+        let ctx = Context::new(game.seed, version + 1, test_time());
+        let events = E::decide(&state, *seat, command, &ctx).map_err(|e| e.to_string())?;
+        for event in events {
+            if Some(&event) != expected.next() {
+                return Err(format!("command {command:?} gave another event: {event:?}"));
+            }
+            E::evolve(&mut state, &event);
+            version += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Checks that serializing `value` to JSON and reading it back gives it again.
+pub fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(
+    value: &T,
+) -> Result<(), String> {
+    let json =
+        serde_json::to_value(value).map_err(|e| format!("{value:?} does not serialize: {e}"))?;
+    let back: T = serde_json::from_value(json.clone())
+        .map_err(|e| format!("{json} does not read back: {e}"))?;
+    if &back != value {
+        return Err(format!("{value:?} reads back as {back:?}"));
+    }
+    Ok(())
+}
+
+/// Every viewer of a game: each seat, a spectator, and everyone (after the end).
+pub fn viewers(seats: usize) -> Vec<Viewer> {
+    let mut all: Vec<Viewer> = (0..seats).map(Viewer::Seat).collect();
+    all.push(Viewer::Spectator);
+    all
+}

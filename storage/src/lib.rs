@@ -1,0 +1,1 @@
+//! The event store on sled: append-only streams of envelopes, durable and atomic.
