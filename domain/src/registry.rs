@@ -94,8 +94,9 @@ fn record<E: Engine>(event: &TableEvent<E>) -> EventRecord {
 }
 
 /// Reads a posted command: a table command when its `type` is one of the table's, otherwise
-/// a command of the game.
-pub fn parse_command<C: serde::de::DeserializeOwned>(
+/// a command of the game. Fields the command does not have are refused, not ignored: a
+/// misspelt field must not silently change what is played.
+pub fn parse_command<C: Serialize + serde::de::DeserializeOwned>(
     value: &Value,
 ) -> Result<Command<C>, RuleError> {
     let Some(kind) = value.get("type").and_then(Value::as_str) else {
@@ -103,15 +104,28 @@ pub fn parse_command<C: serde::de::DeserializeOwned>(
             "A command is a JSON object with a \"type\" field, for instance {\"type\": \"resign\"}.",
         ));
     };
-    if TABLE_COMMAND_TYPES.contains(&kind) {
+    let command = if TABLE_COMMAND_TYPES.contains(&kind) {
         serde_json::from_value::<TableCommand>(value.clone())
             .map(Command::Table)
-            .map_err(|e| RuleError::bad_command(format!("Unreadable \"{kind}\" command: {e}.")))
+            .map_err(|e| RuleError::bad_command(format!("Unreadable \"{kind}\" command: {e}.")))?
     } else {
         serde_json::from_value::<C>(value.clone())
             .map(Command::Game)
-            .map_err(|e| RuleError::bad_command(format!("Unreadable command: {e}.")))
+            .map_err(|e| RuleError::bad_command(format!("Unreadable command: {e}.")))?
+    };
+    let known = serde_json::to_value(&command).unwrap_or(Value::Null);
+    if let (Some(given), Some(known)) = (value.as_object(), known.as_object()) {
+        if let Some(unknown) = given
+            .iter()
+            .find(|(key, v)| !known.contains_key(*key) && !v.is_null())
+        {
+            return Err(RuleError::bad_command(format!(
+                "A \"{kind}\" command has no field \"{}\".",
+                unknown.0
+            )));
+        }
     }
+    Ok(command)
 }
 
 impl<E: Engine> GameKind for Kind<E> {
