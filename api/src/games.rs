@@ -1,0 +1,380 @@
+//! The flow of one command: load the game (a cached fold of its stream), let `domain` decide,
+//! append the events durably, then fold them in and answer. Commands of one game are decided
+//! one at a time, in arrival order (a fair lock per game); different games run in parallel.
+
+use crate::players::{random_bytes, random_hex};
+use crate::problem::ApiError;
+use chrono::{DateTime, Utc};
+use domain::engine::{Context, Seat, Viewer};
+use domain::registry::{EventRecord, LiveGame};
+use domain::table::{Actor, Status};
+use domain::{Registry, Seed};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use storage::{AppendError, Batch, Envelope, NewEvent, Store};
+
+/// The secret under which a game's seed is stored, beside its events.
+const SEED: &str = "seed";
+/// Every event's schema version today.
+const SCHEMA_VERSION: u32 = 1;
+/// Events read from the store at a time when folding a stream.
+const PAGE: usize = 1000;
+
+/// A game in memory: its folded state and its secret seed.
+pub struct Slot {
+    pub id: String,
+    pub game: Box<dyn LiveGame>,
+    seed: Seed,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl Slot {
+    /// How a player (or an anonymous reader) may see this game now.
+    pub fn viewer(&self, player: Option<&str>) -> Viewer {
+        self.game.viewer_for(player)
+    }
+}
+
+pub type SlotRef = Arc<tokio::sync::Mutex<Slot>>;
+
+/// The answer to a command: what was appended and the caller's new view of the game.
+pub struct Played {
+    pub first_version: u64,
+    pub envelopes: Vec<Envelope>,
+    pub duplicate: bool,
+}
+
+pub struct Games {
+    store: Store,
+    registry: Arc<Registry>,
+    slots: Mutex<HashMap<String, SlotRef>>,
+}
+
+/// The index entries of a game, kept by the store in the same write as its events.
+fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
+    let mut tags = vec![
+        ("listed".to_string(), "all".to_string()),
+        ("kind".to_string(), game.kind().to_string()),
+        ("status".to_string(), game.status().as_str().to_string()),
+    ];
+    for player in game.players().into_iter().flatten() {
+        tags.push(("player".to_string(), player));
+    }
+    tags
+}
+
+fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
+    events
+        .iter()
+        .map(|e| NewEvent {
+            event_type: e.event_type.clone(),
+            schema_version: SCHEMA_VERSION,
+            payload: e.payload.clone(),
+        })
+        .collect()
+}
+
+fn append_error(id: &str, error: AppendError) -> ApiError {
+    match error {
+        AppendError::Conflict { actual, .. } => ApiError::version_conflict(
+            actual,
+            format!("Game {id} moved on while your command was decided; look again and retry."),
+        ),
+        other => ApiError::internal(format!("append to {id}: {other}")),
+    }
+}
+
+impl Games {
+    pub fn new(store: Store, registry: Arc<Registry>) -> Games {
+        Games {
+            store,
+            registry,
+            slots: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Creates a game of `kind`; the creator takes a seat (the given one or the first).
+    pub async fn create(
+        &self,
+        creator: &str,
+        kind_id: &str,
+        variant: Option<String>,
+        options: Option<Value>,
+        seats: usize,
+        seat: Option<Seat>,
+    ) -> Result<SlotRef, ApiError> {
+        let kind = self.registry.get(kind_id).ok_or_else(|| {
+            ApiError::bad_request(
+                "unknown_kind",
+                format!(
+                    "There is no game \"{kind_id}\"; the games are {}.",
+                    self.registry.ids().join(", ")
+                ),
+            )
+        })?;
+        let seed = Seed(random_bytes::<32>()?);
+        let created = kind.create(variant, options, seats, seed.commitment())?;
+        let mut game = kind
+            .fold(std::slice::from_ref(&created.payload))
+            .map_err(ApiError::internal)?;
+        let now = Utc::now();
+        let join = serde_json::json!({"type": "join", "seat": seat});
+        let ctx = Context::new(seed, 1, now);
+        let joined = game.decide(&Actor::player(creator), &join, &ctx)?;
+        for event in &joined {
+            game.evolve(&event.payload).map_err(ApiError::internal)?;
+        }
+        let id = format!("g-{}", random_hex::<8>()?);
+        let mut events = vec![created];
+        events.extend(joined);
+        let batch = Batch {
+            events: to_new_events(&events),
+            actor: format!("player:{creator}"),
+            command_id: None,
+            command: Some(join),
+            recorded_at: now,
+            tags: Some(tags(game.as_ref())),
+            secrets: vec![(SEED.to_string(), seed.0.to_vec())],
+        };
+        self.store
+            .append(&id, 0, batch)
+            .await
+            .map_err(|e| append_error(&id, e))?;
+        tracing::info!(game = %id, kind = kind_id, seats, "game created");
+        let slot = Arc::new(tokio::sync::Mutex::new(Slot {
+            id: id.clone(),
+            game,
+            seed,
+            created_at: now,
+            updated_at: now,
+        }));
+        self.lock_map().insert(id, slot.clone());
+        Ok(slot)
+    }
+
+    fn lock_map(&self) -> std::sync::MutexGuard<'_, HashMap<String, SlotRef>> {
+        // A panic while holding this lock cannot leave the map torn: take it anyway.
+        self.slots.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The game `id`, folded from its stream on first use.
+    pub async fn slot(&self, id: &str) -> Result<SlotRef, ApiError> {
+        if let Some(slot) = self.lock_map().get(id) {
+            return Ok(slot.clone());
+        }
+        let loaded = self.load(id)?;
+        let slot = self
+            .lock_map()
+            .entry(id.to_string())
+            .or_insert_with(|| Arc::new(tokio::sync::Mutex::new(loaded)))
+            .clone();
+        Ok(slot)
+    }
+
+    /// The envelopes of a stream from version 1, up to `up_to` (all when `None`).
+    fn read_envelopes(&self, id: &str, up_to: Option<u64>) -> Result<Vec<Envelope>, ApiError> {
+        let mut envelopes: Vec<Envelope> = Vec::new();
+        loop {
+            let from = envelopes.len() as u64;
+            let want = match up_to {
+                Some(last) if last <= from => break,
+                Some(last) => PAGE.min((last - from) as usize),
+                None => PAGE,
+            };
+            let page = self
+                .store
+                .read_stream(id, from, want)
+                .map_err(ApiError::internal)?;
+            let done = page.len() < want;
+            envelopes.extend(page);
+            if done {
+                break;
+            }
+        }
+        Ok(envelopes)
+    }
+
+    /// Folds the given envelopes (from version 1) into a game.
+    fn fold(&self, id: &str, envelopes: &[Envelope]) -> Result<Box<dyn LiveGame>, ApiError> {
+        let Some(first) = envelopes.first() else {
+            return Err(ApiError::game_not_found(id));
+        };
+        let kind_id = first.payload["kind"].as_str().unwrap_or_default();
+        let kind = self
+            .registry
+            .get(kind_id)
+            .ok_or_else(|| ApiError::internal(format!("game {id} is of unknown kind {kind_id}")))?;
+        let payloads: Vec<Value> = envelopes.iter().map(|e| e.payload.clone()).collect();
+        kind.fold(&payloads)
+            .map_err(|e| ApiError::internal(format!("game {id} does not fold: {e}")))
+    }
+
+    /// The view `player` had of game `slot` at `version`.
+    pub fn view_at(&self, slot: &Slot, version: u64, player: &str) -> Result<Value, ApiError> {
+        let envelopes = self.read_envelopes(&slot.id, Some(version))?;
+        let game = self.fold(&slot.id, &envelopes)?;
+        Ok(game.view(game.viewer_for(Some(player))))
+    }
+
+    /// Folds a game's whole stream.
+    fn load(&self, id: &str) -> Result<Slot, ApiError> {
+        let envelopes = self.read_envelopes(id, None)?;
+        let game = self.fold(id, &envelopes)?;
+        let (Some(first), Some(last)) = (envelopes.first(), envelopes.last()) else {
+            return Err(ApiError::game_not_found(id));
+        };
+        let seed_bytes = self
+            .store
+            .secret(id, SEED)
+            .map_err(ApiError::internal)?
+            .ok_or_else(|| ApiError::internal(format!("game {id} has no seed")))?;
+        let seed = Seed(
+            seed_bytes
+                .try_into()
+                .map_err(|_| ApiError::internal(format!("game {id} has a malformed seed")))?,
+        );
+        Ok(Slot {
+            id: id.to_string(),
+            game,
+            seed,
+            created_at: first.recorded_at,
+            updated_at: last.recorded_at,
+        })
+    }
+
+    /// Forgets a cached game, so the next use folds it again from the store.
+    fn forget(&self, id: &str) {
+        self.lock_map().remove(id);
+    }
+
+    /// Decides and durably records one command of `player` (game and table commands alike).
+    /// `expected` (from `If-Match`) refuses a command made on a stale version; `key` (from
+    /// `Idempotency-Key`) makes a retry return the first answer without new events.
+    pub async fn play(
+        &self,
+        id: &str,
+        player: &str,
+        command: Value,
+        expected: Option<u64>,
+        key: Option<&str>,
+    ) -> Result<(Played, SlotRef), ApiError> {
+        let slot_ref = self.slot(id).await?;
+        let mut slot = slot_ref.lock().await;
+        let command_id = key.map(|k| format!("{player}:{k}"));
+        if let Some(command_id) = &command_id {
+            if let Some(done) = self
+                .store
+                .find_command(id, command_id)
+                .map_err(ApiError::internal)?
+            {
+                let envelopes = self
+                    .store
+                    .read_stream(id, done.first_version - 1, (done.last_version + 1 - done.first_version) as usize)
+                    .map_err(ApiError::internal)?;
+                drop(slot);
+                return Ok((
+                    Played {
+                        first_version: done.first_version,
+                        envelopes,
+                        duplicate: true,
+                    },
+                    slot_ref,
+                ));
+            }
+        }
+        let version = slot.game.version();
+        if let Some(expected) = expected {
+            if expected != version {
+                return Err(ApiError::version_conflict(
+                    version,
+                    format!(
+                        "You played on version {expected}, but the game is at version {version}: look at the game again."
+                    ),
+                ));
+            }
+        }
+        let now = Utc::now();
+        let actor = Actor::player(player);
+        let events = slot
+            .game
+            .decide(&actor, &command, &Context::new(slot.seed, version, now))?;
+        let changes_index = events
+            .iter()
+            .any(|e| matches!(e.event_type.as_str(), "seat_taken" | "started" | "finished"));
+        let new_tags = if changes_index {
+            let mut after = slot.game.clone_box();
+            for event in &events {
+                after.evolve(&event.payload).map_err(ApiError::internal)?;
+            }
+            Some(tags(after.as_ref()))
+        } else {
+            None
+        };
+        let actor_name = match slot.game.seat_of(player) {
+            Some(seat) => format!("seat:{seat}"),
+            None => format!("player:{player}"),
+        };
+        let batch = Batch {
+            events: to_new_events(&events),
+            actor: actor_name,
+            command_id,
+            command: Some(command),
+            recorded_at: now,
+            tags: new_tags,
+            secrets: Vec::new(),
+        };
+        let appended = match self.store.append(id, version, batch).await {
+            Ok(appended) => appended,
+            Err(error) => {
+                // Someone else wrote this stream (or the disk failed): fold again next time.
+                drop(slot);
+                self.forget(id);
+                return Err(append_error(id, error));
+            }
+        };
+        for event in &events {
+            if let Err(error) = slot.game.evolve(&event.payload) {
+                drop(slot);
+                self.forget(id);
+                return Err(ApiError::internal(format!("{id}: own event does not fold: {error}")));
+            }
+        }
+        slot.updated_at = now;
+        let envelopes = self
+            .store
+            .read_stream(id, appended.first_version - 1, events.len())
+            .map_err(ApiError::internal)?;
+        if slot.game.status() == Status::Finished && changes_index {
+            tracing::info!(game = %id, outcome = ?slot.game.outcome(), "game finished");
+        }
+        drop(slot);
+        Ok((
+            Played {
+                first_version: appended.first_version,
+                envelopes,
+                duplicate: appended.duplicate,
+            },
+            slot_ref,
+        ))
+    }
+
+    /// Ids of games with an index entry, in id order, after `after`.
+    pub fn ids_tagged(
+        &self,
+        name: &str,
+        value: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, ApiError> {
+        self.store
+            .streams_tagged(name, value, after, limit)
+            .map_err(ApiError::internal)
+    }
+}
+

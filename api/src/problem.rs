@@ -1,0 +1,153 @@
+//! Errors as `application/problem+json` (RFC 9457) with a stable machine-readable `code` and a
+//! sentence a player understands. Our own faults are logged and shown without detail.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use domain::RuleError;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// An error answer. `code` is stable and meant for programs; `detail` is for people.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"type": "about:blank", "title": "Not your turn", "status": 409,
+    "code": "not_your_turn", "detail": "It is not your turn."}))]
+pub struct Problem {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub title: String,
+    pub status: u16,
+    /// `not_your_turn`, `illegal_command`, `version_conflict`, `game_not_found`, ...
+    pub code: String,
+    pub detail: String,
+    /// The game's current version, for `version_conflict`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_version: Option<u64>,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{code}: {detail}")]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: String,
+    pub detail: String,
+    pub current_version: Option<u64>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &str, detail: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code: code.to_string(),
+            detail: detail.into(),
+            current_version: None,
+        }
+    }
+
+    pub fn bad_request(code: &str, detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code, detail)
+    }
+
+    pub fn unauthorized(detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
+    }
+
+    pub fn game_not_found(id: &str) -> ApiError {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "game_not_found",
+            format!("There is no game \"{id}\"."),
+        )
+    }
+
+    pub fn version_conflict(current: u64, detail: impl Into<String>) -> ApiError {
+        ApiError {
+            current_version: Some(current),
+            ..ApiError::new(StatusCode::PRECONDITION_FAILED, "version_conflict", detail)
+        }
+    }
+
+    /// Our fault: logged in full, answered without detail.
+    pub fn internal(what: impl std::fmt::Display) -> ApiError {
+        tracing::error!(error = %what, "internal error");
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal_error",
+            "Something went wrong on our side; nothing was changed. Please try again.",
+        )
+    }
+
+    fn title(&self) -> String {
+        let mut title = self.code.replace('_', " ");
+        if let Some(first) = title.get_mut(0..1) {
+            first.make_ascii_uppercase();
+        }
+        title
+    }
+}
+
+/// A player's mistake as judged by the rules, with the HTTP status that fits its code.
+impl From<RuleError> for ApiError {
+    fn from(error: RuleError) -> ApiError {
+        let status = match error.code.as_str() {
+            "not_your_turn" | "game_over" | "not_started" | "game_full" | "seat_taken"
+            | "already_seated" | "draw_already_offered" | "no_draw_offered" | "resigned"
+            | "round_over" => StatusCode::CONFLICT,
+            "not_seated" => StatusCode::FORBIDDEN,
+            "bad_command" | "invalid_setup" => StatusCode::BAD_REQUEST,
+            _ => StatusCode::UNPROCESSABLE_ENTITY,
+        };
+        ApiError::new(status, &error.code, error.message)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let problem = Problem {
+            kind: "about:blank".into(),
+            title: self.title(),
+            status: self.status.as_u16(),
+            code: self.code.clone(),
+            detail: self.detail.clone(),
+            current_version: self.current_version,
+        };
+        HttpResponse::build(self.status)
+            .content_type("application/problem+json")
+            .json(problem)
+    }
+}
+
+/// Turns actix's own errors on JSON bodies and paths into problems.
+pub fn json_error(error: actix_web::error::JsonPayloadError) -> ApiError {
+    use actix_web::error::JsonPayloadError as E;
+    match error {
+        E::OverflowKnownLength { .. } | E::Overflow { .. } => ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            "The body is larger than 64 KiB.",
+        ),
+        E::ContentType => ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "Send the body as JSON with Content-Type: application/json.",
+        ),
+        E::Deserialize(e) if e.is_data() => {
+            ApiError::bad_request("bad_request", format!("The body does not fit: {e}."))
+        }
+        other => ApiError::bad_request(
+            "malformed_json",
+            format!("The body is not valid JSON: {other}."),
+        ),
+    }
+}
+
+pub fn query_error(error: actix_web::error::QueryPayloadError) -> ApiError {
+    ApiError::bad_request("bad_query", format!("Bad query parameters: {error}."))
+}
+
+pub fn path_error(error: actix_web::error::PathError) -> ApiError {
+    ApiError::bad_request("bad_path", format!("Bad path: {error}."))
+}

@@ -1,0 +1,158 @@
+//! `/v1/games/{id}/events` (pages, long-poll) and `/v1/games/{id}/stream` (server-sent events):
+//! the event log as the caller may see it.
+
+use crate::auth::MaybeAuthenticated;
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use crate::summary::{events_for, EventOut};
+use actix_web::web::Bytes;
+use actix_web::{get, web, HttpRequest, HttpResponse};
+use domain::table::Status;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::time::Duration;
+use utoipa::{IntoParams, ToSchema};
+
+/// The longest a long-poll waits.
+const MAX_WAIT_SECONDS: u64 = 60;
+/// How often an idle stream says it is alive.
+const KEEPALIVE: Duration = Duration::from_secs(15);
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct EventsQuery {
+    /// Events after this version (default 0: from the start).
+    pub after: Option<u64>,
+    /// At most this many (default 100, at most 1000).
+    pub limit: Option<usize>,
+    /// Long-poll: when there is no event after `after`, wait up to this many seconds (at most
+    /// 60) for one.
+    pub wait: Option<u64>,
+}
+
+/// A page of the event log.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EventPage {
+    /// The game's version now.
+    pub version: u64,
+    pub events: Vec<EventOut>,
+}
+
+/// The event log as the caller may see it, in pages; long-polls with `wait`.
+#[utoipa::path(tag = "events", params(("id" = String, Path, description = "The game id"), EventsQuery),
+    responses((status = 200, body = EventPage), (status = 404, body = Problem)))]
+#[get("/v1/games/{id}/events")]
+pub async fn events(
+    state: web::Data<AppState>,
+    MaybeAuthenticated(player): MaybeAuthenticated,
+    id: web::Path<String>,
+    query: web::Query<EventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let player = player.map(|p| p.id);
+    let slot = state.games.slot(&id).await?;
+    let after = query.after.unwrap_or(0);
+    let limit = query.limit.unwrap_or(100).clamp(1, 1000);
+    let wait = Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECONDS));
+    let mut envelopes = state.store.read_stream(&id, after, limit).map_err(ApiError::internal)?;
+    if envelopes.is_empty() && !wait.is_zero() {
+        state.store.wait_for(&id, after, wait).await;
+        envelopes = state.store.read_stream(&id, after, limit).map_err(ApiError::internal)?;
+    }
+    let slot = slot.lock().await;
+    Ok(HttpResponse::Ok().json(EventPage {
+        version: slot.game.version(),
+        events: events_for(&slot, player.as_deref(), &envelopes),
+    }))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct StreamQuery {
+    /// Events after this version (default 0). A `Last-Event-ID` header takes precedence.
+    pub after: Option<u64>,
+}
+
+struct Streaming {
+    state: web::Data<AppState>,
+    id: String,
+    player: Option<String>,
+    after: u64,
+    pending: VecDeque<Bytes>,
+    finished: bool,
+}
+
+fn frame(event: &EventOut) -> Bytes {
+    let data = serde_json::to_string(event).unwrap_or_else(|_| "null".into());
+    Bytes::from(format!(
+        "id: {}\nevent: {}\ndata: {data}\n\n",
+        event.version, event.event_type
+    ))
+}
+
+/// The next frames of a stream: new events, or a keep-alive comment after a quiet while.
+async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Streaming)> {
+    loop {
+        if let Some(bytes) = s.pending.pop_front() {
+            return Some((Ok(bytes), s));
+        }
+        if s.finished {
+            return None;
+        }
+        let envelopes = match s.state.store.read_stream(&s.id, s.after, 100) {
+            Ok(envelopes) => envelopes,
+            Err(error) => return Some((Err(ApiError::internal(error)), Streaming { finished: true, ..s })),
+        };
+        if envelopes.is_empty() {
+            let head = s.state.store.wait_for(&s.id, s.after, KEEPALIVE).await;
+            if head <= s.after {
+                return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), s));
+            }
+            continue;
+        }
+        let slot = match s.state.games.slot(&s.id).await {
+            Ok(slot) => slot,
+            Err(error) => return Some((Err(error), Streaming { finished: true, ..s })),
+        };
+        let slot = slot.lock().await;
+        for event in events_for(&slot, s.player.as_deref(), &envelopes) {
+            s.after = event.version;
+            s.pending.push_back(frame(&event));
+        }
+        // Once the game is over and everything is sent, the stream ends.
+        s.finished = slot.game.status() == Status::Finished && s.after >= slot.game.version();
+    }
+}
+
+/// Server-sent events of the event log as the caller may see it, each event once and in order
+/// (`id` is the version; reconnect with `Last-Event-ID`). Ends once the game is over.
+#[utoipa::path(tag = "events", params(("id" = String, Path, description = "The game id"), StreamQuery),
+    responses((status = 200, description = "text/event-stream of EventOut", content_type = "text/event-stream", body = String),
+        (status = 404, body = Problem)))]
+#[get("/v1/games/{id}/stream")]
+pub async fn stream(
+    state: web::Data<AppState>,
+    MaybeAuthenticated(player): MaybeAuthenticated,
+    id: web::Path<String>,
+    query: web::Query<StreamQuery>,
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    state.games.slot(&id).await?;
+    let last_event_id = request
+        .headers()
+        .get("Last-Event-ID")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let streaming = Streaming {
+        state: state.clone(),
+        id: id.into_inner(),
+        player: player.map(|p| p.id),
+        after: last_event_id.or(query.after).unwrap_or(0),
+        pending: VecDeque::new(),
+        finished: false,
+    };
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("Cache-Control", "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(futures_util::stream::unfold(streaming, next_frames)))
+}

@@ -1,0 +1,178 @@
+//! `/v1/games`: create, list, look at and join games.
+
+use crate::auth::{Authenticated, MaybeAuthenticated};
+use crate::problem::{ApiError, Problem};
+use crate::routes::play::{answer, CommandAnswer};
+use crate::state::AppState;
+use crate::summary::{summary, GameSummary};
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use domain::engine::Seat;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use utoipa::{IntoParams, ToSchema};
+
+/// A new game. The creator takes a seat: `seat`, or the first one.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"kind": "avalanche-chess", "variant": "balanced", "seats": 2}))]
+pub struct NewGame {
+    /// The game id: see `GET /v1/kinds`.
+    pub kind: String,
+    /// A variant of the game (its default when absent).
+    pub variant: Option<String>,
+    /// The game's own options (see its `Options` schema); defaults when absent.
+    #[schema(value_type = Option<Object>)]
+    pub options: Option<Value>,
+    /// The number of seats (players).
+    pub seats: usize,
+    /// The seat the creator takes (the first free one when absent).
+    pub seat: Option<Seat>,
+    /// Time control. Only `none` is offered for now.
+    pub time_control: Option<TimeControl>,
+}
+
+#[derive(Debug, Deserialize, ToSchema, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TimeControl {
+    /// No clock: every player takes the time they want.
+    None,
+}
+
+/// Create a game; the creator sits at it.
+#[utoipa::path(tag = "games", security(("bearer" = [])), request_body = NewGame,
+    responses((status = 201, body = GameSummary), (status = 400, body = Problem),
+        (status = 401, body = Problem)))]
+#[post("/v1/games")]
+pub async fn create_game(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    body: web::Json<NewGame>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let slot = state
+        .games
+        .create(&player.id, &body.kind, body.variant, body.options, body.seats, body.seat)
+        .await?;
+    let slot = slot.lock().await;
+    let game = summary(&slot, &state.players, Some(&player.id), true);
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/v1/games/{}", game.id)))
+        .json(game))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// Only games of this kind.
+    pub kind: Option<String>,
+    /// Only games with this status: `open`, `active` or `finished`.
+    pub status: Option<String>,
+    /// Games after this id (the last id of the previous page).
+    pub after: Option<String>,
+    /// At most this many (default 50, at most 200).
+    pub limit: Option<usize>,
+}
+
+/// List games, by kind and status, in pages ordered by id.
+#[utoipa::path(tag = "games", params(ListQuery),
+    responses((status = 200, body = Vec<GameSummary>), (status = 400, body = Problem)))]
+#[get("/v1/games")]
+pub async fn list_games(
+    state: web::Data<AppState>,
+    MaybeAuthenticated(player): MaybeAuthenticated,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = query.limit.unwrap_or(50).clamp(1, 200);
+    if let Some(status) = &query.status {
+        if !matches!(status.as_str(), "open" | "active" | "finished") {
+            return Err(ApiError::bad_request(
+                "bad_query",
+                format!("status={status} is not one of open, active, finished."),
+            ));
+        }
+    }
+    if let Some(kind) = &query.kind {
+        if state.registry.get(kind).is_none() {
+            return Err(ApiError::bad_request(
+                "unknown_kind",
+                format!("There is no game \"{kind}\"."),
+            ));
+        }
+    }
+    // The narrower index first; the other filter is applied to the summaries.
+    let (name, value) = match (&query.status, &query.kind) {
+        (Some(status), _) => ("status", status.clone()),
+        (None, Some(kind)) => ("kind", kind.clone()),
+        (None, None) => ("listed", "all".to_string()),
+    };
+    let mut after = query.after.clone();
+    let mut games = Vec::new();
+    while games.len() < limit {
+        let ids = state.games.ids_tagged(name, &value, after.as_deref(), limit)?;
+        let exhausted = ids.len() < limit;
+        for id in &ids {
+            let slot = state.games.slot(id).await?;
+            let slot = slot.lock().await;
+            let game = summary(&slot, &state.players, player.as_ref().map(|p| p.id.as_str()), false);
+            if query.kind.as_ref().is_none_or(|k| *k == game.kind) && games.len() < limit {
+                games.push(game);
+            }
+        }
+        after = ids.last().cloned();
+        if exhausted {
+            break;
+        }
+    }
+    Ok(HttpResponse::Ok().json(games))
+}
+
+/// A game: summary, whose turn, version and the caller's view.
+#[utoipa::path(tag = "games", params(("id" = String, Path, description = "The game id")),
+    responses((status = 200, body = GameSummary), (status = 404, body = Problem)))]
+#[get("/v1/games/{id}")]
+pub async fn get_game(
+    state: web::Data<AppState>,
+    MaybeAuthenticated(player): MaybeAuthenticated,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let slot = state.games.slot(&id).await?;
+    let slot = slot.lock().await;
+    let game = summary(&slot, &state.players, player.as_ref().map(|p| p.id.as_str()), true);
+    Ok(HttpResponse::Ok()
+        .insert_header(("ETag", format!("\"{}\"", game.version)))
+        .json(game))
+}
+
+/// Which seat to take.
+#[derive(Debug, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct JoinRequest {
+    /// A free seat; the first free one when absent.
+    pub seat: Option<Seat>,
+}
+
+/// Take a free seat (or a named one). The game starts when the last seat is taken.
+#[utoipa::path(tag = "games", security(("bearer" = [])),
+    params(("id" = String, Path, description = "The game id")),
+    request_body(content = Option<JoinRequest>),
+    responses((status = 200, body = CommandAnswer), (status = 404, body = Problem),
+        (status = 409, body = Problem)))]
+#[post("/v1/games/{id}/join")]
+pub async fn join_game(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    id: web::Path<String>,
+    request: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    // The body is optional: none takes the first free seat.
+    let seat = if body.iter().all(u8::is_ascii_whitespace) {
+        None
+    } else {
+        serde_json::from_slice::<JoinRequest>(&body)
+            .map_err(|e| ApiError::bad_request("malformed_json", format!("Unreadable join request: {e}.")))?
+            .seat
+    };
+    let command = json!({"type": "join", "seat": seat});
+    answer(&state, &request, &id, &player.id, command).await
+}

@@ -1,0 +1,93 @@
+//! `/v1/players`: create a player, who am I, my games.
+
+use crate::auth::Authenticated;
+use crate::players::Player;
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use crate::summary::{summary, GameSummary};
+use actix_web::{get, post, web, HttpResponse};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewPlayer {
+    /// 1 to 40 characters.
+    #[schema(example = "Bea")]
+    pub name: String,
+}
+
+/// A new player and their secret token, shown this once.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlayerCreated {
+    pub player: Player,
+    /// Send it as `Authorization: Bearer <token>`. Keep it secret: it acts for you.
+    #[schema(example = "av_5c0ffee5...")]
+    pub token: String,
+}
+
+/// Create a player.
+#[utoipa::path(tag = "players", request_body = NewPlayer,
+    responses((status = 201, body = PlayerCreated), (status = 400, body = Problem)))]
+#[post("/v1/players")]
+pub async fn create_player(
+    state: web::Data<AppState>,
+    body: web::Json<NewPlayer>,
+) -> Result<HttpResponse, ApiError> {
+    let (player, token) = state.players.create(&body.name)?;
+    tracing::info!(player = %player.id, "player created");
+    Ok(HttpResponse::Created().json(PlayerCreated { player, token }))
+}
+
+/// The player the token belongs to.
+#[utoipa::path(tag = "players", security(("bearer" = [])),
+    responses((status = 200, body = Player), (status = 401, body = Problem)))]
+#[get("/v1/players/me")]
+pub async fn me(Authenticated(player): Authenticated) -> HttpResponse {
+    HttpResponse::Ok().json(player)
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct MyGamesQuery {
+    /// `mine`: only the games where you must act now, the one waiting longest first.
+    pub turn: Option<String>,
+}
+
+/// My games: every game I hold a seat in, or with `?turn=mine` those where I must act.
+#[utoipa::path(tag = "players", security(("bearer" = [])), params(MyGamesQuery),
+    responses((status = 200, body = Vec<GameSummary>), (status = 401, body = Problem)))]
+#[get("/v1/players/me/games")]
+pub async fn my_games(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    query: web::Query<MyGamesQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let only_my_turn = match query.turn.as_deref() {
+        None => false,
+        Some("mine") => true,
+        Some(other) => {
+            return Err(ApiError::bad_request(
+                "bad_query",
+                format!("turn={other} is not understood; use turn=mine."),
+            ))
+        }
+    };
+    let ids = state.games.ids_tagged("player", &player.id, None, usize::MAX)?;
+    let mut games = Vec::with_capacity(ids.len());
+    for id in ids {
+        let slot = state.games.slot(&id).await?;
+        let slot = slot.lock().await;
+        let game = summary(&slot, &state.players, Some(&player.id), false);
+        if !only_my_turn || game.your_turn {
+            games.push(game);
+        }
+    }
+    if only_my_turn {
+        // Most urgent first: the game that has waited longest for you.
+        games.sort_by_key(|g| (g.deadline, g.updated_at));
+    } else {
+        games.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    }
+    Ok(HttpResponse::Ok().json(games))
+}

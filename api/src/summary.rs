@@ -1,0 +1,128 @@
+//! The shapes games are shown in: the summary every endpoint shares, shaped for its viewer.
+
+use crate::games::Slot;
+use crate::players::Players;
+use chrono::{DateTime, Utc};
+use domain::engine::{Outcome, Seat};
+use domain::table::Status;
+use serde::Serialize;
+use serde_json::Value;
+use storage::Envelope;
+use utoipa::ToSchema;
+
+/// A seat and who holds it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SeatInfo {
+    pub seat: Seat,
+    /// The player holding the seat; absent while it is free.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player_name: Option<String>,
+}
+
+/// A game as the caller may see it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct GameSummary {
+    #[schema(example = "g-0c1d2e3f4a5b6c7d")]
+    pub id: String,
+    /// The game id of the rules: `avalanche-chess`, `avalanche`, `ski-runs`, `vamanos`, `altitude`.
+    #[schema(example = "avalanche-chess")]
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    pub status: Status,
+    pub seats: Vec<SeatInfo>,
+    /// The seats that must (or may) act now; several at once in Vamanos.
+    pub to_act: Vec<Seat>,
+    /// The caller's seat, if they hold one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub your_seat: Option<Seat>,
+    /// Whether the caller must act now.
+    pub your_turn: bool,
+    /// The stream version: the number of events so far. Send it as `If-Match` to play safely.
+    pub version: u64,
+    /// SHA-256 of the game's secret seed, public from the start.
+    pub commitment: String,
+    /// The seed itself, revealed once the game has ended.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    /// When the caller's seat must have acted (time controls are not offered yet: always absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// The game's own state as the caller may see it (absent in lists).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<GameView>)]
+    pub view: Option<Value>,
+}
+
+/// A stored event as the caller may see it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EventOut {
+    /// Its version in the game's stream: 1, 2, 3, ... without gaps.
+    pub version: u64,
+    /// A stable type name: `created`, `seat_taken`, `started`, `game.<type>`, `resigned`, ...
+    #[serde(rename = "type")]
+    #[schema(example = "game.turn_played")]
+    pub event_type: String,
+    pub recorded_at: DateTime<Utc>,
+    /// Who caused it: `seat:<n>`, `player:<id>` or `system`.
+    pub actor: String,
+    /// The event itself, with what the caller may not see removed.
+    #[schema(value_type = GameEvent)]
+    pub data: Value,
+}
+
+/// The summary of a game for `player` (or an anonymous reader); `with_view` adds the view.
+pub fn summary(slot: &Slot, players: &Players, player: Option<&str>, with_view: bool) -> GameSummary {
+    let game = &slot.game;
+    let your_seat = player.and_then(|p| game.seat_of(p));
+    let to_act = game.to_act();
+    let seats = game
+        .players()
+        .into_iter()
+        .enumerate()
+        .map(|(seat, id)| SeatInfo {
+            seat,
+            player_name: id.as_deref().and_then(|id| players.name(id)),
+            player_id: id,
+        })
+        .collect();
+    GameSummary {
+        id: slot.id.clone(),
+        kind: game.kind().to_string(),
+        variant: game.variant(),
+        status: game.status(),
+        seats,
+        your_turn: your_seat.is_some_and(|s| to_act.contains(&s)),
+        to_act,
+        your_seat,
+        version: game.version(),
+        commitment: game.commitment(),
+        seed: game.revealed_seed().map(|s| s.to_hex()),
+        outcome: game.outcome(),
+        deadline: None,
+        created_at: slot.created_at,
+        updated_at: slot.updated_at,
+        view: with_view.then(|| game.view(slot.viewer(player))),
+    }
+}
+
+/// Stored events as the viewer of `slot` for `player` may see them.
+pub fn events_for(slot: &Slot, player: Option<&str>, envelopes: &[Envelope]) -> Vec<EventOut> {
+    let viewer = slot.viewer(player);
+    envelopes
+        .iter()
+        .map(|e| EventOut {
+            version: e.version,
+            event_type: e.event_type.clone(),
+            recorded_at: e.recorded_at,
+            actor: e.actor.clone(),
+            data: slot.game.redact(&e.payload, viewer),
+        })
+        .collect()
+}
