@@ -1,0 +1,204 @@
+//! Group commit: one thread flushes sled while writers wait, so concurrent appends share each fsync.
+//!
+//! Every write done in sled takes a ticket (a sequence number) right after it is done. The
+//! flusher notes the last ticket handed out, flushes, and then declares every ticket up to the
+//! noted one durable: each of those writes finished before that flush started. Writers that
+//! arrive during a flush are served together by the next one.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+use tokio::sync::watch;
+
+use crate::error::StorageError;
+use crate::watchers::Watchers;
+
+/// How far flushing got, as seen by waiting writers.
+#[derive(Clone, Debug, Default)]
+struct Mark {
+    flushed: u64,
+    failed: u64,
+    error: Option<Arc<str>>,
+}
+
+impl Mark {
+    fn outcome(&self, ticket: u64) -> Option<Result<(), StorageError>> {
+        if self.flushed >= ticket {
+            Some(Ok(()))
+        } else if self.failed >= ticket {
+            let error = self.error.as_deref().unwrap_or("unknown error");
+            Some(Err(StorageError::Flush(error.to_string())))
+        } else {
+            None
+        }
+    }
+}
+
+#[derive(Default)]
+struct State {
+    /// The last ticket handed out: every write up to it is done in sled.
+    written: u64,
+    /// The global position of the last append done in sled.
+    written_position: u64,
+    /// The highest ticket somebody waits for.
+    requested: u64,
+    mark: Mark,
+    durable_position: u64,
+    /// Stream heads to announce once their ticket is durable: (ticket, stream, head).
+    heads: Vec<(u64, Arc<str>, u64)>,
+    shutdown: bool,
+}
+
+pub(crate) struct GroupCommit {
+    state: Mutex<State>,
+    /// Wakes the flusher.
+    work: Condvar,
+    /// Wakes blocking writers.
+    done: Condvar,
+    /// Wakes async writers.
+    marks: watch::Sender<Mark>,
+    /// The last durable global position, for background readers.
+    positions: watch::Sender<u64>,
+}
+
+fn lock(mutex: &Mutex<State>) -> MutexGuard<'_, State> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl GroupCommit {
+    pub(crate) fn new(durable_position: u64) -> GroupCommit {
+        GroupCommit {
+            state: Mutex::new(State {
+                written_position: durable_position,
+                durable_position,
+                ..State::default()
+            }),
+            work: Condvar::new(),
+            done: Condvar::new(),
+            marks: watch::channel(Mark::default()).0,
+            positions: watch::channel(durable_position).0,
+        }
+    }
+
+    /// Takes a ticket for a write that is done in sled, and asks for a flush covering it.
+    /// Appends call this while they still hold the commit lock, so tickets follow positions.
+    pub(crate) fn written(&self, position: Option<u64>, head: Option<(Arc<str>, u64)>) -> u64 {
+        let mut state = lock(&self.state);
+        state.written += 1;
+        let ticket = state.written;
+        if let Some(position) = position {
+            state.written_position = state.written_position.max(position);
+        }
+        if let Some((stream, head)) = head {
+            state.heads.push((ticket, stream, head));
+        }
+        state.requested = ticket;
+        drop(state);
+        self.work.notify_one();
+        ticket
+    }
+
+    /// Asks for a flush of everything written so far, for a writer that found its work
+    /// already done by someone else (a repeated command) and must not answer before it is durable.
+    pub(crate) fn flush_all(&self, position: u64) -> Option<u64> {
+        let state = lock(&self.state);
+        if state.durable_position >= position {
+            return None;
+        }
+        drop(state);
+        Some(self.written(None, None))
+    }
+
+    pub(crate) fn wait_blocking(&self, ticket: u64) -> Result<(), StorageError> {
+        let mut state = lock(&self.state);
+        loop {
+            if let Some(outcome) = state.mark.outcome(ticket) {
+                return outcome;
+            }
+            if state.shutdown && state.requested <= state.mark.flushed.max(state.mark.failed) {
+                return Err(StorageError::Closed);
+            }
+            state = self
+                .done
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    pub(crate) async fn wait(&self, ticket: u64) -> Result<(), StorageError> {
+        let mut marks = self.marks.subscribe();
+        let mark = marks
+            .wait_for(|mark| mark.outcome(ticket).is_some())
+            .await
+            .map_err(|_| StorageError::Closed)?;
+        mark.outcome(ticket).unwrap_or(Err(StorageError::Closed))
+    }
+
+    pub(crate) fn durable_position(&self) -> u64 {
+        lock(&self.state).durable_position
+    }
+
+    pub(crate) fn subscribe_positions(&self) -> watch::Receiver<u64> {
+        self.positions.subscribe()
+    }
+
+    pub(crate) fn shut_down(&self) {
+        lock(&self.state).shutdown = true;
+        self.work.notify_all();
+    }
+
+    /// The flusher thread's loop; returns after `shut_down` once nothing is left to flush.
+    pub(crate) fn run_flusher(self: Arc<Self>, db: sled::Db, watchers: Arc<Watchers>) {
+        loop {
+            let (target, position) = {
+                let mut state = lock(&self.state);
+                while state.requested <= state.mark.flushed.max(state.mark.failed) {
+                    if state.shutdown {
+                        return;
+                    }
+                    state = self
+                        .work
+                        .wait(state)
+                        .unwrap_or_else(PoisonError::into_inner);
+                }
+                (state.written, state.written_position)
+            };
+            let result = match catch_unwind(AssertUnwindSafe(|| db.flush())) {
+                Ok(Ok(_)) => Ok(()),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(_) => Err("the database library panicked while flushing".to_string()),
+            };
+            let (mark, durable, heads) = {
+                let mut state = lock(&self.state);
+                let mut heads = Vec::new();
+                match result {
+                    Ok(()) => {
+                        state.mark.flushed = target;
+                        state.durable_position = state.durable_position.max(position);
+                        let (ready, pending) = std::mem::take(&mut state.heads)
+                            .into_iter()
+                            .partition(|(ticket, _, _)| *ticket <= target);
+                        state.heads = pending;
+                        heads = ready;
+                    }
+                    Err(error) => {
+                        tracing::error!(%error, "flushing the event store failed");
+                        state.mark.failed = target;
+                        state.mark.error = Some(error.into());
+                    }
+                }
+                (state.mark.clone(), state.durable_position, heads)
+            };
+            self.done.notify_all();
+            self.marks.send_replace(mark);
+            self.positions.send_if_modified(|last| {
+                let newer = durable > *last;
+                *last = (*last).max(durable);
+                newer
+            });
+            for (_, stream, head) in heads {
+                watchers.announce(&stream, head);
+            }
+        }
+    }
+}

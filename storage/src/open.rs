@@ -1,0 +1,213 @@
+//! Opening a database directory: refuse foreign or damaged ones with a clear error, never a panic.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use crate::error::OpenError;
+
+/// The marker key of the `meta` tree, and the format this build reads and writes.
+pub(crate) const FORMAT_KEY: &[u8] = b"format";
+pub(crate) const FORMAT: &str = "avalanche-event-store/1";
+/// A random number fixed at creation, so event ids differ between stores.
+pub(crate) const STORE_ID_KEY: &[u8] = b"store_id";
+pub(crate) const META_TREE: &str = "meta";
+
+/// Files that sled 0.34 keeps in its directory; anything else means the directory is not ours.
+const SLED_FILES: &[&str] = &["conf", "db", "blobs", "snap."];
+
+/// An opened, checked sled database and the store's id.
+pub(crate) struct Opened {
+    pub db: sled::Db,
+    pub store_id: u64,
+    /// Whether sled found a database in the directory (rather than creating one).
+    pub recovered: bool,
+}
+
+pub(crate) fn open(path: &Path) -> Result<Opened, OpenError> {
+    let path_buf = path.to_path_buf();
+    let existing = check_directory(path)?;
+    let config = sled::Config::new().path(path);
+    let opened = open_config(config, path_buf)?;
+    if existing && !opened.recovered {
+        // Sled found files but nothing in them: rather than start afresh over what may be
+        // a truncated database, say so.
+        return Err(OpenError::Damaged {
+            path: path.to_path_buf(),
+            detail: "the database files hold no database".into(),
+        });
+    }
+    Ok(opened)
+}
+
+pub(crate) fn temporary() -> Result<Opened, OpenError> {
+    let config = sled::Config::new().temporary(true);
+    open_config(config, PathBuf::from("(temporary)"))
+}
+
+/// Checks that `path` is a directory of sled's files, or empty, or missing; says whether it has files.
+fn check_directory(path: &Path) -> Result<bool, OpenError> {
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(source) => {
+            return Err(OpenError::Unreadable {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    if !metadata.is_dir() {
+        return Err(OpenError::NotADirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    let entries = std::fs::read_dir(path).map_err(|source| OpenError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut foreign = Vec::new();
+    let mut empty = true;
+    for entry in entries {
+        let entry = entry.map_err(|source| OpenError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        empty = false;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !SLED_FILES.iter().any(|known| name.starts_with(known)) {
+            foreign.push(name);
+        }
+    }
+    if !foreign.is_empty() {
+        foreign.sort();
+        foreign.truncate(5);
+        return Err(OpenError::Foreign {
+            path: path.to_path_buf(),
+            detail: format!("unexpected files: {}", foreign.join(", ")),
+        });
+    }
+    if !empty {
+        // Sled creates the directory with its database; a directory without its
+        // configuration file is something else, half made or not ours.
+        let conf = path.join("conf");
+        if !conf.is_file() {
+            return Err(OpenError::Foreign {
+                path: path.to_path_buf(),
+                detail: "no database configuration file".into(),
+            });
+        }
+    }
+    Ok(!empty)
+}
+
+fn open_config(config: sled::Config, path: PathBuf) -> Result<Opened, OpenError> {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let db = config.open().map_err(|e| sled_open_error(&path, e))?;
+        let recovered = db.was_recovered();
+        let store_id = check_format(&db, &path)?;
+        Ok(Opened {
+            db,
+            store_id,
+            recovered,
+        })
+    }));
+    match outcome {
+        Ok(result) => result,
+        Err(panic) => {
+            let detail = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "the database library panicked".into());
+            Err(OpenError::Damaged { path, detail })
+        }
+    }
+}
+
+fn sled_open_error(path: &Path, error: sled::Error) -> OpenError {
+    let path = path.to_path_buf();
+    match error {
+        sled::Error::Io(io) if io.to_string().contains("could not acquire lock") => {
+            OpenError::Locked { path }
+        }
+        sled::Error::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
+            OpenError::Unreadable { path, source: io }
+        }
+        sled::Error::Io(io) => OpenError::Storage {
+            path,
+            detail: io.to_string(),
+        },
+        sled::Error::Corruption { .. } | sled::Error::ReportableBug(_) => OpenError::Damaged {
+            path,
+            detail: error.to_string(),
+        },
+        other => OpenError::Damaged {
+            path,
+            detail: other.to_string(),
+        },
+    }
+}
+
+/// Reads the format marker, or writes it on a new database; returns the store id.
+fn check_format(db: &sled::Db, path: &Path) -> Result<u64, OpenError> {
+    let storage = |e: sled::Error| OpenError::Storage {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    };
+    let has_meta = db
+        .tree_names()
+        .iter()
+        .any(|name| name == META_TREE.as_bytes());
+    if has_meta {
+        let meta = db.open_tree(META_TREE).map_err(storage)?;
+        if let Some(found) = meta.get(FORMAT_KEY).map_err(storage)? {
+            if found != FORMAT.as_bytes() {
+                return Err(OpenError::UnsupportedFormat {
+                    path: path.to_path_buf(),
+                    found: String::from_utf8_lossy(&found).into_owned(),
+                    expected: FORMAT,
+                });
+            }
+            let id = meta.get(STORE_ID_KEY).map_err(storage)?;
+            return id
+                .as_deref()
+                .and_then(crate::keys::read_u64)
+                .ok_or_else(|| OpenError::Damaged {
+                    path: path.to_path_buf(),
+                    detail: "the store id is missing".into(),
+                });
+        }
+    }
+    // No marker: only a database with nothing in it may become an event store.
+    let only_default = db
+        .tree_names()
+        .iter()
+        .all(|name| name == b"__sled__default".as_slice() || (name == META_TREE.as_bytes()));
+    if !only_default || !db.is_empty() {
+        return Err(OpenError::Foreign {
+            path: path.to_path_buf(),
+            detail: "a database without the event store's format marker".into(),
+        });
+    }
+    let store_id = random_u64();
+    let meta = db.open_tree(META_TREE).map_err(storage)?;
+    let mut batch = sled::Batch::default();
+    batch.insert(STORE_ID_KEY, &store_id.to_be_bytes());
+    batch.insert(FORMAT_KEY, FORMAT.as_bytes());
+    meta.apply_batch(batch).map_err(storage)?;
+    db.flush().map_err(storage)?;
+    Ok(store_id)
+}
+
+/// 64 bits from the standard library's randomly keyed hasher, the time and the process id.
+fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    hasher.write_u128(nanos);
+    hasher.write_u32(std::process::id());
+    hasher.finish()
+}

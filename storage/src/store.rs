@@ -1,0 +1,202 @@
+//! The store handle: opened trees, counters, the flusher thread, records and waiting.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+
+use tokio::sync::watch;
+
+use crate::error::{OpenError, StorageError};
+use crate::group_commit::GroupCommit;
+use crate::keys;
+use crate::open::{self, Opened};
+use crate::watchers::Watchers;
+
+/// The event store. Cloning is cheap: clones share one database and one flusher.
+#[derive(Clone)]
+pub struct Store {
+    pub(crate) inner: Arc<Inner>,
+}
+
+/// The trees written together by an append.
+#[derive(Clone)]
+pub(crate) struct Trees {
+    /// (stream id, version) -> event record.
+    pub events: sled::Tree,
+    /// position -> (stream id, version).
+    pub log: sled::Tree,
+    /// stream name -> (stream id, head).
+    pub streams: sled::Tree,
+    /// stream id -> stream name.
+    pub stream_names: sled::Tree,
+    /// (stream id, first version) -> batch record: the command and the versions it produced.
+    pub batches: sled::Tree,
+    /// (stream id, command id) -> first version of its batch.
+    pub command_ids: sled::Tree,
+    /// (tag name, tag value, stream name) -> stream id.
+    pub tag_index: sled::Tree,
+    /// stream id -> the stream's tags.
+    pub stream_tags: sled::Tree,
+    /// (stream id, secret name) -> secret.
+    pub secrets: sled::Tree,
+}
+
+/// What only appends change, under the commit lock.
+pub(crate) struct Counters {
+    pub last_position: u64,
+    pub last_stream_id: u64,
+}
+
+pub(crate) struct Inner {
+    pub db: sled::Db,
+    pub trees: Trees,
+    pub store_id: u64,
+    /// Appends commit one at a time, so positions follow commit order.
+    pub commit: Mutex<Counters>,
+    pub group_commit: Arc<GroupCommit>,
+    pub watchers: Arc<Watchers>,
+    flusher: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.group_commit.shut_down();
+        let handle = self
+            .flusher
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(handle) = handle {
+            if handle.join().is_err() {
+                tracing::error!("the event store's flusher thread panicked");
+            }
+        }
+    }
+}
+
+const RECORD_TREE_PREFIX: &str = "record/";
+
+impl Store {
+    /// Opens (or creates) the event store in the directory `path`.
+    pub fn open(path: &Path) -> Result<Store, OpenError> {
+        let opened = open::open(path)?;
+        Store::start(opened, path)
+    }
+
+    /// A store in a temporary directory, deleted when the last clone is dropped.
+    pub fn temporary() -> Result<Store, OpenError> {
+        let opened = open::temporary()?;
+        Store::start(opened, Path::new("(temporary)"))
+    }
+
+    fn start(opened: Opened, path: &Path) -> Result<Store, OpenError> {
+        let Opened { db, store_id, .. } = opened;
+        let failed = |e: sled::Error| OpenError::Storage {
+            path: path.to_path_buf(),
+            detail: e.to_string(),
+        };
+        let tree = |name: &str| db.open_tree(name).map_err(failed);
+        let trees = Trees {
+            events: tree("events")?,
+            log: tree("log")?,
+            streams: tree("streams")?,
+            stream_names: tree("stream_names")?,
+            batches: tree("batches")?,
+            command_ids: tree("command_ids")?,
+            tag_index: tree("tag_index")?,
+            stream_tags: tree("stream_tags")?,
+            secrets: tree("secrets")?,
+        };
+        let last_key = |tree: &sled::Tree| -> Result<u64, OpenError> {
+            match tree.last().map_err(failed)? {
+                None => Ok(0),
+                Some((key, _)) => keys::read_u64(&key).ok_or_else(|| OpenError::Damaged {
+                    path: path.to_path_buf(),
+                    detail: "a key of the wrong size".into(),
+                }),
+            }
+        };
+        let last_position = last_key(&trees.log)?;
+        let last_stream_id = last_key(&trees.stream_names)?;
+        let group_commit = Arc::new(GroupCommit::new(last_position));
+        let watchers = Arc::new(Watchers::default());
+        let flusher = {
+            let group_commit = Arc::clone(&group_commit);
+            let watchers = Arc::clone(&watchers);
+            let db = db.clone();
+            std::thread::Builder::new()
+                .name("event-store-flusher".into())
+                .spawn(move || group_commit.run_flusher(db, watchers))
+                .map_err(|e| OpenError::Storage {
+                    path: path.to_path_buf(),
+                    detail: format!("cannot start the flusher thread: {e}"),
+                })?
+        };
+        Ok(Store {
+            inner: Arc::new(Inner {
+                db,
+                trees,
+                store_id,
+                commit: Mutex::new(Counters {
+                    last_position,
+                    last_stream_id,
+                }),
+                group_commit,
+                watchers,
+                flusher: Mutex::new(Some(flusher)),
+            }),
+        })
+    }
+
+    pub(crate) fn lock_commit(&self) -> MutexGuard<'_, Counters> {
+        self.inner
+            .commit
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits (without polling the disk) until the stream's head is above `after_version`,
+    /// or until `timeout`; returns the head either way.
+    pub async fn wait_for(
+        &self,
+        stream: &str,
+        after_version: u64,
+        timeout: std::time::Duration,
+    ) -> u64 {
+        let mut watch = self
+            .inner
+            .watchers
+            .watch(stream, || self.head(stream).unwrap_or(0));
+        watch.head_after(after_version, timeout).await
+    }
+
+    /// The last durable global position; it changes after each flush that made events durable.
+    pub fn subscribe_all(&self) -> watch::Receiver<u64> {
+        self.inner.group_commit.subscribe_positions()
+    }
+
+    /// Stores a small record (a player, a token) durably: it is on disk when this returns.
+    pub fn put_record(&self, tree: &str, key: &str, value: &[u8]) -> Result<(), StorageError> {
+        let records = self.record_tree(tree)?;
+        records.insert(key.as_bytes(), value)?;
+        let ticket = self.inner.group_commit.written(None, None);
+        self.inner.group_commit.wait_blocking(ticket)
+    }
+
+    pub fn get_record(&self, tree: &str, key: &str) -> Result<Option<Vec<u8>>, StorageError> {
+        let records = self.record_tree(tree)?;
+        Ok(records.get(key.as_bytes())?.map(|value| value.to_vec()))
+    }
+
+    fn record_tree(&self, tree: &str) -> Result<sled::Tree, StorageError> {
+        Ok(self
+            .inner
+            .db
+            .open_tree(format!("{RECORD_TREE_PREFIX}{tree}"))?)
+    }
+
+    /// The bytes the database takes on disk.
+    pub fn size_on_disk(&self) -> Result<u64, StorageError> {
+        Ok(self.inner.db.size_on_disk()?)
+    }
+}

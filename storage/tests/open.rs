@@ -1,0 +1,124 @@
+//! Opening: a store survives reopening; foreign, damaged or busy directories are clear errors.
+
+mod common;
+
+use common::batch;
+use storage::{OpenError, Store};
+
+#[test]
+fn a_reopened_store_has_everything_and_goes_on_counting() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("events");
+    {
+        let store = Store::open(&path).expect("creates");
+        store
+            .append_blocking("game-1", 0, batch(2))
+            .expect("appends");
+        store
+            .append_blocking("game-2", 0, batch(1))
+            .expect("appends");
+        store.put_record("players", "ann", b"1").expect("writes");
+    }
+    let store = Store::open(&path).expect("reopens");
+    assert_eq!(store.head("game-1").expect("reads"), 2);
+    assert_eq!(
+        store.get_record("players", "ann").expect("reads"),
+        Some(b"1".to_vec())
+    );
+    let next = store
+        .append_blocking("game-3", 0, batch(1))
+        .expect("appends");
+    assert_eq!(next.last_position, 4);
+    let all = store.read_all(0, 100).expect("reads");
+    assert_eq!(all.len(), 4);
+    assert_eq!(all[3].stream, "game-3");
+    let ids: std::collections::HashSet<_> = all.iter().map(|e| e.event_id.clone()).collect();
+    assert_eq!(ids.len(), 4);
+}
+
+#[test]
+fn a_path_that_is_a_file_is_refused() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("file");
+    std::fs::write(&path, b"hello").expect("writes");
+    assert!(matches!(
+        Store::open(&path),
+        Err(OpenError::NotADirectory { .. })
+    ));
+}
+
+#[test]
+fn a_directory_of_other_files_is_refused_and_left_alone() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("notes.txt"), b"my notes").expect("writes");
+    let error = Store::open(dir.path()).err().expect("refused");
+    assert!(matches!(error, OpenError::Foreign { .. }), "{error}");
+    assert!(error.to_string().contains("notes.txt"));
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("lists")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("notes.txt")]);
+}
+
+#[test]
+fn another_programs_sled_database_is_refused() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    {
+        let db = sled::open(dir.path()).expect("sled opens");
+        db.insert(b"key", b"value").expect("writes");
+        db.flush().expect("flushes");
+    }
+    let error = Store::open(dir.path()).err().expect("refused");
+    assert!(matches!(error, OpenError::Foreign { .. }), "{error}");
+}
+
+#[test]
+fn garbage_in_the_database_files_is_an_error_not_a_panic() {
+    let garbage: Vec<u8> = (0..200_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    for (conf, db) in [
+        (&garbage[..100], &garbage[..]),
+        (&b""[..], &b""[..]),
+        (
+            &b"segment_size: 524288\nuse_compression: false\nversion: 0.34\n"[..],
+            &garbage[..],
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(dir.path().join("conf"), conf).expect("writes");
+        std::fs::write(dir.path().join("db"), db).expect("writes");
+        let outcome = Store::open(dir.path());
+        assert!(
+            outcome.is_err(),
+            "garbage must not open as a store: conf {} bytes",
+            conf.len()
+        );
+    }
+}
+
+#[test]
+fn a_store_in_use_is_refused() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let _first = Store::open(dir.path()).expect("opens");
+    let second = Store::open(dir.path()).err().expect("refused");
+    assert!(matches!(second, OpenError::Locked { .. }), "{second}");
+}
+
+#[test]
+fn an_unreadable_directory_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("events");
+    drop(Store::open(&path).expect("creates"));
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    if std::fs::read_dir(&path).is_ok() {
+        // Running as root: permissions do not apply, nothing to check.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        return;
+    }
+    let error = Store::open(&path).err().expect("refused");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    assert!(matches!(error, OpenError::Unreadable { .. }), "{error}");
+}
