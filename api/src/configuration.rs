@@ -22,6 +22,8 @@ pub struct Cli {
 pub enum Subcommand {
     /// Start the HTTP server (the default).
     Serve(ServeSettings),
+    /// Print the OpenAPI document (what `openapi/openapi.json` holds).
+    Openapi,
 }
 
 #[derive(Debug, Clone, Args)]

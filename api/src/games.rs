@@ -270,7 +270,7 @@ impl Games {
         if let Some(command_id) = &command_id {
             if let Some(done) = self
                 .store
-                .find_command(id, command_id)
+                .appended_for(id, command_id)
                 .map_err(ApiError::internal)?
             {
                 let envelopes = self

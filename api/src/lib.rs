@@ -1,6 +1,13 @@
 //! The HTTP server of the Avalanche games: thin handlers over `domain` and `storage`.
 
+pub mod auth;
 pub mod configuration;
+pub mod games;
+pub mod openapi;
+pub mod players;
+pub mod problem;
 pub mod routes;
 pub mod startup;
+pub mod state;
+pub mod summary;
 pub mod telemetry;

@@ -1,9 +1,20 @@
 //! Builds the application, so that tests can start it on port 0, and runs it.
 
 use crate::configuration::ServeSettings;
+use crate::problem::{self, ApiError};
 use crate::routes;
-use actix_web::{web, App, HttpServer};
+use crate::state::AppState;
+use actix_web::http::StatusCode;
+use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
+use actix_web::{web, App, HttpServer, ResponseError};
+use domain::Registry;
 use std::net::TcpListener;
+use storage::Store;
+use tracing_actix::RequestSpan;
+use utoipa_swagger_ui::SwaggerUi;
+
+/// Request bodies larger than this are refused with 413.
+pub const BODY_LIMIT: usize = 64 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -12,18 +23,19 @@ pub enum StartupError {
         addr: std::net::SocketAddr,
         source: std::io::Error,
     },
-    #[error("cannot create the data directory {path}: {source}")]
-    DataDir {
+    #[error("cannot open the database in {path}: {source}")]
+    Store {
         path: std::path::PathBuf,
-        source: std::io::Error,
+        source: storage::OpenError,
     },
     #[error("server error: {0}")]
     Server(#[from] std::io::Error),
 }
 
-/// Starts the server and blocks until it stops (Ctrl-C or SIGTERM stop it cleanly).
+/// Opens the database, starts the server and blocks until it stops (Ctrl-C or SIGTERM stop
+/// it cleanly: requests in flight finish, nothing acknowledged is lost).
 pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
-    std::fs::create_dir_all(&settings.data).map_err(|source| StartupError::DataDir {
+    let store = Store::open(&settings.data).map_err(|source| StartupError::Store {
         path: settings.data.clone(),
         source,
     })?;
@@ -32,7 +44,7 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
         source,
     })?;
     actix_web::rt::System::new().block_on(async move {
-        let server = run(listener)?;
+        let server = run(listener, store, Registry::standard())?;
         tracing::info!(addr = %settings.addr, data = %settings.data.display(), "avalanche is serving");
         server.await?;
         tracing::info!("avalanche stopped cleanly");
@@ -40,16 +52,135 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
     })
 }
 
-/// The server on an already bound listener; actix handles Ctrl-C and SIGTERM with a graceful
-/// shutdown.
-pub fn run(listener: TcpListener) -> std::io::Result<actix_web::dev::Server> {
-    let server = HttpServer::new(|| {
+/// Answers unknown paths and methods with a problem rather than an empty body.
+fn not_found<B>(
+    res: actix_web::dev::ServiceResponse<B>,
+) -> actix_web::Result<ErrorHandlerResponse<B>> {
+    let (req, res) = res.into_parts();
+    let error = if res.status() == StatusCode::METHOD_NOT_ALLOWED {
+        ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "This path does not take this method.")
+    } else {
+        ApiError::new(StatusCode::NOT_FOUND, "not_found", "There is nothing at this path; see /docs/.")
+    };
+    let res = actix_web::dev::ServiceResponse::new(req, error.error_response())
+        .map_into_boxed_body()
+        .map_into_right_body();
+    Ok(ErrorHandlerResponse::Response(res))
+}
+
+/// The server on an already bound listener, over `store`, offering the games of `registry`.
+pub fn run(
+    listener: TcpListener,
+    store: Store,
+    registry: Registry,
+) -> std::io::Result<actix_web::dev::Server> {
+    let openapi = crate::openapi::document(&registry);
+    let state = web::Data::new(AppState::new(store, registry));
+    let server = HttpServer::new(move || {
         App::new()
-            .app_data(web::JsonConfig::default().limit(64 * 1024))
+            .app_data(state.clone())
+            .app_data(
+                web::JsonConfig::default()
+                    .limit(BODY_LIMIT)
+                    .error_handler(|e, _| problem::json_error(e).into()),
+            )
+            .app_data(web::PayloadConfig::default().limit(BODY_LIMIT))
+            .app_data(web::QueryConfig::default().error_handler(|e, _| problem::query_error(e).into()))
+            .app_data(web::PathConfig::default().error_handler(|e, _| problem::path_error(e).into()))
+            .wrap(
+                ErrorHandlers::new()
+                    .handler(StatusCode::NOT_FOUND, not_found)
+                    .handler(StatusCode::METHOD_NOT_ALLOWED, not_found),
+            )
+            .wrap(RequestSpan)
             .service(routes::health::health)
+            .service(routes::players::create_player)
+            .service(routes::players::me)
+            .service(routes::players::my_games)
+            .service(routes::kinds::kinds)
+            .service(routes::games::create_game)
+            .service(routes::games::list_games)
+            .service(routes::games::get_game)
+            .service(routes::games::join_game)
+            .service(routes::play::legal)
+            .service(routes::play::play)
+            .service(routes::events::events)
+            .service(routes::events::stream)
+            .service(
+                SwaggerUi::new("/docs/{_:.*}")
+                    .external_url_unchecked("/openapi.json", openapi.clone()),
+            )
     })
     .listen(listener)?
     .shutdown_timeout(10)
     .run();
     Ok(server)
+}
+
+/// Logs each request with its method, path, status and time, in a span carrying the game id.
+mod tracing_actix {
+    use actix_web::body::MessageBody;
+    use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Transform};
+    use futures_util::future::LocalBoxFuture;
+    use std::future::{ready, Ready};
+    use std::time::Instant;
+    use tracing::Instrument;
+
+    pub struct RequestSpan;
+
+    impl<S, B> Transform<S, ServiceRequest> for RequestSpan
+    where
+        S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error> + 'static,
+        B: MessageBody + 'static,
+    {
+        type Response = ServiceResponse<B>;
+        type Error = actix_web::Error;
+        type Transform = RequestSpanService<S>;
+        type InitError = ();
+        type Future = Ready<Result<Self::Transform, ()>>;
+
+        fn new_transform(&self, service: S) -> Self::Future {
+            ready(Ok(RequestSpanService { service }))
+        }
+    }
+
+    pub struct RequestSpanService<S> {
+        service: S,
+    }
+
+    impl<S, B> Service<ServiceRequest> for RequestSpanService<S>
+    where
+        S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error> + 'static,
+        B: MessageBody + 'static,
+    {
+        type Response = ServiceResponse<B>;
+        type Error = actix_web::Error;
+        type Future = LocalBoxFuture<'static, Result<Self::Response, Self::Error>>;
+
+        forward_ready!(service);
+
+        fn call(&self, req: ServiceRequest) -> Self::Future {
+            let path = req.path().to_string();
+            let game = path
+                .strip_prefix("/v1/games/")
+                .and_then(|rest| rest.split('/').next())
+                .unwrap_or("")
+                .to_string();
+            let span = tracing::info_span!("request", method = %req.method(), path = %path, game = %game);
+            let started = Instant::now();
+            let future = self.service.call(req);
+            Box::pin(
+                async move {
+                    let result = future.await;
+                    let micros = started.elapsed().as_micros() as u64;
+                    match &result {
+                        Ok(res) => tracing::info!(status = res.status().as_u16(), micros, "answered"),
+                        Err(error) => tracing::warn!(%error, micros, "failed"),
+                    }
+                    result
+                }
+                .instrument(span),
+            )
+        }
+    }
 }

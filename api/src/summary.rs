@@ -1,6 +1,8 @@
 //! The shapes games are shown in: the summary every endpoint shares, shaped for its viewer.
 
 use crate::games::Slot;
+#[allow(unused_imports)] // named in schema attributes
+use crate::openapi::{GameEvent, GameView};
 use crate::players::Players;
 use chrono::{DateTime, Utc};
 use domain::engine::{Outcome, Seat};

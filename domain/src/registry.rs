@@ -7,6 +7,8 @@ use crate::table::{Actor, Command, FoldError, Status, Table, TableCommand, Table
 use serde::Serialize;
 use serde_json::Value;
 use std::marker::PhantomData;
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{PartialSchema, ToSchema};
 
 /// An event ready to store: its stable type name and its JSON payload.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -22,9 +24,22 @@ pub struct LegalCommand {
     pub notation: String,
 }
 
+/// The JSON Schemas of one engine's types, for the API document. `components` are the schemas
+/// the four refer to, by their own (unprefixed) names.
+pub struct EngineSchemas {
+    pub options: RefOr<Schema>,
+    pub command: RefOr<Schema>,
+    pub event: RefOr<Schema>,
+    pub view: RefOr<Schema>,
+    pub components: Vec<(String, RefOr<Schema>)>,
+}
+
 /// One kind of game, type-erased.
 pub trait GameKind: Send + Sync {
     fn info(&self) -> KindInfo;
+    fn schemas(&self) -> EngineSchemas;
+    /// A stored event as `viewer` may see it (the same as [`LiveGame::redact`]).
+    fn redact(&self, event: &Value, viewer: Viewer) -> Value;
     /// The engine's default options, as JSON.
     fn default_options(&self) -> Value;
     /// Checks a setup and returns the `created` event that begins the game's stream.
@@ -133,6 +148,25 @@ impl<E: Engine> GameKind for Kind<E> {
         E::info()
     }
 
+    fn schemas(&self) -> EngineSchemas {
+        let mut components = Vec::new();
+        <E::Options as ToSchema>::schemas(&mut components);
+        <E::Command as ToSchema>::schemas(&mut components);
+        <E::Event as ToSchema>::schemas(&mut components);
+        <E::View as ToSchema>::schemas(&mut components);
+        EngineSchemas {
+            options: <E::Options as PartialSchema>::schema(),
+            command: <E::Command as PartialSchema>::schema(),
+            event: <E::Event as PartialSchema>::schema(),
+            view: <E::View as PartialSchema>::schema(),
+            components,
+        }
+    }
+
+    fn redact(&self, event: &Value, viewer: Viewer) -> Value {
+        redact_event::<E>(event, viewer)
+    }
+
     fn default_options(&self) -> Value {
         serde_json::to_value(E::Options::default()).unwrap_or(Value::Null)
     }
@@ -170,6 +204,18 @@ impl<E: Engine> GameKind for Kind<E> {
         }
         let table = Table::<E>::fold(typed.iter())?;
         Ok(Box::new(Live { table }))
+    }
+}
+
+fn redact_event<E: Engine>(event: &Value, viewer: Viewer) -> Value {
+    match serde_json::from_value::<TableEvent<E>>(event.clone()) {
+        Ok(TableEvent::Game { event }) => serde_json::to_value(TableEvent::<E>::Game {
+            event: E::redact(&event, viewer),
+        })
+        .unwrap_or(Value::Null),
+        Ok(_) => event.clone(),
+        // Never pass on what we cannot read: it might hold a secret.
+        Err(_) => Value::Null,
     }
 }
 
@@ -240,15 +286,7 @@ impl<E: Engine> LiveGame for Live<E> {
     }
 
     fn redact(&self, event: &Value, viewer: Viewer) -> Value {
-        match serde_json::from_value::<TableEvent<E>>(event.clone()) {
-            Ok(TableEvent::Game { event }) => serde_json::to_value(TableEvent::<E>::Game {
-                event: E::redact(&event, viewer),
-            })
-            .unwrap_or(Value::Null),
-            Ok(_) => event.clone(),
-            // Never pass on what we cannot read: it might hold a secret.
-            Err(_) => Value::Null,
-        }
+        redact_event::<E>(event, viewer)
     }
 
     fn legal(&self, seat: Seat) -> Vec<LegalCommand> {

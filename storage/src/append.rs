@@ -243,6 +243,19 @@ impl Store {
         ))
     }
 
+    /// The original result of the batch that carried `command_id` in `stream`, if any: lets a
+    /// caller answer a retried command without deciding it again.
+    pub fn appended_for(
+        &self,
+        stream: &str,
+        command_id: &str,
+    ) -> Result<Option<Appended>, StorageError> {
+        match self.stream_id(stream)? {
+            Some(stream_id) => self.find_command(stream_id, command_id),
+            None => Ok(None),
+        }
+    }
+
     /// The original result of the batch carrying `command_id` in the stream, if any.
     fn find_command(
         &self,

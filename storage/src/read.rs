@@ -22,7 +22,7 @@ impl Store {
         }
     }
 
-    fn stream_id(&self, stream: &str) -> Result<Option<u64>, StorageError> {
+    pub(crate) fn stream_id(&self, stream: &str) -> Result<Option<u64>, StorageError> {
         Ok(self.stream(stream)?.map(|(stream_id, _)| stream_id))
     }
 

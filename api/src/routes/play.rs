@@ -1,6 +1,7 @@
 //! `/v1/games/{id}/legal` and `/v1/games/{id}/commands`: what may I do, and doing it.
 
 use crate::auth::Authenticated;
+use crate::openapi::GameCommand;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use crate::summary::{events_for, summary, EventOut, GameSummary};
@@ -22,10 +23,10 @@ pub struct LegalOut {
 }
 
 impl From<LegalCommand> for LegalOut {
-    fn from(legal: LegalCommand) -> LegalOut {
+    fn from(offered: LegalCommand) -> LegalOut {
         LegalOut {
-            command: legal.command,
-            notation: legal.notation,
+            command: offered.command,
+            notation: offered.notation,
         }
     }
 }

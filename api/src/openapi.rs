@@ -1,0 +1,181 @@
+//! The OpenAPI document: the paths and shapes of the API from utoipa, plus every game's own
+//! schemas (options, commands, events, views), each game's under its own prefix
+//! (`AvalancheChess.Command`), since every engine names its types alike.
+
+use crate::problem::Problem;
+use crate::routes;
+use domain::Registry;
+use serde_json::{json, Map, Value};
+use std::borrow::Cow;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Avalanche games server",
+        description = "Play, replay and audit the Avalanche games at a distance. Every command is \
+validated by the game's rules and stored as an immutable event; every answer is shaped for its \
+viewer, so no player ever sees another's hidden cards.\n\nErrors are `application/problem+json` \
+with a stable `code`. Send `Authorization: Bearer <token>` (from `POST /v1/players`) to act for \
+a player. Game commands and table commands (`resign`, `offer_draw`, `accept_draw`, \
+`decline_draw`) are posted alike to `/v1/games/{id}/commands`; `GET /v1/games/{id}/legal` lists \
+exactly the commands you may post now.",
+        license(name = "MIT OR Apache-2.0")
+    ),
+    paths(
+        routes::players::create_player, routes::players::me, routes::players::my_games,
+        routes::kinds::kinds,
+        routes::games::create_game, routes::games::list_games, routes::games::get_game,
+        routes::games::join_game,
+        routes::play::legal, routes::play::play,
+        routes::events::events, routes::events::stream,
+    ),
+    components(schemas(Problem, domain::table::TableCommand, GameCommand, GameView, GameEvent)),
+    modifiers(&BearerAuth),
+    tags(
+        (name = "players", description = "Players and their tokens"),
+        (name = "games", description = "The lobby: kinds of games, creating, listing and joining"),
+        (name = "play", description = "What may I do, and doing it"),
+        (name = "events", description = "The event log: pages, long-poll and a live stream"),
+    )
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        if let Some(components) = openapi.components.as_mut() {
+            components.add_security_scheme(
+                "bearer",
+                SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+            );
+        }
+    }
+}
+
+/// Placeholders that [`document`] fills with every game's schemas.
+macro_rules! placeholder {
+    ($name:ident, $doc:literal) => {
+        #[doc = $doc]
+        pub struct $name;
+        impl PartialSchema for $name {
+            fn schema() -> RefOr<Schema> {
+                utoipa::openapi::ObjectBuilder::new().into()
+            }
+        }
+        impl ToSchema for $name {
+            fn name() -> Cow<'static, str> {
+                Cow::Borrowed(stringify!($name))
+            }
+        }
+    };
+}
+placeholder!(GameCommand, "A command: one of the table's or one of the game's.");
+placeholder!(GameView, "A game's state as the caller may see it.");
+placeholder!(GameEvent, "A stored event as the caller may see it.");
+
+/// `avalanche-chess` -> `AvalancheChess`.
+pub fn schema_prefix(kind_id: &str) -> String {
+    kind_id
+        .split('-')
+        .map(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn schema_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+/// Points references to an engine's own components at their prefixed names.
+fn prefix_refs(value: &mut Value, own: &[String], prefix: &str) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(target)) = map.get_mut("$ref") {
+                if let Some(name) = target.strip_prefix("#/components/schemas/") {
+                    if own.iter().any(|o| o == name) {
+                        *target = format!("#/components/schemas/{prefix}.{name}");
+                    }
+                }
+            }
+            map.values_mut().for_each(|v| prefix_refs(v, own, prefix));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| prefix_refs(v, own, prefix)),
+        _ => {}
+    }
+}
+
+/// The whole document, with the schemas of every game of `registry`.
+pub fn document(registry: &Registry) -> Value {
+    let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_else(|_| json!({}));
+    let mut added = Map::new();
+    let (mut commands, mut views, mut events) = (vec![schema_ref("TableCommand")], vec![], vec![]);
+    for kind in registry.kinds() {
+        let id = kind.info().id;
+        let prefix = schema_prefix(&id);
+        let schemas = kind.schemas();
+        let own: Vec<String> = schemas.components.iter().map(|(name, _)| name.clone()).collect();
+        let mut put = |name: &str, schema: &RefOr<Schema>| {
+            let mut value = serde_json::to_value(schema).unwrap_or(Value::Null);
+            prefix_refs(&mut value, &own, &prefix);
+            added.insert(format!("{prefix}.{name}"), value);
+        };
+        for (name, schema) in &schemas.components {
+            put(name, schema);
+        }
+        put("Options", &schemas.options);
+        put("Command", &schemas.command);
+        put("Event", &schemas.event);
+        put("View", &schemas.view);
+        commands.push(schema_ref(&format!("{prefix}.Command")));
+        views.push(schema_ref(&format!("{prefix}.View")));
+        events.push(schema_ref(&format!("{prefix}.Event")));
+    }
+    added.insert(
+        "GameCommand".into(),
+        json!({
+            "description": "A command to post: one of the table's (`resign`, `offer_draw`, `accept_draw`, `decline_draw`) or one of the game's (see `GET /v1/games/{id}/legal`).",
+            "oneOf": commands,
+        }),
+    );
+    added.insert(
+        "GameView".into(),
+        json!({ "description": "The game's own state as the caller may see it; its shape is the game's `View`.", "oneOf": views }),
+    );
+    added.insert(
+        "GameEvent".into(),
+        json!({
+            "description": "A stored event. The table's own events are `created` (kind, setup, commitment), `seat_taken` (seat, player), `started`, `resigned` (seat), `draw_offered`, `draw_declined`, `draw_accepted` (seat), `finished` (outcome) and `seed_revealed` (seed). The game's events are wrapped: `{\"type\": \"game\", \"event\": <the game's Event>}`, with what the caller may not see removed.",
+            "type": "object",
+            "required": ["type"],
+            "properties": {
+                "type": { "type": "string", "examples": ["created", "seat_taken", "started", "game", "finished", "seed_revealed"] },
+                "event": { "oneOf": events },
+                "seat": { "type": "integer", "minimum": 0 },
+                "player": { "type": "string" },
+                "kind": { "type": "string" },
+                "commitment": { "type": "string" },
+                "seed": { "type": "string" },
+                "setup": { "type": "object" },
+                "outcome": schema_ref("Outcome"),
+            },
+        }),
+    );
+    if let Some(Value::Object(schemas)) = doc.pointer_mut("/components/schemas") {
+        schemas.extend(added);
+    }
+    doc
+}
+
+/// The document as committed in `openapi/openapi.json`.
+pub fn pretty(registry: &Registry) -> String {
+    serde_json::to_string_pretty(&document(registry)).unwrap_or_default() + "\n"
+}
