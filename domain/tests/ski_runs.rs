@@ -7,7 +7,7 @@ use domain::games::ski_runs::{
 };
 use domain::registry::Registry;
 use domain::testing::test_time;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use Card::{Avalanche, BlackRun, BlueRun, GreenRun, Lift, RedRun};
 
@@ -909,4 +909,87 @@ fn commands_have_stable_json_shapes() {
         refusal(SkiRuns::decide(&undealt, 0, &Command::Bank, &ctx())).code,
         "illegal_command"
     );
+}
+
+/// The engine plays through the type-erased registry with JSON, as the service drives it:
+/// seats are taken, the deal is made, commands are posted as JSON, a player of three resigns
+/// and the others play on to the end.
+#[test]
+fn a_game_is_played_through_the_registry_with_json_commands() {
+    use domain::table::{Actor, Status};
+    let registry = Registry::standard();
+    let kind = registry.get("ski-runs").expect("registered");
+    let created = kind
+        .create(None, None, 3, Seed([5; 32]).commitment())
+        .unwrap();
+    let mut game = kind.fold(&[created.payload]).unwrap();
+    let players = ["ann", "bob", "cy"];
+    let mut version = 1;
+    let mut post = |game: &mut Box<dyn domain::LiveGame>, player: &str, command: Value| {
+        let ctx = Context::new(Seed([5; 32]), version, test_time());
+        let records = game.decide(&Actor::player(player), &command, &ctx)?;
+        for record in records {
+            game.evolve(&record.payload).unwrap();
+            version += 1;
+        }
+        Ok::<(), RuleError>(())
+    };
+    for player in players {
+        post(&mut game, player, json!({"type": "join"})).unwrap();
+    }
+    assert_eq!(game.status(), Status::Active);
+    let view = game.view(Viewer::Seat(0));
+    assert_eq!(view["players"][0]["hand"].as_array().map(Vec::len), Some(5));
+    assert_eq!(view["players"][1]["hand"], Value::Null);
+    assert_eq!(view["turn"]["seat"], 0);
+    assert_eq!(view["turn"]["may"], json!(["draw"]));
+
+    let refused = post(&mut game, "bob", json!({"type": "bank"})).unwrap_err();
+    assert_eq!(refused.code, "not_your_turn");
+    let unreadable = post(&mut game, "ann", json!({"type": "draw", "from": "lift"})).unwrap_err();
+    assert_eq!(unreadable.code, "bad_command");
+
+    post(&mut game, "bob", json!({"type": "resign"})).unwrap();
+    let mut moves = 0;
+    while game.status() == Status::Active {
+        let seat = game.to_act()[0];
+        assert_ne!(seat, 1, "the seat that resigned is skipped");
+        let legal = game.legal(seat);
+        // Prefer playing cards, so that the game moves on.
+        let choice = legal
+            .iter()
+            .find(|l| l.notation.starts_with("play"))
+            .or_else(|| legal.iter().find(|l| l.notation != "resign"))
+            .unwrap();
+        post(&mut game, players[seat], choice.command.clone()).unwrap();
+        moves += 1;
+        assert!(moves < 2_000);
+    }
+    let outcome = game.outcome().unwrap();
+    assert!(!outcome.winners.contains(&1));
+    assert!(game.revealed_seed().is_some());
+}
+
+/// The API documents every public type: their schemas are generated.
+#[test]
+fn the_public_types_have_schemas() {
+    use utoipa::PartialSchema;
+    let schemas = [
+        serde_json::to_value(Command::schema()).unwrap(),
+        serde_json::to_value(Event::schema()).unwrap(),
+        serde_json::to_value(domain::games::ski_runs::View::schema()).unwrap(),
+        serde_json::to_value(Options::schema()).unwrap(),
+    ];
+    let text = serde_json::to_string(&schemas).unwrap();
+    for name in [
+        "draw_pile",
+        "lift_pile",
+        "pick_up",
+        "end_turn",
+        "bank",
+        "red_run",
+        "announcements",
+    ] {
+        assert!(text.contains(name), "{name} is missing from the schemas");
+    }
 }

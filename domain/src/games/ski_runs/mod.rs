@@ -9,6 +9,7 @@
 //!   cannot supply more by naming the other (2 from a one-card draw pile is refused while the
 //!   lift pile can give the second). Without it a player could draw nothing forever and the
 //!   draw pile would never run out.
+//! - **Seat 0 begins**, and play goes clockwise, in seat order.
 //! - **Banking** needs an unbanked run with at least one run card, at the start of a turn.
 //! - **The end when nobody plays or banks**: see [`evolve`]; a full round of turns ending
 //!   with the draw pile empty, by every remaining player, without a card played or a run banked.
