@@ -1,0 +1,97 @@
+//! Deciding a command of Ski Runs: each step of a turn is checked at once and refused with a
+//! sentence that says why.
+
+use super::cards::Cards;
+use super::command::Command;
+use super::deal::top_of_draw_pile;
+use super::event::Event;
+use super::state::{State, Step, DRAW_CARDS, HAND_DRAW_CARDS, PLAYS_PER_TURN};
+use crate::engine::{RuleError, Seat};
+
+pub fn decide(state: &State, seat: Seat, command: &Command) -> Result<Vec<Event>, RuleError> {
+    if state.end.is_some() {
+        return Err(RuleError::game_over());
+    }
+    if !state.dealt {
+        return Err(RuleError::illegal("The cards have not been dealt yet."));
+    }
+    if seat != state.turn {
+        return Err(RuleError::not_your_turn());
+    }
+    match (command, state.step) {
+        (Command::Draw { from }, Step::Start) => {
+            if state.hand(seat).is_empty() {
+                return Err(RuleError::illegal(
+                    "Your turn began with an empty hand, so you pick up 1 lift card and 4 cards \
+                     from the draw pile instead of drawing 2.",
+                ));
+            }
+            let (from_draw_pile, lifts) = state.draw_yield(from);
+            if from_draw_pile + lifts < state.best_draw() {
+                return Err(RuleError::illegal(format!(
+                    "You must take {} cards: the draw pile holds {} and the lift pile {}, so \
+                     name piles that can supply them.",
+                    state.best_draw(),
+                    state.draw_pile.len(),
+                    state.lift_pile
+                )));
+            }
+            Ok(vec![Event::Drew {
+                seat,
+                lifts,
+                cards: Cards::shown(top_of_draw_pile(state, from_draw_pile)),
+            }])
+        }
+        (Command::PickUp, Step::Start) => {
+            if !state.hand(seat).is_empty() {
+                return Err(RuleError::illegal(format!(
+                    "Only a player whose turn began with an empty hand picks up a lift card and \
+                     {HAND_DRAW_CARDS} cards; draw {DRAW_CARDS} cards instead."
+                )));
+            }
+            Ok(vec![Event::PickedUp {
+                seat,
+                lifts: state.lift_pile.min(1),
+                cards: Cards::shown(top_of_draw_pile(state, HAND_DRAW_CARDS)),
+            }])
+        }
+        (Command::Draw { .. } | Command::PickUp, Step::Play { played }) => {
+            Err(RuleError::illegal(format!(
+                "You have already drawn this turn: play up to {} more card(s) or end your turn.",
+                PLAYS_PER_TURN.saturating_sub(played)
+            )))
+        }
+        (Command::Play { .. } | Command::EndTurn, Step::Start) => Err(RuleError::illegal(
+            "Draw first (or bank instead): a turn is a draw, then up to 3 cards played, then \
+             the end of the turn.",
+        )),
+        (Command::Play { card }, Step::Play { played }) => {
+            if played >= PLAYS_PER_TURN {
+                return Err(RuleError::illegal(format!(
+                    "You have played {PLAYS_PER_TURN} cards this turn, the most allowed: end your turn."
+                )));
+            }
+            if let Some(why) = state.play_refusal(seat, *card) {
+                return Err(RuleError::illegal(why));
+            }
+            Ok(vec![Event::Played { seat, card: *card }])
+        }
+        (Command::EndTurn, Step::Play { .. }) => Ok(vec![Event::TurnEnded { seat }]),
+        (Command::Bank, Step::Start) => match state.run(seat) {
+            None => Err(RuleError::illegal(
+                "You have no unbanked ski run to bank: start one with a lift card.",
+            )),
+            Some(run) if run.run_cards() == 0 => Err(RuleError::illegal(
+                "Your ski run has no run card yet: only a run with at least one run card can be \
+                 banked.",
+            )),
+            Some(run) => Ok(vec![Event::Banked {
+                seat,
+                run: run.clone(),
+            }]),
+        },
+        (Command::Bank, Step::Play { .. }) => Err(RuleError::illegal(
+            "Banking counts as your whole turn: bank at the start of a turn, instead of drawing.",
+        )),
+    }
+}
