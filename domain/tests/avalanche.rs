@@ -883,3 +883,59 @@ fn each_seat_sees_its_own_hand_and_only_counts_of_the_others() {
     assert_eq!(everyone.seats[0].hand, Some(cards("9 K")));
     assert_eq!(everyone.draw_pile, Some(cards("2 3")));
 }
+
+/// Through the registry, as the service drives it: JSON commands from the legal list are
+/// accepted, and a resignation in a game of three lets the others play on.
+#[test]
+fn the_registry_plays_avalanche_from_json() {
+    use domain::registry::Registry;
+    use domain::table::Actor;
+    let registry = Registry::standard();
+    let kind = registry.get("avalanche").expect("avalanche is registered");
+    assert!(kind.info().hidden_information);
+    let created = kind
+        .create(None, None, 3, Seed([1; 32]).commitment())
+        .unwrap();
+    let mut game = kind.fold(&[created.payload]).unwrap();
+    let players = ["ann", "bob", "cy"];
+    for (i, player) in players.iter().enumerate() {
+        let context = Context::new(Seed([1; 32]), game.version() + i as u64, test_time());
+        let events = game
+            .decide(
+                &Actor::player(*player),
+                &serde_json::json!({"type": "join"}),
+                &context,
+            )
+            .unwrap();
+        for event in events {
+            game.evolve(&event.payload).unwrap();
+        }
+    }
+    let seat = game.to_act()[0];
+    let legal = game.legal(seat);
+    let play = legal
+        .iter()
+        .find(|l| l.notation.starts_with("play"))
+        .expect("a play");
+    assert_eq!(play.command["type"], "play");
+    let context = Context::new(Seed([1; 32]), game.version(), test_time());
+    for event in game
+        .decide(&Actor::player(players[seat]), &play.command, &context)
+        .unwrap()
+    {
+        game.evolve(&event.payload).unwrap();
+    }
+    let next = game.to_act()[0];
+    assert_eq!(next, (seat + 1) % 3);
+    let resign = serde_json::json!({"type": "resign"});
+    for event in game
+        .decide(&Actor::player(players[next]), &resign, &context)
+        .unwrap()
+    {
+        game.evolve(&event.payload).unwrap();
+    }
+    assert_eq!(game.to_act(), vec![(next + 1) % 3]);
+    let view = game.view(Viewer::Seat(seat));
+    assert_eq!(view["seats"][next]["retired"], true);
+    assert_eq!(view["seats"][next]["hand_size"], 0);
+}

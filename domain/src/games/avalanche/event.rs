@@ -43,7 +43,9 @@ impl SecretCards {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"seat": 0, "card": "7"}))]
 pub struct DrawnCard {
+    /// The seat that drew.
     pub seat: Seat,
+    /// The card it drew.
     pub card: Rank,
 }
 
@@ -59,6 +61,7 @@ pub enum Event {
     DealerDrawn {
         /// Each round of the draw: the first has every seat, later ones only the tied seats.
         rounds: Vec<Vec<DrawnCard>>,
+        /// The seat with the lowest card, who deals.
         dealer: Seat,
     },
     /// The deal, from the game's second shuffle (stream salt 1): ten cards to each player,
@@ -74,12 +77,14 @@ pub enum Event {
     },
     /// Snow Fall: the seat drew the top card of the draw pile and ended its turn.
     SnowFell {
+        /// The seat that drew.
         seat: Seat,
         /// The card drawn, seen by the drawing seat only.
         card: Option<Rank>,
     },
     /// The seat played a set to the table.
     Played {
+        /// The seat that played.
         seat: Seat,
         /// The cards played, all of one rank.
         cards: Vec<Rank>,
@@ -96,18 +101,28 @@ pub enum Event {
     AvalancheFell {
         /// The previous player: the one who played the set just beaten.
         to: Seat,
+        /// The cards that went to the previous player, in the order played.
         cards: Vec<Rank>,
     },
     /// The seat's hand was empty at the end of its turn: it drew up to ten cards from the top
     /// of the draw pile, or the rest of the pile if fewer remained.
-    Refilled { seat: Seat, cards: SecretCards },
+    Refilled {
+        /// The seat that drew.
+        seat: Seat,
+        /// The cards drawn, top card first, seen by that seat only.
+        cards: SecretCards,
+    },
     /// The seat had no cards and could not draw: it is out, and turns skip it. It keeps its
     /// collected cards and can still be awarded a Fall.
-    WentOut { seat: Seat },
+    WentOut {
+        /// The seat that is out.
+        seat: Seat,
+    },
     /// The seat left the game (resigned or timed out) while the others play on: its hand
     /// went face down to the neutral pile and turns skip it. It keeps its collected cards
     /// (and can still be awarded a Fall) but cannot win.
     Retired {
+        /// The seat that left.
         seat: Seat,
         /// The hand that went to the neutral pile, seen by that seat only.
         hand: SecretCards,

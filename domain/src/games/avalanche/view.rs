@@ -23,6 +23,7 @@ pub enum PhaseView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[schema(example = json!({"seat": 1, "cards": ["Q", "Q"]}))]
 pub struct SetView {
+    /// The seat that played the set.
     pub seat: Seat,
     /// The cards of the set, all of one rank.
     pub cards: Vec<Rank>,
@@ -31,6 +32,7 @@ pub struct SetView {
 /// One seat as the viewer sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct SeatView {
+    /// The seat, numbered from 0 in turn order.
     pub seat: Seat,
     /// How many cards the seat holds.
     pub hand_size: usize,
@@ -48,6 +50,7 @@ pub struct SeatView {
 /// The game of Avalanche as one viewer sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 pub struct View {
+    /// Where the game stands: dealing, playing or over.
     pub phase: PhaseView,
     /// The seat that dealt.
     pub dealer: Option<Seat>,
