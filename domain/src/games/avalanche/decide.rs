@@ -1,6 +1,7 @@
 //! Deciding a player's command, and what follows a turn: refilling, going out, the end.
 
 use super::cards::{spell, Rank};
+use super::command::Command;
 use super::deal::HAND_SIZE;
 use super::event::{Event, SecretCards};
 use super::evolve::evolve;
@@ -29,11 +30,8 @@ impl Decision {
     }
 }
 
-pub fn decide(
-    state: &State,
-    seat: Seat,
-    command: &super::Command,
-) -> Result<Vec<Event>, RuleError> {
+/// Decides a command of `seat`: Snow Fall, or a play and what follows it.
+pub fn decide(state: &State, seat: Seat, command: &Command) -> Result<Vec<Event>, RuleError> {
     match state.phase {
         Phase::Over => return Err(RuleError::game_over()),
         Phase::Dealing => {
@@ -46,7 +44,7 @@ pub fn decide(
     if seat >= state.seats {
         return Err(RuleError::bad_command(format!(
             "This game has seats 0 to {}; there is no seat {seat}.",
-            state.seats - 1
+            state.seats.saturating_sub(1)
         )));
     }
     if state.seat_to_act() != Some(seat) {
@@ -54,12 +52,12 @@ pub fn decide(
     }
     let mut decision = Decision::new(state);
     match command {
-        super::Command::SnowFall => {
+        Command::SnowFall => {
             check_snow_fall(state)?;
             let card = state.draw_pile.first().copied();
             decision.push(Event::SnowFell { seat, card });
         }
-        super::Command::Play { cards } => {
+        Command::Play { cards } => {
             let (rank, play) = check_play(state, seat, cards)?;
             let previous = state.to_beat().map(|set| set.seat);
             decision.push(Event::Played {
