@@ -1,10 +1,14 @@
 //! The five games. Each engine lives in its own folder, one concept a file.
 
-use crate::registry::GameKind;
+use crate::registry::{GameKind, Kind};
 
+pub mod avalanche;
 pub mod ski_runs;
 
 /// Every engine the service offers, in the order the lobby lists them.
 pub fn all() -> Vec<Box<dyn GameKind>> {
-    vec![crate::registry::Kind::<ski_runs::SkiRuns>::boxed()]
+    vec![
+        Kind::<avalanche::Avalanche>::boxed(),
+        Kind::<ski_runs::SkiRuns>::boxed(),
+    ]
 }
