@@ -22,7 +22,9 @@ fn bearer(req: &HttpRequest) -> Result<Option<String>, ApiError> {
         .to_str()
         .map_err(|_| ApiError::unauthorized("The Authorization header is not readable text."))?;
     match text.split_once(' ') {
-        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
+        Some((scheme, token))
+            if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
+        {
             Ok(Some(token.trim().to_string()))
         }
         _ => Err(ApiError::unauthorized(

@@ -160,7 +160,9 @@ impl Games {
 
     fn lock_map(&self) -> std::sync::MutexGuard<'_, HashMap<String, SlotRef>> {
         // A panic while holding this lock cannot leave the map torn: take it anyway.
-        self.slots.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.slots
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The game `id`, folded from its stream on first use.
@@ -275,7 +277,11 @@ impl Games {
             {
                 let envelopes = self
                     .store
-                    .read_stream(id, done.first_version - 1, (done.last_version + 1 - done.first_version) as usize)
+                    .read_stream(
+                        id,
+                        done.first_version - 1,
+                        (done.last_version + 1 - done.first_version) as usize,
+                    )
                     .map_err(ApiError::internal)?;
                 drop(slot);
                 return Ok((
@@ -342,7 +348,9 @@ impl Games {
             if let Err(error) = slot.game.evolve(&event.payload) {
                 drop(slot);
                 self.forget(id);
-                return Err(ApiError::internal(format!("{id}: own event does not fold: {error}")));
+                return Err(ApiError::internal(format!(
+                    "{id}: own event does not fold: {error}"
+                )));
             }
         }
         slot.updated_at = now;
@@ -377,4 +385,3 @@ impl Games {
             .map_err(ApiError::internal)
     }
 }
-

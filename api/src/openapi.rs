@@ -73,7 +73,10 @@ macro_rules! placeholder {
         }
     };
 }
-placeholder!(GameCommand, "A command: one of the table's or one of the game's.");
+placeholder!(
+    GameCommand,
+    "A command: one of the table's or one of the game's."
+);
 placeholder!(GameView, "A game's state as the caller may see it.");
 placeholder!(GameEvent, "A stored event as the caller may see it.");
 
@@ -122,7 +125,11 @@ pub fn document(registry: &Registry) -> Value {
         let id = kind.info().id;
         let prefix = schema_prefix(&id);
         let schemas = kind.schemas();
-        let own: Vec<String> = schemas.components.iter().map(|(name, _)| name.clone()).collect();
+        let own: Vec<String> = schemas
+            .components
+            .iter()
+            .map(|(name, _)| name.clone())
+            .collect();
         let mut put = |name: &str, schema: &RefOr<Schema>| {
             let mut value = serde_json::to_value(schema).unwrap_or(Value::Null);
             prefix_refs(&mut value, &own, &prefix);

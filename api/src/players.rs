@@ -34,9 +34,9 @@ pub struct Players {
 /// `N` random bytes from the operating system.
 pub fn random_bytes<const N: usize>() -> Result<[u8; N], ApiError> {
     let mut bytes = [0u8; N];
-    OsRng
-        .try_fill_bytes(&mut bytes)
-        .map_err(|e| ApiError::internal(format!("the operating system gave no random bytes: {e}")))?;
+    OsRng.try_fill_bytes(&mut bytes).map_err(|e| {
+        ApiError::internal(format!("the operating system gave no random bytes: {e}"))
+    })?;
     Ok(bytes)
 }
 
@@ -100,7 +100,11 @@ impl Players {
         if let Some(player) = self.cache.read().ok().and_then(|c| c.get(id).cloned()) {
             return Ok(Some(player));
         }
-        let Some(bytes) = self.store.get_record(PLAYERS, id).map_err(ApiError::internal)? else {
+        let Some(bytes) = self
+            .store
+            .get_record(PLAYERS, id)
+            .map_err(ApiError::internal)?
+        else {
             return Ok(None);
         };
         let player: Player = serde_json::from_slice(&bytes).map_err(ApiError::internal)?;

@@ -89,8 +89,15 @@ impl ApiError {
 impl From<RuleError> for ApiError {
     fn from(error: RuleError) -> ApiError {
         let status = match error.code.as_str() {
-            "not_your_turn" | "game_over" | "not_started" | "game_full" | "seat_taken"
-            | "already_seated" | "draw_already_offered" | "no_draw_offered" | "resigned"
+            "not_your_turn"
+            | "game_over"
+            | "not_started"
+            | "game_full"
+            | "seat_taken"
+            | "already_seated"
+            | "draw_already_offered"
+            | "no_draw_offered"
+            | "resigned"
             | "round_over" => StatusCode::CONFLICT,
             "not_seated" => StatusCode::FORBIDDEN,
             "bad_command" | "invalid_setup" => StatusCode::BAD_REQUEST,

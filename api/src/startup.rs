@@ -58,9 +58,17 @@ fn not_found<B>(
 ) -> actix_web::Result<ErrorHandlerResponse<B>> {
     let (req, res) = res.into_parts();
     let error = if res.status() == StatusCode::METHOD_NOT_ALLOWED {
-        ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "This path does not take this method.")
+        ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "This path does not take this method.",
+        )
     } else {
-        ApiError::new(StatusCode::NOT_FOUND, "not_found", "There is nothing at this path; see /docs/.")
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "There is nothing at this path; see /docs/.",
+        )
     };
     let res = actix_web::dev::ServiceResponse::new(req, error.error_response())
         .map_into_boxed_body()
@@ -85,8 +93,12 @@ pub fn run(
                     .error_handler(|e, _| problem::json_error(e).into()),
             )
             .app_data(web::PayloadConfig::default().limit(BODY_LIMIT))
-            .app_data(web::QueryConfig::default().error_handler(|e, _| problem::query_error(e).into()))
-            .app_data(web::PathConfig::default().error_handler(|e, _| problem::path_error(e).into()))
+            .app_data(
+                web::QueryConfig::default().error_handler(|e, _| problem::query_error(e).into()),
+            )
+            .app_data(
+                web::PathConfig::default().error_handler(|e, _| problem::path_error(e).into()),
+            )
             .wrap(
                 ErrorHandlers::new()
                     .handler(StatusCode::NOT_FOUND, not_found)
@@ -130,7 +142,8 @@ mod tracing_actix {
 
     impl<S, B> Transform<S, ServiceRequest> for RequestSpan
     where
-        S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error> + 'static,
+        S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error>
+            + 'static,
         B: MessageBody + 'static,
     {
         type Response = ServiceResponse<B>;
@@ -150,7 +163,8 @@ mod tracing_actix {
 
     impl<S, B> Service<ServiceRequest> for RequestSpanService<S>
     where
-        S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error> + 'static,
+        S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error>
+            + 'static,
         B: MessageBody + 'static,
     {
         type Response = ServiceResponse<B>;
@@ -166,7 +180,8 @@ mod tracing_actix {
                 .and_then(|rest| rest.split('/').next())
                 .unwrap_or("")
                 .to_string();
-            let span = tracing::info_span!("request", method = %req.method(), path = %path, game = %game);
+            let span =
+                tracing::info_span!("request", method = %req.method(), path = %path, game = %game);
             let started = Instant::now();
             let future = self.service.call(req);
             Box::pin(
@@ -174,7 +189,9 @@ mod tracing_actix {
                     let result = future.await;
                     let micros = started.elapsed().as_micros() as u64;
                     match &result {
-                        Ok(res) => tracing::info!(status = res.status().as_u16(), micros, "answered"),
+                        Ok(res) => {
+                            tracing::info!(status = res.status().as_u16(), micros, "answered")
+                        }
                         Err(error) => tracing::warn!(%error, micros, "failed"),
                     }
                     result

@@ -80,7 +80,12 @@ pub struct EventOut {
 }
 
 /// The summary of a game for `player` (or an anonymous reader); `with_view` adds the view.
-pub fn summary(slot: &Slot, players: &Players, player: Option<&str>, with_view: bool) -> GameSummary {
+pub fn summary(
+    slot: &Slot,
+    players: &Players,
+    player: Option<&str>,
+    with_view: bool,
+) -> GameSummary {
     let game = &slot.game;
     let your_seat = player.and_then(|p| game.seat_of(p));
     let to_act = game.to_act();

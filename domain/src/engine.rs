@@ -251,9 +251,25 @@ impl Outcome {
 
     /// The seats with the highest score share the win.
     pub fn by_scores(scores: Vec<i64>, reason: impl Into<String>) -> Outcome {
-        let best = scores.iter().copied().max();
-        let winners = (0..scores.len())
-            .filter(|&s| Some(scores[s]) == best)
+        let everyone: Vec<Seat> = (0..scores.len()).collect();
+        Outcome::by_scores_among(scores, &everyone, reason)
+    }
+
+    /// The `eligible` seats with the highest score among them share the win (seats that left
+    /// the game keep their score but cannot win).
+    pub fn by_scores_among(
+        scores: Vec<i64>,
+        eligible: &[Seat],
+        reason: impl Into<String>,
+    ) -> Outcome {
+        let best = eligible
+            .iter()
+            .filter_map(|&s| scores.get(s).copied())
+            .max();
+        let winners = eligible
+            .iter()
+            .copied()
+            .filter(|&s| scores.get(s).copied() == best && best.is_some())
             .collect();
         Outcome {
             winners,
@@ -427,10 +443,12 @@ pub trait Engine: Sized + Clone + Debug + PartialEq + Send + Sync + 'static {
     /// Applies one event. Never fails: events were decided by the rules.
     fn evolve(state: &mut Self::State, event: &Self::Event);
 
-    /// The state as `viewer` may see it.
+    /// The state as `viewer` may see it. Once the game has ended the table asks with
+    /// `Viewer::Everyone`, so engines need not reveal anything by themselves.
     fn view(state: &Self::State, viewer: Viewer) -> Self::View;
 
     /// The event as `viewer` may see it: secrets of other seats and undrawn cards removed.
+    /// Redacted events are for showing only; they are never folded.
     fn redact(event: &Self::Event, viewer: Viewer) -> Self::Event;
 
     /// Every legal command of `seat` now, each with its notation. Empty when the seat may not

@@ -157,7 +157,8 @@ pub fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(
     Ok(())
 }
 
-/// Every viewer of a game: each seat, a spectator, and everyone (after the end).
+/// Every viewer of a running game: each seat and a spectator (`Viewer::Everyone` is only
+/// for a game that has ended).
 pub fn viewers(seats: usize) -> Vec<Viewer> {
     let mut all: Vec<Viewer> = (0..seats).map(Viewer::Seat).collect();
     all.push(Viewer::Spectator);

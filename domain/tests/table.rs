@@ -25,7 +25,11 @@ fn create(seats: usize) -> Box<dyn LiveGame> {
     kind.fold(&[created.payload]).expect("created folds")
 }
 
-fn apply(game: &mut Box<dyn LiveGame>, actor: &Actor, command: Value) -> Result<Vec<Value>, String> {
+fn apply(
+    game: &mut Box<dyn LiveGame>,
+    actor: &Actor,
+    command: Value,
+) -> Result<Vec<Value>, String> {
     let events = game
         .decide(actor, &command, &ctx(game.version()))
         .map_err(|e| e.code)?;
@@ -49,7 +53,10 @@ fn full(seats: usize) -> Box<dyn LiveGame> {
 }
 
 fn types(events: &[Value]) -> Vec<&str> {
-    events.iter().map(|e| e["type"].as_str().unwrap_or("?")).collect()
+    events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap_or("?"))
+        .collect()
 }
 
 #[test]
@@ -71,35 +78,68 @@ fn a_game_starts_when_the_last_seat_is_taken_and_deals() {
 fn a_seat_cannot_be_taken_twice_nor_by_a_seated_player() {
     let mut game = create(2);
     apply(&mut game, &player(0), json!({"type": "join", "seat": 1})).unwrap();
-    assert_eq!(apply(&mut game, &player(1), json!({"type": "join", "seat": 1})), Err("seat_taken".into()));
-    assert_eq!(apply(&mut game, &player(0), json!({"type": "join"})), Err("already_seated".into()));
-    assert_eq!(apply(&mut game, &player(1), json!({"type": "join", "seat": 5})), Err("bad_command".into()));
+    assert_eq!(
+        apply(&mut game, &player(1), json!({"type": "join", "seat": 1})),
+        Err("seat_taken".into())
+    );
+    assert_eq!(
+        apply(&mut game, &player(0), json!({"type": "join"})),
+        Err("already_seated".into())
+    );
+    assert_eq!(
+        apply(&mut game, &player(1), json!({"type": "join", "seat": 5})),
+        Err("bad_command".into())
+    );
     apply(&mut game, &player(1), json!({"type": "join"})).unwrap();
-    assert_eq!(apply(&mut game, &player(2), json!({"type": "join"})), Err("game_full".into()));
+    assert_eq!(
+        apply(&mut game, &player(2), json!({"type": "join"})),
+        Err("game_full".into())
+    );
 }
 
 #[test]
 fn nobody_plays_before_the_start_and_strangers_never_play() {
     let mut game = create(2);
     apply(&mut game, &player(0), json!({"type": "join"})).unwrap();
-    assert_eq!(apply(&mut game, &player(0), json!({"type": "raise"})), Err("not_started".into()));
+    assert_eq!(
+        apply(&mut game, &player(0), json!({"type": "raise"})),
+        Err("not_started".into())
+    );
     apply(&mut game, &player(1), json!({"type": "join"})).unwrap();
-    assert_eq!(apply(&mut game, &player(9), json!({"type": "raise"})), Err("not_seated".into()));
-    assert_eq!(apply(&mut game, &Actor::System, json!({"type": "raise"})), Err("not_seated".into()));
-    assert_eq!(apply(&mut game, &player(1), json!({"type": "raise"})), Err("not_your_turn".into()));
+    assert_eq!(
+        apply(&mut game, &player(9), json!({"type": "raise"})),
+        Err("not_seated".into())
+    );
+    assert_eq!(
+        apply(&mut game, &Actor::System, json!({"type": "raise"})),
+        Err("not_seated".into())
+    );
+    assert_eq!(
+        apply(&mut game, &player(1), json!({"type": "raise"})),
+        Err("not_your_turn".into())
+    );
 }
 
 #[test]
 fn bad_commands_are_refused_with_a_clear_reason() {
     let mut game = full(2);
     let kind = Kind::<HighCard>::boxed();
-    for bad in [json!(42), json!({"no": "type"}), json!({"type": "fly"}), json!({"type": "resign", "extra": 1})] {
-        let error = game.decide(&player(0), &bad, &ctx(game.version())).unwrap_err();
+    for bad in [
+        json!(42),
+        json!({"no": "type"}),
+        json!({"type": "fly"}),
+        json!({"type": "resign", "extra": 1}),
+    ] {
+        let error = game
+            .decide(&player(0), &bad, &ctx(game.version()))
+            .unwrap_err();
         assert_eq!(error.code, "bad_command", "{bad}");
         assert!(!error.message.is_empty());
     }
     assert!(kind.create(None, None, 9, String::new()).is_err());
-    assert!(kind.create(Some("turbo".into()), None, 2, String::new()).is_err());
+    assert!(kind
+        .create(Some("turbo".into()), None, 2, String::new())
+        .is_err());
     apply(&mut game, &player(0), json!({"type": "raise"})).unwrap();
 }
 
@@ -114,7 +154,10 @@ fn resigning_a_two_player_game_gives_the_win_to_the_other_and_reveals_the_seed()
     assert!(!outcome.draw);
     assert_eq!(game.revealed_seed(), Some(SEED));
     assert!(SEED.matches(&game.commitment()));
-    assert_eq!(apply(&mut game, &player(1), json!({"type": "raise"})), Err("game_over".into()));
+    assert_eq!(
+        apply(&mut game, &player(1), json!({"type": "raise"})),
+        Err("game_over".into())
+    );
 }
 
 #[test]
@@ -125,7 +168,10 @@ fn in_a_game_of_three_a_resigned_seat_is_skipped_and_play_goes_on() {
     assert_eq!(game.status(), Status::Active);
     apply(&mut game, &player(0), json!({"type": "raise"})).unwrap();
     assert_eq!(game.to_act(), vec![2], "seat 1 is skipped");
-    assert_eq!(apply(&mut game, &player(1), json!({"type": "show"})), Err("resigned".into()));
+    assert_eq!(
+        apply(&mut game, &player(1), json!({"type": "show"})),
+        Err("resigned".into())
+    );
     assert!(game.legal(1).is_empty());
     // The last two: one more resignation ends the game for the one left.
     apply(&mut game, &player(2), json!({"type": "resign"})).unwrap();
@@ -146,12 +192,21 @@ fn resigning_a_solitaire_abandons_it_without_a_winner() {
 fn an_accepted_draw_offer_ends_the_game_drawn() {
     let mut game = full(2);
     apply(&mut game, &player(0), json!({"type": "offer_draw"})).unwrap();
-    assert_eq!(apply(&mut game, &player(0), json!({"type": "accept_draw"})), Err("no_draw_offered".into()));
-    assert_eq!(apply(&mut game, &player(0), json!({"type": "offer_draw"})), Err("draw_already_offered".into()));
+    assert_eq!(
+        apply(&mut game, &player(0), json!({"type": "accept_draw"})),
+        Err("no_draw_offered".into())
+    );
+    assert_eq!(
+        apply(&mut game, &player(0), json!({"type": "offer_draw"})),
+        Err("draw_already_offered".into())
+    );
     let notations: Vec<String> = game.legal(1).into_iter().map(|l| l.notation).collect();
     assert!(notations.contains(&"accept the draw".to_string()));
     let events = apply(&mut game, &player(1), json!({"type": "accept_draw"})).unwrap();
-    assert_eq!(types(&events), ["draw_accepted", "finished", "seed_revealed"]);
+    assert_eq!(
+        types(&events),
+        ["draw_accepted", "finished", "seed_revealed"]
+    );
     let outcome = game.outcome().unwrap();
     assert!(outcome.draw);
     assert_eq!(outcome.winners, vec![0, 1]);
@@ -162,17 +217,26 @@ fn a_draw_offer_is_declined_explicitly_or_by_playing_on() {
     let mut game = full(2);
     apply(&mut game, &player(0), json!({"type": "offer_draw"})).unwrap();
     apply(&mut game, &player(1), json!({"type": "decline_draw"})).unwrap();
-    assert_eq!(apply(&mut game, &player(1), json!({"type": "accept_draw"})), Err("no_draw_offered".into()));
+    assert_eq!(
+        apply(&mut game, &player(1), json!({"type": "accept_draw"})),
+        Err("no_draw_offered".into())
+    );
     apply(&mut game, &player(1), json!({"type": "offer_draw"})).unwrap();
     let events = apply(&mut game, &player(0), json!({"type": "raise"})).unwrap();
     assert_eq!(types(&events), ["draw_declined", "game"]);
-    assert_eq!(apply(&mut game, &player(0), json!({"type": "accept_draw"})), Err("no_draw_offered".into()));
+    assert_eq!(
+        apply(&mut game, &player(0), json!({"type": "accept_draw"})),
+        Err("no_draw_offered".into())
+    );
 }
 
 #[test]
 fn draws_by_agreement_are_only_for_two_players() {
     let mut game = full(3);
-    assert_eq!(apply(&mut game, &player(0), json!({"type": "offer_draw"})), Err("draw_not_available".into()));
+    assert_eq!(
+        apply(&mut game, &player(0), json!({"type": "offer_draw"})),
+        Err("draw_not_available".into())
+    );
 }
 
 #[test]
@@ -195,7 +259,11 @@ fn each_viewer_sees_only_its_own_card_until_the_end() {
     let cards = &mine["event"]["cards"];
     assert!(cards[0].is_u64() && cards[1].is_null(), "{mine}");
     let spectator = game.redact(dealt, Viewer::Spectator);
-    assert!(spectator["event"]["cards"].as_array().unwrap().iter().all(Value::is_null));
+    assert!(spectator["event"]["cards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(Value::is_null));
     assert!(game.view(game.viewer_for(Some("p1")))["cards"][0].is_null());
     assert!(game.view(game.viewer_for(None))["cards"][1].is_null());
     apply(&mut game, &player(0), json!({"type": "show"})).unwrap();
@@ -220,7 +288,10 @@ fn the_fold_of_the_stored_events_equals_the_live_game() {
     assert_eq!(folded.version(), log.len() as u64);
     assert_eq!(folded.view(Viewer::Everyone), game.view(Viewer::Everyone));
     assert_eq!(folded.outcome(), game.outcome());
-    assert!(kind.fold(&log[1..]).is_err(), "a stream must begin with created");
+    assert!(
+        kind.fold(&log[1..]).is_err(),
+        "a stream must begin with created"
+    );
     assert!(kind.fold(&[]).is_err());
 }
 
@@ -228,6 +299,11 @@ fn the_fold_of_the_stored_events_equals_the_live_game() {
 fn legal_commands_are_postable_as_is() {
     let game = full(2);
     for legal in game.legal(0) {
-        assert!(game.decide(&player(0), &legal.command, &ctx(game.version())).is_ok(), "{}", legal.notation);
+        assert!(
+            game.decide(&player(0), &legal.command, &ctx(game.version()))
+                .is_ok(),
+            "{}",
+            legal.notation
+        );
     }
 }

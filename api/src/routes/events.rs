@@ -53,10 +53,16 @@ pub async fn events(
     let after = query.after.unwrap_or(0);
     let limit = query.limit.unwrap_or(100).clamp(1, 1000);
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECONDS));
-    let mut envelopes = state.store.read_stream(&id, after, limit).map_err(ApiError::internal)?;
+    let mut envelopes = state
+        .store
+        .read_stream(&id, after, limit)
+        .map_err(ApiError::internal)?;
     if envelopes.is_empty() && !wait.is_zero() {
         state.store.wait_for(&id, after, wait).await;
-        envelopes = state.store.read_stream(&id, after, limit).map_err(ApiError::internal)?;
+        envelopes = state
+            .store
+            .read_stream(&id, after, limit)
+            .map_err(ApiError::internal)?;
     }
     let slot = slot.lock().await;
     Ok(HttpResponse::Ok().json(EventPage {
@@ -100,7 +106,15 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
         }
         let envelopes = match s.state.store.read_stream(&s.id, s.after, 100) {
             Ok(envelopes) => envelopes,
-            Err(error) => return Some((Err(ApiError::internal(error)), Streaming { finished: true, ..s })),
+            Err(error) => {
+                return Some((
+                    Err(ApiError::internal(error)),
+                    Streaming {
+                        finished: true,
+                        ..s
+                    },
+                ))
+            }
         };
         if envelopes.is_empty() {
             let head = s.state.store.wait_for(&s.id, s.after, KEEPALIVE).await;
@@ -111,7 +125,15 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
         }
         let slot = match s.state.games.slot(&s.id).await {
             Ok(slot) => slot,
-            Err(error) => return Some((Err(error), Streaming { finished: true, ..s })),
+            Err(error) => {
+                return Some((
+                    Err(error),
+                    Streaming {
+                        finished: true,
+                        ..s
+                    },
+                ))
+            }
         };
         let slot = slot.lock().await;
         for event in events_for(&slot, s.player.as_deref(), &envelopes) {

@@ -51,7 +51,14 @@ pub async fn create_game(
     let body = body.into_inner();
     let slot = state
         .games
-        .create(&player.id, &body.kind, body.variant, body.options, body.seats, body.seat)
+        .create(
+            &player.id,
+            &body.kind,
+            body.variant,
+            body.options,
+            body.seats,
+            body.seat,
+        )
         .await?;
     let slot = slot.lock().await;
     let game = summary(&slot, &state.players, Some(&player.id), true);
@@ -108,12 +115,19 @@ pub async fn list_games(
     let mut after = query.after.clone();
     let mut games = Vec::new();
     while games.len() < limit {
-        let ids = state.games.ids_tagged(name, &value, after.as_deref(), limit)?;
+        let ids = state
+            .games
+            .ids_tagged(name, &value, after.as_deref(), limit)?;
         let exhausted = ids.len() < limit;
         for id in &ids {
             let slot = state.games.slot(id).await?;
             let slot = slot.lock().await;
-            let game = summary(&slot, &state.players, player.as_ref().map(|p| p.id.as_str()), false);
+            let game = summary(
+                &slot,
+                &state.players,
+                player.as_ref().map(|p| p.id.as_str()),
+                false,
+            );
             if query.kind.as_ref().is_none_or(|k| *k == game.kind) && games.len() < limit {
                 games.push(game);
             }
@@ -137,7 +151,12 @@ pub async fn get_game(
 ) -> Result<HttpResponse, ApiError> {
     let slot = state.games.slot(&id).await?;
     let slot = slot.lock().await;
-    let game = summary(&slot, &state.players, player.as_ref().map(|p| p.id.as_str()), true);
+    let game = summary(
+        &slot,
+        &state.players,
+        player.as_ref().map(|p| p.id.as_str()),
+        true,
+    );
     Ok(HttpResponse::Ok()
         .insert_header(("ETag", format!("\"{}\"", game.version)))
         .json(game))
@@ -170,7 +189,9 @@ pub async fn join_game(
         None
     } else {
         serde_json::from_slice::<JoinRequest>(&body)
-            .map_err(|e| ApiError::bad_request("malformed_json", format!("Unreadable join request: {e}.")))?
+            .map_err(|e| {
+                ApiError::bad_request("malformed_json", format!("Unreadable join request: {e}."))
+            })?
             .seat
     };
     let command = json!({"type": "join", "seat": seat});

@@ -74,7 +74,12 @@ pub async fn legal(
     Ok(HttpResponse::Ok().json(LegalList {
         version: slot.game.version(),
         seat,
-        commands: slot.game.legal(seat).into_iter().map(LegalOut::from).collect(),
+        commands: slot
+            .game
+            .legal(seat)
+            .into_iter()
+            .map(LegalOut::from)
+            .collect(),
     }))
 }
 
@@ -124,7 +129,10 @@ pub async fn answer(
     let mut game = summary(&slot, &state.players, Some(player), true);
     if played.duplicate {
         // The first answer: the game as it was right after that command.
-        let last = played.envelopes.last().map_or(played.first_version, |e| e.version);
+        let last = played
+            .envelopes
+            .last()
+            .map_or(played.first_version, |e| e.version);
         game.view = Some(state.games.view_at(&slot, last, player)?);
     }
     let answer = CommandAnswer {

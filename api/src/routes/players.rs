@@ -73,7 +73,9 @@ pub async fn my_games(
             ))
         }
     };
-    let ids = state.games.ids_tagged("player", &player.id, None, usize::MAX)?;
+    let ids = state
+        .games
+        .ids_tagged("player", &player.id, None, usize::MAX)?;
     let mut games = Vec::with_capacity(ids.len());
     for id in ids {
         let slot = state.games.slot(&id).await?;

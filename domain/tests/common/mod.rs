@@ -33,10 +33,18 @@ pub enum Command {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// Each seat's card; `None` where the viewer may not see it.
-    Dealt { cards: Vec<Option<u8>> },
-    Raised { seat: Seat },
-    Shown { seat: Seat },
-    Retired { seat: Seat },
+    Dealt {
+        cards: Vec<Option<u8>>,
+    },
+    Raised {
+        seat: Seat,
+    },
+    Shown {
+        seat: Seat,
+    },
+    Retired {
+        seat: Seat,
+    },
 }
 
 #[derive(Serialize, utoipa::ToSchema)]
@@ -64,7 +72,8 @@ impl Engine for HighCard {
     type View = View;
 
     fn info() -> KindInfo {
-        KindInfo::new(Self::ID, "High card", 1, 4, "The highest card wins.").with_hidden_information()
+        KindInfo::new(Self::ID, "High card", 1, 4, "The highest card wins.")
+            .with_hidden_information()
     }
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
         Self::info().check_setup(setup.variant.as_deref(), setup.seats)
@@ -86,7 +95,12 @@ impl Engine for HighCard {
             cards: deck.into_iter().take(state.seats).map(Some).collect(),
         }]
     }
-    fn decide(state: &State, seat: Seat, command: &Command, _ctx: &Context) -> Result<Vec<Event>, RuleError> {
+    fn decide(
+        state: &State,
+        seat: Seat,
+        command: &Command,
+        _ctx: &Context,
+    ) -> Result<Vec<Event>, RuleError> {
         if state.shown {
             return Err(RuleError::game_over());
         }
@@ -132,7 +146,10 @@ impl Engine for HighCard {
         if state.shown || seat != state.next {
             return Vec::new();
         }
-        vec![Legal::new(Command::Raise, "raise"), Legal::new(Command::Show, "show")]
+        vec![
+            Legal::new(Command::Raise, "raise"),
+            Legal::new(Command::Show, "show"),
+        ]
     }
     fn to_act(state: &State) -> Vec<Seat> {
         if state.shown {
@@ -159,6 +176,12 @@ fn hide(cards: &[Option<u8>], viewer: Viewer) -> Vec<Option<u8>> {
     cards
         .iter()
         .enumerate()
-        .map(|(seat, card)| if viewer.sees_secrets_of(seat) { *card } else { None })
+        .map(|(seat, card)| {
+            if viewer.sees_secrets_of(seat) {
+                *card
+            } else {
+                None
+            }
+        })
         .collect()
 }
