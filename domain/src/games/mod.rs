@@ -1,8 +1,10 @@
 //! The five games. Each engine lives in its own folder, one concept a file.
 
-use crate::registry::GameKind;
+pub mod vamanos;
+
+use crate::registry::{GameKind, Kind};
 
 /// Every engine the service offers, in the order the lobby lists them.
 pub fn all() -> Vec<Box<dyn GameKind>> {
-    vec![]
+    vec![Kind::<vamanos::Vamanos>::boxed()]
 }
