@@ -971,3 +971,103 @@ fn commands_are_json_with_their_round() {
         serde_json::json!({"picture": "jalapeno", "colour": "purple"})
     );
 }
+
+/// Through the table, as the service drives it: JSON commands naming their round, events
+/// redacted for each reader, a late command refused with its reason.
+#[test]
+fn a_game_is_played_through_the_table_with_json_commands() {
+    use domain::table::Actor;
+    use serde_json::json;
+    let registry = Registry::standard();
+    let kind = registry.get("vamanos").expect("registered");
+    let created = kind
+        .create(None, Some(json!({"target": 500})), 2, "commitment".into())
+        .expect("created");
+    let mut live = kind.fold(&[created.payload]).expect("folds");
+    let seed = Seed([21; 32]);
+    let mut stored: Vec<serde_json::Value> = Vec::new();
+    let mut send =
+        |live: &mut Box<dyn domain::LiveGame>, player: &str, command: serde_json::Value| {
+            let ctx = Context::new(seed, live.version(), test_time());
+            let records = live.decide(&Actor::player(player), &command, &ctx)?;
+            for record in &records {
+                live.evolve(&record.payload).expect("our events fold");
+            }
+            stored.extend(records.iter().map(|r| r.payload.clone()));
+            Ok::<_, domain::RuleError>(records)
+        };
+    send(&mut live, "ana", json!({"type": "join"})).expect("join");
+    let records = send(&mut live, "ben", json!({"type": "join"})).expect("join");
+    assert!(records.iter().any(|r| r.event_type == "game.round_dealt"));
+    assert_eq!(live.to_act(), vec![0, 1]);
+    let legal = live.legal(0);
+    assert_eq!(legal[0].command, json!({"type": "draw", "round": 1}));
+    assert_eq!(legal[0].notation, "draw");
+    let drew = send(&mut live, "ana", json!({"type": "draw", "round": 1})).expect("draw");
+    assert_eq!(drew[0].event_type, "game.drew");
+    assert!(live.redact(&drew[0].payload, Viewer::Seat(1))["event"]["card"].is_null());
+    assert!(live.redact(&drew[0].payload, Viewer::Seat(0))["event"]["card"].is_object());
+    send(
+        &mut live,
+        "ana",
+        json!({"type": "place", "round": 1, "row": 2}),
+    )
+    .expect("place");
+    let view = live.view(Viewer::Seat(1));
+    assert_eq!(
+        view["players"][0]["rows"][1].as_array().map(Vec::len),
+        Some(1)
+    );
+    assert!(view["players"][0]["pile"].is_null());
+    assert_eq!(view["players"][0]["pile_size"], json!(35));
+    // Ben plays his whole pile; Ana's command for round 1 then arrives too late.
+    send(&mut live, "ana", json!({"type": "draw", "round": 1})).expect("draw");
+    for _ in 0..35 {
+        send(&mut live, "ben", json!({"type": "draw", "round": 1})).expect("draw");
+        send(
+            &mut live,
+            "ben",
+            json!({"type": "place", "round": 1, "row": 1}),
+        )
+        .expect("place");
+    }
+    send(&mut live, "ben", json!({"type": "draw", "round": 1})).expect("draw");
+    let alta = send(
+        &mut live,
+        "ben",
+        json!({"type": "lay_face_down", "round": 1}),
+    )
+    .expect("alta");
+    let types: Vec<&str> = alta.iter().map(|r| r.event_type.as_str()).collect();
+    assert_eq!(
+        types,
+        vec![
+            "game.laid_face_down",
+            "game.alta_called",
+            "game.round_scored",
+            "game.round_dealt"
+        ]
+    );
+    let late = send(
+        &mut live,
+        "ana",
+        json!({"type": "place", "round": 1, "row": 3}),
+    )
+    .unwrap_err();
+    assert_eq!(late.code, "round_over");
+    assert_eq!(late.message, "Round 1 ended when seat 1 called Alta.");
+    assert_eq!(live.view(Viewer::Spectator)["round"], json!(2));
+    let refold = kind.fold(&{
+        let mut all = vec![
+            kind.create(None, Some(json!({"target": 500})), 2, "commitment".into())
+                .expect("created")
+                .payload,
+        ];
+        all.extend(stored.iter().cloned());
+        all
+    });
+    assert_eq!(
+        refold.expect("the stream folds").view(Viewer::Everyone),
+        live.view(Viewer::Everyone)
+    );
+}

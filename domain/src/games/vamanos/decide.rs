@@ -56,6 +56,9 @@ pub fn decide(
     if !state.plays(seat) {
         return Err(RuleError::illegal("You have left this game."));
     }
+    if state.round == 0 {
+        return Err(RuleError::illegal("The cards have not been dealt yet."));
+    }
     let round = command.round();
     if round == 0 {
         return Err(RuleError::bad_command(
