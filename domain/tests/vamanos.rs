@@ -1071,3 +1071,24 @@ fn a_game_is_played_through_the_table_with_json_commands() {
         live.view(Viewer::Everyone)
     );
 }
+
+proptest::proptest! {
+    /// Any five cards of a deck score one of the values of the table, and "five of a kind is
+    /// 40 for the whole stack": nothing scores more, and only five of a kind scores 40.
+    #[test]
+    fn any_stack_scores_a_value_of_the_table(
+        picks in proptest::sample::subsequence((0..36usize).collect::<Vec<_>>(), 5),
+    ) {
+        let all = deck();
+        let cards: Vec<Card> = picks.iter().map(|&i| all[i]).collect();
+        let stack = StackScore::of(&cards);
+        proptest::prop_assert!([-2, 10, 15, 20, 25, 30, 35, 40].contains(&stack.points));
+        let five = stack.pictures == Combination::FiveOfAKind
+            || stack.colours == Combination::FiveOfAKind;
+        proptest::prop_assert_eq!(five, stack.points == 40);
+        if !five {
+            let sum = stack.pictures.points() + stack.colours.points();
+            proptest::prop_assert_eq!(stack.points, if sum == 0 { -2 } else { sum });
+        }
+    }
+}
