@@ -4,11 +4,13 @@ use crate::registry::{GameKind, Kind};
 
 pub mod avalanche;
 pub mod ski_runs;
+pub mod vamanos;
 
 /// Every engine the service offers, in the order the lobby lists them.
 pub fn all() -> Vec<Box<dyn GameKind>> {
     vec![
         Kind::<avalanche::Avalanche>::boxed(),
         Kind::<ski_runs::SkiRuns>::boxed(),
+        Kind::<vamanos::Vamanos>::boxed(),
     ]
 }

@@ -1,0 +1,141 @@
+//! Vamanos: 2 to 6 players race through their own 36-card decks, all at once, placing each
+//! card in one of three rows; the first to place their last card calls "Alta" and the round
+//! stops for everybody. Rules: `rules/vamanos.md`.
+//!
+//! There are no turns, so commands of different players arrive in any order and each is
+//! decided against the state at its arrival. Every command names the round it is meant for:
+//! a command for a round that another player has already ended is refused (`round_over`)
+//! rather than played in the next round.
+//!
+//! The option `target` (default 500, the rules' value) sets the score to pass; a lower target
+//! gives shorter games. Rows are numbered 1 to 3 in commands, events and notation.
+
+pub mod cards;
+pub mod command;
+pub mod decide;
+pub mod event;
+pub mod legal;
+pub mod options;
+pub mod scoring;
+pub mod state;
+pub mod view;
+
+pub use cards::{Card, Colour, Picture};
+pub use command::Command;
+pub use event::{Event, Pile};
+pub use options::Options;
+pub use scoring::{Combination, SeatScore, StackScore};
+pub use state::{Player, State};
+pub use view::{Phase, PlayerView, View};
+
+use crate::engine::{Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, Viewer};
+
+/// The Vamanos engine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Vamanos;
+
+impl Engine for Vamanos {
+    const ID: &'static str = "vamanos";
+    type Options = Options;
+    type State = State;
+    type Command = Command;
+    type Event = Event;
+    type View = View;
+
+    fn info() -> KindInfo {
+        KindInfo::new(
+            Self::ID,
+            "Vamanos",
+            2,
+            6,
+            "No turns: everybody draws from their own deck and places cards in three rows as \
+             fast as they can; five in a row make a stack scored for pictures and colours. The \
+             first to place their last card calls \"Alta\" and the round stops. Play rounds \
+             until someone passes 500 points (the option `target` sets a lower score for \
+             shorter games).",
+        )
+        .with_hidden_information()
+    }
+
+    fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
+        Self::info().check_setup(setup.variant.as_deref(), setup.seats)?;
+        let target = setup.options.target;
+        if !(1..=options::MAX_TARGET).contains(&target) {
+            return Err(RuleError::invalid_setup(format!(
+                "The target of Vamanos is a score from 1 to {} (the rules say {}), not {target}.",
+                options::MAX_TARGET,
+                options::RULES_TARGET
+            )));
+        }
+        Ok(())
+    }
+
+    fn initial(setup: &Setup<Options>) -> State {
+        State::new(setup)
+    }
+
+    fn start(state: &State, ctx: &Context) -> Vec<Event> {
+        vec![decide::deal(state, 1, ctx)]
+    }
+
+    fn decide(
+        state: &State,
+        seat: Seat,
+        command: &Command,
+        ctx: &Context,
+    ) -> Result<Vec<Event>, RuleError> {
+        decide::decide(state, seat, command, ctx)
+    }
+
+    fn evolve(state: &mut State, event: &Event) {
+        state.evolve(event);
+    }
+
+    fn view(state: &State, viewer: Viewer) -> View {
+        view::view(state, viewer)
+    }
+
+    fn redact(event: &Event, viewer: Viewer) -> Event {
+        view::redact(event, viewer)
+    }
+
+    fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
+        legal::legal(state, seat)
+    }
+
+    fn to_act(state: &State) -> Vec<Seat> {
+        legal::to_act(state)
+    }
+
+    /// "the highest total wins (**Ruling:** equal totals share the win)", among the seats
+    /// still playing.
+    fn outcome(state: &State) -> Option<Outcome> {
+        if !state.over {
+            return None;
+        }
+        let playing = state.playing();
+        let best = playing.iter().filter_map(|&s| state.totals.get(s)).max();
+        let winners = playing
+            .iter()
+            .copied()
+            .filter(|&s| state.totals.get(s) == best)
+            .collect();
+        Some(Outcome {
+            winners,
+            draw: false,
+            reason: format!(
+                "a total passed {} points after round {}",
+                state.target, state.round
+            ),
+            scores: Some(state.totals.clone()),
+        })
+    }
+
+    fn retire(state: &State, seat: Seat) -> Vec<Event> {
+        decide::retire(state, seat)
+    }
+
+    fn reshuffle(state: &State, ctx: &Context) -> Vec<Event> {
+        decide::reshuffle(state, ctx)
+    }
+}
