@@ -8,14 +8,17 @@ use super::mountain::{Mountain, Position};
 use super::state::{Phase, State};
 use crate::engine::{Context, RuleError, Seat};
 
-/// Shuffles the whole deck and deals 6 cards to each seat; the rest is the deck.
+/// Shuffles the whole deck, then deals 6 cards from its top to each seat.
 pub fn start(state: &State, ctx: &Context) -> Vec<Event> {
     if state.phase != Phase::NotStarted {
         return Vec::new();
     }
     let mut deck = state.options.deck();
     ctx.dealer(0).shuffle(&mut deck);
-    let mut events = Vec::new();
+    let mut events = vec![Event::DeckShuffled {
+        count: deck.len(),
+        cards: deck.clone(),
+    }];
     for seat in 0..state.seats {
         let at = deck.len().saturating_sub(DEALT);
         let cards = deck.split_off(at);
@@ -25,10 +28,6 @@ pub fn start(state: &State, ctx: &Context) -> Vec<Event> {
             cards,
         });
     }
-    events.push(Event::DeckShuffled {
-        count: deck.len(),
-        cards: deck,
-    });
     events
 }
 

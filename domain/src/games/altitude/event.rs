@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
-    /// Six cards were dealt to a seat (seen by that seat only).
+    /// Six cards were dealt to a seat from the top of the deck (seen by that seat only).
     Dealt {
         seat: Seat,
         count: usize,

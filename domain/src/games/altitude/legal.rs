@@ -22,8 +22,9 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
         Phase::LayingHands if state.turn == seat => {
             let mut legal = Vec::new();
             if let Some(mountain) = state.mountains.get(seat) {
+                let open = mountain.open_places();
                 for &card in state.hand(seat) {
-                    for at in mountain.places_for(card.face, true) {
+                    for at in mountain.places_among(&open, card.face, true) {
                         legal.push(Legal::new(
                             Command::Lay { card: card.id, at },
                             format!("lay {card} {}", mountain.describe(at)),
@@ -58,14 +59,15 @@ fn actions(state: &State, seat: Seat, drawn: Card) -> Vec<Legal<Command>> {
     let Some(own) = state.mountains.get(seat) else {
         return legal;
     };
-    for at in own.places_for(drawn.face, true) {
+    let open = own.open_places();
+    for at in own.places_among(&open, drawn.face, true) {
         legal.push(Legal::new(
             Command::Lay { card: drawn.id, at },
             format!("lay {drawn} {}", own.describe(at)),
         ));
     }
     for &card in state.hand(seat) {
-        for at in own.places_for(card.face, true) {
+        for at in own.places_among(&open, card.face, true) {
             legal.push(Legal::new(
                 Command::Lay { card: card.id, at },
                 format!(

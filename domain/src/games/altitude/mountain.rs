@@ -221,8 +221,13 @@ impl Mountain {
 
     /// Where `face` may be laid now.
     pub fn places_for(&self, face: Face, in_own: bool) -> Vec<Position> {
-        self.open_places()
-            .into_iter()
+        self.places_among(&self.open_places(), face, in_own)
+    }
+
+    /// The places of `open` (from [`Mountain::open_places`]) where `face` may be laid now.
+    pub fn places_among(&self, open: &[Position], face: Face, in_own: bool) -> Vec<Position> {
+        open.iter()
+            .copied()
             .filter(|&at| self.may_lay(face, at, in_own).is_ok())
             .collect()
     }

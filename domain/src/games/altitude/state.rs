@@ -169,6 +169,7 @@ impl State {
         match event {
             Event::Dealt { seat, cards, .. } => {
                 self.phase = Phase::Choosing;
+                self.deck.retain(|c| !cards.contains(c));
                 if let Some(hand) = self.hands.get_mut(*seat) {
                     hand.extend(cards.iter().copied());
                 }
