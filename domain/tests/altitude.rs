@@ -1163,3 +1163,23 @@ fn nonsense_is_refused_without_panic() {
     assert!(serde_json::from_str::<Command>(r#"{"type":"lay","card":-1}"#).is_err());
     let _ = Altitude::view(&state, Viewer::Seat(99));
 }
+
+/// "An avalanche card can be removed by using a Saint-Bernard card" (the original): the
+/// owner may not replace it with the drawn card instead (our reading, which keeps the
+/// avalanche a hindrance, as the original says: "They prevent your opponent from making any
+/// progress").
+#[test]
+fn an_avalanche_is_removed_by_a_saint_bernard_not_replaced() {
+    let mut state = table(2);
+    build(
+        &mut state,
+        0,
+        &[(at(1, 0), number(50, 3)), (at(1, 1), avalanche(51))],
+    );
+    draw(&mut state, number(1, 20));
+    let error = refused(apply(&mut state, 0, Command::Replace { at: at(1, 1) }));
+    assert!(error.message.contains("Saint-Bernard"), "{}", error.message);
+    assert!(Altitude::legal(&state, 0)
+        .iter()
+        .all(|l| l.command != Command::Replace { at: at(1, 1) }));
+}
