@@ -14,7 +14,9 @@ pub enum Event {
     /// Six cards were dealt to a seat from the top of the deck (seen by that seat only).
     Dealt {
         seat: Seat,
+        /// How many cards: always shown.
         count: usize,
+        /// The cards; empty for a viewer who may not see them.
         cards: Vec<Card>,
     },
     /// The deck was (re)shuffled and now holds these cards; the last is the top. Nobody sees
@@ -23,11 +25,17 @@ pub enum Event {
     /// A seat returned two cards of its deal to the deck (seen by that seat only).
     CardsReturned {
         seat: Seat,
+        /// How many cards: always shown.
         count: usize,
+        /// The cards; empty for a viewer who may not see them.
         cards: Vec<Card>,
     },
     /// A seat drew the top card of the deck (seen by that seat only).
-    Drew { seat: Seat, card: Option<Card> },
+    Drew {
+        seat: Seat,
+        /// The card; null for a viewer other than the drawing seat.
+        card: Option<Card>,
+    },
     /// A seat laid a card in its own mountain. `from_hand`: the card came from the hand, and
     /// the drawn card (if any) went into the hand.
     Laid {

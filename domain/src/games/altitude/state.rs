@@ -314,7 +314,8 @@ impl State {
         }
     }
 
-    /// Whether `face` counts for the last point: every hand card but Saint-Bernards laid.
+    /// Whether the seat has the last point of the score: its hand holds nothing but
+    /// Saint-Bernards.
     pub fn hand_laid_out(&self, seat: Seat) -> bool {
         self.hand(seat).iter().all(|c| c.face == Face::SaintBernard)
     }
