@@ -2,6 +2,7 @@
 
 use crate::registry::{GameKind, Kind};
 
+pub mod altitude;
 pub mod avalanche;
 pub mod ski_runs;
 pub mod vamanos;
@@ -12,5 +13,6 @@ pub fn all() -> Vec<Box<dyn GameKind>> {
         Kind::<avalanche::Avalanche>::boxed(),
         Kind::<ski_runs::SkiRuns>::boxed(),
         Kind::<vamanos::Vamanos>::boxed(),
+        Kind::<altitude::Altitude>::boxed(),
     ]
 }

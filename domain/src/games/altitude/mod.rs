@@ -1,0 +1,136 @@
+//! Altitude: each player builds a mountain of cards, floor on floor; the highest wins.
+//!
+//! Rules: `rules/altitude.md`. One concept a file: the cards and the deck, the mountain and
+//! its placement rules, the state and its events, the decisions, the legal commands, the
+//! views and the score.
+
+pub mod cards;
+pub mod command;
+pub mod decide;
+pub mod event;
+pub mod legal;
+pub mod mountain;
+pub mod score;
+pub mod state;
+pub mod view;
+
+pub use cards::{Animal, Card, Face, Options};
+pub use command::Command;
+pub use event::Event;
+pub use mountain::{Mountain, Position};
+pub use score::{score, ScoreSheet};
+pub use state::{Phase, State};
+pub use view::{PlacedCard, PlayerView, View};
+
+use crate::engine::{Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, Viewer};
+
+/// The Altitude engine (game id `altitude`), for 1 to 4 players.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Altitude;
+
+/// The seats that must act now.
+pub fn to_act(state: &State) -> Vec<Seat> {
+    match state.phase {
+        Phase::Choosing => (0..state.seats)
+            .filter(|&s| state.is_active(s) && state.choosing[s])
+            .collect(),
+        Phase::Playing | Phase::LayingHands if state.is_active(state.turn) => vec![state.turn],
+        _ => Vec::new(),
+    }
+}
+
+impl Engine for Altitude {
+    const ID: &'static str = "altitude";
+    type Options = Options;
+    type State = State;
+    type Command = Command;
+    type Event = Event;
+    type View = View;
+
+    fn info() -> KindInfo {
+        KindInfo::new(
+            Self::ID,
+            "Altitude",
+            1,
+            4,
+            "Build the highest mountain of cards: each card above the base lies on two \
+             neighbours and must be higher than both. Cable cars help, avalanches hinder, \
+             Saint-Bernards rescue. Alone, it is a patience.",
+        )
+        .with_hidden_information()
+    }
+
+    fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
+        Self::info().check_setup(setup.variant.as_deref(), setup.seats)?;
+        setup.options.check(setup.seats)
+    }
+
+    fn initial(setup: &Setup<Options>) -> State {
+        State::new(setup.seats, setup.options.clone())
+    }
+
+    fn start(state: &State, ctx: &Context) -> Vec<Event> {
+        decide::start(state, ctx)
+    }
+
+    fn decide(
+        state: &State,
+        seat: Seat,
+        command: &Command,
+        ctx: &Context,
+    ) -> Result<Vec<Event>, RuleError> {
+        decide::decide(state, seat, command, ctx)
+    }
+
+    fn evolve(state: &mut State, event: &Event) {
+        state.evolve(event);
+    }
+
+    fn view(state: &State, viewer: Viewer) -> View {
+        view::view(state, viewer)
+    }
+
+    fn redact(event: &Event, viewer: Viewer) -> Event {
+        view::redact(event, viewer)
+    }
+
+    fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
+        legal::legal(state, seat)
+    }
+
+    fn to_act(state: &State) -> Vec<Seat> {
+        to_act(state)
+    }
+
+    /// Highest score wins; equal best scores share the win. A seat that left the game is
+    /// scored but cannot win.
+    fn outcome(state: &State) -> Option<Outcome> {
+        if state.phase != Phase::Over {
+            return None;
+        }
+        let scores: Vec<i64> = (0..state.seats)
+            .map(|s| i64::from(score(state, s).total))
+            .collect();
+        let best = (0..state.seats)
+            .filter(|&s| state.is_active(s))
+            .map(|s| scores[s])
+            .max();
+        let winners = (0..state.seats)
+            .filter(|&s| state.is_active(s) && Some(scores[s]) == best)
+            .collect();
+        Some(Outcome {
+            winners,
+            draw: false,
+            reason: "the deck ran out and every player passed".into(),
+            scores: Some(scores),
+        })
+    }
+
+    fn retire(state: &State, seat: Seat) -> Vec<Event> {
+        decide::retire(state, seat)
+    }
+
+    fn reshuffle(state: &State, ctx: &Context) -> Vec<Event> {
+        decide::reshuffle(state, ctx)
+    }
+}
