@@ -37,3 +37,19 @@ fn a_complete_game_of_avalanche() {
 fn a_complete_game_of_ski_runs() {
     complete("ski-runs", 2, json!({}), 2_000);
 }
+
+#[test]
+fn a_complete_game_of_vamanos() {
+    // A lower target than the rules' 500 (a create option) keeps random play short.
+    complete("vamanos", 3, json!({"options": {"target": 30}}), 5_000);
+}
+
+#[test]
+fn a_complete_game_of_altitude() {
+    complete("altitude", 2, json!({}), 2_000);
+}
+
+#[test]
+fn a_complete_solitaire_of_altitude() {
+    complete("altitude", 1, json!({}), 2_000);
+}
