@@ -2,7 +2,9 @@
 
 use crate::registry::GameKind;
 
+pub mod chess;
+
 /// Every engine the service offers, in the order the lobby lists them.
 pub fn all() -> Vec<Box<dyn GameKind>> {
-    vec![]
+    vec![crate::registry::Kind::<chess::AvalancheChess>::boxed()]
 }
