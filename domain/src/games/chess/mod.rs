@@ -21,6 +21,8 @@ pub mod variant;
 pub mod view;
 
 pub use command::{Command, PromotionPiece};
+/// The move generator underneath, for callers of [`perft`] and [`position::Position::board`].
+pub use cozy_chess;
 pub use event::{CastlingSide, EndReason, Event, PushMade};
 pub use state::State;
 pub use variant::Variant;
