@@ -1,7 +1,7 @@
 //! Game records in the notation of the rules file: export in the canonical form
 //! (`1. Nf3// Nf6/a3`), and import of the forms players keep (seed style, play-by-mail style
 //! `e4,c6` or `e4,c7-c6`, `:` or `x`, `00`, `0-0` or `O-O`, annotation glyphs, missing or wrong
-//! check marks, `Resigns` and result lines, PGN-style tags). An illegal half-turn is refused
+//! check marks, `Resigns` and result lines, PGN-style tags, a `FEN` tag for a set position). An illegal half-turn is refused
 //! with its number, its text as written, the position before it and the reason.
 
 use super::command::{Command, PromotionPiece};
@@ -275,8 +275,18 @@ impl Replay {
 /// Reads a record of `variant` and replays it through the rules.
 pub fn import(text: &str, variant: Variant) -> Result<ImportedGame, ImportError> {
     let (tags, moves) = tags_and_moves(text);
+    // A `[FEN "..."]` tag starts the game from that position, as in PGN.
+    let state = match tags.iter().find(|(key, _)| key.eq_ignore_ascii_case("FEN")) {
+        Some((_, fen)) => State::from_fen(variant, fen).map_err(|reason| ImportError {
+            half_turn: 0,
+            text: format!("[FEN \"{fen}\"]"),
+            fen: fen.clone(),
+            reason,
+        })?,
+        None => State::new(variant),
+    };
     let mut game = Replay {
-        state: State::new(variant),
+        state,
         commands: Vec::new(),
         events: Vec::new(),
     };
