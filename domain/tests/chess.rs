@@ -570,3 +570,54 @@ fn bad_commands_are_refused_with_a_reason() {
         "illegal_command"
     );
 }
+
+/// The service finds the engine by its id and drives it with JSON commands.
+#[test]
+fn the_registry_plays_avalanche_chess_with_json_commands() {
+    use domain::table::Actor;
+    use serde_json::json;
+    let registry = domain::Registry::standard();
+    let kind = registry.get("avalanche-chess").expect("registered");
+    let created = kind
+        .create(Some("reversed".into()), None, 2, "commitment".into())
+        .unwrap();
+    let mut game = kind.fold(&[created.payload]).unwrap();
+    for (i, player) in ["ann", "bob"].into_iter().enumerate() {
+        let ctx = Context::new(Seed([3; 32]), game.version(), test_time());
+        let events = game
+            .decide(
+                &Actor::player(player),
+                &json!({"type": "join", "seat": i}),
+                &ctx,
+            )
+            .unwrap();
+        for event in events {
+            game.evolve(&event.payload).unwrap();
+        }
+    }
+    assert_eq!(game.to_act(), vec![WHITE]);
+    let turns = game
+        .legal(WHITE)
+        .into_iter()
+        .filter(|l| l.command["type"] == "turn")
+        .count();
+    assert_eq!(turns, 160);
+    let ctx = Context::new(Seed([3; 32]), game.version(), test_time());
+    let events = game
+        .decide(
+            &Actor::player("ann"),
+            &json!({"type": "turn", "move": "Nf3", "push": "a6"}),
+            &ctx,
+        )
+        .unwrap();
+    for event in events {
+        game.evolve(&event.payload).unwrap();
+    }
+    let view = game.view(Viewer::Spectator);
+    let text = view.to_string();
+    assert!(
+        text.contains("rnbkqbnr/1ppppppp/p7/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 0 1"),
+        "{text}"
+    );
+    assert_eq!(game.to_act(), vec![BLACK]);
+}
