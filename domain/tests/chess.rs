@@ -621,3 +621,19 @@ fn the_registry_plays_avalanche_chess_with_json_commands() {
     );
     assert_eq!(game.to_act(), vec![BLACK]);
 }
+
+/// The API documents the commands, events and views from these types.
+#[test]
+fn commands_events_and_views_have_api_schemas() {
+    use utoipa::PartialSchema;
+    let schemas = serde_json::json!([
+        Command::schema(),
+        Event::schema(),
+        domain::games::chess::View::schema(),
+        Options::schema(),
+    ]);
+    let text = schemas.to_string();
+    for name in ["turn_played", "promotion_chosen", "game_ended", "claim_draw", "pending_promotion"] {
+        assert!(text.contains(name), "{name} is documented");
+    }
+}

@@ -182,3 +182,43 @@ fn a_record_of_reversed_reads_chess960_castling() {
     let game = import(record, Variant::Reversed).unwrap_or_else(|e| panic!("{e}"));
     assert!(game.final_fen.starts_with("rnb2rk1/"), "{}", game.final_fen);
 }
+
+mod no_panic {
+    use super::*;
+    use domain::games::chess::{AvalancheChess, State};
+    use domain::testing::test_time;
+    use domain::{Context, Engine, Seed};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Any text is either a record or refused with a reason, never a panic.
+        #[test]
+        fn any_text_imports_or_is_refused(text in "[\\PC\\n]{0,80}") {
+            let _ = import(&text, Variant::Standard);
+        }
+
+        /// Record-like text made of the pieces of real records.
+        #[test]
+        fn record_like_text_imports_or_is_refused(
+            words in proptest::collection::vec(
+                "(1\\.|e4|Nf3|/|//|,|a6|a7-a6|=N|O-O|00|x|:|\\+|#|!\\?|Resigns|1-0|1/2-1/2|\\[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"\\]| |\\n)",
+                0..30,
+            )
+        ) {
+            let _ = import(&words.concat(), Variant::Reversed);
+        }
+
+        /// Any move and push text is accepted as a legal turn or refused, never a panic.
+        #[test]
+        fn any_turn_text_is_decided_without_panic(mv in "\\PC{0,8}", push in proptest::option::of("\\PC{0,6}")) {
+            let state = State::new(Variant::Standard);
+            let ctx = Context::new(Seed([0; 32]), 1, test_time());
+            let command = Command::Turn { mv, push };
+            for seat in 0..3 {
+                let _ = AvalancheChess::decide(&state, seat, &command, &ctx);
+            }
+        }
+    }
+}
