@@ -633,7 +633,13 @@ fn commands_events_and_views_have_api_schemas() {
         Options::schema(),
     ]);
     let text = schemas.to_string();
-    for name in ["turn_played", "promotion_chosen", "game_ended", "claim_draw", "pending_promotion"] {
+    for name in [
+        "turn_played",
+        "promotion_chosen",
+        "game_ended",
+        "claim_draw",
+        "pending_promotion",
+    ] {
         assert!(text.contains(name), "{name} is documented");
     }
 }

@@ -3,7 +3,7 @@
 
 use domain::games::chess::record::{export, import};
 use domain::games::chess::{AvalancheChess, Event, Variant};
-use domain::testing::{play_random, replay_matches};
+use domain::testing::{play_random, replay_matches, viewers};
 use domain::{Engine, Seed, Setup, Viewer};
 
 const GAMES: u64 = 1000;
@@ -28,9 +28,17 @@ fn random_games(variant: Variant) {
             game * 4 + variant as u64,
             MAX_COMMANDS,
             |state, event| {
-                // No hidden information: every viewer sees the same.
+                // No hidden information: every viewer sees the same events and views.
                 assert_eq!(AvalancheChess::redact(event, Viewer::Spectator), *event);
-                let _ = AvalancheChess::view(state, Viewer::Spectator);
+                if game % 10 == 0 {
+                    let everyone =
+                        serde_json::to_value(AvalancheChess::view(state, Viewer::Everyone));
+                    for viewer in viewers(2) {
+                        assert_eq!(AvalancheChess::redact(event, viewer), *event);
+                        let seen = serde_json::to_value(AvalancheChess::view(state, viewer));
+                        assert_eq!(seen.ok(), everyone.as_ref().ok().cloned());
+                    }
+                }
             },
         )
         .unwrap_or_else(|e| panic!("{variant:?} game {game}: {e}"));

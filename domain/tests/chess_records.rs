@@ -56,6 +56,8 @@ const FORMS: [(&str, &str); 6] = [
     ("the canonical form", CANONICAL),
 ];
 
+/// "The canonical record writes each half-turn as the move in Standard Algebraic Notation, then
+/// `/` and the **destination square** of the push, or `//` when the turn had no push."
 #[test]
 fn a_game_exports_in_the_canonical_notation() {
     let game = import(CANONICAL, Variant::Standard).unwrap();
@@ -69,6 +71,7 @@ fn a_game_exports_in_the_canonical_notation() {
     );
 }
 
+/// "Import must read the records that players actually keep, which differ from that form."
 #[test]
 fn every_accepted_form_imports_to_the_same_game() {
     let canonical = import(CANONICAL, Variant::Standard).unwrap();
@@ -91,6 +94,9 @@ fn refused(text: &str) -> ImportError {
     import(text, Variant::Standard).expect_err("an illegal record")
 }
 
+/// "a record whose half-turn is illegal must be rejected with the number of that half-turn,
+/// the text as written, the position before it (FEN) and the reason (for example which piece
+/// is pinned, or which pushes were possible)."
 #[test]
 fn an_illegal_record_is_refused_with_half_turn_text_fen_and_reason() {
     // A pinned bishop.
@@ -131,6 +137,7 @@ fn an_illegal_record_is_refused_with_half_turn_text_fen_and_reason() {
     assert_eq!((error.half_turn, error.text.as_str()), (2, "Zz9/a3"));
 }
 
+/// "A push that promotes adds the owner's choice: `Bc4/e1=N`."
 #[test]
 fn a_record_names_the_owners_choice_after_a_promoting_push() {
     let position = "[FEN \"k7/8/8/8/8/8/1p1K4/7R w - - 0 1\"]\n";
@@ -155,6 +162,8 @@ fn a_record_names_the_owners_choice_after_a_promoting_push() {
     assert_eq!(export(&game.events, &[], None), "1. Rg1/b1=Q Qb2//+\n");
 }
 
+/// "results `1-0`, `0-1`, `1/2-1/2`": a draw written where the rules let the side to move
+/// claim one is read as that claim (otherwise it is a draw by agreement, for the table).
 #[test]
 fn a_drawn_result_where_a_claim_is_valid_is_read_as_the_claim() {
     let record = "[FEN \"r6k/8/8/8/8/8/8/R6K w - - 0 1\"]\n\
@@ -176,6 +185,7 @@ fn a_drawn_result_where_a_claim_is_valid_is_read_as_the_claim() {
     assert_eq!(again.commands, game.commands);
 }
 
+/// "castling in `reversed` follows the Chess960 convention", in records too.
 #[test]
 fn a_record_of_reversed_reads_chess960_castling() {
     let record = "1. e4/e6 Nf6/a3 2. Nc3/g6 Bg7/h3 3. d3/b6 Qe7/g3 4. Be2/c6 O-O/b3";

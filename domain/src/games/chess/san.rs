@@ -42,11 +42,6 @@ pub fn king_destination(board: &Board, mv: Move) -> Square {
     }
 }
 
-/// The destination a player sees (the king's square for castling).
-pub fn shown_to(board: &Board, mv: Move) -> Square {
-    king_destination(board, mv)
-}
-
 /// The canonical SAN of a legal move, without check marks (those describe the position after
 /// the push and are added by the caller).
 pub fn write(board: &Board, mv: Move) -> String {
@@ -367,10 +362,12 @@ fn explain(board: &Board, pattern: &Pattern, text: &str) -> String {
                  passant in Avalanche Chess)"
             );
         }
-        return format!(
-            "\"{text}\": no piece of {} can move to {to}",
-            color_name(side)
-        );
+        let which = match (pattern.piece, pattern.origin()) {
+            (Some(piece), _) => format!("{} {}", color_name(side), piece_name(piece)),
+            (None, Some(from)) => format!("piece of {} on {from}", color_name(side)),
+            (None, None) => format!("{} pawn", color_name(side)),
+        };
+        return format!("\"{text}\": no {which} can move to {to}");
     };
     if piece != Piece::King && board.pinned().has(from) {
         if let Some(pinner) = pinner(board, king, from) {

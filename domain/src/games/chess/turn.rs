@@ -39,13 +39,6 @@ pub fn for_each_move(board: &Board, mut visit: impl FnMut(Move)) {
     });
 }
 
-/// Every legal move of the side to move.
-pub fn moves(board: &Board) -> Vec<Move> {
-    let mut all = Vec::with_capacity(48);
-    for_each_move(board, |mv| all.push(mv));
-    all
-}
-
 /// Whether the side to move has any legal move.
 pub fn has_move(board: &Board) -> bool {
     let mut any = false;
