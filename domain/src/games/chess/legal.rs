@@ -1,0 +1,83 @@
+//! Every legal command of the seat to act, with its notation (`Nf3/a6`, `e4//`, `Bc4/e1`),
+//! so that a client can offer exactly the legal turns.
+
+use super::command::{Command, PromotionPiece};
+use super::decide::{half_turn, mark, possible_pushes};
+use super::ending::claimable;
+use super::event::EndReason;
+use super::position::{Bits, Position};
+use super::san;
+use super::state::State;
+use super::turn::{after_move, for_each_move, push_loses};
+use crate::engine::{Legal, Seat};
+use cozy_chess::Piece;
+
+pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
+    if state.seat_to_act() != Some(seat) {
+        return Vec::new();
+    }
+    if let Some(pending) = state.pending {
+        return PromotionPiece::ALL
+            .into_iter()
+            .map(|piece| {
+                Legal::new(
+                    Command::Promote { piece },
+                    format!("{}={}", pending.square, piece.letter()),
+                )
+            })
+            .collect();
+    }
+    let Some(board) = state.position.board() else {
+        return Vec::new();
+    };
+    let pusher = state.position.side;
+    let owner = !pusher;
+    let mut all = Vec::new();
+    for_each_move(&board, |mv| {
+        let san = san::write(&board, mv);
+        let after = after_move(&board, mv);
+        let bits = Bits::of(&after);
+        let mut position = Position::from_board(&after);
+        let possible = possible_pushes(state, &bits);
+        if possible.is_empty() {
+            let notation = half_turn(&san, None, mark(&position, owner, false, false));
+            all.push(Legal::new(
+                Command::Turn {
+                    mv: san.clone(),
+                    push: None,
+                },
+                notation,
+            ));
+        }
+        for push in possible {
+            let lost = push_loses(&bits, pusher, push);
+            position.squares[push.from as usize] = None;
+            position.squares[push.to as usize] = Some((Piece::Pawn, owner));
+            let notation = half_turn(
+                &san,
+                Some(push),
+                mark(&position, owner, lost, push.promotes()),
+            );
+            position.squares[push.to as usize] = None;
+            position.squares[push.from as usize] = Some((Piece::Pawn, owner));
+            all.push(Legal::new(
+                Command::Turn {
+                    mv: san.clone(),
+                    push: Some(push.to.to_string()),
+                },
+                notation,
+            ));
+        }
+    });
+    if let Some(reason) = claimable(state) {
+        let why = match reason {
+            EndReason::ThreefoldRepetitionClaimed => "threefold repetition",
+            _ => "fifty-move rule",
+        };
+        all.push(Legal::new(
+            Command::ClaimDraw,
+            format!("claim a draw ({why})"),
+        ));
+    }
+    all
+}

@@ -1,0 +1,89 @@
+//! Property tests of Avalanche Chess: thousands of random games in every variant, each turn
+//! drawn from the legal list, and every game exported and imported back to the same game.
+
+use domain::games::chess::record::{export, import};
+use domain::games::chess::{AvalancheChess, Event, Variant};
+use domain::testing::{play_random, replay_matches, viewers};
+use domain::{Engine, Seed, Setup, Viewer};
+
+const GAMES: u64 = 1000;
+const MAX_COMMANDS: usize = 200;
+
+fn setup(variant: Variant) -> Setup<domain::games::chess::Options> {
+    Setup {
+        variant: Some(variant.id().to_string()),
+        options: Default::default(),
+        seats: 2,
+    }
+}
+
+fn random_games(variant: Variant) {
+    let mut finished = 0;
+    for game in 0..GAMES {
+        let mut seed = [0u8; 32];
+        seed[..8].copy_from_slice(&game.to_le_bytes());
+        let played = play_random::<AvalancheChess>(
+            &setup(variant),
+            Seed(seed),
+            game * 4 + variant as u64,
+            MAX_COMMANDS,
+            |state, event| {
+                // No hidden information: every viewer sees the same events and views.
+                assert_eq!(AvalancheChess::redact(event, Viewer::Spectator), *event);
+                if game % 10 == 0 {
+                    let everyone =
+                        serde_json::to_value(AvalancheChess::view(state, Viewer::Everyone));
+                    for viewer in viewers(2) {
+                        assert_eq!(AvalancheChess::redact(event, viewer), *event);
+                        let seen = serde_json::to_value(AvalancheChess::view(state, viewer));
+                        assert_eq!(seen.ok(), everyone.as_ref().ok().cloned());
+                    }
+                }
+            },
+        )
+        .unwrap_or_else(|e| panic!("{variant:?} game {game}: {e}"));
+        if played.finished {
+            finished += 1;
+        }
+        if game % 50 == 0 {
+            replay_matches(&played).unwrap_or_else(|e| panic!("{variant:?} game {game}: {e}"));
+        }
+        let record = export(&played.events, &[], None);
+        let imported = import(&record, variant)
+            .unwrap_or_else(|e| panic!("{variant:?} game {game}: {e}\n{record}"));
+        assert_eq!(
+            imported.commands, played.commands,
+            "{variant:?} game {game}\n{record}"
+        );
+        assert_eq!(
+            imported.events, played.events,
+            "{variant:?} game {game}\n{record}"
+        );
+        assert_eq!(imported.final_fen, played.state.fen());
+        assert!(played
+            .events
+            .iter()
+            .all(|e| !matches!(e, Event::GameEnded { .. }) || played.finished));
+    }
+    assert!(finished > 0, "{variant:?}: no random game finished");
+}
+
+#[test]
+fn random_standard_games_keep_every_invariant_and_survive_export_and_import() {
+    random_games(Variant::Standard);
+}
+
+#[test]
+fn random_balanced_games_keep_every_invariant_and_survive_export_and_import() {
+    random_games(Variant::Balanced);
+}
+
+#[test]
+fn random_reversed_games_keep_every_invariant_and_survive_export_and_import() {
+    random_games(Variant::Reversed);
+}
+
+#[test]
+fn random_balanced_reversed_games_keep_every_invariant_and_survive_export_and_import() {
+    random_games(Variant::BalancedReversed);
+}
