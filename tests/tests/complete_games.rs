@@ -14,7 +14,10 @@ fn complete(kind: &str, seats: usize, extra: Value, max_commands: usize) {
     let end = play_to_end(&app, &id, &players, 7, max_commands, |answer| {
         let version = answer["version"].as_u64().unwrap();
         assert!(version > last_version, "every command adds events");
-        assert_eq!(answer["events"].as_array().unwrap().last().unwrap()["version"], version);
+        assert_eq!(
+            answer["events"].as_array().unwrap().last().unwrap()["version"],
+            version
+        );
         last_version = version;
     });
     assert_eq!(end["status"], "finished", "{kind} reached no result: {end}");
@@ -22,7 +25,12 @@ fn complete(kind: &str, seats: usize, extra: Value, max_commands: usize) {
     assert!(outcome["reason"].is_string(), "{end}");
     assert!(end["seed"].is_string(), "the seed is revealed at the end");
     let events = app.events(None, &id, 0);
-    let types: Vec<&str> = events["events"].as_array().unwrap().iter().map(|e| e["type"].as_str().unwrap()).collect();
+    let types: Vec<&str> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
     assert_eq!(types.first(), Some(&"created"));
     assert!(types.ends_with(&["finished", "seed_revealed"]), "{types:?}");
     assert_eq!(types.len() as u64, end["version"].as_u64().unwrap());
@@ -52,4 +60,19 @@ fn a_complete_game_of_altitude() {
 #[test]
 fn a_complete_solitaire_of_altitude() {
     complete("altitude", 1, json!({}), 2_000);
+}
+
+#[test]
+fn a_complete_game_of_avalanche_chess() {
+    complete("avalanche-chess", 2, json!({}), 2_000);
+}
+
+#[test]
+fn a_complete_game_of_balanced_reversed_avalanche_chess() {
+    complete(
+        "avalanche-chess",
+        2,
+        json!({"variant": "balanced-reversed"}),
+        2_000,
+    );
 }

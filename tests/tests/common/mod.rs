@@ -76,7 +76,12 @@ impl TestApp {
     }
 
     pub fn create_player(&self, name: &str) -> Player {
-        let body = ok_json(self.post("/v1/players", None).json(&json!({"name": name})).send(), StatusCode::CREATED);
+        let body = ok_json(
+            self.post("/v1/players", None)
+                .json(&json!({"name": name}))
+                .send(),
+            StatusCode::CREATED,
+        );
         Player {
             id: body["player"]["id"].as_str().expect("id").to_string(),
             token: body["token"].as_str().expect("token").to_string(),
@@ -85,23 +90,34 @@ impl TestApp {
 
     /// Creates a game with `creator` seated; returns its id.
     pub fn create_game(&self, creator: &Player, body: Value) -> String {
-        let game = ok_json(self.post("/v1/games", Some(creator)).json(&body).send(), StatusCode::CREATED);
+        let game = ok_json(
+            self.post("/v1/games", Some(creator)).json(&body).send(),
+            StatusCode::CREATED,
+        );
         game["id"].as_str().expect("game id").to_string()
     }
 
     pub fn join(&self, player: &Player, game: &str) -> Value {
         ok_json(
-            self.post(&format!("/v1/games/{game}/join"), Some(player)).send(),
+            self.post(&format!("/v1/games/{game}/join"), Some(player))
+                .send(),
             StatusCode::OK,
         )
     }
 
     pub fn game(&self, player: Option<&Player>, game: &str) -> Value {
-        ok_json(self.get(&format!("/v1/games/{game}"), player).send(), StatusCode::OK)
+        ok_json(
+            self.get(&format!("/v1/games/{game}"), player).send(),
+            StatusCode::OK,
+        )
     }
 
     pub fn legal(&self, player: &Player, game: &str) -> Value {
-        ok_json(self.get(&format!("/v1/games/{game}/legal"), Some(player)).send(), StatusCode::OK)
+        ok_json(
+            self.get(&format!("/v1/games/{game}/legal"), Some(player))
+                .send(),
+            StatusCode::OK,
+        )
     }
 
     pub fn play(&self, player: &Player, game: &str, command: &Value) -> Response {
@@ -113,14 +129,20 @@ impl TestApp {
 
     pub fn events(&self, player: Option<&Player>, game: &str, after: u64) -> Value {
         ok_json(
-            self.get(&format!("/v1/games/{game}/events?after={after}&limit=1000"), player).send(),
+            self.get(
+                &format!("/v1/games/{game}/events?after={after}&limit=1000"),
+                player,
+            )
+            .send(),
             StatusCode::OK,
         )
     }
 
     /// Creates `seats` players, a game of `kind` with `extra` fields, and seats them all.
     pub fn full_game(&self, kind: &str, seats: usize, extra: Value) -> (String, Vec<Player>) {
-        let players: Vec<Player> = (0..seats).map(|n| self.create_player(&format!("Player {n}"))).collect();
+        let players: Vec<Player> = (0..seats)
+            .map(|n| self.create_player(&format!("Player {n}")))
+            .collect();
         let mut body = json!({"kind": kind, "seats": seats});
         if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
             body.extend(extra.clone());
@@ -151,9 +173,15 @@ pub fn problem(response: Response, status: StatusCode) -> String {
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_string();
-    assert!(content_type.starts_with("application/problem+json"), "{content_type}");
+    assert!(
+        content_type.starts_with("application/problem+json"),
+        "{content_type}"
+    );
     let body: Value = response.json().expect("problem body");
-    assert!(!body["detail"].as_str().unwrap_or_default().is_empty(), "a sentence for people: {body}");
+    assert!(
+        !body["detail"].as_str().unwrap_or_default().is_empty(),
+        "a sentence for people: {body}"
+    );
     body["code"].as_str().expect("code").to_string()
 }
 

@@ -30,7 +30,10 @@ pub fn play_to_end(
             return game;
         }
         let to_act = game["to_act"].as_array().expect("to_act");
-        assert!(!to_act.is_empty(), "an active game has a seat to act: {game}");
+        assert!(
+            !to_act.is_empty(),
+            "an active game has a seat to act: {game}"
+        );
         let seat = to_act[chooser.below(to_act.len())].as_u64().expect("seat") as usize;
         let player = &players[seat];
         let legal = app.legal(player, id);
@@ -41,12 +44,12 @@ pub fn play_to_end(
             .map(|l| &l["command"])
             .filter(|c| !is_table_command(c))
             .collect();
-        assert!(!commands.is_empty(), "seat {seat} is to act but has nothing to play: {legal}");
-        let command = commands[chooser.below(commands.len())];
-        let answer = ok_json(
-            app.play(player, id, command).send_ok(),
-            StatusCode::OK,
+        assert!(
+            !commands.is_empty(),
+            "seat {seat} is to act but has nothing to play: {legal}"
         );
+        let command = commands[chooser.below(commands.len())];
+        let answer = ok_json(app.play(player, id, command).send_ok(), StatusCode::OK);
         after_each(&answer);
     }
     app.game(None, id)
