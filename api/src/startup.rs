@@ -56,6 +56,13 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
 fn not_found<B>(
     res: actix_web::dev::ServiceResponse<B>,
 ) -> actix_web::Result<ErrorHandlerResponse<B>> {
+    let is_problem = res
+        .headers()
+        .get(actix_web::http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/problem+json"));
+    if is_problem {
+        return Ok(ErrorHandlerResponse::Response(res.map_into_left_body()));
+    }
     let (req, res) = res.into_parts();
     let error = if res.status() == StatusCode::METHOD_NOT_ALLOWED {
         ApiError::new(
