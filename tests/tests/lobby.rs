@@ -1,0 +1,199 @@
+//! Players, kinds, creating, listing and joining games.
+
+mod common;
+
+use common::{ok_json, problem, TestApp};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+#[test]
+fn a_player_gets_a_token_that_acts_for_them() {
+    let app = TestApp::spawn();
+    let bea = app.create_player("Bea");
+    let me = ok_json(app.get("/v1/players/me", Some(&bea)).send(), StatusCode::OK);
+    assert_eq!(me["name"], "Bea");
+    assert_eq!(me["id"], bea.id.as_str());
+    assert!(me.get("token").is_none(), "the token is shown once only");
+    for bad in [
+        json!({"name": ""}),
+        json!({"name": "x".repeat(41)}),
+        json!({"name": "Bea", "admin": true}),
+        json!({}),
+    ] {
+        let response = app.post("/v1/players", None).json(&bad).send().unwrap();
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{bad}");
+    }
+    assert_eq!(
+        problem(
+            app.get("/v1/players/me", None).send().unwrap(),
+            StatusCode::UNAUTHORIZED
+        ),
+        "unauthorized"
+    );
+}
+
+#[test]
+fn the_kinds_list_the_five_games() {
+    let app = TestApp::spawn();
+    let kinds = ok_json(app.get("/v1/kinds", None).send(), StatusCode::OK);
+    let ids: Vec<&str> = kinds
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "avalanche-chess",
+            "avalanche",
+            "ski-runs",
+            "vamanos",
+            "altitude"
+        ]
+    );
+    let chess = &kinds[0];
+    assert_eq!(chess["variants"][0], "standard");
+    assert_eq!(
+        (chess["min_seats"].as_u64(), chess["max_seats"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(chess["schemas"]["command"], "AvalancheChess.Command");
+    assert_eq!(kinds[4]["min_seats"], 1);
+}
+
+#[test]
+fn a_game_is_created_joined_and_started_when_full() {
+    let app = TestApp::spawn();
+    let bea = app.create_player("Bea");
+    let cy = app.create_player("Cy");
+    let game = ok_json(
+        app.post("/v1/games", Some(&bea))
+            .json(&json!({"kind": "avalanche", "seats": 2, "seat": 1}))
+            .send(),
+        StatusCode::CREATED,
+    );
+    let id = game["id"].as_str().unwrap();
+    assert_eq!(game["status"], "open");
+    assert_eq!(game["your_seat"], 1);
+    assert_eq!(game["seats"][1]["player_name"], "Bea");
+    assert_eq!(game["commitment"].as_str().unwrap().len(), 64);
+    let open = ok_json(
+        app.get("/v1/games?status=open", None).send(),
+        StatusCode::OK,
+    );
+    assert!(open.as_array().unwrap().iter().any(|g| g["id"] == id));
+    let joined = app.join(&cy, id);
+    assert_eq!(joined["game"]["status"], "active");
+    assert_eq!(joined["game"]["your_seat"], 0);
+    let types: Vec<&str> = joined["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(&types[..2], ["seat_taken", "started"]);
+    let active = ok_json(
+        app.get("/v1/games?status=active&kind=avalanche", None)
+            .send(),
+        StatusCode::OK,
+    );
+    assert!(active.as_array().unwrap().iter().any(|g| g["id"] == id));
+    let open = ok_json(
+        app.get("/v1/games?status=open", None).send(),
+        StatusCode::OK,
+    );
+    assert!(
+        !open.as_array().unwrap().iter().any(|g| g["id"] == id),
+        "the index moved with the status"
+    );
+    let dee = app.create_player("Dee");
+    let full = app
+        .post(&format!("/v1/games/{id}/join"), Some(&dee))
+        .send()
+        .unwrap();
+    assert_eq!(problem(full, StatusCode::CONFLICT), "game_full");
+}
+
+#[test]
+fn bad_creations_are_refused_with_reasons() {
+    let app = TestApp::spawn();
+    let bea = app.create_player("Bea");
+    for (body, code) in [
+        (json!({"kind": "go", "seats": 2}), "unknown_kind"),
+        (
+            json!({"kind": "avalanche-chess", "seats": 3}),
+            "invalid_setup",
+        ),
+        (
+            json!({"kind": "avalanche-chess", "seats": 2, "variant": "turbo"}),
+            "invalid_setup",
+        ),
+        (
+            json!({"kind": "ski-runs", "seats": 2, "options": {"deck": {"lift": -1}}}),
+            "invalid_setup",
+        ),
+        (
+            json!({"kind": "avalanche", "seats": 2, "colour": "red"}),
+            "bad_request",
+        ),
+    ] {
+        let response = app
+            .post("/v1/games", Some(&bea))
+            .json(&body)
+            .send()
+            .unwrap();
+        assert_eq!(problem(response, StatusCode::BAD_REQUEST), code, "{body}");
+    }
+    let response = app
+        .post("/v1/games", None)
+        .json(&json!({"kind": "avalanche", "seats": 2}))
+        .send()
+        .unwrap();
+    assert_eq!(problem(response, StatusCode::UNAUTHORIZED), "unauthorized");
+    let response = app.get("/v1/games?status=sleeping", None).send().unwrap();
+    assert_eq!(problem(response, StatusCode::BAD_REQUEST), "bad_query");
+    let response = app.get("/v1/games/g-nothing", None).send().unwrap();
+    assert_eq!(problem(response, StatusCode::NOT_FOUND), "game_not_found");
+}
+
+#[test]
+fn my_games_with_turn_mine_lists_where_i_must_act() {
+    let app = TestApp::spawn();
+    let (first, players) = app.full_game("avalanche-chess", 2, json!({}));
+    let second = app.create_game(
+        &players[1],
+        json!({"kind": "avalanche-chess", "seats": 2, "seat": 0}),
+    );
+    app.join(&players[0], &second);
+    let white_first = |player: &common::Player| -> Vec<String> {
+        let games: Value = ok_json(
+            app.get("/v1/players/me/games?turn=mine", Some(player))
+                .send(),
+            StatusCode::OK,
+        );
+        games
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(white_first(&players[0]), vec![first.clone()]);
+    assert_eq!(white_first(&players[1]), vec![second.clone()]);
+    let all: Value = ok_json(
+        app.get("/v1/players/me/games", Some(&players[0])).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(all.as_array().unwrap().len(), 2);
+    ok_json(
+        Ok(app.play(
+            &players[0],
+            &first,
+            &json!({"type": "turn", "move": "e4", "push": "a6"}),
+        )),
+        StatusCode::OK,
+    );
+    assert!(white_first(&players[0]).is_empty());
+    assert_eq!(white_first(&players[1]).len(), 2);
+}
