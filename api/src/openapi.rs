@@ -116,6 +116,26 @@ fn prefix_refs(value: &mut Value, own: &[String], prefix: &str) {
     }
 }
 
+/// Removes `default` from schemas that only wrap a reference (`oneOf`/`allOf`/`$ref`): utoipa
+/// puts the default of a `#[serde(default)]` struct there, and generators such as
+/// openapi-python-client refuse a default on a model property. The defaults stay documented
+/// on the referenced schema's own fields.
+fn drop_defaults_on_references(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let wraps_reference = ["oneOf", "allOf", "$ref"]
+                .iter()
+                .any(|k| map.contains_key(*k));
+            if wraps_reference && map.get("default").is_some_and(Value::is_object) {
+                map.remove("default");
+            }
+            map.values_mut().for_each(drop_defaults_on_references);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_defaults_on_references),
+        _ => {}
+    }
+}
+
 /// The whole document, with the schemas of every game of `registry`.
 pub fn document(registry: &Registry) -> Value {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_else(|_| json!({}));
@@ -179,6 +199,7 @@ pub fn document(registry: &Registry) -> Value {
     if let Some(Value::Object(schemas)) = doc.pointer_mut("/components/schemas") {
         schemas.extend(added);
     }
+    drop_defaults_on_references(&mut doc);
     doc
 }
 

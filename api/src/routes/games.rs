@@ -173,7 +173,7 @@ pub struct JoinRequest {
 /// Take a free seat (or a named one). The game starts when the last seat is taken.
 #[utoipa::path(tag = "games", security(("bearer" = [])),
     params(("id" = String, Path, description = "The game id")),
-    request_body(content = Option<JoinRequest>),
+    request_body(content = JoinRequest, description = "`{}` (or no body) takes the first free seat"),
     responses((status = 200, body = CommandAnswer), (status = 404, body = Problem),
         (status = 409, body = Problem)))]
 #[post("/v1/games/{id}/join")]
