@@ -143,3 +143,34 @@ fn the_stream_delivers_every_event_once_in_order_and_ends_with_the_game() {
     assert_eq!(rest.first().map(|e| e.0), Some(4));
     assert_eq!(rest.len() as u64, final_version - 3);
 }
+
+/// Reads frames of a stream until `count` events have come (the stream stays open).
+fn read_events(response: reqwest::blocking::Response, count: usize) -> Vec<Value> {
+    let mut data = Vec::new();
+    for line in BufReader::new(response).lines() {
+        let line = line.expect("stream line");
+        if let Some(v) = line.strip_prefix("data: ") {
+            data.push(serde_json::from_str::<Value>(v).expect("event json"));
+            if data.len() == count {
+                break;
+            }
+        }
+    }
+    data
+}
+
+#[test]
+fn the_stream_is_shaped_for_its_viewer_like_the_event_pages() {
+    let app = TestApp::spawn();
+    let (id, players) = app.full_game("avalanche", 3, json!({}));
+    let version = app.game(None, &id)["version"].as_u64().unwrap() as usize;
+    for reader in [Some(&players[1]), None] {
+        let stream = app.get(&format!("/v1/games/{id}/stream"), reader).send().unwrap();
+        let streamed = read_events(stream, version);
+        let paged = app.events(reader, &id, 0)["events"].as_array().unwrap().clone();
+        assert_eq!(streamed, paged, "the stream shows what the pages show");
+    }
+    let seat_stream = read_events(app.get(&format!("/v1/games/{id}/stream"), Some(&players[1])).send().unwrap(), version);
+    let spectator_stream = read_events(app.get(&format!("/v1/games/{id}/stream"), None).send().unwrap(), version);
+    assert_ne!(seat_stream, spectator_stream, "a seat sees its own hand in the deal, a spectator does not");
+}
