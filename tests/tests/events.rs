@@ -165,12 +165,31 @@ fn the_stream_is_shaped_for_its_viewer_like_the_event_pages() {
     let (id, players) = app.full_game("avalanche", 3, json!({}));
     let version = app.game(None, &id)["version"].as_u64().unwrap() as usize;
     for reader in [Some(&players[1]), None] {
-        let stream = app.get(&format!("/v1/games/{id}/stream"), reader).send().unwrap();
+        let stream = app
+            .get(&format!("/v1/games/{id}/stream"), reader)
+            .send()
+            .unwrap();
         let streamed = read_events(stream, version);
-        let paged = app.events(reader, &id, 0)["events"].as_array().unwrap().clone();
+        let paged = app.events(reader, &id, 0)["events"]
+            .as_array()
+            .unwrap()
+            .clone();
         assert_eq!(streamed, paged, "the stream shows what the pages show");
     }
-    let seat_stream = read_events(app.get(&format!("/v1/games/{id}/stream"), Some(&players[1])).send().unwrap(), version);
-    let spectator_stream = read_events(app.get(&format!("/v1/games/{id}/stream"), None).send().unwrap(), version);
-    assert_ne!(seat_stream, spectator_stream, "a seat sees its own hand in the deal, a spectator does not");
+    let seat_stream = read_events(
+        app.get(&format!("/v1/games/{id}/stream"), Some(&players[1]))
+            .send()
+            .unwrap(),
+        version,
+    );
+    let spectator_stream = read_events(
+        app.get(&format!("/v1/games/{id}/stream"), None)
+            .send()
+            .unwrap(),
+        version,
+    );
+    assert_ne!(
+        seat_stream, spectator_stream,
+        "a seat sees its own hand in the deal, a spectator does not"
+    );
 }

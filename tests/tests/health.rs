@@ -23,13 +23,23 @@ fn an_unknown_path_is_a_problem_not_an_empty_page() {
 #[test]
 fn the_document_and_the_bundled_swagger_ui_are_served() {
     let app = TestApp::spawn();
-    let doc: Value = app.get("/openapi.json", None).send().unwrap().json().unwrap();
+    let doc: Value = app
+        .get("/openapi.json", None)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
     assert_eq!(doc["openapi"], "3.1.0");
     assert!(doc["paths"]["/v1/games/{id}/commands"]["post"].is_object());
     let page = app.get("/docs/", None).send().unwrap();
     assert_eq!(page.status(), StatusCode::OK);
     let html = page.text().unwrap();
     assert!(html.contains("swagger-ui"), "the UI page: {html}");
-    let config = app.get("/docs/swagger-initializer.js", None).send().unwrap().text().unwrap();
+    let config = app
+        .get("/docs/swagger-initializer.js", None)
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
     assert!(config.contains("/openapi.json"), "{config}");
 }

@@ -1,0 +1,197 @@
+//! The real binary, killed with SIGKILL in the middle of a game and started again on the same
+//! database: every acknowledged command is still there and play goes on.
+
+mod common;
+
+use common::play::is_table_command;
+use common::{ok_json, Chooser};
+use reqwest::blocking::Client;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// `target/<profile>/avalanche`, built by `cargo test --workspace` beside this test.
+fn binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target directory");
+    dir.join(format!("avalanche{}", std::env::consts::EXE_SUFFIX))
+}
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+fn start(data: &Path) -> Server {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(binary())
+        .args(["--addr", &format!("127.0.0.1:{port}"), "--data"])
+        .arg(data)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the avalanche binary starts (cargo test --workspace builds it)");
+    let base = format!("http://127.0.0.1:{port}");
+    let client = Client::new();
+    for _ in 0..200 {
+        if client.get(format!("{base}/health")).send().is_ok() {
+            return Server { child, base };
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    panic!("the server did not answer");
+}
+
+fn post(
+    client: &Client,
+    url: String,
+    token: Option<&str>,
+    body: &Value,
+) -> reqwest::Result<reqwest::blocking::Response> {
+    let request = client.post(url).json(body);
+    match token {
+        Some(t) => request.bearer_auth(t),
+        None => request,
+    }
+    .send()
+}
+
+#[test]
+fn a_game_survives_kill_9_with_every_acknowledged_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let mut server = start(dir.path());
+    let mut tokens = Vec::new();
+    for name in ["Ana", "Ben", "Cai"] {
+        let created = ok_json(
+            post(
+                &client,
+                format!("{}/v1/players", server.base),
+                None,
+                &json!({"name": name}),
+            ),
+            StatusCode::CREATED,
+        );
+        tokens.push(created["token"].as_str().unwrap().to_string());
+    }
+    let game = ok_json(
+        post(
+            &client,
+            format!("{}/v1/games", server.base),
+            Some(&tokens[0]),
+            &json!({"kind": "avalanche", "seats": 3}),
+        ),
+        StatusCode::CREATED,
+    );
+    let id = game["id"].as_str().unwrap().to_string();
+    for token in &tokens[1..] {
+        ok_json(
+            post(
+                &client,
+                format!("{}/v1/games/{id}/join", server.base),
+                Some(token),
+                &json!({}),
+            ),
+            StatusCode::OK,
+        );
+    }
+    let mut chooser = Chooser::new(3);
+    let mut acknowledged = 0;
+    for round in 0..4 {
+        // Play some commands; remember the last acknowledged version and each seat's view.
+        for _ in 0..15 {
+            let summary: Value = client
+                .get(format!("{}/v1/games/{id}", server.base))
+                .send()
+                .unwrap()
+                .json()
+                .unwrap();
+            if summary["status"] == "finished" {
+                break;
+            }
+            let seat = summary["to_act"][0].as_u64().unwrap() as usize;
+            let legal: Value = client
+                .get(format!("{}/v1/games/{id}/legal", server.base))
+                .bearer_auth(&tokens[seat])
+                .send()
+                .unwrap()
+                .json()
+                .unwrap();
+            let commands: Vec<&Value> = legal["commands"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| &l["command"])
+                .filter(|c| !is_table_command(c))
+                .collect();
+            let command = commands[chooser.below(commands.len())];
+            let answer = ok_json(
+                post(
+                    &client,
+                    format!("{}/v1/games/{id}/commands", server.base),
+                    Some(&tokens[seat]),
+                    command,
+                ),
+                StatusCode::OK,
+            );
+            acknowledged = answer["version"].as_u64().unwrap();
+        }
+        let views: Vec<Value> = tokens
+            .iter()
+            .map(|t| {
+                client
+                    .get(format!("{}/v1/games/{id}", server.base))
+                    .bearer_auth(t)
+                    .send()
+                    .unwrap()
+                    .json()
+                    .unwrap()
+            })
+            .collect();
+        // Crash: no chance to flush or shut down.
+        server.child.kill().expect("SIGKILL");
+        server.child.wait().unwrap();
+        server = start(dir.path());
+        for (token, before) in tokens.iter().zip(&views) {
+            let after: Value = client
+                .get(format!("{}/v1/games/{id}", server.base))
+                .bearer_auth(token)
+                .send()
+                .unwrap()
+                .json()
+                .unwrap();
+            assert_eq!(
+                after["version"], acknowledged,
+                "round {round}: every acknowledged command survived"
+            );
+            assert_eq!(
+                after["view"], before["view"],
+                "round {round}: the same game after the restart"
+            );
+        }
+        // Players and tokens survived too.
+        let me = client
+            .get(format!("{}/v1/players/me", server.base))
+            .bearer_auth(&tokens[2])
+            .send()
+            .unwrap();
+        assert_eq!(me.status(), StatusCode::OK);
+    }
+    assert!(acknowledged > 30);
+    server.child.kill().ok();
+    server.child.wait().ok();
+}
