@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
 
-use crate::codec::{self, BatchRecord, EventRecordRef};
+use crate::codec;
 use crate::envelope::{Appended, Batch};
 use crate::error::{AppendError, StorageError};
 use crate::keys;
@@ -106,35 +106,8 @@ impl Store {
         let first_position = counters.last_position + 1;
         let last_position = counters.last_position + count;
 
-        let mut events = Vec::with_capacity(batch.events.len());
-        let mut log = Vec::with_capacity(batch.events.len());
-        for (offset, event) in (0u64..).zip(&batch.events) {
-            let version = first_version + offset;
-            let position = first_position + offset;
-            let record = EventRecordRef {
-                position,
-                recorded_at: &batch.recorded_at,
-                actor: &batch.actor,
-                command_id: batch.command_id.as_deref(),
-                event_type: &event.event_type,
-                schema_version: event.schema_version,
-                payload: &event.payload,
-            };
-            events.push((keys::stream_version(stream_id, version), record.encode()?));
-            log.push((
-                keys::position(position),
-                keys::stream_version(stream_id, version),
-            ));
-        }
-        let batch_record = BatchRecord {
-            last_version,
-            last_position,
-            recorded_at: batch.recorded_at,
-            actor: batch.actor.clone(),
-            command_id: batch.command_id.clone(),
-            command: batch.command.clone(),
-        }
-        .encode()?;
+        let record = codec::encode_batch(stream_id, first_version, batch)?;
+        let appended = codec::encode_appended(first_version, last_version, last_position);
         let old_tags = match (&batch.tags, existing) {
             (Some(_), Some((stream_id, _))) => match trees
                 .stream_tags
@@ -147,13 +120,13 @@ impl Store {
             _ => Vec::new(),
         };
         let stream_value = keys::stream_version(stream_id, last_version);
+        let stream_key = stream_id.to_be_bytes();
 
         let outcome = (
-            &trees.events,
             &trees.log,
+            &trees.stream_batches,
             &trees.streams,
             &trees.stream_names,
-            &trees.batches,
             &trees.command_ids,
             &trees.tag_index,
             &trees.stream_tags,
@@ -161,35 +134,29 @@ impl Store {
         )
             .transaction(
                 |(
-                    tx_events,
                     tx_log,
+                    tx_stream_batches,
                     tx_streams,
                     tx_names,
-                    tx_batches,
                     tx_command_ids,
                     tx_tag_index,
                     tx_stream_tags,
                     tx_secrets,
                 )|
                  -> Result<(), ConflictableTransactionError<()>> {
-                    for (key, value) in &events {
-                        tx_events.insert(key.as_slice(), value.as_slice())?;
-                    }
-                    for (key, value) in &log {
-                        tx_log.insert(key.as_slice(), value.as_slice())?;
-                    }
-                    tx_streams.insert(stream.as_bytes(), stream_value.as_slice())?;
-                    if existing.is_none() {
-                        tx_names.insert(stream_id.to_be_bytes().as_slice(), stream.as_bytes())?;
-                    }
-                    tx_batches.insert(
-                        keys::stream_version(stream_id, first_version).as_slice(),
-                        batch_record.as_slice(),
+                    tx_log.insert(&keys::position(first_position), record.as_slice())?;
+                    tx_stream_batches.insert(
+                        &keys::stream_version(stream_id, first_version),
+                        &keys::position(first_position),
                     )?;
+                    tx_streams.insert(stream.as_bytes(), &stream_value)?;
+                    if existing.is_none() {
+                        tx_names.insert(&stream_key, stream.as_bytes())?;
+                    }
                     if let Some(command_id) = &batch.command_id {
                         tx_command_ids.insert(
                             keys::stream_name(stream_id, command_id),
-                            first_version.to_be_bytes().as_slice(),
+                            appended.as_slice(),
                         )?;
                     }
                     if let Some(tags) = &batch.tags {
@@ -197,13 +164,10 @@ impl Store {
                             tx_tag_index.remove(keys::tag_entry(name, value, stream))?;
                         }
                         for (name, value) in tags {
-                            tx_tag_index.insert(
-                                keys::tag_entry(name, value, stream),
-                                stream_id.to_be_bytes().as_slice(),
-                            )?;
+                            tx_tag_index
+                                .insert(keys::tag_entry(name, value, stream), &stream_key)?;
                         }
-                        tx_stream_tags
-                            .insert(stream_id.to_be_bytes().as_slice(), codec::encode_tags(tags))?;
+                        tx_stream_tags.insert(&stream_key, codec::encode_tags(tags))?;
                     }
                     for (name, value) in &batch.secrets {
                         tx_secrets.insert(keys::stream_name(stream_id, name), value.as_slice())?;
@@ -249,24 +213,15 @@ impl Store {
         stream_id: u64,
         command_id: &str,
     ) -> Result<Option<Appended>, StorageError> {
-        let trees = &self.inner.trees;
-        let Some(first) = trees
-            .command_ids
-            .get(keys::stream_name(stream_id, command_id))?
-        else {
+        let key = keys::stream_name(stream_id, command_id);
+        let Some(value) = self.inner.trees.command_ids.get(key)? else {
             return Ok(None);
         };
-        let first_version = keys::read_u64(&first)
-            .ok_or_else(|| StorageError::Corrupt("a command id entry is too short".into()))?;
-        let record = trees
-            .batches
-            .get(keys::stream_version(stream_id, first_version))?
-            .ok_or_else(|| StorageError::Corrupt("a command id without its batch".into()))?;
-        let record = BatchRecord::decode(&record)?;
+        let (first_version, last_version, last_position) = codec::decode_appended(&value)?;
         Ok(Some(Appended {
             first_version,
-            last_version: record.last_version,
-            last_position: record.last_position,
+            last_version,
+            last_position,
             duplicate: true,
         }))
     }

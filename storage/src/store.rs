@@ -6,6 +6,7 @@ use std::thread::JoinHandle;
 
 use tokio::sync::watch;
 
+use crate::codec;
 use crate::error::{OpenError, StorageError};
 use crate::group_commit::GroupCommit;
 use crate::keys;
@@ -21,17 +22,15 @@ pub struct Store {
 /// The trees written together by an append.
 #[derive(Clone)]
 pub(crate) struct Trees {
-    /// (stream id, version) -> event record.
-    pub events: sled::Tree,
-    /// position -> (stream id, version).
+    /// The global log: first position of a batch -> the batch with its events.
     pub log: sled::Tree,
+    /// (stream id, first version of a batch) -> first position of the batch.
+    pub stream_batches: sled::Tree,
     /// stream name -> (stream id, head).
     pub streams: sled::Tree,
     /// stream id -> stream name.
     pub stream_names: sled::Tree,
-    /// (stream id, first version) -> batch record: the command and the versions it produced.
-    pub batches: sled::Tree,
-    /// (stream id, command id) -> first version of its batch.
+    /// (stream id, command id) -> what the append returned.
     pub command_ids: sled::Tree,
     /// (tag name, tag value, stream name) -> stream id.
     pub tag_index: sled::Tree,
@@ -103,27 +102,33 @@ impl Store {
         };
         let tree = |name: &str| db.open_tree(name).map_err(failed);
         let trees = Trees {
-            events: tree("events")?,
             log: tree("log")?,
+            stream_batches: tree("stream_batches")?,
             streams: tree("streams")?,
             stream_names: tree("stream_names")?,
-            batches: tree("batches")?,
             command_ids: tree("command_ids")?,
             tag_index: tree("tag_index")?,
             stream_tags: tree("stream_tags")?,
             secrets: tree("secrets")?,
         };
-        let last_key = |tree: &sled::Tree| -> Result<u64, OpenError> {
-            match tree.last().map_err(failed)? {
-                None => Ok(0),
-                Some((key, _)) => keys::read_u64(&key).ok_or_else(|| OpenError::Damaged {
-                    path: path.to_path_buf(),
-                    detail: "a key of the wrong size".into(),
-                }),
+        let damaged = |detail: String| OpenError::Damaged {
+            path: path.to_path_buf(),
+            detail,
+        };
+        let last_position = match trees.log.last().map_err(failed)? {
+            None => 0,
+            Some((key, value)) => {
+                let first = keys::read_u64(&key)
+                    .ok_or_else(|| damaged("a log key of the wrong size".into()))?;
+                let batch = codec::decode_batch(&value).map_err(|e| damaged(e.to_string()))?;
+                first + batch.events.len() as u64 - 1
             }
         };
-        let last_position = last_key(&trees.log)?;
-        let last_stream_id = last_key(&trees.stream_names)?;
+        let last_stream_id = match trees.stream_names.last().map_err(failed)? {
+            None => 0,
+            Some((key, _)) => keys::read_u64(&key)
+                .ok_or_else(|| damaged("a stream id of the wrong size".into()))?,
+        };
         let group_commit = Arc::new(GroupCommit::new(last_position));
         let watchers = Arc::new(Watchers::default());
         let flusher = {

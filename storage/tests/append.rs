@@ -250,3 +250,13 @@ fn concurrent_writers_to_one_stream_never_leave_a_gap() {
     let positions: Vec<u64> = all.iter().map(|e| e.position).collect();
     assert_eq!(positions, (1..=150).collect::<Vec<u64>>());
 }
+
+#[test]
+fn the_store_and_its_futures_can_be_shared_across_threads() {
+    fn shareable<T: Send + Sync + Clone + 'static>(_: &T) {}
+    fn sendable<T: Send>(_: &T) {}
+    let store = store();
+    shareable(&store);
+    sendable(&store.append("game-1", 0, batch(1)));
+    sendable(&store.wait_for("game-1", 0, std::time::Duration::from_secs(1)));
+}
