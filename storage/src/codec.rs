@@ -169,16 +169,10 @@ fn to_json(value: &serde_json::Value) -> Result<Vec<u8>, StorageError> {
         .map_err(|e| StorageError::Database(format!("cannot encode JSON: {e}")))
 }
 
-/// Encodes a batch from what the caller handed in, without copying it first.
-pub(crate) fn encode_batch(
-    stream_id: u64,
-    first_version: u64,
-    batch: &Batch,
-) -> Result<Vec<u8>, StorageError> {
+/// Encodes what a batch says of itself (everything but where it goes): done by the appender,
+/// in parallel with other appenders, before the batch reaches the committer.
+pub(crate) fn encode_batch_body(batch: &Batch) -> Result<Vec<u8>, StorageError> {
     let mut out = Vec::with_capacity(256 * batch.events.len() + 64);
-    out.push(RECORD_V1);
-    put_varint(&mut out, stream_id);
-    put_varint(&mut out, first_version);
     put_time(&mut out, &batch.recorded_at);
     put_str(&mut out, &batch.actor);
     put_opt_bytes(&mut out, batch.command_id.as_deref().map(str::as_bytes));
@@ -193,6 +187,16 @@ pub(crate) fn encode_batch(
         put_bytes(&mut out, &to_json(&event.payload)?);
     }
     Ok(out)
+}
+
+/// The stored batch: layout byte, stream id, first version, then the body.
+pub(crate) fn encode_batch(stream_id: u64, first_version: u64, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + 20);
+    out.push(RECORD_V1);
+    put_varint(&mut out, stream_id);
+    put_varint(&mut out, first_version);
+    out.extend_from_slice(body);
+    out
 }
 
 pub(crate) fn decode_batch(bytes: &[u8]) -> Result<BatchRecord, StorageError> {
@@ -313,7 +317,7 @@ mod tests {
     #[test]
     fn a_batch_record_round_trips() {
         let batch = sample();
-        let bytes = encode_batch(9, 300, &batch).expect("encodes");
+        let bytes = encode_batch(9, 300, &encode_batch_body(&batch).expect("encodes"));
         let record = decode_batch(&bytes).expect("decodes");
         assert_eq!((record.stream_id, record.first_version), (9, 300));
         assert_eq!(record.last_version(), 301);
@@ -330,7 +334,7 @@ mod tests {
 
     #[test]
     fn every_truncation_of_a_record_is_an_error_not_a_panic() {
-        let bytes = encode_batch(1, 1, &sample()).expect("encodes");
+        let bytes = encode_batch(1, 1, &encode_batch_body(&sample()).expect("encodes"));
         for len in 0..bytes.len() {
             assert!(decode_batch(&bytes[..len]).is_err(), "length {len}");
         }

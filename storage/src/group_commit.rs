@@ -83,17 +83,19 @@ impl GroupCommit {
     }
 
     /// Takes a ticket for a write that is done in sled, and asks for a flush covering it.
-    /// Appends call this while they still hold the commit lock, so tickets follow positions.
-    pub(crate) fn written(&self, position: Option<u64>, head: Option<(Arc<str>, u64)>) -> u64 {
+    /// Only the committer appends, one group after the other, so tickets follow positions.
+    pub(crate) fn written(&self, position: Option<u64>, heads: Vec<(Arc<str>, u64)>) -> u64 {
         let mut state = lock(&self.state);
         state.written += 1;
         let ticket = state.written;
         if let Some(position) = position {
             state.written_position = state.written_position.max(position);
         }
-        if let Some((stream, head)) = head {
-            state.heads.push((ticket, stream, head));
-        }
+        state.heads.extend(
+            heads
+                .into_iter()
+                .map(|(stream, head)| (ticket, stream, head)),
+        );
         state.requested = ticket;
         drop(state);
         self.work.notify_one();
@@ -108,7 +110,7 @@ impl GroupCommit {
             return None;
         }
         drop(state);
-        Some(self.written(None, None))
+        Some(self.written(None, Vec::new()))
     }
 
     pub(crate) fn wait_blocking(&self, ticket: u64) -> Result<(), StorageError> {

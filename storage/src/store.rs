@@ -1,12 +1,13 @@
 //! The store handle: opened trees, counters, the flusher thread, records and waiting.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
 use tokio::sync::watch;
 
 use crate::codec;
+use crate::committer::{Committer, Queue};
 use crate::error::{OpenError, StorageError};
 use crate::group_commit::GroupCommit;
 use crate::keys;
@@ -40,36 +41,34 @@ pub(crate) struct Trees {
     pub secrets: sled::Tree,
 }
 
-/// What only appends change, under the commit lock.
-pub(crate) struct Counters {
-    pub last_position: u64,
-    pub last_stream_id: u64,
-}
-
 pub(crate) struct Inner {
     pub db: sled::Db,
     pub trees: Trees,
     pub store_id: u64,
-    /// Appends commit one at a time, so positions follow commit order.
-    pub commit: Mutex<Counters>,
+    /// Appends wait here for the committer thread.
+    pub queue: Arc<Queue>,
     pub group_commit: Arc<GroupCommit>,
     pub watchers: Arc<Watchers>,
+    committer: Mutex<Option<JoinHandle<()>>>,
     flusher: Mutex<Option<JoinHandle<()>>>,
+}
+
+fn join(thread: &Mutex<Option<JoinHandle<()>>>, name: &str) {
+    let handle = thread.lock().unwrap_or_else(PoisonError::into_inner).take();
+    if let Some(handle) = handle {
+        if handle.join().is_err() {
+            tracing::error!("the event store's {name} thread panicked");
+        }
+    }
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
+        // The committer first: what it writes last still needs a flush.
+        self.queue.shut_down();
+        join(&self.committer, "committer");
         self.group_commit.shut_down();
-        let handle = self
-            .flusher
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(handle) = handle {
-            if handle.join().is_err() {
-                tracing::error!("the event store's flusher thread panicked");
-            }
-        }
+        join(&self.flusher, "flusher");
     }
 }
 
@@ -131,39 +130,45 @@ impl Store {
         };
         let group_commit = Arc::new(GroupCommit::new(last_position));
         let watchers = Arc::new(Watchers::default());
+        let queue = Arc::new(Queue::default());
+        let inner = Arc::new(Inner {
+            db: db.clone(),
+            trees: trees.clone(),
+            store_id,
+            queue: Arc::clone(&queue),
+            group_commit: Arc::clone(&group_commit),
+            watchers: Arc::clone(&watchers),
+            committer: Mutex::new(None),
+            flusher: Mutex::new(None),
+        });
+        let cannot_start = |e: std::io::Error| OpenError::Storage {
+            path: path.to_path_buf(),
+            detail: format!("cannot start a thread: {e}"),
+        };
         let flusher = {
             let group_commit = Arc::clone(&group_commit);
-            let watchers = Arc::clone(&watchers);
-            let db = db.clone();
             std::thread::Builder::new()
                 .name("event-store-flusher".into())
                 .spawn(move || group_commit.run_flusher(db, db_file, watchers))
-                .map_err(|e| OpenError::Storage {
-                    path: path.to_path_buf(),
-                    detail: format!("cannot start the flusher thread: {e}"),
-                })?
+                .map_err(cannot_start)?
         };
-        Ok(Store {
-            inner: Arc::new(Inner {
-                db,
-                trees,
-                store_id,
-                commit: Mutex::new(Counters {
-                    last_position,
-                    last_stream_id,
-                }),
-                group_commit,
-                watchers,
-                flusher: Mutex::new(Some(flusher)),
-            }),
-        })
-    }
-
-    pub(crate) fn lock_commit(&self) -> MutexGuard<'_, Counters> {
-        self.inner
-            .commit
+        *inner.flusher.lock().unwrap_or_else(PoisonError::into_inner) = Some(flusher);
+        let committer = Committer {
+            trees,
+            group_commit,
+            queue,
+            last_position,
+            last_stream_id,
+        };
+        let committer = std::thread::Builder::new()
+            .name("event-store-committer".into())
+            .spawn(move || committer.run())
+            .map_err(cannot_start)?;
+        *inner
+            .committer
             .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+            .unwrap_or_else(PoisonError::into_inner) = Some(committer);
+        Ok(Store { inner })
     }
 
     /// Waits (without polling the disk) until the stream's head is above `after_version`,
@@ -190,7 +195,7 @@ impl Store {
     pub fn put_record(&self, tree: &str, key: &str, value: &[u8]) -> Result<(), StorageError> {
         let records = self.record_tree(tree)?;
         records.insert(key.as_bytes(), value)?;
-        let ticket = self.inner.group_commit.written(None, None);
+        let ticket = self.inner.group_commit.written(None, Vec::new());
         self.inner.group_commit.wait_blocking(ticket)
     }
 
