@@ -7,6 +7,7 @@
 //! and is written whole: the group's transaction is all or nothing.
 
 use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
@@ -88,6 +89,18 @@ impl Queue {
         self.ready.notify_all();
     }
 
+    /// Shuts down and answers every waiting append with `Closed`.
+    fn refuse_all(&self) {
+        let waiting = {
+            let mut state = self.lock();
+            state.shutdown = true;
+            std::mem::take(&mut state.requests)
+        };
+        for request in waiting {
+            request.reply.send(Err(StorageError::Closed.into()));
+        }
+    }
+
     /// The next group, or `None` once shut down and empty.
     fn next_group(&self) -> Option<Vec<Request>> {
         let mut state = self.lock();
@@ -164,7 +177,15 @@ struct Overlay {
 impl Committer {
     pub(crate) fn run(mut self) {
         while let Some(group) = self.queue.next_group() {
-            self.commit_group(group);
+            let committed = catch_unwind(AssertUnwindSafe(|| self.commit_group(group)));
+            if committed.is_err() {
+                // Whether the group was written is unknown, and so are the next positions:
+                // stop appending rather than risk writing over it. The group's appenders see
+                // their answer dropped, as do all later ones.
+                tracing::error!("the event store's committer panicked; appends are refused");
+                self.queue.refuse_all();
+                return;
+            }
         }
     }
 
