@@ -10,6 +10,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::watch;
 
+use crate::disk_sync::DiskSync;
 use crate::error::StorageError;
 use crate::watchers::Watchers;
 
@@ -156,14 +157,11 @@ impl GroupCommit {
     }
 
     /// The flusher thread's loop; returns after `shut_down` once nothing is left to flush.
-    ///
-    /// Sled's own flush writes its log with `sync_file_range`, which neither flushes the disk's
-    /// cache nor the file's metadata; `db_file`, the log file opened again, is then fsynced
-    /// (`fdatasync`) so that a flushed write survives a power cut too, not only a crash.
+    /// After each flush of sled, `disk_sync` (none for a temporary store) finishes its job.
     pub(crate) fn run_flusher(
         self: Arc<Self>,
         db: sled::Db,
-        db_file: Option<std::fs::File>,
+        mut disk_sync: Option<DiskSync>,
         watchers: Arc<Watchers>,
     ) {
         loop {
@@ -181,8 +179,8 @@ impl GroupCommit {
                 (state.written, state.written_position)
             };
             let result = match catch_unwind(AssertUnwindSafe(|| db.flush())) {
-                Ok(Ok(_)) => match &db_file {
-                    Some(file) => file.sync_data().map_err(|e| format!("fsync: {e}")),
+                Ok(Ok(_)) => match &mut disk_sync {
+                    Some(disk_sync) => disk_sync.sync().map_err(|e| format!("fsync: {e}")),
                     None => Ok(()),
                 },
                 Ok(Err(e)) => Err(e.to_string()),

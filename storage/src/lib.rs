@@ -9,6 +9,7 @@
 mod append;
 mod codec;
 mod committer;
+mod disk_sync;
 mod envelope;
 mod error;
 mod group_commit;

@@ -39,15 +39,6 @@ pub(crate) fn open(path: &Path) -> Result<Opened, OpenError> {
     Ok(opened)
 }
 
-/// Sled's log file, opened again so that the flusher can fsync it.
-pub(crate) fn log_file(path: &Path) -> Result<std::fs::File, OpenError> {
-    let file = path.join("db");
-    std::fs::File::open(&file).map_err(|e| OpenError::Storage {
-        path: path.to_path_buf(),
-        detail: format!("cannot open {} to fsync it: {e}", file.display()),
-    })
-}
-
 pub(crate) fn temporary() -> Result<Opened, OpenError> {
     let config = sled::Config::new().temporary(true);
     open_config(config, PathBuf::from("(temporary)"))

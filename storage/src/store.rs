@@ -8,6 +8,7 @@ use tokio::sync::watch;
 
 use crate::codec;
 use crate::committer::{Committer, Queue};
+use crate::disk_sync::DiskSync;
 use crate::error::{OpenError, StorageError};
 use crate::group_commit::GroupCommit;
 use crate::keys;
@@ -78,8 +79,11 @@ impl Store {
     /// Opens (or creates) the event store in the directory `path`.
     pub fn open(path: &Path) -> Result<Store, OpenError> {
         let opened = open::open(path)?;
-        let db_file = open::log_file(path)?;
-        Store::start(opened, Some(db_file), path)
+        let disk_sync = DiskSync::open(path).map_err(|e| OpenError::Storage {
+            path: path.to_path_buf(),
+            detail: format!("cannot sync the database files: {e}"),
+        })?;
+        Store::start(opened, Some(disk_sync), path)
     }
 
     /// A store in a temporary directory, deleted when the last clone is dropped.
@@ -89,11 +93,7 @@ impl Store {
         Store::start(opened, None, Path::new("(temporary)"))
     }
 
-    fn start(
-        opened: Opened,
-        db_file: Option<std::fs::File>,
-        path: &Path,
-    ) -> Result<Store, OpenError> {
+    fn start(opened: Opened, disk_sync: Option<DiskSync>, path: &Path) -> Result<Store, OpenError> {
         let Opened { db, store_id, .. } = opened;
         let failed = |e: sled::Error| OpenError::Storage {
             path: path.to_path_buf(),
@@ -149,7 +149,7 @@ impl Store {
             let group_commit = Arc::clone(&group_commit);
             std::thread::Builder::new()
                 .name("event-store-flusher".into())
-                .spawn(move || group_commit.run_flusher(db, db_file, watchers))
+                .spawn(move || group_commit.run_flusher(db, disk_sync, watchers))
                 .map_err(cannot_start)?
         };
         *inner.flusher.lock().unwrap_or_else(PoisonError::into_inner) = Some(flusher);

@@ -122,3 +122,24 @@ fn an_unreadable_directory_is_refused() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     assert!(matches!(error, OpenError::Unreadable { .. }), "{error}");
 }
+
+#[test]
+fn a_batch_too_big_for_the_log_buffer_is_kept_across_reopening() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("events");
+    let mut big = batch(1);
+    big.events[0].payload = serde_json::json!({ "history": "h".repeat(400_000) });
+    {
+        let store = Store::open(&path).expect("creates");
+        store
+            .append_blocking("game-1", 0, big.clone())
+            .expect("appends");
+        store
+            .append_blocking("game-1", 1, batch(1))
+            .expect("appends");
+    }
+    let store = Store::open(&path).expect("reopens");
+    let events = store.read_stream("game-1", 0, 10).expect("reads");
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[0].payload, big.events[0].payload);
+}
