@@ -12,7 +12,11 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use storage::{Batch, NewEvent, Store};
 
-const RUN: Duration = Duration::from_secs(4);
+const RUN: Duration = Duration::from_secs(3);
+
+/// Rounds of the whole measurement: the disk is shared, so one round can be unlucky.
+const ROUNDS: usize = 3;
+const WRITERS: [usize; 3] = [1, 8, 64];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // BENCH_DIR=/dev/shm measures the store without the disk.
@@ -21,35 +25,55 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => tempfile::tempdir()?,
     };
     println!("database directory: {}", dir.path().display());
-
-    let fsyncs = fsync_rate(dir.path(), RUN)?;
-
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    println!("\n| writers | durable appends/s | x one writer | / fsync rate before | appends per flush | p50 ms | p99 ms |");
+
+    let mut fsyncs = Vec::new();
+    let mut fdatasyncs = Vec::new();
+    // Per writer count: (appends/s, appends per flush, p50 ms, p99 ms) of each round.
+    let mut rows: Vec<Vec<(f64, f64, f64, f64)>> = vec![Vec::new(); WRITERS.len()];
+    for round in 0..ROUNDS {
+        fsyncs.push(sync_rate(dir.path(), RUN / 2, false)?);
+        fdatasyncs.push(sync_rate(dir.path(), RUN / 2, true)?);
+        for (row, writers) in WRITERS.iter().enumerate() {
+            let path = dir.path().join(format!("round-{round}-writers-{writers}"));
+            let store = Store::open(&path)?;
+            let flushes_before = store.flush_count();
+            let (rate, p50, p99) = runtime.block_on(append_rate(&store, *writers, RUN))?;
+            let flushes = (store.flush_count() - flushes_before).max(1);
+            let per_flush = rate * RUN.as_secs_f64() / flushes as f64;
+            rows[row].push((rate, per_flush, p50, p99));
+            eprintln!("round {round}: {writers} writers: {rate:.0} appends/s");
+        }
+    }
+
+    println!("\n| writers | durable appends/s (median of {ROUNDS}) | min - max | x one writer | appends per flush | p50 ms | p99 ms |");
     println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-    let mut single = None;
-    for writers in [1usize, 8, 64] {
-        let path = dir.path().join(format!("writers-{writers}"));
-        let store = Store::open(&path)?;
-        let flushes_before = store.flush_count();
-        let (rate, p50, p99) = runtime.block_on(append_rate(&store, writers, RUN))?;
-        let flushes = (store.flush_count() - flushes_before).max(1);
-        let base = *single.get_or_insert(rate);
+    let single = median(rows[0].iter().map(|r| r.0));
+    for (row, writers) in WRITERS.iter().enumerate() {
+        let rates: Vec<f64> = rows[row].iter().map(|r| r.0).collect();
+        let rate = median(rates.iter().copied());
+        let low = rates.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = rates.iter().copied().fold(0.0, f64::max);
         println!(
-            "| {writers} | {rate:.0} | {:.1} | {:.2} | {:.1} | {p50:.2} | {p99:.2} |",
-            rate / base,
-            rate / fsyncs,
-            rate * RUN.as_secs_f64() / flushes as f64
+            "| {writers} | {rate:.0} | {low:.0} - {high:.0} | {:.1} | {:.1} | {:.2} | {:.2} |",
+            rate / single,
+            median(rows[row].iter().map(|r| r.1)),
+            median(rows[row].iter().map(|r| r.2)),
+            median(rows[row].iter().map(|r| r.3)),
         );
     }
-    // The disk is shared with other work: its fsync rate is measured before and after.
-    let fsyncs_after = fsync_rate(dir.path(), RUN)?;
-    println!("\n| fsync of a 64-byte write to a small file, same directory | per second |");
-    println!("| --- | ---: |");
-    println!("| before the appends | {fsyncs:.0} |");
-    println!("| after the appends | {fsyncs_after:.0} |");
+    println!("\n| this disk, same directory, 64-byte overwrite + sync | per second (median of {ROUNDS}) | min - max |");
+    println!("| --- | ---: | ---: |");
+    for (name, rates) in [("fsync", &fsyncs), ("fdatasync", &fdatasyncs)] {
+        let low = rates.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = rates.iter().copied().fold(0.0, f64::max);
+        println!(
+            "| {name} | {:.0} | {low:.0} - {high:.0} |",
+            median(rates.iter().copied())
+        );
+    }
 
     let path = dir.path().join("size");
     let store = Store::open(&path)?;
@@ -71,15 +95,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Overwrites 64 bytes of a small file and fsyncs it, as often as possible for `run`.
-fn fsync_rate(dir: &Path, run: Duration) -> std::io::Result<f64> {
-    let mut file = std::fs::File::create(dir.join("fsync-probe"))?;
+fn median(values: impl Iterator<Item = f64>) -> f64 {
+    let mut values: Vec<f64> = values.collect();
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Overwrites 64 bytes of a small file and syncs it (`fsync`, or `fdatasync` when
+/// `data_only`), as often as possible for `run`.
+fn sync_rate(dir: &Path, run: Duration, data_only: bool) -> std::io::Result<f64> {
+    let mut file = std::fs::File::create(dir.join("sync-probe"))?;
     let start = Instant::now();
     let mut count = 0u64;
     while start.elapsed() < run {
         file.seek(SeekFrom::Start(0))?;
         file.write_all(&[count as u8; 64])?;
-        file.sync_all()?;
+        if data_only {
+            file.sync_data()?;
+        } else {
+            file.sync_all()?;
+        }
         count += 1;
     }
     Ok(count as f64 / start.elapsed().as_secs_f64())
