@@ -199,6 +199,19 @@ impl Store {
         self.inner.group_commit.wait_blocking(ticket)
     }
 
+    /// `put_record` for async callers: waits for the flush without blocking the thread.
+    pub async fn put_record_async(
+        &self,
+        tree: &str,
+        key: &str,
+        value: &[u8],
+    ) -> Result<(), StorageError> {
+        let records = self.record_tree(tree)?;
+        records.insert(key.as_bytes(), value)?;
+        let ticket = self.inner.group_commit.written(None, Vec::new());
+        self.inner.group_commit.wait(ticket).await
+    }
+
     pub fn get_record(&self, tree: &str, key: &str) -> Result<Option<Vec<u8>>, StorageError> {
         let records = self.record_tree(tree)?;
         Ok(records.get(key.as_bytes())?.map(|value| value.to_vec()))

@@ -260,6 +260,19 @@ fn records_are_kept_by_tree_and_key() {
     );
 }
 
+#[tokio::test]
+async fn records_can_be_written_without_blocking_the_runtime() {
+    let store = store();
+    store
+        .put_record_async("tokens", "t-1", b"ann")
+        .await
+        .expect("writes");
+    assert_eq!(
+        store.get_record("tokens", "t-1").expect("reads"),
+        Some(b"ann".to_vec())
+    );
+}
+
 #[test]
 fn the_size_on_disk_is_reported() {
     let store = store();
