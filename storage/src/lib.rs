@@ -38,6 +38,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Durability and visibility: `append` answers once its batch is on disk; `read_all` and
+//! `subscribe_all` show only durable positions, so a background reader never sees a position
+//! before all those below it. `head`, `read_stream`, `command`, `tags`, `secret` and the start
+//! value of `wait_for` read what is committed, which may run ahead of the disk by the one flush
+//! under way (a few milliseconds).
+//!
 //! Layout on disk (sled trees; numbers big-endian so that ranges iterate in order):
 //! - `log`: first position of a batch -> the batch (stream id, first version, time, actor,
 //!   command id, command, events), in the compact encoding of `codec`;
