@@ -220,6 +220,11 @@ impl Committer {
             answers.push(answer);
             replies.push(request.reply);
         }
+        tracing::debug!(
+            appends = accepted.len(),
+            last_position,
+            "committing a group"
+        );
         let written = if accepted.is_empty() {
             Ok(None)
         } else {
