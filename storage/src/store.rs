@@ -1,4 +1,4 @@
-//! The store handle: opened trees, counters, the flusher thread, records and waiting.
+//! The store handle: opening, the committer and flusher threads, records, waiting for a stream.
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -15,7 +15,7 @@ use crate::keys;
 use crate::open::{self, Opened};
 use crate::watchers::Watchers;
 
-/// The event store. Cloning is cheap: clones share one database and one flusher.
+/// The event store. Cloning is cheap: clones share one database, committer and flusher.
 #[derive(Clone)]
 pub struct Store {
     pub(crate) inner: Arc<Inner>,
