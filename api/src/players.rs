@@ -58,7 +58,7 @@ impl Players {
     }
 
     /// Creates a player; returns it with its token, which is shown this once and never again.
-    pub fn create(&self, name: &str) -> Result<(Player, String), ApiError> {
+    pub async fn create(&self, name: &str) -> Result<(Player, String), ApiError> {
         let name = name.trim();
         let length = name.chars().count();
         if length == 0 || length > 40 || name.chars().any(char::is_control) {
@@ -75,10 +75,12 @@ impl Players {
         let token = format!("av_{}", random_hex::<32>()?);
         let record = serde_json::to_vec(&player).map_err(ApiError::internal)?;
         self.store
-            .put_record(PLAYERS, &player.id, &record)
+            .put_record_async(PLAYERS, &player.id, &record)
+            .await
             .map_err(ApiError::internal)?;
         self.store
-            .put_record(TOKENS, &token_hash(&token), player.id.as_bytes())
+            .put_record_async(TOKENS, &token_hash(&token), player.id.as_bytes())
+            .await
             .map_err(ApiError::internal)?;
         self.remember(&player);
         Ok((player, token))

@@ -119,11 +119,15 @@ pub fn summary(
     }
 }
 
-/// Stored events as the viewer of `slot` for `player` may see them.
+/// Stored events as the viewer of `slot` for `player` may see them. Only events the game has
+/// folded are shown: the store may show a batch a moment before it is on disk, and nobody
+/// must see an event that a crash could still take back.
 pub fn events_for(slot: &Slot, player: Option<&str>, envelopes: &[Envelope]) -> Vec<EventOut> {
     let viewer = slot.viewer(player);
+    let durable = slot.game.version();
     envelopes
         .iter()
+        .filter(|e| e.version <= durable)
         .map(|e| EventOut {
             version: e.version,
             event_type: e.event_type.clone(),

@@ -1,10 +1,11 @@
-//! Appending a batch: checks, then one sled transaction over every tree, then a wait for the flush.
+//! Appending a batch: checked and encoded here, written by the committer, answered once flushed.
 
-use std::sync::Arc;
+use std::sync::mpsc;
 
-use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
+use tokio::sync::oneshot;
 
-use crate::codec::{self, BatchRecord, EventRecordRef};
+use crate::codec;
+use crate::committer::{Reply, Request};
 use crate::envelope::{Appended, Batch};
 use crate::error::{AppendError, StorageError};
 use crate::keys;
@@ -12,12 +13,6 @@ use crate::store::Store;
 
 /// Longest stream name, tag, command id or secret name, in bytes: keys stay small.
 const MAX_NAME: usize = 512;
-
-/// What the commit step did: a new batch waits for its own flush ticket.
-enum Committed {
-    New(Appended, u64),
-    Duplicate(Appended),
-}
 
 impl Store {
     /// Appends `batch` to `stream` if its head is `expected_version`; returns once it is on disk.
@@ -27,7 +22,10 @@ impl Store {
         expected_version: u64,
         batch: Batch,
     ) -> Result<Appended, AppendError> {
-        let (appended, ticket) = self.commit_batch(stream, expected_version, &batch)?;
+        let (sender, receiver) = oneshot::channel();
+        let request = prepare(stream, expected_version, batch, Reply::Async(sender))?;
+        self.inner.queue.push(request);
+        let (appended, ticket) = receiver.await.map_err(|_| StorageError::Closed)??;
         if let Some(ticket) = ticket {
             self.inner.group_commit.wait(ticket).await?;
         }
@@ -41,248 +39,36 @@ impl Store {
         expected_version: u64,
         batch: Batch,
     ) -> Result<Appended, AppendError> {
-        let (appended, ticket) = self.commit_batch(stream, expected_version, &batch)?;
+        let (sender, receiver) = mpsc::sync_channel(1);
+        let request = prepare(stream, expected_version, batch, Reply::Blocking(sender))?;
+        self.inner.queue.push(request);
+        let (appended, ticket) = receiver.recv().map_err(|_| StorageError::Closed)??;
         if let Some(ticket) = ticket {
             self.inner.group_commit.wait_blocking(ticket)?;
         }
         Ok(appended)
     }
+}
 
-    /// Commits in memory and returns the flush ticket to wait for, if any.
-    fn commit_batch(
-        &self,
-        stream: &str,
-        expected_version: u64,
-        batch: &Batch,
-    ) -> Result<(Appended, Option<u64>), AppendError> {
-        validate(stream, batch)?;
-        match self.commit(stream, expected_version, batch)? {
-            Committed::New(appended, ticket) => Ok((appended, Some(ticket))),
-            Committed::Duplicate(appended) => {
-                // The original may still be on its way to disk.
-                let ticket = self.inner.group_commit.flush_all(appended.last_position);
-                Ok((appended, ticket))
-            }
-        }
-    }
-
-    fn commit(
-        &self,
-        stream: &str,
-        expected_version: u64,
-        batch: &Batch,
-    ) -> Result<Committed, AppendError> {
-        let trees = &self.inner.trees;
-        // Every writer of these trees holds this lock, so what is read here stays true
-        // until the transaction below commits.
-        let mut counters = self.lock_commit();
-        let existing = match trees
-            .streams
-            .get(stream.as_bytes())
-            .map_err(StorageError::from)?
-        {
-            Some(value) => Some(decode_stream(&value)?),
-            None => None,
-        };
-        if let (Some((stream_id, _)), Some(command_id)) = (existing, &batch.command_id) {
-            if let Some(appended) = self.find_command(stream_id, command_id)? {
-                return Ok(Committed::Duplicate(appended));
-            }
-        }
-        let head = existing.map_or(0, |(_, head)| head);
-        if head != expected_version {
-            return Err(AppendError::Conflict {
-                expected: expected_version,
-                actual: head,
-            });
-        }
-        let stream_id = match existing {
-            Some((stream_id, _)) => stream_id,
-            None => counters.last_stream_id + 1,
-        };
-        let first_version = head + 1;
-        let count = batch.events.len() as u64;
-        let last_version = head + count;
-        let first_position = counters.last_position + 1;
-        let last_position = counters.last_position + count;
-
-        let mut events = Vec::with_capacity(batch.events.len());
-        let mut log = Vec::with_capacity(batch.events.len());
-        for (offset, event) in (0u64..).zip(&batch.events) {
-            let version = first_version + offset;
-            let position = first_position + offset;
-            let record = EventRecordRef {
-                position,
-                recorded_at: &batch.recorded_at,
-                actor: &batch.actor,
-                command_id: batch.command_id.as_deref(),
-                event_type: &event.event_type,
-                schema_version: event.schema_version,
-                payload: &event.payload,
-            };
-            events.push((keys::stream_version(stream_id, version), record.encode()?));
-            log.push((
-                keys::position(position),
-                keys::stream_version(stream_id, version),
-            ));
-        }
-        let batch_record = BatchRecord {
-            last_version,
-            last_position,
-            recorded_at: batch.recorded_at,
-            actor: batch.actor.clone(),
-            command_id: batch.command_id.clone(),
-            command: batch.command.clone(),
-        }
-        .encode()?;
-        let old_tags = match (&batch.tags, existing) {
-            (Some(_), Some((stream_id, _))) => match trees
-                .stream_tags
-                .get(stream_id.to_be_bytes())
-                .map_err(StorageError::from)?
-            {
-                Some(bytes) => codec::decode_tags(&bytes)?,
-                None => Vec::new(),
-            },
-            _ => Vec::new(),
-        };
-        let stream_value = keys::stream_version(stream_id, last_version);
-
-        let outcome = (
-            &trees.events,
-            &trees.log,
-            &trees.streams,
-            &trees.stream_names,
-            &trees.batches,
-            &trees.command_ids,
-            &trees.tag_index,
-            &trees.stream_tags,
-            &trees.secrets,
-        )
-            .transaction(
-                |(
-                    tx_events,
-                    tx_log,
-                    tx_streams,
-                    tx_names,
-                    tx_batches,
-                    tx_command_ids,
-                    tx_tag_index,
-                    tx_stream_tags,
-                    tx_secrets,
-                )|
-                 -> Result<(), ConflictableTransactionError<()>> {
-                    for (key, value) in &events {
-                        tx_events.insert(key.as_slice(), value.as_slice())?;
-                    }
-                    for (key, value) in &log {
-                        tx_log.insert(key.as_slice(), value.as_slice())?;
-                    }
-                    tx_streams.insert(stream.as_bytes(), stream_value.as_slice())?;
-                    if existing.is_none() {
-                        tx_names.insert(stream_id.to_be_bytes().as_slice(), stream.as_bytes())?;
-                    }
-                    tx_batches.insert(
-                        keys::stream_version(stream_id, first_version).as_slice(),
-                        batch_record.as_slice(),
-                    )?;
-                    if let Some(command_id) = &batch.command_id {
-                        tx_command_ids.insert(
-                            keys::stream_name(stream_id, command_id),
-                            first_version.to_be_bytes().as_slice(),
-                        )?;
-                    }
-                    if let Some(tags) = &batch.tags {
-                        for (name, value) in &old_tags {
-                            tx_tag_index.remove(keys::tag_entry(name, value, stream))?;
-                        }
-                        for (name, value) in tags {
-                            tx_tag_index.insert(
-                                keys::tag_entry(name, value, stream),
-                                stream_id.to_be_bytes().as_slice(),
-                            )?;
-                        }
-                        tx_stream_tags
-                            .insert(stream_id.to_be_bytes().as_slice(), codec::encode_tags(tags))?;
-                    }
-                    for (name, value) in &batch.secrets {
-                        tx_secrets.insert(keys::stream_name(stream_id, name), value.as_slice())?;
-                    }
-                    Ok(())
-                },
-            );
-        match outcome {
-            Ok(()) => {}
-            Err(TransactionError::Storage(error)) => return Err(StorageError::from(error).into()),
-            Err(TransactionError::Abort(())) => {
-                return Err(StorageError::Database("the transaction was aborted".into()).into())
-            }
-        }
-        counters.last_position = last_position;
-        counters.last_stream_id = counters.last_stream_id.max(stream_id);
-        let ticket = self
-            .inner
-            .group_commit
-            .written(Some(last_position), Some((Arc::from(stream), last_version)));
-        drop(counters);
-        tracing::debug!(
-            stream,
-            first_version,
-            last_version,
-            last_position,
-            "appended"
-        );
-        Ok(Committed::New(
-            Appended {
-                first_version,
-                last_version,
-                last_position,
-                duplicate: false,
-            },
-            ticket,
-        ))
-    }
-
-    /// The original result of the batch that carried `command_id` in `stream`, if any: lets a
-    /// caller answer a retried command without deciding it again.
-    pub fn appended_for(
-        &self,
-        stream: &str,
-        command_id: &str,
-    ) -> Result<Option<Appended>, StorageError> {
-        match self.stream_id(stream)? {
-            Some(stream_id) => self.find_command(stream_id, command_id),
-            None => Ok(None),
-        }
-    }
-
-    /// The original result of the batch carrying `command_id` in the stream, if any.
-    fn find_command(
-        &self,
-        stream_id: u64,
-        command_id: &str,
-    ) -> Result<Option<Appended>, StorageError> {
-        let trees = &self.inner.trees;
-        let Some(first) = trees
-            .command_ids
-            .get(keys::stream_name(stream_id, command_id))?
-        else {
-            return Ok(None);
-        };
-        let first_version = keys::read_u64(&first)
-            .ok_or_else(|| StorageError::Corrupt("a command id entry is too short".into()))?;
-        let record = trees
-            .batches
-            .get(keys::stream_version(stream_id, first_version))?
-            .ok_or_else(|| StorageError::Corrupt("a command id without its batch".into()))?;
-        let record = BatchRecord::decode(&record)?;
-        Ok(Some(Appended {
-            first_version,
-            last_version: record.last_version,
-            last_position: record.last_position,
-            duplicate: true,
-        }))
-    }
+/// Checks and encodes a batch in the appender's thread, so the committer has less to do.
+fn prepare(
+    stream: &str,
+    expected_version: u64,
+    batch: Batch,
+    reply: Reply,
+) -> Result<Request, AppendError> {
+    validate(stream, &batch)?;
+    let body = codec::encode_batch_body(&batch)?;
+    Ok(Request {
+        stream: stream.to_string(),
+        expected_version,
+        command_id: batch.command_id,
+        tags: batch.tags,
+        secrets: batch.secrets,
+        events: batch.events.len() as u64,
+        body,
+        reply,
+    })
 }
 
 /// The stream id and head stored under a stream's name.

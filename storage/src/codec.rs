@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::envelope::Batch;
 use crate::error::StorageError;
 
 /// Layout version of every record, its first byte.
@@ -130,134 +131,135 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn rest(&mut self) -> &'a [u8] {
-        let rest = &self.bytes[self.at..];
-        self.at = self.bytes.len();
-        rest
-    }
-
     fn json(&mut self, bytes: &[u8]) -> Result<serde_json::Value, StorageError> {
         serde_json::from_slice(bytes).map_err(|e| self.corrupt(&format!("bad JSON ({e})")))
     }
 }
 
-/// One event as stored under its stream and version; the stream, version and event id
-/// are known from the key and the store.
+/// One stored event of a batch.
 #[derive(Debug, PartialEq)]
-pub(crate) struct EventRecord {
-    pub position: u64,
-    pub recorded_at: DateTime<Utc>,
-    pub actor: String,
-    pub command_id: Option<String>,
+pub(crate) struct StoredEvent {
     pub event_type: String,
     pub schema_version: u32,
     pub payload: serde_json::Value,
 }
 
-pub(crate) struct EventRecordRef<'a> {
-    pub position: u64,
-    pub recorded_at: &'a DateTime<Utc>,
-    pub actor: &'a str,
-    pub command_id: Option<&'a str>,
-    pub event_type: &'a str,
-    pub schema_version: u32,
-    pub payload: &'a serde_json::Value,
-}
-
-impl EventRecordRef<'_> {
-    pub(crate) fn encode(&self) -> Result<Vec<u8>, StorageError> {
-        let payload = serde_json::to_vec(self.payload)
-            .map_err(|e| StorageError::Database(format!("cannot encode a payload: {e}")))?;
-        let mut out = Vec::with_capacity(payload.len() + self.actor.len() + 64);
-        out.push(RECORD_V1);
-        put_varint(&mut out, self.position);
-        put_time(&mut out, self.recorded_at);
-        put_str(&mut out, self.actor);
-        put_opt_bytes(&mut out, self.command_id.map(str::as_bytes));
-        put_str(&mut out, self.event_type);
-        put_varint(&mut out, u64::from(self.schema_version));
-        out.extend_from_slice(&payload);
-        Ok(out)
-    }
-}
-
-impl EventRecord {
-    pub(crate) fn decode(bytes: &[u8]) -> Result<EventRecord, StorageError> {
-        let mut reader = Reader::new(bytes);
-        reader.version_byte()?;
-        let position = reader.varint()?;
-        let recorded_at = reader.time()?;
-        let actor = reader.string()?;
-        let command_id = reader.opt_string()?;
-        let event_type = reader.string()?;
-        let schema_version = u32::try_from(reader.varint()?)
-            .map_err(|_| reader.corrupt("schema version too large"))?;
-        let rest = reader.rest();
-        let payload = reader.json(rest)?;
-        Ok(EventRecord {
-            position,
-            recorded_at,
-            actor,
-            command_id,
-            event_type,
-            schema_version,
-            payload,
-        })
-    }
-}
-
-/// One batch as stored under its stream and first version: the command and its outcome.
+/// A whole batch as stored in the global log under its first position: where it belongs,
+/// the command that caused it, and its events. One record a batch keeps the actor, command id
+/// and time once, and costs the database one write instead of one per event.
 #[derive(Debug, PartialEq)]
 pub(crate) struct BatchRecord {
-    pub last_version: u64,
-    pub last_position: u64,
+    pub stream_id: u64,
+    pub first_version: u64,
     pub recorded_at: DateTime<Utc>,
     pub actor: String,
     pub command_id: Option<String>,
     pub command: Option<serde_json::Value>,
+    pub events: Vec<StoredEvent>,
 }
 
 impl BatchRecord {
-    pub(crate) fn encode(&self) -> Result<Vec<u8>, StorageError> {
-        let command = match &self.command {
-            None => None,
-            Some(command) => Some(
-                serde_json::to_vec(command)
-                    .map_err(|e| StorageError::Database(format!("cannot encode a command: {e}")))?,
-            ),
-        };
-        let mut out = Vec::with_capacity(64 + command.as_ref().map_or(0, Vec::len));
-        out.push(RECORD_V1);
-        put_varint(&mut out, self.last_version);
-        put_varint(&mut out, self.last_position);
-        put_time(&mut out, &self.recorded_at);
-        put_str(&mut out, &self.actor);
-        put_opt_bytes(&mut out, self.command_id.as_deref().map(str::as_bytes));
-        put_opt_bytes(&mut out, command.as_deref());
-        Ok(out)
+    pub(crate) fn last_version(&self) -> u64 {
+        self.first_version + self.events.len() as u64 - 1
     }
+}
 
-    pub(crate) fn decode(bytes: &[u8]) -> Result<BatchRecord, StorageError> {
-        let mut reader = Reader::new(bytes);
-        reader.version_byte()?;
-        let last_version = reader.varint()?;
-        let last_position = reader.varint()?;
-        let recorded_at = reader.time()?;
-        let actor = reader.string()?;
-        let command_id = reader.opt_string()?;
-        let command = match reader.opt_bytes()? {
-            None => None,
-            Some(bytes) => Some(reader.json(bytes)?),
-        };
-        Ok(BatchRecord {
-            last_version,
-            last_position,
-            recorded_at,
-            actor,
-            command_id,
-            command,
-        })
+fn to_json(value: &serde_json::Value) -> Result<Vec<u8>, StorageError> {
+    serde_json::to_vec(value)
+        .map_err(|e| StorageError::Database(format!("cannot encode JSON: {e}")))
+}
+
+/// Encodes what a batch says of itself (everything but where it goes): done by the appender,
+/// in parallel with other appenders, before the batch reaches the committer.
+pub(crate) fn encode_batch_body(batch: &Batch) -> Result<Vec<u8>, StorageError> {
+    let mut out = Vec::with_capacity(256 * batch.events.len() + 64);
+    put_time(&mut out, &batch.recorded_at);
+    put_str(&mut out, &batch.actor);
+    put_opt_bytes(&mut out, batch.command_id.as_deref().map(str::as_bytes));
+    match &batch.command {
+        None => put_opt_bytes(&mut out, None),
+        Some(command) => put_opt_bytes(&mut out, Some(&to_json(command)?)),
     }
+    put_varint(&mut out, batch.events.len() as u64);
+    for event in &batch.events {
+        put_str(&mut out, &event.event_type);
+        put_varint(&mut out, u64::from(event.schema_version));
+        put_bytes(&mut out, &to_json(&event.payload)?);
+    }
+    Ok(out)
+}
+
+/// The stored batch: layout byte, stream id, first version, then the body.
+pub(crate) fn encode_batch(stream_id: u64, first_version: u64, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + 20);
+    out.push(RECORD_V1);
+    put_varint(&mut out, stream_id);
+    put_varint(&mut out, first_version);
+    out.extend_from_slice(body);
+    out
+}
+
+pub(crate) fn decode_batch(bytes: &[u8]) -> Result<BatchRecord, StorageError> {
+    let mut reader = Reader::new(bytes);
+    reader.version_byte()?;
+    let stream_id = reader.varint()?;
+    let first_version = reader.varint()?;
+    let recorded_at = reader.time()?;
+    let actor = reader.string()?;
+    let command_id = reader.opt_string()?;
+    let command = match reader.opt_bytes()? {
+        None => None,
+        Some(bytes) => Some(reader.json(bytes)?),
+    };
+    let count = reader.varint()?;
+    if count == 0 {
+        return Err(reader.corrupt("a batch without events"));
+    }
+    let mut events = Vec::new();
+    for _ in 0..count {
+        let event_type = reader.string()?;
+        let schema_version = u32::try_from(reader.varint()?)
+            .map_err(|_| reader.corrupt("schema version too large"))?;
+        let payload = reader.bytes()?;
+        let payload = reader.json(payload)?;
+        events.push(StoredEvent {
+            event_type,
+            schema_version,
+            payload,
+        });
+    }
+    if reader.at != bytes.len() {
+        return Err(reader.corrupt("bytes after the batch"));
+    }
+    Ok(BatchRecord {
+        stream_id,
+        first_version,
+        recorded_at,
+        actor,
+        command_id,
+        command,
+        events,
+    })
+}
+
+/// What an append returned, kept under its command id to answer a retry.
+pub(crate) fn encode_appended(
+    first_version: u64,
+    last_version: u64,
+    last_position: u64,
+) -> Vec<u8> {
+    let mut out = vec![RECORD_V1];
+    put_varint(&mut out, first_version);
+    put_varint(&mut out, last_version);
+    put_varint(&mut out, last_position);
+    out
+}
+
+/// (first version, last version, last position).
+pub(crate) fn decode_appended(bytes: &[u8]) -> Result<(u64, u64, u64), StorageError> {
+    let mut reader = Reader::new(bytes);
+    reader.version_byte()?;
+    Ok((reader.varint()?, reader.varint()?, reader.varint()?))
 }
 
 /// A stream's tags, kept so that replacing them can remove the old index entries.
@@ -287,45 +289,59 @@ pub(crate) fn decode_tags(bytes: &[u8]) -> Result<Vec<(String, String)>, Storage
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::envelope::NewEvent;
+
+    fn sample() -> Batch {
+        Batch {
+            events: vec![
+                NewEvent {
+                    event_type: "CardDrawn".into(),
+                    schema_version: 2,
+                    payload: serde_json::json!({"card": "A♠", "n": [1, 2.5, null]}),
+                },
+                NewEvent {
+                    event_type: "TurnPassed".into(),
+                    schema_version: 1,
+                    payload: serde_json::json!(null),
+                },
+            ],
+            actor: "seat:1".into(),
+            command_id: Some("c-1".into()),
+            command: Some(serde_json::json!({"type": "Draw"})),
+            recorded_at: DateTime::from_timestamp(-12345, 999_999_999).expect("valid time"),
+            tags: None,
+            secrets: Vec::new(),
+        }
+    }
 
     #[test]
-    fn an_event_record_round_trips() {
-        let recorded_at = DateTime::from_timestamp(-12345, 999_999_999).expect("valid time");
-        let payload = serde_json::json!({"card": "A♠", "n": [1, 2.5, null]});
-        let record = EventRecordRef {
-            position: 300,
-            recorded_at: &recorded_at,
-            actor: "seat:1",
-            command_id: Some("c-1"),
-            event_type: "CardDrawn",
-            schema_version: 2,
-            payload: &payload,
-        };
-        let bytes = record.encode().expect("encodes");
-        let decoded = EventRecord::decode(&bytes).expect("decodes");
-        assert_eq!(decoded.position, 300);
-        assert_eq!(decoded.recorded_at, recorded_at);
-        assert_eq!(decoded.actor, "seat:1");
-        assert_eq!(decoded.command_id.as_deref(), Some("c-1"));
-        assert_eq!(decoded.event_type, "CardDrawn");
-        assert_eq!(decoded.schema_version, 2);
-        assert_eq!(decoded.payload, payload);
+    fn a_batch_record_round_trips() {
+        let batch = sample();
+        let bytes = encode_batch(9, 300, &encode_batch_body(&batch).expect("encodes"));
+        let record = decode_batch(&bytes).expect("decodes");
+        assert_eq!((record.stream_id, record.first_version), (9, 300));
+        assert_eq!(record.last_version(), 301);
+        assert_eq!(record.recorded_at, batch.recorded_at);
+        assert_eq!(record.actor, "seat:1");
+        assert_eq!(record.command_id.as_deref(), Some("c-1"));
+        assert_eq!(record.command, batch.command);
+        for (stored, event) in record.events.iter().zip(&batch.events) {
+            assert_eq!(stored.event_type, event.event_type);
+            assert_eq!(stored.schema_version, event.schema_version);
+            assert_eq!(stored.payload, event.payload);
+        }
     }
 
     #[test]
     fn every_truncation_of_a_record_is_an_error_not_a_panic() {
-        let record = BatchRecord {
-            last_version: 7,
-            last_position: 1 << 40,
-            recorded_at: Utc::now(),
-            actor: "system".into(),
-            command_id: None,
-            command: Some(serde_json::json!({"type": "Start"})),
-        };
-        let bytes = record.encode().expect("encodes");
-        assert_eq!(BatchRecord::decode(&bytes).expect("decodes"), record);
+        let bytes = encode_batch(1, 1, &encode_batch_body(&sample()).expect("encodes"));
         for len in 0..bytes.len() {
-            assert!(BatchRecord::decode(&bytes[..len]).is_err(), "length {len}");
+            assert!(decode_batch(&bytes[..len]).is_err(), "length {len}");
+        }
+        let appended = encode_appended(1, 2, 1 << 40);
+        assert_eq!(decode_appended(&appended), Ok((1, 2, 1 << 40)));
+        for len in 0..appended.len() {
+            assert!(decode_appended(&appended[..len]).is_err());
         }
         let tags = encode_tags(&[("status".into(), "open".into())]);
         for len in 0..tags.len() {

@@ -10,6 +10,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::watch;
 
+use crate::disk_sync::DiskSync;
 use crate::error::StorageError;
 use crate::watchers::Watchers;
 
@@ -44,6 +45,8 @@ struct State {
     requested: u64,
     mark: Mark,
     durable_position: u64,
+    /// Flushes done, for benchmarks.
+    flushes: u64,
     /// Stream heads to announce once their ticket is durable: (ticket, stream, head).
     heads: Vec<(u64, Arc<str>, u64)>,
     shutdown: bool,
@@ -81,17 +84,19 @@ impl GroupCommit {
     }
 
     /// Takes a ticket for a write that is done in sled, and asks for a flush covering it.
-    /// Appends call this while they still hold the commit lock, so tickets follow positions.
-    pub(crate) fn written(&self, position: Option<u64>, head: Option<(Arc<str>, u64)>) -> u64 {
+    /// Only the committer appends, one group after the other, so tickets follow positions.
+    pub(crate) fn written(&self, position: Option<u64>, heads: Vec<(Arc<str>, u64)>) -> u64 {
         let mut state = lock(&self.state);
         state.written += 1;
         let ticket = state.written;
         if let Some(position) = position {
             state.written_position = state.written_position.max(position);
         }
-        if let Some((stream, head)) = head {
-            state.heads.push((ticket, stream, head));
-        }
+        state.heads.extend(
+            heads
+                .into_iter()
+                .map(|(stream, head)| (ticket, stream, head)),
+        );
         state.requested = ticket;
         drop(state);
         self.work.notify_one();
@@ -106,7 +111,7 @@ impl GroupCommit {
             return None;
         }
         drop(state);
-        Some(self.written(None, None))
+        Some(self.written(None, Vec::new()))
     }
 
     pub(crate) fn wait_blocking(&self, ticket: u64) -> Result<(), StorageError> {
@@ -134,6 +139,10 @@ impl GroupCommit {
         mark.outcome(ticket).unwrap_or(Err(StorageError::Closed))
     }
 
+    pub(crate) fn flushes(&self) -> u64 {
+        lock(&self.state).flushes
+    }
+
     pub(crate) fn durable_position(&self) -> u64 {
         lock(&self.state).durable_position
     }
@@ -148,7 +157,13 @@ impl GroupCommit {
     }
 
     /// The flusher thread's loop; returns after `shut_down` once nothing is left to flush.
-    pub(crate) fn run_flusher(self: Arc<Self>, db: sled::Db, watchers: Arc<Watchers>) {
+    /// After each flush of sled, `disk_sync` (none for a temporary store) finishes its job.
+    pub(crate) fn run_flusher(
+        self: Arc<Self>,
+        db: sled::Db,
+        mut disk_sync: Option<DiskSync>,
+        watchers: Arc<Watchers>,
+    ) {
         loop {
             let (target, position) = {
                 let mut state = lock(&self.state);
@@ -164,13 +179,17 @@ impl GroupCommit {
                 (state.written, state.written_position)
             };
             let result = match catch_unwind(AssertUnwindSafe(|| db.flush())) {
-                Ok(Ok(_)) => Ok(()),
+                Ok(Ok(_)) => match &mut disk_sync {
+                    Some(disk_sync) => disk_sync.sync().map_err(|e| format!("fsync: {e}")),
+                    None => Ok(()),
+                },
                 Ok(Err(e)) => Err(e.to_string()),
                 Err(_) => Err("the database library panicked while flushing".to_string()),
             };
             let (mark, durable, heads) = {
                 let mut state = lock(&self.state);
                 let mut heads = Vec::new();
+                state.flushes += 1;
                 match result {
                     Ok(()) => {
                         state.mark.flushed = target;

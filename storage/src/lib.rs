@@ -3,11 +3,61 @@
 //! Streams (one per game) hold events with gapless versions 1, 2, 3, ...; every event also
 //! has a position in one global log, increasing in commit order. A batch is appended whole or
 //! not at all, together with its command, its idempotency key, the stream's tags and secrets,
-//! in one sled transaction; `append` answers once the batch is on disk, and concurrent appends
-//! share each flush (group commit). The store knows nothing of any game.
+//! in one sled transaction; `append` answers once the batch is on disk. Concurrent appends share
+//! both the transaction and the flush (group commit). The store knows nothing of any game.
+//!
+//! ```
+//! use storage::{AppendError, Batch, NewEvent, Store};
+//!
+//! let store = Store::temporary()?;
+//! let mut create = Batch::new("player:ann", vec![NewEvent {
+//!     event_type: "GameCreated".into(),
+//!     schema_version: 1,
+//!     payload: serde_json::json!({ "game": "avalanche", "seats": 2 }),
+//! }]);
+//! create.command_id = Some("create-1".into());
+//! create.tags = Some(vec![("status".into(), "open".into()), ("player".into(), "ann".into())]);
+//! create.secrets = vec![("seed".into(), vec![7; 32])];
+//!
+//! let appended = store.append_blocking("game-1", 0, create.clone())?;
+//! assert_eq!((appended.first_version, appended.last_version), (1, 1));
+//! // A retry of the same command appends nothing and answers as the first time.
+//! assert!(store.append_blocking("game-1", 0, create)?.duplicate);
+//! // A command decided on a stale version is a conflict that names the actual one.
+//! let stale = store.append_blocking("game-1", 0, Batch::new("seat:1", vec![NewEvent {
+//!     event_type: "Joined".into(),
+//!     schema_version: 1,
+//!     payload: serde_json::json!({}),
+//! }]));
+//! assert_eq!(stale, Err(AppendError::Conflict { expected: 0, actual: 1 }));
+//!
+//! let events = store.read_stream("game-1", 0, 100)?;
+//! assert_eq!(events[0].event_type, "GameCreated");
+//! assert_eq!(store.streams_tagged("status", "open", None, 10)?, vec!["game-1".to_string()]);
+//! assert_eq!(store.secret("game-1", "seed")?, Some(vec![7; 32]));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Durability and visibility: `append` answers once its batch is on disk; `read_all` and
+//! `subscribe_all` show only durable positions, so a background reader never sees a position
+//! before all those below it. `head`, `read_stream`, `command`, `tags`, `secret` and the start
+//! value of `wait_for` read what is committed, which may run ahead of the disk by the one flush
+//! under way (a few milliseconds).
+//!
+//! Layout on disk (sled trees; numbers big-endian so that ranges iterate in order):
+//! - `log`: first position of a batch -> the batch (stream id, first version, time, actor,
+//!   command id, command, events), in the compact encoding of `codec`;
+//! - `stream_batches`: (stream id, first version) -> first position, to read a stream;
+//! - `streams`: name -> (stream id, head); `stream_names`: stream id -> name;
+//! - `command_ids`: (stream id, command id) -> the original `Appended`;
+//! - `tag_index`: (tag name, tag value, stream name) -> stream id; `stream_tags`: stream id ->
+//!   its tags; `secrets`: (stream id, name) -> bytes;
+//! - `meta`: the format marker and the store id; `record/<tree>`: the API's records.
 
 mod append;
 mod codec;
+mod committer;
+mod disk_sync;
 mod envelope;
 mod error;
 mod group_commit;

@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 
 use crate::append::decode_stream;
-use crate::codec::{self, BatchRecord, EventRecord};
-use crate::envelope::{Envelope, StoredCommand};
+use crate::codec::{self, BatchRecord};
+use crate::envelope::{Appended, Envelope, StoredCommand};
 use crate::error::StorageError;
 use crate::keys;
 use crate::store::Store;
@@ -26,6 +26,29 @@ impl Store {
         Ok(self.stream(stream)?.map(|(stream_id, _)| stream_id))
     }
 
+    /// The original result of the batch that carried `command_id` in `stream`, if any: lets a
+    /// caller answer a retried command without deciding it again.
+    pub fn appended_for(
+        &self,
+        stream: &str,
+        command_id: &str,
+    ) -> Result<Option<Appended>, StorageError> {
+        let Some(stream_id) = self.stream_id(stream)? else {
+            return Ok(None);
+        };
+        let key = keys::stream_name(stream_id, command_id);
+        let Some(value) = self.inner.trees.command_ids.get(key)? else {
+            return Ok(None);
+        };
+        let (first_version, last_version, last_position) = codec::decode_appended(&value)?;
+        Ok(Some(Appended {
+            first_version,
+            last_version,
+            last_position,
+            duplicate: true,
+        }))
+    }
+
     /// Up to `limit` events of the stream with versions above `after_version`, in order.
     pub fn read_stream(
         &self,
@@ -39,16 +62,40 @@ impl Store {
         let Some(first) = after_version.checked_add(1) else {
             return Ok(Vec::new());
         };
-        let range =
-            keys::stream_version(stream_id, first)..=keys::stream_version(stream_id, u64::MAX);
+        let trees = &self.inner.trees;
+        // Start at the batch holding `first`: the last one that begins at or before it.
+        let start = match trees
+            .stream_batches
+            .range(keys::stream_version(stream_id, 0)..=keys::stream_version(stream_id, first))
+            .next_back()
+        {
+            Some(item) => item?.0.to_vec(),
+            None => keys::stream_version(stream_id, first).to_vec(),
+        };
+        let end = keys::stream_version(stream_id, u64::MAX);
         let mut envelopes = Vec::new();
-        for item in self.inner.trees.events.range(range).take(limit) {
-            let (key, value) = item?;
-            let version = key
-                .get(8..)
-                .and_then(keys::read_u64)
-                .ok_or_else(short_key)?;
-            envelopes.push(self.envelope(stream.to_string(), version, &value)?);
+        for item in trees
+            .stream_batches
+            .range(start.as_slice()..=end.as_slice())
+        {
+            if envelopes.len() >= limit {
+                break;
+            }
+            let (_, position) = item?;
+            let first_position = keys::read_u64(&position).ok_or_else(short_key)?;
+            let record = trees
+                .log
+                .get(keys::position(first_position))?
+                .ok_or_else(|| StorageError::Corrupt("a stream names a missing batch".into()))?;
+            let batch = codec::decode_batch(&record)?;
+            self.unpack(
+                &mut envelopes,
+                stream,
+                first_position,
+                batch,
+                limit,
+                |version, _| version > after_version,
+            );
         }
         Ok(envelopes)
     }
@@ -65,57 +112,79 @@ impl Store {
             return Ok(Vec::new());
         }
         let trees = &self.inner.trees;
-        let range = keys::position(after_position + 1)..=keys::position(durable);
+        let first = keys::position(after_position + 1);
+        // Start at the batch holding `first`: the last one that begins at or before it.
+        let start = match trees.log.range(..=first).next_back() {
+            Some(item) => item?.0.to_vec(),
+            None => first.to_vec(),
+        };
+        let end = keys::position(durable);
         let mut names: HashMap<u64, String> = HashMap::new();
         let mut envelopes = Vec::new();
-        for item in trees.log.range(range).take(limit) {
-            let (_, event_key) = item?;
-            let stream_id = keys::read_u64(&event_key).ok_or_else(short_key)?;
-            let version = event_key
-                .get(8..)
-                .and_then(keys::read_u64)
-                .ok_or_else(short_key)?;
-            let name = match names.get(&stream_id) {
+        for item in trees.log.range(start.as_slice()..=end.as_slice()) {
+            if envelopes.len() >= limit {
+                break;
+            }
+            let (key, record) = item?;
+            let first_position = keys::read_u64(&key).ok_or_else(short_key)?;
+            let batch = codec::decode_batch(&record)?;
+            let name = match names.get(&batch.stream_id) {
                 Some(name) => name.clone(),
                 None => {
                     let name = trees
                         .stream_names
-                        .get(stream_id.to_be_bytes())?
+                        .get(batch.stream_id.to_be_bytes())?
                         .ok_or_else(|| StorageError::Corrupt("a stream without a name".into()))?;
                     let name = String::from_utf8(name.to_vec())
                         .map_err(|_| StorageError::Corrupt("a stream name is not UTF-8".into()))?;
-                    names.insert(stream_id, name.clone());
+                    names.insert(batch.stream_id, name.clone());
                     name
                 }
             };
-            let value = trees
-                .events
-                .get(&event_key)?
-                .ok_or_else(|| StorageError::Corrupt("the log names a missing event".into()))?;
-            envelopes.push(self.envelope(name, version, &value)?);
+            self.unpack(
+                &mut envelopes,
+                &name,
+                first_position,
+                batch,
+                limit,
+                |_, position| position > after_position && position <= durable,
+            );
         }
         Ok(envelopes)
     }
 
-    fn envelope(
+    /// Adds the batch's events that `wanted(version, position)` picks, up to `limit` in all.
+    fn unpack(
         &self,
-        stream: String,
-        version: u64,
-        value: &[u8],
-    ) -> Result<Envelope, StorageError> {
-        let record = EventRecord::decode(value)?;
-        Ok(Envelope {
-            stream,
-            version,
-            position: record.position,
-            event_id: format!("{:016x}{:016x}", self.inner.store_id, record.position),
-            event_type: record.event_type,
-            schema_version: record.schema_version,
-            recorded_at: record.recorded_at,
-            actor: record.actor,
-            command_id: record.command_id,
-            payload: record.payload,
-        })
+        envelopes: &mut Vec<Envelope>,
+        stream: &str,
+        first_position: u64,
+        batch: BatchRecord,
+        limit: usize,
+        wanted: impl Fn(u64, u64) -> bool,
+    ) {
+        for (offset, event) in (0u64..).zip(batch.events) {
+            if envelopes.len() >= limit {
+                return;
+            }
+            let version = batch.first_version + offset;
+            let position = first_position + offset;
+            if !wanted(version, position) {
+                continue;
+            }
+            envelopes.push(Envelope {
+                stream: stream.to_string(),
+                version,
+                position,
+                event_id: format!("{:016x}{:016x}", self.inner.store_id, position),
+                event_type: event.event_type,
+                schema_version: event.schema_version,
+                recorded_at: batch.recorded_at,
+                actor: batch.actor.clone(),
+                command_id: batch.command_id.clone(),
+                payload: event.payload,
+            });
+        }
     }
 
     /// The command that produced the event at `version` of the stream, with the versions it produced.
@@ -130,27 +199,30 @@ impl Store {
         if version == 0 {
             return Ok(None);
         }
+        let trees = &self.inner.trees;
         let range = keys::stream_version(stream_id, 1)..=keys::stream_version(stream_id, version);
-        let Some(item) = self.inner.trees.batches.range(range).next_back() else {
+        let Some(item) = trees.stream_batches.range(range).next_back() else {
             return Ok(None);
         };
-        let (key, value) = item?;
-        let first_version = key
-            .get(8..)
-            .and_then(keys::read_u64)
-            .ok_or_else(short_key)?;
-        let record = BatchRecord::decode(&value)?;
-        if record.last_version < version {
+        let (_, position) = item?;
+        let first_position = keys::read_u64(&position).ok_or_else(short_key)?;
+        let record = trees
+            .log
+            .get(keys::position(first_position))?
+            .ok_or_else(|| StorageError::Corrupt("a stream names a missing batch".into()))?;
+        let batch = codec::decode_batch(&record)?;
+        let last_version = batch.last_version();
+        if last_version < version {
             return Ok(None);
         }
         Ok(Some(StoredCommand {
-            command_id: record.command_id,
-            actor: record.actor,
-            command: record.command,
-            recorded_at: record.recorded_at,
-            first_version,
-            last_version: record.last_version,
-            last_position: record.last_position,
+            command_id: batch.command_id,
+            actor: batch.actor,
+            command: batch.command,
+            recorded_at: batch.recorded_at,
+            first_version: batch.first_version,
+            last_version,
+            last_position: first_position + batch.events.len() as u64 - 1,
         }))
     }
 

@@ -1,18 +1,21 @@
-//! The store handle: opened trees, counters, the flusher thread, records and waiting.
+//! The store handle: opening, the committer and flusher threads, records, waiting for a stream.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
 use tokio::sync::watch;
 
+use crate::codec;
+use crate::committer::{Committer, Queue};
+use crate::disk_sync::DiskSync;
 use crate::error::{OpenError, StorageError};
 use crate::group_commit::GroupCommit;
 use crate::keys;
 use crate::open::{self, Opened};
 use crate::watchers::Watchers;
 
-/// The event store. Cloning is cheap: clones share one database and one flusher.
+/// The event store. Cloning is cheap: clones share one database, committer and flusher.
 #[derive(Clone)]
 pub struct Store {
     pub(crate) inner: Arc<Inner>,
@@ -21,17 +24,15 @@ pub struct Store {
 /// The trees written together by an append.
 #[derive(Clone)]
 pub(crate) struct Trees {
-    /// (stream id, version) -> event record.
-    pub events: sled::Tree,
-    /// position -> (stream id, version).
+    /// The global log: first position of a batch -> the batch with its events.
     pub log: sled::Tree,
+    /// (stream id, first version of a batch) -> first position of the batch.
+    pub stream_batches: sled::Tree,
     /// stream name -> (stream id, head).
     pub streams: sled::Tree,
     /// stream id -> stream name.
     pub stream_names: sled::Tree,
-    /// (stream id, first version) -> batch record: the command and the versions it produced.
-    pub batches: sled::Tree,
-    /// (stream id, command id) -> first version of its batch.
+    /// (stream id, command id) -> what the append returned.
     pub command_ids: sled::Tree,
     /// (tag name, tag value, stream name) -> stream id.
     pub tag_index: sled::Tree,
@@ -41,36 +42,34 @@ pub(crate) struct Trees {
     pub secrets: sled::Tree,
 }
 
-/// What only appends change, under the commit lock.
-pub(crate) struct Counters {
-    pub last_position: u64,
-    pub last_stream_id: u64,
-}
-
 pub(crate) struct Inner {
     pub db: sled::Db,
     pub trees: Trees,
     pub store_id: u64,
-    /// Appends commit one at a time, so positions follow commit order.
-    pub commit: Mutex<Counters>,
+    /// Appends wait here for the committer thread.
+    pub queue: Arc<Queue>,
     pub group_commit: Arc<GroupCommit>,
     pub watchers: Arc<Watchers>,
+    committer: Mutex<Option<JoinHandle<()>>>,
     flusher: Mutex<Option<JoinHandle<()>>>,
+}
+
+fn join(thread: &Mutex<Option<JoinHandle<()>>>, name: &str) {
+    let handle = thread.lock().unwrap_or_else(PoisonError::into_inner).take();
+    if let Some(handle) = handle {
+        if handle.join().is_err() {
+            tracing::error!("the event store's {name} thread panicked");
+        }
+    }
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
+        // The committer first: what it writes last still needs a flush.
+        self.queue.shut_down();
+        join(&self.committer, "committer");
         self.group_commit.shut_down();
-        let handle = self
-            .flusher
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(handle) = handle {
-            if handle.join().is_err() {
-                tracing::error!("the event store's flusher thread panicked");
-            }
-        }
+        join(&self.flusher, "flusher");
     }
 }
 
@@ -80,16 +79,21 @@ impl Store {
     /// Opens (or creates) the event store in the directory `path`.
     pub fn open(path: &Path) -> Result<Store, OpenError> {
         let opened = open::open(path)?;
-        Store::start(opened, path)
+        let disk_sync = DiskSync::open(path).map_err(|e| OpenError::Storage {
+            path: path.to_path_buf(),
+            detail: format!("cannot sync the database files: {e}"),
+        })?;
+        Store::start(opened, Some(disk_sync), path)
     }
 
     /// A store in a temporary directory, deleted when the last clone is dropped.
     pub fn temporary() -> Result<Store, OpenError> {
         let opened = open::temporary()?;
-        Store::start(opened, Path::new("(temporary)"))
+        // In memory (tmpfs) and deleted on drop: nothing to fsync.
+        Store::start(opened, None, Path::new("(temporary)"))
     }
 
-    fn start(opened: Opened, path: &Path) -> Result<Store, OpenError> {
+    fn start(opened: Opened, disk_sync: Option<DiskSync>, path: &Path) -> Result<Store, OpenError> {
         let Opened { db, store_id, .. } = opened;
         let failed = |e: sled::Error| OpenError::Storage {
             path: path.to_path_buf(),
@@ -97,62 +101,74 @@ impl Store {
         };
         let tree = |name: &str| db.open_tree(name).map_err(failed);
         let trees = Trees {
-            events: tree("events")?,
             log: tree("log")?,
+            stream_batches: tree("stream_batches")?,
             streams: tree("streams")?,
             stream_names: tree("stream_names")?,
-            batches: tree("batches")?,
             command_ids: tree("command_ids")?,
             tag_index: tree("tag_index")?,
             stream_tags: tree("stream_tags")?,
             secrets: tree("secrets")?,
         };
-        let last_key = |tree: &sled::Tree| -> Result<u64, OpenError> {
-            match tree.last().map_err(failed)? {
-                None => Ok(0),
-                Some((key, _)) => keys::read_u64(&key).ok_or_else(|| OpenError::Damaged {
-                    path: path.to_path_buf(),
-                    detail: "a key of the wrong size".into(),
-                }),
+        let damaged = |detail: String| OpenError::Damaged {
+            path: path.to_path_buf(),
+            detail,
+        };
+        let last_position = match trees.log.last().map_err(failed)? {
+            None => 0,
+            Some((key, value)) => {
+                let first = keys::read_u64(&key)
+                    .ok_or_else(|| damaged("a log key of the wrong size".into()))?;
+                let batch = codec::decode_batch(&value).map_err(|e| damaged(e.to_string()))?;
+                first + batch.events.len() as u64 - 1
             }
         };
-        let last_position = last_key(&trees.log)?;
-        let last_stream_id = last_key(&trees.stream_names)?;
+        let last_stream_id = match trees.stream_names.last().map_err(failed)? {
+            None => 0,
+            Some((key, _)) => keys::read_u64(&key)
+                .ok_or_else(|| damaged("a stream id of the wrong size".into()))?,
+        };
         let group_commit = Arc::new(GroupCommit::new(last_position));
         let watchers = Arc::new(Watchers::default());
+        let queue = Arc::new(Queue::default());
+        let inner = Arc::new(Inner {
+            db: db.clone(),
+            trees: trees.clone(),
+            store_id,
+            queue: Arc::clone(&queue),
+            group_commit: Arc::clone(&group_commit),
+            watchers: Arc::clone(&watchers),
+            committer: Mutex::new(None),
+            flusher: Mutex::new(None),
+        });
+        let cannot_start = |e: std::io::Error| OpenError::Storage {
+            path: path.to_path_buf(),
+            detail: format!("cannot start a thread: {e}"),
+        };
         let flusher = {
             let group_commit = Arc::clone(&group_commit);
-            let watchers = Arc::clone(&watchers);
-            let db = db.clone();
             std::thread::Builder::new()
                 .name("event-store-flusher".into())
-                .spawn(move || group_commit.run_flusher(db, watchers))
-                .map_err(|e| OpenError::Storage {
-                    path: path.to_path_buf(),
-                    detail: format!("cannot start the flusher thread: {e}"),
-                })?
+                .spawn(move || group_commit.run_flusher(db, disk_sync, watchers))
+                .map_err(cannot_start)?
         };
-        Ok(Store {
-            inner: Arc::new(Inner {
-                db,
-                trees,
-                store_id,
-                commit: Mutex::new(Counters {
-                    last_position,
-                    last_stream_id,
-                }),
-                group_commit,
-                watchers,
-                flusher: Mutex::new(Some(flusher)),
-            }),
-        })
-    }
-
-    pub(crate) fn lock_commit(&self) -> MutexGuard<'_, Counters> {
-        self.inner
-            .commit
+        *inner.flusher.lock().unwrap_or_else(PoisonError::into_inner) = Some(flusher);
+        let committer = Committer {
+            trees,
+            group_commit,
+            queue,
+            last_position,
+            last_stream_id,
+        };
+        let committer = std::thread::Builder::new()
+            .name("event-store-committer".into())
+            .spawn(move || committer.run())
+            .map_err(cannot_start)?;
+        *inner
+            .committer
             .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+            .unwrap_or_else(PoisonError::into_inner) = Some(committer);
+        Ok(Store { inner })
     }
 
     /// Waits (without polling the disk) until the stream's head is above `after_version`,
@@ -179,8 +195,21 @@ impl Store {
     pub fn put_record(&self, tree: &str, key: &str, value: &[u8]) -> Result<(), StorageError> {
         let records = self.record_tree(tree)?;
         records.insert(key.as_bytes(), value)?;
-        let ticket = self.inner.group_commit.written(None, None);
+        let ticket = self.inner.group_commit.written(None, Vec::new());
         self.inner.group_commit.wait_blocking(ticket)
+    }
+
+    /// `put_record` for async callers: waits for the flush without blocking the thread.
+    pub async fn put_record_async(
+        &self,
+        tree: &str,
+        key: &str,
+        value: &[u8],
+    ) -> Result<(), StorageError> {
+        let records = self.record_tree(tree)?;
+        records.insert(key.as_bytes(), value)?;
+        let ticket = self.inner.group_commit.written(None, Vec::new());
+        self.inner.group_commit.wait(ticket).await
     }
 
     pub fn get_record(&self, tree: &str, key: &str) -> Result<Option<Vec<u8>>, StorageError> {
@@ -193,6 +222,12 @@ impl Store {
             .inner
             .db
             .open_tree(format!("{RECORD_TREE_PREFIX}{tree}"))?)
+    }
+
+    /// How many flushes to disk the store did since it was opened: with group commit, fewer
+    /// than the writes it made durable. For benchmarks and diagnostics.
+    pub fn flush_count(&self) -> u64 {
+        self.inner.group_commit.flushes()
     }
 
     /// The bytes the database takes on disk.

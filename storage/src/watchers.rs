@@ -83,3 +83,44 @@ impl Drop for Watch {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn watched(watchers: &Watchers) -> usize {
+        watchers.lock().len()
+    }
+
+    #[test]
+    fn a_stream_is_unwatched_when_its_last_reader_leaves() {
+        let watchers = Arc::new(Watchers::default());
+        let first = watchers.watch("game-1", || 3);
+        let second = watchers.watch("game-1", || unreachable!("already watched"));
+        assert_eq!(watched(&watchers), 1);
+        drop(first);
+        assert_eq!(watched(&watchers), 1);
+        watchers.announce("game-1", 4);
+        drop(second);
+        assert_eq!(watched(&watchers), 0);
+        // Announcing to nobody keeps nothing.
+        watchers.announce("game-2", 1);
+        assert_eq!(watched(&watchers), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_reader_sees_a_head_announced_after_it_started_watching() {
+        let watchers = Arc::new(Watchers::default());
+        let mut watch = watchers.watch("game-1", || 3);
+        let announcer = Arc::clone(&watchers);
+        let waiting = tokio::spawn(async move {
+            watch
+                .head_after(3, std::time::Duration::from_secs(600))
+                .await
+        });
+        tokio::task::yield_now().await;
+        announcer.announce("game-1", 5);
+        assert_eq!(waiting.await.expect("the reader finishes"), 5);
+        assert_eq!(watched(&watchers), 0);
+    }
+}

@@ -250,3 +250,79 @@ fn concurrent_writers_to_one_stream_never_leave_a_gap() {
     let positions: Vec<u64> = all.iter().map(|e| e.position).collect();
     assert_eq!(positions, (1..=150).collect::<Vec<u64>>());
 }
+
+#[test]
+fn the_store_and_its_futures_can_be_shared_across_threads() {
+    fn shareable<T: Send + Sync + Clone + 'static>(_: &T) {}
+    fn sendable<T: Send>(_: &T) {}
+    let store = store();
+    shareable(&store);
+    sendable(&store.append("game-1", 0, batch(1)));
+    sendable(&store.wait_for("game-1", 0, std::time::Duration::from_secs(1)));
+}
+
+#[test]
+fn one_command_sent_by_many_threads_at_once_is_appended_once() {
+    let store = store();
+    let threads: Vec<_> = (0..16)
+        .map(|_| {
+            let store = store.clone();
+            std::thread::spawn(move || store.append_blocking("game-1", 0, command_batch(3, "join")))
+        })
+        .collect();
+    let results: Vec<Appended> = threads
+        .into_iter()
+        .map(|t| t.join().expect("joins").expect("appends or repeats"))
+        .collect();
+    assert_eq!(results.iter().filter(|r| !r.duplicate).count(), 1);
+    for result in &results {
+        assert_eq!((result.first_version, result.last_version), (1, 3));
+        assert_eq!(result.last_position, 3);
+    }
+    assert_eq!(store.head("game-1").expect("reads"), 3);
+    assert_eq!(store.read_all(0, 100).expect("reads").len(), 3);
+}
+
+#[test]
+fn concurrent_tag_changes_leave_the_index_with_the_last_tags_only() {
+    let store = store();
+    let threads: Vec<_> = (0..6u64)
+        .map(|writer| {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                for n in 0..10u64 {
+                    loop {
+                        let head = store.head("shared").expect("reads");
+                        let mut next = batch(1);
+                        next.tags = Some(vec![("turn".into(), format!("{writer}-{n}"))]);
+                        match store.append_blocking("shared", head, next) {
+                            Ok(_) => break,
+                            Err(AppendError::Conflict { .. }) => continue,
+                            Err(other) => panic!("unexpected error {other}"),
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().expect("the writer finishes");
+    }
+    let tags = store.tags("shared").expect("reads");
+    assert_eq!(tags.len(), 1);
+    let mut tagged = 0;
+    for writer in 0..6 {
+        for n in 0..10 {
+            let value = format!("{writer}-{n}");
+            let streams = store
+                .streams_tagged("turn", &value, None, 10)
+                .expect("reads");
+            if !streams.is_empty() {
+                assert_eq!(tags[0].1, value, "only the last tags are indexed");
+                tagged += 1;
+            }
+        }
+    }
+    assert_eq!(tagged, 1);
+    assert_eq!(store.head("shared").expect("reads"), 60);
+}

@@ -260,6 +260,19 @@ fn records_are_kept_by_tree_and_key() {
     );
 }
 
+#[tokio::test]
+async fn records_can_be_written_without_blocking_the_runtime() {
+    let store = store();
+    store
+        .put_record_async("tokens", "t-1", b"ann")
+        .await
+        .expect("writes");
+    assert_eq!(
+        store.get_record("tokens", "t-1").expect("reads"),
+        Some(b"ann".to_vec())
+    );
+}
+
 #[test]
 fn the_size_on_disk_is_reported() {
     let store = store();
@@ -267,4 +280,40 @@ fn the_size_on_disk_is_reported() {
         .append_blocking("game-1", 0, batch(10))
         .expect("appends");
     assert!(store.size_on_disk().expect("measures") > 0);
+}
+
+#[test]
+fn every_page_of_the_log_and_of_a_stream_matches_the_whole_read() {
+    let store = store();
+    let mut heads = [0u64; 3];
+    for n in 0..12u64 {
+        let stream = (n * 5 % 3) as usize;
+        let appended = store
+            .append_blocking(&format!("s{stream}"), heads[stream], batch(1 + n % 4))
+            .expect("appends");
+        heads[stream] = appended.last_version;
+    }
+    let all = store.read_all(0, usize::MAX).expect("reads");
+    assert_eq!(all.len(), (0..12).map(|n| 1 + n % 4).sum::<u64>() as usize);
+    for after in 0..=all.len() {
+        for limit in 0..6 {
+            let page = store.read_all(after as u64, limit).expect("reads");
+            let expected: Vec<_> = all.iter().skip(after).take(limit).cloned().collect();
+            assert_eq!(page, expected, "log after {after}, limit {limit}");
+        }
+    }
+    for (stream, head) in heads.iter().enumerate() {
+        let name = format!("s{stream}");
+        let whole = store.read_stream(&name, 0, usize::MAX).expect("reads");
+        assert_eq!(whole.len() as u64, *head);
+        for after in 0..=*head as usize {
+            for limit in 0..6 {
+                let page = store
+                    .read_stream(&name, after as u64, limit)
+                    .expect("reads");
+                let expected: Vec<_> = whole.iter().skip(after).take(limit).cloned().collect();
+                assert_eq!(page, expected, "{name} after {after}, limit {limit}");
+            }
+        }
+    }
 }

@@ -136,12 +136,18 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
             }
         };
         let slot = slot.lock().await;
+        let before = s.after;
         for event in events_for(&slot, s.player.as_deref(), &envelopes) {
             s.after = event.version;
             s.pending.push_back(frame(&event));
         }
         // Once the game is over and everything is sent, the stream ends.
         s.finished = slot.game.status() == Status::Finished && s.after >= slot.game.version();
+        drop(slot);
+        if s.after == before {
+            // The store showed a batch whose flush is still under way: wait for the disk.
+            actix_web::rt::time::sleep(Duration::from_millis(2)).await;
+        }
     }
 }
 

@@ -34,7 +34,7 @@ pub async fn create_player(
     state: web::Data<AppState>,
     body: web::Json<NewPlayer>,
 ) -> Result<HttpResponse, ApiError> {
-    let (player, token) = state.players.create(&body.name)?;
+    let (player, token) = state.players.create(&body.name).await?;
     tracing::info!(player = %player.id, "player created");
     Ok(HttpResponse::Created().json(PlayerCreated { player, token }))
 }

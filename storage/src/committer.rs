@@ -1,0 +1,438 @@
+//! The committer: one thread turns every append waiting in the queue into one sled transaction.
+//!
+//! Each sled transaction rolls sled's IO buffer, which costs IO of its own; one transaction
+//! per group of appends, rather than per append, lets concurrent appends share that cost as
+//! they share the flush after it (see `group_commit`). Each append of a group is still checked
+//! on its own (expected version, command id) against the store as the group before it left it,
+//! and is written whole: the group's transaction is all or nothing.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
+use tokio::sync::oneshot;
+
+use crate::codec;
+use crate::envelope::Appended;
+use crate::error::{AppendError, StorageError};
+use crate::group_commit::GroupCommit;
+use crate::keys;
+use crate::store::Trees;
+
+/// Most appends written by one transaction.
+const MAX_GROUP: usize = 256;
+
+/// An appended batch and the flush ticket to wait for before answering, if any.
+pub(crate) type Outcome = Result<(Appended, Option<u64>), AppendError>;
+
+/// Where the committer sends its answer.
+pub(crate) enum Reply {
+    Async(oneshot::Sender<Outcome>),
+    Blocking(mpsc::SyncSender<Outcome>),
+}
+
+impl Reply {
+    fn send(self, outcome: Outcome) {
+        // The appender may have given up waiting; the batch is written all the same.
+        match self {
+            Reply::Async(sender) => drop(sender.send(outcome)),
+            Reply::Blocking(sender) => drop(sender.send(outcome)),
+        }
+    }
+}
+
+/// A checked, encoded batch on its way to the committer.
+pub(crate) struct Request {
+    pub stream: String,
+    pub expected_version: u64,
+    pub command_id: Option<String>,
+    pub tags: Option<Vec<(String, String)>>,
+    pub secrets: Vec<(String, Vec<u8>)>,
+    pub events: u64,
+    /// `codec::encode_batch_body` of the batch.
+    pub body: Vec<u8>,
+    pub reply: Reply,
+}
+
+#[derive(Default)]
+struct QueueState {
+    requests: Vec<Request>,
+    shutdown: bool,
+}
+
+#[derive(Default)]
+pub(crate) struct Queue {
+    state: Mutex<QueueState>,
+    ready: Condvar,
+}
+
+impl Queue {
+    fn lock(&self) -> MutexGuard<'_, QueueState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn push(&self, request: Request) {
+        let mut state = self.lock();
+        if state.shutdown {
+            drop(state);
+            request.reply.send(Err(StorageError::Closed.into()));
+            return;
+        }
+        state.requests.push(request);
+        drop(state);
+        self.ready.notify_one();
+    }
+
+    pub(crate) fn shut_down(&self) {
+        self.lock().shutdown = true;
+        self.ready.notify_all();
+    }
+
+    /// Shuts down and answers every waiting append with `Closed`.
+    fn refuse_all(&self) {
+        let waiting = {
+            let mut state = self.lock();
+            state.shutdown = true;
+            std::mem::take(&mut state.requests)
+        };
+        for request in waiting {
+            request.reply.send(Err(StorageError::Closed.into()));
+        }
+    }
+
+    /// The next group, or `None` once shut down and empty.
+    fn next_group(&self) -> Option<Vec<Request>> {
+        let mut state = self.lock();
+        while state.requests.is_empty() {
+            if state.shutdown {
+                return None;
+            }
+            state = self
+                .ready
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        let take = state.requests.len().min(MAX_GROUP);
+        Some(state.requests.drain(..take).collect())
+    }
+}
+
+/// What the committer keeps between groups.
+pub(crate) struct Committer {
+    pub trees: Trees,
+    pub group_commit: Arc<GroupCommit>,
+    pub queue: Arc<Queue>,
+    pub last_position: u64,
+    pub last_stream_id: u64,
+}
+
+type Tags = Vec<(String, String)>;
+
+/// One accepted append of a group, ready to write.
+struct Accepted {
+    stream: String,
+    stream_id: u64,
+    new_stream: bool,
+    first_version: u64,
+    last_version: u64,
+    first_position: u64,
+    last_position: u64,
+    record: Vec<u8>,
+    command_key: Option<Vec<u8>>,
+    /// (the tags to remove from the index, the tags to put in), when the batch sets tags.
+    tags: Option<(Tags, Tags)>,
+    secrets: Vec<(String, Vec<u8>)>,
+}
+
+impl Accepted {
+    fn appended(&self, duplicate: bool) -> Appended {
+        Appended {
+            first_version: self.first_version,
+            last_version: self.last_version,
+            last_position: self.last_position,
+            duplicate,
+        }
+    }
+}
+
+/// How one request of a group is answered.
+enum Answer {
+    /// Known before writing: a conflict, a stored duplicate, a failed check.
+    Now(Outcome),
+    /// Written by this group: the accepted append at this index.
+    Written(usize),
+    /// A repeat of a command id accepted earlier in this same group.
+    RepeatOf(usize),
+}
+
+/// The group's view of the store: what the database says, updated by the group's own appends.
+#[derive(Default)]
+struct Overlay {
+    streams: HashMap<String, (u64, u64)>,
+    command_ids: HashMap<(u64, String), usize>,
+    tags: HashMap<u64, Tags>,
+}
+
+impl Committer {
+    pub(crate) fn run(mut self) {
+        while let Some(group) = self.queue.next_group() {
+            let committed = catch_unwind(AssertUnwindSafe(|| self.commit_group(group)));
+            if committed.is_err() {
+                // Whether the group was written is unknown, and so are the next positions:
+                // stop appending rather than risk writing over it. The group's appenders see
+                // their answer dropped, as do all later ones.
+                tracing::error!("the event store's committer panicked; appends are refused");
+                self.queue.refuse_all();
+                return;
+            }
+        }
+    }
+
+    fn commit_group(&mut self, group: Vec<Request>) {
+        let mut overlay = Overlay::default();
+        let mut accepted: Vec<Accepted> = Vec::new();
+        let mut answers = Vec::with_capacity(group.len());
+        let mut replies = Vec::with_capacity(group.len());
+        let mut last_position = self.last_position;
+        let mut last_stream_id = self.last_stream_id;
+        for request in group {
+            let answer = match self.check(
+                &request,
+                &mut overlay,
+                &accepted,
+                last_position,
+                last_stream_id,
+            ) {
+                Ok(Checked::Accept(append)) => {
+                    last_position = append.last_position;
+                    last_stream_id = last_stream_id.max(append.stream_id);
+                    accepted.push(*append);
+                    Answer::Written(accepted.len() - 1)
+                }
+                Ok(Checked::Repeat(index)) => Answer::RepeatOf(index),
+                Ok(Checked::Stored(appended)) => Answer::Now(Ok((
+                    appended,
+                    self.group_commit.flush_all(appended.last_position),
+                ))),
+                Err(error) => Answer::Now(Err(error)),
+            };
+            answers.push(answer);
+            replies.push(request.reply);
+        }
+        tracing::debug!(
+            appends = accepted.len(),
+            last_position,
+            "committing a group"
+        );
+        let written = if accepted.is_empty() {
+            Ok(None)
+        } else {
+            self.write(&accepted).map(|()| {
+                self.last_position = last_position;
+                self.last_stream_id = last_stream_id;
+                let heads = accepted
+                    .iter()
+                    .map(|a| (Arc::<str>::from(a.stream.as_str()), a.last_version))
+                    .collect();
+                Some(self.group_commit.written(Some(last_position), heads))
+            })
+        };
+        for (answer, reply) in answers.into_iter().zip(replies) {
+            let outcome = match (answer, &written) {
+                (Answer::Now(outcome), _) => outcome,
+                (Answer::Written(index), Ok(ticket)) => {
+                    Ok((accepted[index].appended(false), *ticket))
+                }
+                (Answer::RepeatOf(index), Ok(ticket)) => {
+                    Ok((accepted[index].appended(true), *ticket))
+                }
+                (_, Err(error)) => Err(error.clone().into()),
+            };
+            reply.send(outcome);
+        }
+    }
+
+    /// Checks one request against the store as the group so far left it.
+    fn check(
+        &self,
+        request: &Request,
+        overlay: &mut Overlay,
+        accepted: &[Accepted],
+        last_position: u64,
+        last_stream_id: u64,
+    ) -> Result<Checked, AppendError> {
+        let trees = &self.trees;
+        let stream = request.stream.as_str();
+        let existing = match overlay.streams.get(stream) {
+            Some(known) => Some(*known),
+            None => match trees
+                .streams
+                .get(stream.as_bytes())
+                .map_err(StorageError::from)?
+            {
+                Some(value) => Some(crate::append::decode_stream(&value)?),
+                None => None,
+            },
+        };
+        if let (Some((stream_id, _)), Some(command_id)) = (existing, &request.command_id) {
+            if let Some(index) = overlay.command_ids.get(&(stream_id, command_id.clone())) {
+                return Ok(Checked::Repeat(*index));
+            }
+            let key = keys::stream_name(stream_id, command_id);
+            if let Some(value) = trees.command_ids.get(key).map_err(StorageError::from)? {
+                let (first_version, last_version, last_position) = codec::decode_appended(&value)?;
+                return Ok(Checked::Stored(Appended {
+                    first_version,
+                    last_version,
+                    last_position,
+                    duplicate: true,
+                }));
+            }
+        }
+        let head = existing.map_or(0, |(_, head)| head);
+        if head != request.expected_version {
+            return Err(AppendError::Conflict {
+                expected: request.expected_version,
+                actual: head,
+            });
+        }
+        let (stream_id, new_stream) = match existing {
+            Some((stream_id, _)) => (stream_id, false),
+            None => (last_stream_id + 1, true),
+        };
+        let tags = match &request.tags {
+            None => None,
+            Some(tags) => {
+                let old = match overlay.tags.get(&stream_id) {
+                    Some(old) => old.clone(),
+                    None if new_stream => Vec::new(),
+                    None => match trees
+                        .stream_tags
+                        .get(stream_id.to_be_bytes())
+                        .map_err(StorageError::from)?
+                    {
+                        Some(bytes) => codec::decode_tags(&bytes)?,
+                        None => Vec::new(),
+                    },
+                };
+                overlay.tags.insert(stream_id, tags.clone());
+                Some((old, tags.clone()))
+            }
+        };
+        let first_version = head + 1;
+        let last_version = head + request.events;
+        let append = Accepted {
+            stream: request.stream.clone(),
+            stream_id,
+            new_stream,
+            first_version,
+            last_version,
+            first_position: last_position + 1,
+            last_position: last_position + request.events,
+            record: codec::encode_batch(stream_id, first_version, &request.body),
+            command_key: request
+                .command_id
+                .as_deref()
+                .map(|command_id| keys::stream_name(stream_id, command_id)),
+            tags,
+            secrets: request.secrets.clone(),
+        };
+        overlay
+            .streams
+            .insert(request.stream.clone(), (stream_id, last_version));
+        if let Some(command_id) = &request.command_id {
+            overlay
+                .command_ids
+                .insert((stream_id, command_id.clone()), accepted.len());
+        }
+        Ok(Checked::Accept(Box::new(append)))
+    }
+
+    /// Writes the accepted appends, in order, in one transaction.
+    fn write(&self, accepted: &[Accepted]) -> Result<(), StorageError> {
+        let trees = &self.trees;
+        let outcome = (
+            &trees.log,
+            &trees.stream_batches,
+            &trees.streams,
+            &trees.stream_names,
+            &trees.command_ids,
+            &trees.tag_index,
+            &trees.stream_tags,
+            &trees.secrets,
+        )
+            .transaction(
+                |(
+                    log,
+                    stream_batches,
+                    streams,
+                    names,
+                    command_ids,
+                    tag_index,
+                    stream_tags,
+                    secrets,
+                )|
+                 -> Result<(), ConflictableTransactionError<()>> {
+                    for append in accepted {
+                        let stream_key = append.stream_id.to_be_bytes();
+                        let first_position = keys::position(append.first_position);
+                        log.insert(&first_position, append.record.as_slice())?;
+                        stream_batches.insert(
+                            &keys::stream_version(append.stream_id, append.first_version),
+                            &first_position,
+                        )?;
+                        streams.insert(
+                            append.stream.as_bytes(),
+                            &keys::stream_version(append.stream_id, append.last_version),
+                        )?;
+                        if append.new_stream {
+                            names.insert(&stream_key, append.stream.as_bytes())?;
+                        }
+                        if let Some(key) = &append.command_key {
+                            command_ids.insert(
+                                key.as_slice(),
+                                codec::encode_appended(
+                                    append.first_version,
+                                    append.last_version,
+                                    append.last_position,
+                                ),
+                            )?;
+                        }
+                        if let Some((old, new)) = &append.tags {
+                            for (name, value) in old {
+                                tag_index.remove(keys::tag_entry(name, value, &append.stream))?;
+                            }
+                            for (name, value) in new {
+                                tag_index.insert(
+                                    keys::tag_entry(name, value, &append.stream),
+                                    &stream_key,
+                                )?;
+                            }
+                            stream_tags.insert(&stream_key, codec::encode_tags(new))?;
+                        }
+                        for (name, value) in &append.secrets {
+                            secrets.insert(
+                                keys::stream_name(append.stream_id, name),
+                                value.as_slice(),
+                            )?;
+                        }
+                    }
+                    Ok(())
+                },
+            );
+        match outcome {
+            Ok(()) => Ok(()),
+            Err(TransactionError::Storage(error)) => Err(StorageError::from(error)),
+            Err(TransactionError::Abort(())) => {
+                Err(StorageError::Database("the transaction was aborted".into()))
+            }
+        }
+    }
+}
+
+enum Checked {
+    Accept(Box<Accepted>),
+    Repeat(usize),
+    Stored(Appended),
+}
