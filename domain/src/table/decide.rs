@@ -212,6 +212,37 @@ impl<E: Engine> Table<E> {
         }
     }
 
+    /// The event that makes this game, a copy of `parent` up to here, a fork of it, with
+    /// `players` at the seats from now on. Only a game that has begun can be forked: before,
+    /// there is nothing to play from that a new game would not give. `analysis` shows
+    /// everything to everyone: the caller must only ask it where nothing is secret.
+    pub fn fork(
+        &self,
+        parent: &str,
+        players: Vec<Option<String>>,
+        analysis: bool,
+    ) -> Result<Vec<TableEvent<E>>, RuleError> {
+        if self.status == Status::Open {
+            return Err(RuleError::new(
+                "fork_before_start",
+                "A game can be forked once it has begun; before, create a new game.",
+            ));
+        }
+        if players.len() != self.setup.seats {
+            return Err(RuleError::bad_command(format!(
+                "A fork of this game has {} seats, not {}.",
+                self.setup.seats,
+                players.len()
+            )));
+        }
+        Ok(vec![TableEvent::Forked {
+            parent: parent.to_string(),
+            version: self.version,
+            players,
+            analysis,
+        }])
+    }
+
     /// Appends `finished` and `seed_revealed` when the events end the game by its rules.
     fn close_if_over(&self, mut events: Vec<TableEvent<E>>, ctx: &Context) -> Vec<TableEvent<E>> {
         let mut after = self.clone();

@@ -47,6 +47,18 @@ pub enum TableEvent<E: Engine> {
     SeedRevealed {
         seed: Seed,
     },
+    /// This game is a fork: its events up to here are a copy of game `parent`'s up to
+    /// `version`; from here on `players` hold the seats (the caller at every seat in an
+    /// analysis fork, the same players in a takeback).
+    Forked {
+        parent: String,
+        version: u64,
+        players: Vec<Option<String>>,
+        /// An analysis fork: one player at every seat, and everything shown (it is only made
+        /// where nothing is secret: games without hidden information, or ended games).
+        #[serde(default)]
+        analysis: bool,
+    },
 }
 
 impl<E: Engine> TableEvent<E> {
