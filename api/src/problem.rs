@@ -112,6 +112,10 @@ impl From<RuleError> for ApiError {
             | "seat_taken"
             | "already_seated"
             | "draw_already_offered"
+            | "takeback_pending"
+            | "no_takeback_requested"
+            | "takeback_already_accepted"
+            | "takeback_not_available"
             | "no_draw_offered"
             | "resigned"
             | "round_over" => StatusCode::CONFLICT,

@@ -247,3 +247,43 @@ fn a_chess_record_imports_as_a_game_that_passes_its_audit_and_exports_again() {
         .collect();
     assert_eq!(export_record(&payloads, &[]).unwrap(), CANONICAL);
 }
+
+/// "a takeback request that every other seated player must accept": the superseded game's log
+/// (request, acceptance, its end) passes the audit like any other.
+#[test]
+fn a_game_ended_by_an_accepted_takeback_passes_its_audit() {
+    use domain::log::LogBuilder;
+    let registry = Registry::standard();
+    let kind = registry.get("avalanche-chess").unwrap();
+    let now = test_time();
+    let mut game = LogBuilder::create(kind, None, None, 2, seed(1, 1), "white", None, now).unwrap();
+    game.play("black", json!({"type": "join"}), now).unwrap();
+    game.play(
+        "white",
+        json!({"type": "turn", "move": "e4", "push": "a6"}),
+        now,
+    )
+    .unwrap();
+    let back_to = game.game().version();
+    game.play(
+        "black",
+        json!({"type": "turn", "move": "Nf6", "push": "a3"}),
+        now,
+    )
+    .unwrap();
+    let refused = game.play("white", json!({"type": "accept_takeback"}), now);
+    assert_eq!(refused.unwrap_err().code, "no_takeback_requested");
+    game.play(
+        "black",
+        json!({"type": "request_takeback", "version": back_to}),
+        now,
+    )
+    .unwrap();
+    game.play("white", json!({"type": "accept_takeback"}), now)
+        .unwrap();
+    let outcome = game.game().outcome().expect("the game is superseded");
+    assert!(outcome.reason.starts_with("superseded"), "{outcome:?}");
+    let log = game.finish();
+    assert!(log.events.iter().any(|e| e.event_type == "takeback_agreed"));
+    audit(&registry, &log, None).expect("a superseded game is sound");
+}

@@ -3,6 +3,7 @@
 
 use crate::archive::{fold, read_log, write_game};
 use crate::auth::{Authenticated, MaybeAuthenticated};
+use crate::games::Slot;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GameSummary};
@@ -51,6 +52,30 @@ pub async fn create_fork(
             "This game hides cards while it runs: an analysis fork may be made once it has ended.",
         ));
     }
+    let players = vec![Some(player.id.clone()); parent.game.seats()];
+    let fork_id = fork_game(&state, &id, &parent, version, players, true, &player.id).await?;
+    drop(parent);
+    tracing::info!(game = %fork_id, parent = %id, version, "game forked");
+    let slot = state.games.slot(&fork_id).await?;
+    let slot = slot.lock().await;
+    let game = summary(&slot, &state.players, Some(&player.id), true);
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/v1/games/{fork_id}")))
+        .json(game))
+}
+
+/// Writes a fork of `parent` (game `id`) at `version` with `players` at the seats, given by
+/// `player`; returns its id. `analysis` shows everything to everyone: only where nothing is
+/// secret. The fork keeps the parent's seed.
+pub async fn fork_game(
+    state: &AppState,
+    id: &str,
+    parent: &Slot,
+    version: u64,
+    players: Vec<Option<String>>,
+    analysis: bool,
+    player: &str,
+) -> Result<String, ApiError> {
     let current = parent.game.version();
     if version == 0 || version > current {
         return Err(ApiError::new(
@@ -59,7 +84,7 @@ pub async fn create_fork(
             format!("Game {id} has versions 1 to {current}, not {version}."),
         ));
     }
-    let mut log = read_log(&state.store, &id, parent.game.kind(), Some(version))?;
+    let mut log = read_log(&state.store, id, parent.game.kind(), Some(version))?;
     if let Some(last) = log.commands.last() {
         if last.last_version != version {
             return Err(ApiError::new(
@@ -74,16 +99,15 @@ pub async fn create_fork(
         }
     }
     let payloads: Vec<Value> = log.events.iter().map(|e| e.payload.clone()).collect();
-    let copy = fold(&state.registry, &id, &payloads)?;
-    let players = vec![Some(player.id.clone()); copy.seats()];
-    let forked = copy.fork(&id, players.clone(), true)?;
+    let copy = fold(&state.registry, id, &payloads)?;
+    let forked = copy.fork(id, players.clone(), analysis)?;
     let now = Utc::now();
     log.commands.push(LoggedCommand {
         first_version: version + 1,
         last_version: version + forked.len() as u64,
-        actor: format!("player:{}", player.id),
+        actor: format!("player:{player}"),
         recorded_at: now,
-        command: Some(fork_command(&id, version, &players, true)),
+        command: Some(fork_command(id, version, &players, analysis)),
     });
     for (i, event) in forked.into_iter().enumerate() {
         log.events.push(LoggedEvent {
@@ -92,16 +116,7 @@ pub async fn create_fork(
             payload: event.payload,
         });
     }
-    let seed = parent.secret_seed();
-    drop(parent);
-    let fork_id = write_game(&state.store, &state.registry, &log, seed).await?;
-    tracing::info!(game = %fork_id, parent = %id, version, "game forked");
-    let slot = state.games.slot(&fork_id).await?;
-    let slot = slot.lock().await;
-    let game = summary(&slot, &state.players, Some(&player.id), true);
-    Ok(HttpResponse::Created()
-        .insert_header(("Location", format!("/v1/games/{fork_id}")))
-        .json(game))
+    write_game(&state.store, &state.registry, &log, parent.secret_seed()).await
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

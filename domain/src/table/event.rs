@@ -39,6 +39,21 @@ pub enum TableEvent<E: Engine> {
     DrawAccepted {
         seat: Seat,
     },
+    /// A seat asked to take the game back to `version`.
+    TakebackRequested {
+        seat: Seat,
+        version: u64,
+    },
+    TakebackAccepted {
+        seat: Seat,
+    },
+    TakebackDeclined {
+        seat: Seat,
+    },
+    /// Every other seat accepted: play goes on in a fork at `version`; this game ends.
+    TakebackAgreed {
+        version: u64,
+    },
     /// The game ended.
     Finished {
         outcome: Outcome,

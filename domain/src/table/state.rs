@@ -48,6 +48,18 @@ pub struct Table<E: Engine> {
     pub parent: Option<ForkOrigin>,
     /// Whether this game is an analysis fork, where everything is shown.
     pub analysis: bool,
+    /// The version of the `started` event: takebacks go no further back.
+    pub started_at: Option<u64>,
+    /// The takeback asked for and not yet answered.
+    pub takeback: Option<TakebackRequest>,
+}
+
+/// A takeback asked for: by whom, to which version, and the seats that accepted so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TakebackRequest {
+    pub seat: Seat,
+    pub version: u64,
+    pub accepted: Vec<Seat>,
 }
 
 /// Where a fork comes from: the parent game and the version its copy ends at.
@@ -94,6 +106,8 @@ impl<E: Engine> Table<E> {
             version: 1,
             parent: None,
             analysis: false,
+            started_at: None,
+            takeback: None,
         }
     }
 
@@ -125,7 +139,25 @@ impl<E: Engine> Table<E> {
                     *slot = Some(player.clone());
                 }
             }
-            TableEvent::Started => self.status = Status::Active,
+            TableEvent::Started => {
+                self.status = Status::Active;
+                self.started_at = Some(self.version);
+            }
+            TableEvent::TakebackRequested { seat, version } => {
+                self.takeback = Some(TakebackRequest {
+                    seat: *seat,
+                    version: *version,
+                    accepted: Vec::new(),
+                })
+            }
+            TableEvent::TakebackAccepted { seat } => {
+                if let Some(request) = self.takeback.as_mut() {
+                    request.accepted.push(*seat);
+                }
+            }
+            TableEvent::TakebackDeclined { .. } | TableEvent::TakebackAgreed { .. } => {
+                self.takeback = None
+            }
             TableEvent::Game { event } => E::evolve(&mut self.game, event),
             TableEvent::Resigned { seat } => {
                 if let Some(flag) = self.resigned.get_mut(*seat) {
@@ -143,6 +175,7 @@ impl<E: Engine> Table<E> {
                 self.status = Status::Finished;
                 self.outcome = Some(outcome.clone());
                 self.draw_offer = None;
+                self.takeback = None;
             }
             TableEvent::SeedRevealed { seed } => self.revealed_seed = Some(*seed),
             TableEvent::Forked {
@@ -152,6 +185,7 @@ impl<E: Engine> Table<E> {
                 analysis,
             } => {
                 self.analysis = *analysis;
+                self.takeback = None;
                 self.parent = Some(ForkOrigin {
                     game: parent.clone(),
                     version: *version,
