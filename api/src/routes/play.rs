@@ -135,8 +135,9 @@ pub async fn answer(
         .find(|e| e.event_type == "takeback_agreed")
         .and_then(|e| e.payload["version"].as_u64());
     if let (Some(version), false) = (agreed, played.duplicate) {
-        // The same players at the same seats go on in a fork at the agreed version.
-        let fork = crate::routes::forks::fork_game(
+        // The same players at the same seats go on in a fork at the agreed version. The
+        // acceptance is already durable: a failure here is ours, logged, not the player's.
+        match crate::routes::forks::fork_game(
             state,
             id,
             &slot,
@@ -145,8 +146,15 @@ pub async fn answer(
             false,
             player,
         )
-        .await?;
-        tracing::info!(game = %fork, parent = %id, version, "takeback: play goes on in a fork");
+        .await
+        {
+            Ok(fork) => {
+                tracing::info!(game = %fork, parent = %id, version, "takeback: play goes on in a fork")
+            }
+            Err(error) => {
+                tracing::error!(game = %id, version, %error, "takeback agreed but its fork failed")
+            }
+        }
     }
     let mut game = summary(&slot, &state.players, Some(player), true);
     if played.duplicate {
