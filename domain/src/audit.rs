@@ -282,10 +282,10 @@ fn compare(
         };
         if !same {
             let reason = match (want, found) {
-                (Some(_), Some(_)) => "the stored event is not the one the rules and the seed give",
                 (Some(_), None) => "the command gives more events than are stored",
                 (None, Some(_)) => "an event is stored that the command does not give",
-                (None, None) => "nothing",
+                // Both present (the loop never reaches past both ends).
+                _ => "the stored event is not the one the rules and the seed give",
             };
             return Err(Divergence {
                 version,
