@@ -100,6 +100,8 @@ pub fn read_log(
                 version: e.version,
                 event_type: e.event_type,
                 payload: e.payload,
+                recorded_at: Some(e.recorded_at),
+                actor: Some(e.actor),
             })
             .collect(),
         commands,

@@ -22,6 +22,12 @@ pub struct LoggedEvent {
     /// The event itself, as stored.
     #[schema(value_type = Object)]
     pub payload: Value,
+    /// When it was recorded (the time of its command); for reading only, not audited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_at: Option<DateTime<Utc>>,
+    /// Who caused it, as stored with it; for reading only, not audited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
 }
 
 /// One stored command and the events it produced (versions `first_version..=last_version`).
@@ -152,6 +158,8 @@ impl LogBuilder {
                 version: first_version + i as u64,
                 event_type: event.event_type.clone(),
                 payload: event.payload.clone(),
+                recorded_at: Some(now),
+                actor: Some(actor.clone()),
             });
         }
         self.log.commands.push(LoggedCommand {

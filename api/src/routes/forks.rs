@@ -114,6 +114,8 @@ pub async fn fork_game(
             version: version + 1 + i as u64,
             event_type: event.event_type,
             payload: event.payload,
+            recorded_at: Some(now),
+            actor: Some(format!("player:{player}")),
         });
     }
     write_game(&state.store, &state.registry, &log, parent.secret_seed()).await
