@@ -24,6 +24,22 @@ pub enum Subcommand {
     Serve(ServeSettings),
     /// Print the OpenAPI document (what `openapi/openapi.json` holds).
     Openapi,
+    /// Audit a game without a server: a log (`GET /v1/games/{id}/log`) or an Avalanche Chess
+    /// record. Exits 0 with a summary when it is sound, 1 with the first failure otherwise.
+    Audit(AuditArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AuditArgs {
+    /// The file: a game log as JSON, or a chess record in the notation of the rules file.
+    pub file: PathBuf,
+    /// The game of the file (`avalanche-chess` for a record); a log names its own.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// The variant of a chess record: standard (the default), balanced, reversed,
+    /// balanced-reversed.
+    #[arg(long)]
+    pub variant: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -35,6 +35,12 @@ impl Slot {
     pub fn viewer(&self, player: Option<&str>) -> Viewer {
         self.game.viewer_for(player)
     }
+
+    /// The game's secret seed: never shown, only copied into its forks or used to audit a
+    /// running game without hidden information.
+    pub(crate) fn secret_seed(&self) -> Seed {
+        self.seed
+    }
 }
 
 pub type SlotRef = Arc<tokio::sync::Mutex<Slot>>;
@@ -53,7 +59,7 @@ pub struct Games {
 }
 
 /// The index entries of a game, kept by the store in the same write as its events.
-fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
+pub(crate) fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
     let mut tags = vec![
         ("listed".to_string(), "all".to_string()),
         ("kind".to_string(), game.kind().to_string()),
@@ -62,10 +68,13 @@ fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
     for player in game.players().into_iter().flatten() {
         tags.push(("player".to_string(), player));
     }
+    if let Some(parent) = game.parent() {
+        tags.push(("parent".to_string(), parent.game));
+    }
     tags
 }
 
-fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
+pub(crate) fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
     events
         .iter()
         .map(|e| NewEvent {
@@ -76,7 +85,7 @@ fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
         .collect()
 }
 
-fn append_error(id: &str, error: AppendError) -> ApiError {
+pub(crate) fn append_error(id: &str, error: AppendError) -> ApiError {
     match error {
         AppendError::Conflict { actual, .. } => ApiError::version_conflict(
             actual,

@@ -1,8 +1,10 @@
 //! The HTTP server of the Avalanche games: thin handlers over `domain` and `storage`.
 
+pub mod archive;
 pub mod auth;
 pub mod configuration;
 pub mod games;
+pub mod offline;
 pub mod openapi;
 pub mod players;
 pub mod problem;

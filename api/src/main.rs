@@ -1,5 +1,5 @@
 //! The `avalanche` command: `serve` (the default) starts the HTTP server; `openapi` prints the
-//! API document.
+//! API document; `audit FILE` audits a game log or a chess record without a server.
 
 use api::configuration::{Cli, Subcommand};
 use clap::Parser;
@@ -16,6 +16,15 @@ fn main() -> ExitCode {
                     eprintln!("avalanche: {error}");
                     ExitCode::FAILURE
                 }
+            }
+        }
+        Subcommand::Audit(args) => {
+            let (sound, summary) = api::offline::audit_file(&args);
+            print!("{summary}");
+            if sound {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
             }
         }
         Subcommand::Openapi => {

@@ -31,6 +31,9 @@ exactly the commands you may post now.",
         routes::games::join_game,
         routes::play::legal, routes::play::play,
         routes::events::events, routes::events::stream,
+        routes::replay::state_at, routes::replay::audit, routes::replay::game_log, routes::replay::record,
+        routes::forks::create_fork, routes::forks::list_forks,
+        routes::imports::import,
     ),
     components(schemas(Problem, domain::table::TableCommand, GameCommand, GameView, GameEvent)),
     modifiers(&BearerAuth),
@@ -39,6 +42,7 @@ exactly the commands you may post now.",
         (name = "games", description = "The lobby: kinds of games, creating, listing and joining"),
         (name = "play", description = "What may I do, and doing it"),
         (name = "events", description = "The event log: pages, long-poll and a live stream"),
+        (name = "replay", description = "Replay, audit, records, imports and forks"),
     )
 )]
 struct ApiDoc;

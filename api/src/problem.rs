@@ -22,6 +22,12 @@ pub struct Problem {
     /// The game's current version, for `version_conflict`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current_version: Option<u64>,
+    /// More about the problem, for programs: the first failing half-turn of a record
+    /// (`half_turn`, `text`, `fen`, `reason`) or the first divergence of an audit (`version`,
+    /// `reason`, `expected`, `found`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub details: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -31,6 +37,7 @@ pub struct ApiError {
     pub code: String,
     pub detail: String,
     pub current_version: Option<u64>,
+    pub details: Option<serde_json::Value>,
 }
 
 impl ApiError {
@@ -40,6 +47,15 @@ impl ApiError {
             code: code.to_string(),
             detail: detail.into(),
             current_version: None,
+            details: None,
+        }
+    }
+
+    /// The same problem with details for programs.
+    pub fn with_details(self, details: serde_json::Value) -> ApiError {
+        ApiError {
+            details: Some(details),
+            ..self
         }
     }
 
@@ -96,6 +112,10 @@ impl From<RuleError> for ApiError {
             | "seat_taken"
             | "already_seated"
             | "draw_already_offered"
+            | "takeback_pending"
+            | "no_takeback_requested"
+            | "takeback_already_accepted"
+            | "takeback_not_available"
             | "no_draw_offered"
             | "resigned"
             | "round_over" => StatusCode::CONFLICT,
@@ -120,6 +140,7 @@ impl ResponseError for ApiError {
             code: self.code.clone(),
             detail: self.detail.clone(),
             current_version: self.current_version,
+            details: self.details.clone(),
         };
         HttpResponse::build(self.status)
             .content_type("application/problem+json")

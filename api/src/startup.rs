@@ -56,6 +56,7 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
 fn not_found<B>(
     res: actix_web::dev::ServiceResponse<B>,
 ) -> actix_web::Result<ErrorHandlerResponse<B>> {
+    // A handler's own problem (`game_not_found`, `version_not_found`) stays as it is.
     let is_problem = res
         .headers()
         .get(actix_web::http::header::CONTENT_TYPE)
@@ -125,6 +126,13 @@ pub fn run(
             .service(routes::play::play)
             .service(routes::events::events)
             .service(routes::events::stream)
+            .service(routes::replay::state_at)
+            .service(routes::replay::audit)
+            .service(routes::replay::game_log)
+            .service(routes::replay::record)
+            .service(routes::forks::create_fork)
+            .service(routes::forks::list_forks)
+            .service(routes::imports::import)
             .service(
                 SwaggerUi::new("/docs/{_:.*}")
                     .external_url_unchecked("/openapi.json", openapi.clone()),

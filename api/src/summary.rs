@@ -6,7 +6,7 @@ use crate::openapi::{GameEvent, GameView};
 use crate::players::Players;
 use chrono::{DateTime, Utc};
 use domain::engine::{Outcome, Seat};
-use domain::table::Status;
+use domain::table::{ForkOrigin, Status};
 use serde::Serialize;
 use serde_json::Value;
 use storage::Envelope;
@@ -56,6 +56,9 @@ pub struct GameSummary {
     pub deadline: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// The game this one was forked from, and at which version (absent for other games).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<ForkOrigin>,
     /// The game's own state as the caller may see it (absent in lists).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<GameView>)]
@@ -115,6 +118,7 @@ pub fn summary(
         deadline: None,
         created_at: slot.created_at,
         updated_at: slot.updated_at,
+        parent: game.parent(),
         view: with_view.then(|| game.view(slot.viewer(player))),
     }
 }

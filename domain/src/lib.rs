@@ -1,9 +1,12 @@
 //! The pure rules of the Avalanche games: every engine and the table rules around them.
 //! No I/O, no clock, no global random source: time and seeds come in as arguments.
 
+pub mod audit;
 pub mod engine;
 pub mod fairness;
 pub mod games;
+pub mod log;
+pub mod records;
 pub mod registry;
 pub mod table;
 pub mod testing;

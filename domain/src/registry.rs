@@ -3,7 +3,9 @@
 
 use crate::engine::{Context, Engine, KindInfo, Outcome, RuleError, Seat, Setup, Viewer};
 use crate::table::TABLE_COMMAND_TYPES;
-use crate::table::{Actor, Command, FoldError, Status, Table, TableCommand, TableEvent};
+use crate::table::{
+    Actor, Command, FoldError, ForkOrigin, Status, Table, TableCommand, TableEvent,
+};
 use serde::Serialize;
 use serde_json::Value;
 use std::marker::PhantomData;
@@ -69,6 +71,18 @@ pub trait LiveGame: Send + Sync {
     fn seat_of(&self, player: &str) -> Option<Seat>;
     fn viewer_for(&self, player: Option<&str>) -> Viewer;
     fn revealed_seed(&self) -> Option<crate::fairness::Seed>;
+    /// Whether any information is hidden from some player while the game runs.
+    fn hidden_information(&self) -> bool;
+    /// The game this one was forked from, if it is a fork.
+    fn parent(&self) -> Option<ForkOrigin>;
+    /// The `forked` event that makes this game (a copy of `parent` up to here) a fork, with
+    /// `players` at the seats from now on (`analysis`: everything shown to everyone).
+    fn fork(
+        &self,
+        parent: &str,
+        players: Vec<Option<String>>,
+        analysis: bool,
+    ) -> Result<Vec<EventRecord>, RuleError>;
     /// Decides a JSON command (a table command or a game command).
     fn decide(
         &self,
@@ -263,6 +277,21 @@ impl<E: Engine> LiveGame for Live<E> {
     }
     fn revealed_seed(&self) -> Option<crate::fairness::Seed> {
         self.table.revealed_seed
+    }
+    fn hidden_information(&self) -> bool {
+        E::info().hidden_information
+    }
+    fn parent(&self) -> Option<ForkOrigin> {
+        self.table.parent.clone()
+    }
+    fn fork(
+        &self,
+        parent: &str,
+        players: Vec<Option<String>>,
+        analysis: bool,
+    ) -> Result<Vec<EventRecord>, RuleError> {
+        let events = self.table.fork(parent, players, analysis)?;
+        Ok(events.iter().map(record).collect())
     }
 
     fn decide(

@@ -164,3 +164,60 @@ pub fn viewers(seats: usize) -> Vec<Viewer> {
     all.push(Viewer::Spectator);
     all
 }
+
+/// Plays one game of `kind` at the table, as the service does (players `p0`, `p1`, ... take
+/// the seats in order, then commands drawn at random from the legal lists of a seat to act,
+/// table commands left out), and returns its log. Stops at the end or after `max_commands`.
+#[allow(clippy::too_many_arguments)]
+pub fn play_random_log(
+    kind: &dyn crate::registry::GameKind,
+    variant: Option<String>,
+    options: Option<serde_json::Value>,
+    seats: usize,
+    seed: Seed,
+    choices: u64,
+    max_commands: usize,
+) -> Result<crate::log::GameLog, String> {
+    use crate::table::{Status, TABLE_COMMAND_TYPES};
+    let mut picker: Dealer = Seed([0xa5; 32]).dealer(choices);
+    let now = test_time();
+    let mut game =
+        crate::log::LogBuilder::create(kind, variant, options, seats, seed, "p0", None, now)
+            .map_err(|e| e.to_string())?;
+    for seat in 1..seats {
+        game.play(
+            &format!("p{seat}"),
+            serde_json::json!({"type": "join"}),
+            now,
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    for _ in 0..max_commands {
+        if game.game().status() == Status::Finished {
+            break;
+        }
+        let to_act = game.game().to_act();
+        if to_act.is_empty() {
+            return Err("an active game with no seat to act".into());
+        }
+        let seat = to_act[picker.uniform_inclusive(to_act.len() as u32 - 1) as usize];
+        let legal: Vec<serde_json::Value> = game
+            .game()
+            .legal(seat)
+            .into_iter()
+            .map(|l| l.command)
+            .filter(|c| {
+                !c["type"]
+                    .as_str()
+                    .is_some_and(|t| TABLE_COMMAND_TYPES.contains(&t))
+            })
+            .collect();
+        if legal.is_empty() {
+            return Err(format!("seat {seat} is to act but has no legal command"));
+        }
+        let command = legal[picker.uniform_inclusive(legal.len() as u32 - 1) as usize].clone();
+        game.play(&format!("p{seat}"), command, now)
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(game.finish())
+}

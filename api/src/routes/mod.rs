@@ -1,8 +1,11 @@
 //! One file per resource.
 
 pub mod events;
+pub mod forks;
 pub mod games;
 pub mod health;
+pub mod imports;
 pub mod kinds;
 pub mod play;
 pub mod players;
+pub mod replay;

@@ -121,11 +121,41 @@ pub async fn answer(
 ) -> Result<HttpResponse, ApiError> {
     let expected = expected_version(request)?;
     let key = idempotency_key(request)?;
+    if command["type"] == "request_takeback" {
+        check_takeback_version(state, id, &command)?;
+    }
     let (played, slot) = state
         .games
         .play(id, player, command, expected, key.as_deref())
         .await?;
     let slot = slot.lock().await;
+    let agreed = played
+        .envelopes
+        .iter()
+        .find(|e| e.event_type == "takeback_agreed")
+        .and_then(|e| e.payload["version"].as_u64());
+    if let (Some(version), false) = (agreed, played.duplicate) {
+        // The same players at the same seats go on in a fork at the agreed version. The
+        // acceptance is already durable: a failure here is ours, logged, not the player's.
+        match crate::routes::forks::fork_game(
+            state,
+            id,
+            &slot,
+            version,
+            slot.game.players(),
+            false,
+            player,
+        )
+        .await
+        {
+            Ok(fork) => {
+                tracing::info!(game = %fork, parent = %id, version, "takeback: play goes on in a fork")
+            }
+            Err(error) => {
+                tracing::error!(game = %id, version, %error, "takeback agreed but its fork failed")
+            }
+        }
+    }
     let mut game = summary(&slot, &state.players, Some(player), true);
     if played.duplicate {
         // The first answer: the game as it was right after that command.
@@ -144,6 +174,26 @@ pub async fn answer(
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
         .json(answer))
+}
+
+/// A takeback goes back to the end of a command's events, where a fork can begin.
+fn check_takeback_version(state: &AppState, id: &str, command: &Value) -> Result<(), ApiError> {
+    let Some(version) = command["version"].as_u64() else {
+        return Ok(()); // the rules refuse it with their own words
+    };
+    let ends_a_command = state
+        .store
+        .command(id, version)
+        .map_err(ApiError::internal)?
+        .is_some_and(|c| c.last_version == version);
+    if ends_a_command {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
+        "bad_takeback_version",
+        format!("Version {version} is not the end of a command's events: take back to a version a command answer gave."),
+    ))
 }
 
 /// Play a command: a game move or a table command (`resign`, `offer_draw`, ...). Answers only

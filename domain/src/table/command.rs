@@ -11,6 +11,9 @@ pub const TABLE_COMMAND_TYPES: &[&str] = &[
     "offer_draw",
     "accept_draw",
     "decline_draw",
+    "request_takeback",
+    "accept_takeback",
+    "decline_takeback",
 ];
 
 /// A command of the table, common to every game. Posted like any game command, for instance
@@ -31,6 +34,14 @@ pub enum TableCommand {
     AcceptDraw,
     /// Decline the draw your opponent offered.
     DeclineDraw,
+    /// Ask every other seat to take the game back to `version` (the end of a command's events,
+    /// once play has begun). When all accept, the game goes on in a fork made there, with the
+    /// same players at the same seats, and this game ends as superseded.
+    RequestTakeback { version: u64 },
+    /// Accept the takeback another seat asked for.
+    AcceptTakeback,
+    /// Decline the takeback another seat asked for: play goes on here.
+    DeclineTakeback,
 }
 
 impl TableCommand {
@@ -41,6 +52,9 @@ impl TableCommand {
             TableCommand::OfferDraw => "offer a draw",
             TableCommand::AcceptDraw => "accept the draw",
             TableCommand::DeclineDraw => "decline the draw",
+            TableCommand::RequestTakeback { .. } => "request a takeback",
+            TableCommand::AcceptTakeback => "accept the takeback",
+            TableCommand::DeclineTakeback => "decline the takeback",
         }
     }
 }

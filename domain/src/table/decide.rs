@@ -186,6 +186,14 @@ impl<E: Engine> Table<E> {
                     None => Ok(vec![TableEvent::DrawOffered { seat }]),
                 }
             }
+            TableCommand::RequestTakeback { version } => self.request_takeback(seat, *version, ctx),
+            TableCommand::AcceptTakeback => self.accept_takeback(seat, ctx),
+            TableCommand::DeclineTakeback => match &self.takeback {
+                Some(request) if request.seat != seat => {
+                    Ok(vec![TableEvent::TakebackDeclined { seat }])
+                }
+                _ => Err(no_takeback()),
+            },
             TableCommand::AcceptDraw | TableCommand::DeclineDraw => {
                 if !two_players {
                     return Err(draw_only_for_two());
@@ -210,6 +218,109 @@ impl<E: Engine> Table<E> {
                 }
             }
         }
+    }
+
+    fn request_takeback(
+        &self,
+        seat: Seat,
+        version: u64,
+        ctx: &Context,
+    ) -> Result<Vec<TableEvent<E>>, RuleError> {
+        if E::info().hidden_information {
+            return Err(RuleError::new(
+                "takeback_not_available",
+                "Takebacks are offered for games without hidden cards: a fork of this game would need every face-down pile shuffled again.",
+            ));
+        }
+        if self.takeback.is_some() {
+            return Err(RuleError::new(
+                "takeback_pending",
+                "A takeback is already asked for: it must be accepted or declined first.",
+            ));
+        }
+        let first = self.started_at.unwrap_or(self.version);
+        if version < first || version >= self.version {
+            return Err(RuleError::new(
+                "bad_takeback_version",
+                format!(
+                    "A takeback goes back to a version from {first} (the start of play) to {}.",
+                    self.version - 1
+                ),
+            ));
+        }
+        let mut events = vec![TableEvent::TakebackRequested { seat, version }];
+        if self.remaining().iter().all(|&s| s == seat) {
+            // Nobody else to ask.
+            events.extend(self.takeback_agreed(version, ctx));
+        }
+        Ok(events)
+    }
+
+    fn accept_takeback(&self, seat: Seat, ctx: &Context) -> Result<Vec<TableEvent<E>>, RuleError> {
+        let Some(request) = self.takeback.as_ref().filter(|r| r.seat != seat) else {
+            return Err(no_takeback());
+        };
+        if request.accepted.contains(&seat) {
+            return Err(RuleError::new(
+                "takeback_already_accepted",
+                "You have already accepted this takeback.",
+            ));
+        }
+        let mut events = vec![TableEvent::TakebackAccepted { seat }];
+        let everyone = self
+            .remaining()
+            .into_iter()
+            .filter(|&s| s != request.seat)
+            .all(|s| s == seat || request.accepted.contains(&s));
+        if everyone {
+            events.extend(self.takeback_agreed(request.version, ctx));
+        }
+        Ok(events)
+    }
+
+    /// Every other seat accepted: play goes on in a fork, and this game ends as superseded.
+    fn takeback_agreed(&self, version: u64, ctx: &Context) -> Vec<TableEvent<E>> {
+        vec![
+            TableEvent::TakebackAgreed { version },
+            TableEvent::Finished {
+                outcome: Outcome::win(
+                    Vec::new(),
+                    format!("superseded: taken back to version {version}, play goes on in a fork"),
+                ),
+            },
+            TableEvent::SeedRevealed { seed: ctx.seed() },
+        ]
+    }
+
+    /// The event that makes this game, a copy of `parent` up to here, a fork of it, with
+    /// `players` at the seats from now on. Only a game that has begun can be forked: before,
+    /// there is nothing to play from that a new game would not give. `analysis` shows
+    /// everything to everyone: the caller must only ask it where nothing is secret.
+    pub fn fork(
+        &self,
+        parent: &str,
+        players: Vec<Option<String>>,
+        analysis: bool,
+    ) -> Result<Vec<TableEvent<E>>, RuleError> {
+        if self.status == Status::Open {
+            return Err(RuleError::new(
+                "fork_before_start",
+                "A game can be forked once it has begun; before, create a new game.",
+            ));
+        }
+        if players.len() != self.setup.seats {
+            return Err(RuleError::bad_command(format!(
+                "A fork of this game has {} seats, not {}.",
+                self.setup.seats,
+                players.len()
+            )));
+        }
+        Ok(vec![TableEvent::Forked {
+            parent: parent.to_string(),
+            version: self.version,
+            players,
+            analysis,
+        }])
     }
 
     /// Appends `finished` and `seed_revealed` when the events end the game by its rules.
@@ -249,12 +360,27 @@ impl<E: Engine> Table<E> {
                 Some(_) => {}
             }
         }
+        if self
+            .takeback
+            .as_ref()
+            .is_some_and(|r| r.seat != seat && !r.accepted.contains(&seat))
+        {
+            table.push(TableCommand::AcceptTakeback);
+            table.push(TableCommand::DeclineTakeback);
+        }
         legal.extend(table.into_iter().map(|c| {
             let notation = c.notation();
             Legal::new(Command::Table(c), notation)
         }));
         legal
     }
+}
+
+fn no_takeback() -> RuleError {
+    RuleError::new(
+        "no_takeback_requested",
+        "No other seat has asked for a takeback.",
+    )
 }
 
 fn unreachable_join<T>() -> Result<T, RuleError> {

@@ -39,6 +39,21 @@ pub enum TableEvent<E: Engine> {
     DrawAccepted {
         seat: Seat,
     },
+    /// A seat asked to take the game back to `version`.
+    TakebackRequested {
+        seat: Seat,
+        version: u64,
+    },
+    TakebackAccepted {
+        seat: Seat,
+    },
+    TakebackDeclined {
+        seat: Seat,
+    },
+    /// Every other seat accepted: play goes on in a fork at `version`; this game ends.
+    TakebackAgreed {
+        version: u64,
+    },
     /// The game ended.
     Finished {
         outcome: Outcome,
@@ -46,6 +61,18 @@ pub enum TableEvent<E: Engine> {
     /// The seed, revealed once the game has ended, so that anyone can check every deal.
     SeedRevealed {
         seed: Seed,
+    },
+    /// This game is a fork: its events up to here are a copy of game `parent`'s up to
+    /// `version`; from here on `players` hold the seats (the caller at every seat in an
+    /// analysis fork, the same players in a takeback).
+    Forked {
+        parent: String,
+        version: u64,
+        players: Vec<Option<String>>,
+        /// An analysis fork: one player at every seat, and everything shown (it is only made
+        /// where nothing is secret: games without hidden information, or ended games).
+        #[serde(default)]
+        analysis: bool,
     },
 }
 

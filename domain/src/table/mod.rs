@@ -11,4 +11,4 @@ mod state;
 pub use command::{Actor, TableCommand, TABLE_COMMAND_TYPES};
 pub use decide::Command;
 pub use event::TableEvent;
-pub use state::{FoldError, Status, Table};
+pub use state::{FoldError, ForkOrigin, Status, Table, TakebackRequest};

@@ -44,6 +44,31 @@ pub struct Table<E: Engine> {
     pub revealed_seed: Option<Seed>,
     /// The number of events folded so far: the stream version.
     pub version: u64,
+    /// The game this one was forked from, and at which version.
+    pub parent: Option<ForkOrigin>,
+    /// Whether this game is an analysis fork, where everything is shown.
+    pub analysis: bool,
+    /// The version of the `started` event: takebacks go no further back.
+    pub started_at: Option<u64>,
+    /// The takeback asked for and not yet answered.
+    pub takeback: Option<TakebackRequest>,
+}
+
+/// A takeback asked for: by whom, to which version, and the seats that accepted so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TakebackRequest {
+    pub seat: Seat,
+    pub version: u64,
+    pub accepted: Vec<Seat>,
+}
+
+/// Where a fork comes from: the parent game and the version its copy ends at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ForkOrigin {
+    /// The parent game's id.
+    pub game: String,
+    /// The last version of the parent copied into the fork.
+    pub version: u64,
 }
 
 /// Events that cannot be folded: a stream that does not start with `created`, or an event
@@ -79,6 +104,10 @@ impl<E: Engine> Table<E> {
             outcome: None,
             revealed_seed: None,
             version: 1,
+            parent: None,
+            analysis: false,
+            started_at: None,
+            takeback: None,
         }
     }
 
@@ -110,7 +139,25 @@ impl<E: Engine> Table<E> {
                     *slot = Some(player.clone());
                 }
             }
-            TableEvent::Started => self.status = Status::Active,
+            TableEvent::Started => {
+                self.status = Status::Active;
+                self.started_at = Some(self.version);
+            }
+            TableEvent::TakebackRequested { seat, version } => {
+                self.takeback = Some(TakebackRequest {
+                    seat: *seat,
+                    version: *version,
+                    accepted: Vec::new(),
+                })
+            }
+            TableEvent::TakebackAccepted { seat } => {
+                if let Some(request) = self.takeback.as_mut() {
+                    request.accepted.push(*seat);
+                }
+            }
+            TableEvent::TakebackDeclined { .. } | TableEvent::TakebackAgreed { .. } => {
+                self.takeback = None
+            }
             TableEvent::Game { event } => E::evolve(&mut self.game, event),
             TableEvent::Resigned { seat } => {
                 if let Some(flag) = self.resigned.get_mut(*seat) {
@@ -128,23 +175,51 @@ impl<E: Engine> Table<E> {
                 self.status = Status::Finished;
                 self.outcome = Some(outcome.clone());
                 self.draw_offer = None;
+                self.takeback = None;
             }
             TableEvent::SeedRevealed { seed } => self.revealed_seed = Some(*seed),
+            TableEvent::Forked {
+                parent,
+                version,
+                players,
+                analysis,
+            } => {
+                self.analysis = *analysis;
+                self.takeback = None;
+                self.parent = Some(ForkOrigin {
+                    game: parent.clone(),
+                    version: *version,
+                });
+                if players.len() == self.players.len() {
+                    self.players = players.clone();
+                }
+                self.draw_offer = None;
+            }
         }
         Ok(())
     }
 
-    /// The seat a player holds, if any.
+    /// The seat a player holds, if any. A player holding several seats (an analysis fork)
+    /// acts for the first of them that is to act, otherwise is shown as the first.
     pub fn seat_of(&self, player: &str) -> Option<Seat> {
-        self.players
+        let mut held = self
+            .players
             .iter()
-            .position(|p| p.as_deref() == Some(player))
+            .enumerate()
+            .filter(|(_, p)| p.as_deref() == Some(player))
+            .map(|(seat, _)| seat);
+        let first = held.next()?;
+        let to_act = self.to_act();
+        if to_act.contains(&first) {
+            return Some(first);
+        }
+        Some(held.find(|s| to_act.contains(s)).unwrap_or(first))
     }
 
     /// How `player` (or an anonymous reader, `None`) may see this game: everything once it has
-    /// ended, their own seat's secrets while it runs, only what is public otherwise.
+    /// ended or in an analysis fork, their own seat's secrets while it runs, only what is public otherwise.
     pub fn viewer_for(&self, player: Option<&str>) -> Viewer {
-        if self.status == Status::Finished {
+        if self.status == Status::Finished || self.analysis {
             return Viewer::Everyone;
         }
         match player.and_then(|p| self.seat_of(p)) {

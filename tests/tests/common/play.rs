@@ -7,10 +7,9 @@ use serde_json::Value;
 /// Table commands are legal at any time; random play picks game commands, so that games reach
 /// a result by their rules.
 pub fn is_table_command(command: &Value) -> bool {
-    matches!(
-        command["type"].as_str(),
-        Some("resign" | "offer_draw" | "accept_draw" | "decline_draw")
-    )
+    command["type"]
+        .as_str()
+        .is_some_and(|t| domain::table::TABLE_COMMAND_TYPES.contains(&t))
 }
 
 /// Plays game `id` to its end (or `max_commands`), each command drawn at random from the legal

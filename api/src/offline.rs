@@ -1,0 +1,146 @@
+//! `avalanche audit FILE`: the audit without a server, of a game log or a chess record.
+
+use crate::configuration::AuditArgs;
+use domain::audit::audit;
+use domain::games::chess::record::import;
+use domain::games::chess::Variant;
+use domain::log::GameLog;
+use domain::Registry;
+use std::fmt::Write;
+
+/// Audits the file of `args`: whether it is sound, and what to print (a summary, or the first
+/// failure).
+pub fn audit_file(args: &AuditArgs) -> (bool, String) {
+    let text = match std::fs::read_to_string(&args.file) {
+        Ok(text) => text,
+        Err(e) => return (false, format!("cannot read {}: {e}\n", args.file.display())),
+    };
+    audit_text(&text, args.kind.as_deref(), args.variant.as_deref())
+}
+
+/// Audits `text`: a JSON game log, or (for `avalanche-chess`, or text that is not JSON) a record.
+pub fn audit_text(text: &str, kind: Option<&str>, variant: Option<&str>) -> (bool, String) {
+    let looks_like_json = text.trim_start().starts_with('{');
+    if looks_like_json {
+        return match serde_json::from_str::<GameLog>(text) {
+            Ok(log) => audit_log(&log, kind),
+            Err(e) => (false, format!("not a game log: {e}\n")),
+        };
+    }
+    match kind {
+        None | Some("avalanche-chess") => audit_record(text, variant),
+        Some(other) => (
+            false,
+            format!("records are read for avalanche-chess; for {other}, give its JSON log\n"),
+        ),
+    }
+}
+
+fn audit_log(log: &GameLog, kind: Option<&str>) -> (bool, String) {
+    if let Some(kind) = kind {
+        if kind != log.kind {
+            return (false, format!("the log is of {}, not {kind}\n", log.kind));
+        }
+    }
+    match audit(&Registry::standard(), log, None) {
+        Ok(report) => {
+            let mut out = String::new();
+            let _ = writeln!(
+                out,
+                "valid: {} {}, {} events, {} commands decided again",
+                report.kind,
+                report.variant.as_deref().unwrap_or(""),
+                report.events,
+                report.commands
+            );
+            let _ = writeln!(
+                out,
+                "seed: {}",
+                if report.seed_verified {
+                    "revealed, matches its commitment; every deal follows from it"
+                } else {
+                    "not revealed yet"
+                }
+            );
+            let _ = writeln!(out, "status: {}", report.status.as_str());
+            if let Some(outcome) = &report.outcome {
+                let _ = writeln!(
+                    out,
+                    "result: winners {:?}{} ({})",
+                    outcome.winners,
+                    if outcome.draw { ", drawn" } else { "" },
+                    outcome.reason
+                );
+            }
+            if let Some(fen) = report.view["fen"].as_str() {
+                let _ = writeln!(out, "final position: {fen}");
+            }
+            (true, out)
+        }
+        Err(divergence) => {
+            let mut out = format!(
+                "invalid at version {}: {}\n",
+                divergence.version, divergence.reason
+            );
+            if let Some(expected) = &divergence.expected {
+                let _ = writeln!(out, "expected: {expected}");
+            }
+            if let Some(found) = &divergence.found {
+                let _ = writeln!(out, "found:    {found}");
+            }
+            (false, out)
+        }
+    }
+}
+
+fn audit_record(text: &str, variant: Option<&str>) -> (bool, String) {
+    let Some(variant) = Variant::from_id(variant) else {
+        return (
+            false,
+            "unknown variant: standard, balanced, reversed or balanced-reversed\n".into(),
+        );
+    };
+    match import(text, variant) {
+        Ok(game) => {
+            let result = match (&game.outcome, game.result, game.resigned) {
+                (Some(outcome), _, _) => format!(
+                    "{} ({})",
+                    winners_text(&outcome.winners, outcome.draw),
+                    outcome.reason
+                ),
+                (None, Some(result), Some(seat)) => format!(
+                    "{} ({} resigned)",
+                    result.text(),
+                    if seat == 0 { "White" } else { "Black" }
+                ),
+                (None, Some(result), None) => format!("{} (as the record says)", result.text()),
+                (None, None, _) => "none: the game goes on".into(),
+            };
+            (
+                true,
+                format!(
+                    "valid: avalanche-chess {}, {} commands\nresult: {result}\nfinal position: {}\n",
+                    variant.id(),
+                    game.commands.len(),
+                    game.final_fen
+                ),
+            )
+        }
+        Err(e) => (
+            false,
+            format!(
+                "invalid at half-turn {} \"{}\"\nposition: {}\nreason: {}\n",
+                e.half_turn, e.text, e.fen, e.reason
+            ),
+        ),
+    }
+}
+
+fn winners_text(winners: &[usize], draw: bool) -> &'static str {
+    match (draw, winners) {
+        (true, _) => "1/2-1/2",
+        (false, [0]) => "1-0",
+        (false, [1]) => "0-1",
+        _ => "*",
+    }
+}

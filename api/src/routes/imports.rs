@@ -1,0 +1,160 @@
+//! `/v1/imports`: a finished game from elsewhere, as an Avalanche Chess record or as a game's
+//! event log, audited before it is stored; refused with the first failing half-turn or event.
+
+use crate::archive::write_game;
+use crate::auth::Authenticated;
+use crate::players::random_bytes;
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use crate::summary::{summary, GameSummary};
+use actix_web::http::StatusCode;
+use actix_web::{post, web, HttpResponse};
+use chrono::Utc;
+use domain::audit::audit;
+use domain::games::chess::Variant;
+use domain::log::GameLog;
+use domain::records::{import_record, RecordError};
+use domain::table::Status;
+use domain::Seed;
+use futures_util::StreamExt;
+use serde::Deserialize;
+use serde_json::json;
+use utoipa::ToSchema;
+
+/// Imports are whole games: larger than commands.
+const IMPORT_LIMIT: usize = 8 * 1024 * 1024;
+
+/// A game to import.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(tag = "format", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ImportRequest {
+    /// An Avalanche Chess record in any form the rules file lists. It must end (by the rules,
+    /// a resignation or a result line). The seats are held by `imported:white` and
+    /// `imported:black`.
+    #[schema(example = json!({"format": "record", "variant": "standard",
+        "record": "1. e4/a6 Nf6/a3\n2. Qh5/h6 Resigns\n1-0\n"}))]
+    Record {
+        record: String,
+        /// The variant: `standard` (the default), `balanced`, `reversed`, `balanced-reversed`;
+        /// when absent, a `Variant` tag of the record, if any.
+        variant: Option<String>,
+    },
+    /// A finished game's log, as `GET /v1/games/{id}/log` gives it.
+    Log { log: GameLog },
+}
+
+/// Import a finished game: a chess record or a game log. It is audited first (every command
+/// decided again, the seed checked against its commitment) and stored only if it passes.
+#[utoipa::path(tag = "replay", security(("bearer" = [])), request_body = ImportRequest,
+    responses((status = 201, body = GameSummary),
+        (status = 400, description = "Unreadable body or unknown variant", body = Problem),
+        (status = 401, body = Problem), (status = 413, body = Problem),
+        (status = 422, description = "`illegal_record` (details: half_turn, text, fen, reason), \
+`unfit_record`, `audit_failed` (details: version, reason, expected, found) or `game_not_finished`",
+            body = Problem)))]
+#[post("/v1/imports")]
+pub async fn import(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    mut payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let mut body = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk
+            .map_err(|e| ApiError::bad_request("bad_request", format!("Unreadable body: {e}.")))?;
+        if body.len() + chunk.len() > IMPORT_LIMIT {
+            return Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                "An import is at most 8 MiB.",
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    let request: ImportRequest = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::bad_request("malformed_json", format!("Unreadable import: {e}.")))?;
+    let (log, seed) = match request {
+        ImportRequest::Record { record, variant } => from_record(&state, &record, variant)?,
+        ImportRequest::Log { log } => from_log(&state, log)?,
+    };
+    let id = write_game(&state.store, &state.registry, &log, seed).await?;
+    tracing::info!(game = %id, kind = %log.kind, "game imported");
+    let slot = state.games.slot(&id).await?;
+    let slot = slot.lock().await;
+    let game = summary(&slot, &state.players, Some(&player.id), true);
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/v1/games/{id}")))
+        .json(game))
+}
+
+fn from_record(
+    state: &AppState,
+    record: &str,
+    variant: Option<String>,
+) -> Result<(GameLog, Seed), ApiError> {
+    let variant = variant.or_else(|| variant_tag(record));
+    let variant = Variant::from_id(variant.as_deref()).ok_or_else(|| {
+        ApiError::bad_request(
+            "invalid_setup",
+            format!(
+                "Avalanche Chess has no variant {variant:?} (standard, balanced, reversed, balanced-reversed)."
+            ),
+        )
+    })?;
+    let seed = Seed(random_bytes::<32>()?);
+    let imported =
+        import_record(&state.registry, record, variant, seed, Utc::now()).map_err(|error| {
+            match error {
+                RecordError::Illegal(e) => ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "illegal_record",
+                    e.to_string(),
+                )
+                .with_details(json!({
+                    "half_turn": e.half_turn, "text": e.text, "fen": e.fen, "reason": e.reason,
+                })),
+                RecordError::Unfit(reason) => {
+                    ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unfit_record", reason)
+                }
+            }
+        })?;
+    // The record became commands of our own making: audit them like any log.
+    let log = from_log(state, imported.log)?.0;
+    Ok((log, seed))
+}
+
+/// The `Variant` tag of a record, if any.
+fn variant_tag(record: &str) -> Option<String> {
+    record.lines().find_map(|line| {
+        let inner = line.trim().strip_prefix('[')?.strip_suffix(']')?;
+        let (key, value) = inner.split_once(char::is_whitespace)?;
+        key.eq_ignore_ascii_case("Variant")
+            .then(|| value.trim().trim_matches('"').to_ascii_lowercase())
+    })
+}
+
+fn from_log(state: &AppState, log: GameLog) -> Result<(GameLog, Seed), ApiError> {
+    let report = audit(&state.registry, &log, None).map_err(|divergence| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "audit_failed",
+            format!("The log does not pass its audit: {divergence}."),
+        )
+        .with_details(serde_json::to_value(&divergence).unwrap_or_default())
+    })?;
+    if report.status != Status::Finished {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "game_not_finished",
+            "Only finished games are imported: their seed is revealed, so every deal can be checked.",
+        ));
+    }
+    let seed = log
+        .events
+        .iter()
+        .rev()
+        .find(|e| e.event_type == "seed_revealed")
+        .and_then(|e| Seed::from_hex(e.payload["seed"].as_str()?).ok())
+        .ok_or_else(|| ApiError::internal("an audited finished log without its seed"))?;
+    Ok((log, seed))
+}

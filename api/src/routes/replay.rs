@@ -1,0 +1,207 @@
+//! `/v1/games/{id}/states/{version}`, `/audit`, `/log` and `/record`: replaying a game, auditing
+//! it, and its whole log or its record, each only as far as the caller may see it.
+
+use crate::archive::{envelopes, fold, read_log};
+use crate::auth::MaybeAuthenticated;
+use crate::games::Slot;
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{get, web, HttpResponse};
+use domain::audit::{audit as audit_log, AuditReport, Divergence};
+use domain::engine::{Outcome, Seat, Viewer};
+use domain::log::GameLog;
+use domain::records::export_record;
+use domain::table::Status;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// A game as it stood at one version, as the caller may see it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct StateAt {
+    pub game: String,
+    /// The version shown: the state after this many events.
+    pub version: u64,
+    /// The game's version now.
+    pub current_version: u64,
+    pub status: Status,
+    /// The seats that were to act at that version.
+    pub to_act: Vec<Seat>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    /// The seed, once the game has ended (it is public then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<String>,
+    /// The game's own state at that version, shaped for the caller as the game is now: their
+    /// own seat's secrets while it runs, everything once it has ended.
+    #[schema(value_type = crate::openapi::GameView)]
+    pub view: Value,
+}
+
+/// The state of a game at any version, as the caller may see it.
+#[utoipa::path(tag = "replay",
+    params(("id" = String, Path, description = "The game id"),
+        ("version" = u64, Path, description = "A version from 1 to the game's version")),
+    responses((status = 200, body = StateAt), (status = 404, body = Problem)))]
+#[get("/v1/games/{id}/states/{version}")]
+pub async fn state_at(
+    state: web::Data<AppState>,
+    MaybeAuthenticated(player): MaybeAuthenticated,
+    path: web::Path<(String, u64)>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, version) = path.into_inner();
+    let slot = state.games.slot(&id).await?;
+    let slot = slot.lock().await;
+    let current = slot.game.version();
+    if version == 0 || version > current {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "version_not_found",
+            format!("Game {id} has versions 1 to {current}, not {version}."),
+        ));
+    }
+    let viewer = slot.viewer(player.as_ref().map(|p| p.id.as_str()));
+    let payloads: Vec<Value> = envelopes(&state.store, &id, Some(version))?
+        .into_iter()
+        .map(|e| e.payload)
+        .collect();
+    let then = fold(&state.registry, &id, &payloads)?;
+    Ok(HttpResponse::Ok().json(StateAt {
+        game: id,
+        version,
+        current_version: current,
+        status: then.status(),
+        to_act: then.to_act(),
+        outcome: then.outcome(),
+        seed: slot.game.revealed_seed().map(|s| s.to_hex()),
+        view: then.view(viewer),
+    }))
+}
+
+/// Whether the whole of a game may be seen: when it hides nothing, or when anyone sees
+/// everything of it (it has ended, or it is an analysis fork).
+fn seen_whole(slot: &Slot) -> bool {
+    !slot.game.hidden_information() || slot.viewer(None) == Viewer::Everyone
+}
+
+/// The answer of an audit: what was verified, or the first divergence.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AuditAnswer {
+    pub game: String,
+    /// Whether every command gives exactly the stored events and the seed its commitment.
+    pub valid: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report: Option<AuditReport>,
+    /// The first place where the stored log and the rules disagree.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub divergence: Option<Divergence>,
+}
+
+/// Audit a game: every stored command is decided again from the start with the same seed and
+/// must give exactly the stored events; the revealed seed must match its commitment. For ended
+/// games and analysis forks, and for running games without hidden information.
+#[utoipa::path(tag = "replay", params(("id" = String, Path, description = "The game id")),
+    responses((status = 200, body = AuditAnswer), (status = 404, body = Problem),
+        (status = 409, description = "A running game with hidden information", body = Problem)))]
+#[get("/v1/games/{id}/audit")]
+pub async fn audit(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let slot = state.games.slot(&id).await?;
+    let slot = slot.lock().await;
+    if !seen_whole(&slot) {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "audit_not_available",
+            "This game hides cards while it runs: its audit waits for its end, when the seed is revealed.",
+        ));
+    }
+    let log = read_log(&state.store, &id, slot.game.kind(), None)?;
+    // A running game never shuffles (it hides nothing): its seed serves, unseen.
+    let secret = (slot.game.status() != Status::Finished).then(|| slot.secret_seed());
+    let answer = match audit_log(&state.registry, &log, secret) {
+        Ok(report) => AuditAnswer {
+            game: id.into_inner(),
+            valid: true,
+            report: Some(report),
+            divergence: None,
+        },
+        Err(divergence) => AuditAnswer {
+            game: id.into_inner(),
+            valid: false,
+            report: None,
+            divergence: Some(divergence),
+        },
+    };
+    Ok(HttpResponse::Ok().json(answer))
+}
+
+/// A game's whole event log with the commands beside their events: what `POST /v1/imports`
+/// and `avalanche audit` read. For ended games, and for games without hidden information.
+#[utoipa::path(tag = "replay", params(("id" = String, Path, description = "The game id")),
+    responses((status = 200, body = GameLog), (status = 404, body = Problem),
+        (status = 409, description = "A running game with hidden information", body = Problem)))]
+#[get("/v1/games/{id}/log")]
+pub async fn game_log(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let slot = state.games.slot(&id).await?;
+    let slot = slot.lock().await;
+    if !seen_whole(&slot) {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "log_not_available",
+            "This game hides cards while it runs: its whole log is shown once it has ended (GET /v1/games/{id}/events shows what you may see now).",
+        ));
+    }
+    Ok(HttpResponse::Ok().json(read_log(&state.store, &id, slot.game.kind(), None)?))
+}
+
+/// An Avalanche Chess game as a record in the notation of the rules file (`1. e4/a6 Nf6/a3`),
+/// with tag pairs; a running game has no result line.
+#[utoipa::path(tag = "replay", params(("id" = String, Path, description = "The game id")),
+    responses((status = 200, description = "The record", content_type = "text/plain", body = String),
+        (status = 404, body = Problem),
+        (status = 409, description = "Not a game of Avalanche Chess", body = Problem)))]
+#[get("/v1/games/{id}/record")]
+pub async fn record(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let slot = state.games.slot(&id).await?;
+    let slot = slot.lock().await;
+    if slot.game.kind() != "avalanche-chess" {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "no_record_notation",
+            format!(
+                "Records are written for Avalanche Chess; {} exports its log (GET /v1/games/{{id}}/log).",
+                slot.game.kind()
+            ),
+        ));
+    }
+    let payloads: Vec<Value> = envelopes(&state.store, &id, None)?
+        .into_iter()
+        .map(|e| e.payload)
+        .collect();
+    let mut tags = vec![
+        ("Game".to_string(), id.to_string()),
+        (
+            "Variant".to_string(),
+            slot.game.variant().unwrap_or_else(|| "standard".into()),
+        ),
+    ];
+    for (seat, name) in [(0, "White"), (1, "Black")] {
+        if let Some(Some(player)) = slot.game.players().get(seat) {
+            let shown = state.players.name(player).unwrap_or_else(|| player.clone());
+            tags.push((name.to_string(), shown));
+        }
+    }
+    let text = export_record(&payloads, &tags).map_err(ApiError::internal)?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .body(text))
+}

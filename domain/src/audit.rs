@@ -1,0 +1,299 @@
+//! The audit of a game's log: decide every stored command again from the start, with the same
+//! seed, nonce and time, and check that it gives exactly the stored events; check that the
+//! revealed seed is the one committed to at creation. Deals are events of the commands that
+//! deal (the last `join`, new rounds), so re-deciding them re-derives every deal from the seed.
+//! The first divergence is reported with its version, what the rules give and what is stored.
+
+use crate::engine::{Context, Outcome, Viewer};
+use crate::fairness::Seed;
+use crate::log::{GameLog, LoggedCommand};
+use crate::registry::{EventRecord, LiveGame, Registry};
+use crate::table::{Actor, Status};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// What an audit verified.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct AuditReport {
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// The number of events verified: the game's version.
+    pub events: u64,
+    /// The number of commands decided again.
+    pub commands: usize,
+    /// Whether the seed was revealed and matches its commitment (every deal was then
+    /// re-derived from it). False while the game runs: its seed is still secret.
+    pub seed_verified: bool,
+    pub status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+    /// The final state, as a spectator sees it (everything once the game has ended).
+    #[schema(value_type = Object)]
+    pub view: Value,
+}
+
+/// The first place where the log and the rules disagree.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema, thiserror::Error)]
+#[error("version {version}: {reason}")]
+pub struct Divergence {
+    /// The version of the first event that does not follow from the rules and the seed.
+    pub version: u64,
+    /// Why, in words.
+    pub reason: String,
+    /// The event the rules give there, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub expected: Option<Value>,
+    /// The event stored there, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub found: Option<Value>,
+}
+
+impl Divergence {
+    fn at(version: u64, reason: impl Into<String>) -> Divergence {
+        Divergence {
+            version,
+            reason: reason.into(),
+            expected: None,
+            found: None,
+        }
+    }
+}
+
+/// Audits `log`. The seed used to decide again is the one the log reveals (checked against
+/// the commitment); while the game runs, `secret` (the server's, never shown) or, for games
+/// without hidden information and without it, any seed, since they never shuffle.
+pub fn audit(
+    registry: &Registry,
+    log: &GameLog,
+    secret: Option<Seed>,
+) -> Result<AuditReport, Divergence> {
+    check_versions(log)?;
+    let created = &log.events[0];
+    if created.event_type != "created" {
+        return Err(Divergence::at(1, "a game's first event must be `created`"));
+    }
+    let kind_id = created.payload["kind"].as_str().unwrap_or_default();
+    if kind_id != log.kind {
+        return Err(Divergence::at(
+            1,
+            format!("the log is of {}, but its game is of {kind_id:?}", log.kind),
+        ));
+    }
+    let kind = registry
+        .get(kind_id)
+        .ok_or_else(|| Divergence::at(1, format!("there is no game {kind_id:?}")))?;
+    let hidden = kind.info().hidden_information;
+    let commitment = created.payload["commitment"].as_str().unwrap_or_default();
+    let revealed = revealed_seed(log, commitment)?;
+    let seed = match (revealed, secret) {
+        (Some(seed), _) => seed,
+        (None, Some(secret)) => secret,
+        (None, None) if !hidden => Seed([0; 32]),
+        (None, None) => return Err(Divergence::at(
+            log.events.len() as u64,
+            "the game has not ended and its seed is not revealed, so its deals cannot be checked",
+        )),
+    };
+    let mut game = kind
+        .fold(std::slice::from_ref(&created.payload))
+        .map_err(|e| Divergence::at(1, e.to_string()))?;
+    let last = log.events.len() as u64;
+    let mut next = 1;
+    for (i, batch) in log.commands.iter().enumerate() {
+        if batch.first_version != next || batch.last_version < batch.first_version {
+            return Err(Divergence::at(
+                next,
+                format!(
+                    "no command is stored for the event at version {next} (the next command gives versions {} to {})",
+                    batch.first_version, batch.last_version
+                ),
+            ));
+        }
+        next = batch.last_version + 1;
+        let expected = decide_again(game.as_ref(), batch, seed, i == 0)?;
+        // The first batch begins with `created`, which no command decides.
+        let stored_from = if i == 0 { 2 } else { batch.first_version };
+        let stored_to = batch.last_version.min(last);
+        let stored = log
+            .events
+            .get((stored_from - 1) as usize..stored_to as usize)
+            .unwrap_or_default();
+        compare(stored_from, &expected, stored)?;
+        for event in stored {
+            game.evolve(&event.payload)
+                .map_err(|e| Divergence::at(event.version, e.to_string()))?;
+        }
+    }
+    if next <= last {
+        return Err(Divergence::at(
+            next,
+            format!("no command is stored for the event at version {next}"),
+        ));
+    }
+    let status = game.status();
+    let viewer = if status == Status::Finished {
+        Viewer::Everyone
+    } else {
+        Viewer::Spectator
+    };
+    Ok(AuditReport {
+        kind: log.kind.clone(),
+        variant: game.variant(),
+        events: game.version(),
+        commands: log.commands.len(),
+        seed_verified: revealed.is_some(),
+        status,
+        outcome: game.outcome(),
+        view: game.view(viewer),
+    })
+}
+
+/// Versions 1, 2, 3, ... without gaps.
+fn check_versions(log: &GameLog) -> Result<(), Divergence> {
+    if log.events.is_empty() {
+        return Err(Divergence::at(1, "the log has no event"));
+    }
+    for (i, event) in log.events.iter().enumerate() {
+        let want = i as u64 + 1;
+        if event.version != want {
+            return Err(Divergence::at(
+                want,
+                format!(
+                    "the event at version {want} is missing (found version {} there)",
+                    event.version
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The revealed seed, if any, checked against the commitment made at creation.
+fn revealed_seed(log: &GameLog, commitment: &str) -> Result<Option<Seed>, Divergence> {
+    let mut seed = None;
+    for event in log
+        .events
+        .iter()
+        .filter(|e| e.event_type == "seed_revealed")
+    {
+        let text = event.payload["seed"].as_str().unwrap_or_default();
+        let revealed = Seed::from_hex(text)
+            .map_err(|e| Divergence::at(event.version, format!("the revealed seed: {e}")))?;
+        if !revealed.matches(commitment) {
+            return Err(Divergence {
+                found: Some(event.payload.clone()),
+                ..Divergence::at(
+                    event.version,
+                    format!(
+                        "the revealed seed does not match the commitment made at creation ({commitment})"
+                    ),
+                )
+            });
+        }
+        seed = Some(revealed);
+    }
+    Ok(seed)
+}
+
+/// The events the rules give for a stored command, decided on `game` (the state before it).
+fn decide_again(
+    game: &dyn LiveGame,
+    batch: &LoggedCommand,
+    seed: Seed,
+    first: bool,
+) -> Result<Vec<EventRecord>, Divergence> {
+    let version = batch.first_version;
+    let command = batch
+        .command
+        .as_ref()
+        .ok_or_else(|| Divergence::at(version, "no command is stored for these events"))?;
+    if first && command["type"] != "join" {
+        return Err(Divergence::at(
+            2,
+            "the first command of a game is its creator's `join`",
+        ));
+    }
+    if command["type"] == "fork" {
+        let copied = command["version"].as_u64();
+        if copied != Some(version - 1) {
+            return Err(Divergence::at(
+                version,
+                format!(
+                    "the fork says it copies its parent up to version {copied:?}, but it is made at version {}",
+                    version - 1
+                ),
+            ));
+        }
+        let parent = command["parent"].as_str().unwrap_or_default();
+        let players: Vec<Option<String>> =
+            serde_json::from_value(command["players"].clone()).unwrap_or_default();
+        let analysis = command["analysis"].as_bool().unwrap_or(false);
+        return game
+            .fork(parent, players, analysis)
+            .map_err(|e| Divergence::at(version, format!("the fork is refused: {e}")));
+    }
+    let actor = actor_of(game, &batch.actor)
+        .ok_or_else(|| Divergence::at(version, format!("unknown actor {:?}", batch.actor)))?;
+    let nonce = if first { 1 } else { version - 1 };
+    game.decide(
+        &actor,
+        command,
+        &Context::new(seed, nonce, batch.recorded_at),
+    )
+    .map_err(|e| Divergence {
+        found: Some(command.clone()),
+        ..Divergence::at(
+            version,
+            format!("the rules refuse the command stored here ({}): {e}", e.code),
+        )
+    })
+}
+
+/// The actor of a stored command: `seat:<n>` is the player at that seat then.
+fn actor_of(game: &dyn LiveGame, actor: &str) -> Option<Actor> {
+    if actor == "system" {
+        return Some(Actor::System);
+    }
+    if let Some(id) = actor.strip_prefix("player:") {
+        return Some(Actor::player(id));
+    }
+    let seat: usize = actor.strip_prefix("seat:")?.parse().ok()?;
+    game.players().get(seat)?.clone().map(Actor::player)
+}
+
+fn compare(
+    from: u64,
+    expected: &[EventRecord],
+    stored: &[crate::log::LoggedEvent],
+) -> Result<(), Divergence> {
+    for i in 0..expected.len().max(stored.len()) {
+        let version = from + i as u64;
+        let want = expected.get(i);
+        let found = stored.get(i);
+        let same = match (want, found) {
+            (Some(want), Some(found)) => {
+                want.payload == found.payload && want.event_type == found.event_type
+            }
+            _ => false,
+        };
+        if !same {
+            let reason = match (want, found) {
+                (Some(_), None) => "the command gives more events than are stored",
+                (None, Some(_)) => "an event is stored that the command does not give",
+                // Both present (the loop never reaches past both ends).
+                _ => "the stored event is not the one the rules and the seed give",
+            };
+            return Err(Divergence {
+                version,
+                reason: reason.into(),
+                expected: want.map(|e| e.payload.clone()),
+                found: found.map(|e| e.payload.clone()),
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,183 @@
+//! A game's whole log as it is stored, exported and imported: every event with its version,
+//! and every command beside the versions it produced. [`LogBuilder`] writes one the way the
+//! service does, deciding each command (imports of records, tests).
+
+use crate::engine::{Context, RuleError, Seat};
+use crate::fairness::Seed;
+use crate::registry::{EventRecord, GameKind, LiveGame};
+use crate::table::Actor;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use utoipa::ToSchema;
+
+/// One stored event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LoggedEvent {
+    /// Its version in the game's stream: 1, 2, 3, ... without gaps.
+    pub version: u64,
+    /// Its stable type name: `created`, `seat_taken`, `game.turn_played`, ...
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// The event itself, as stored.
+    #[schema(value_type = Object)]
+    pub payload: Value,
+    /// When it was recorded (the time of its command); for reading only, not audited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_at: Option<DateTime<Utc>>,
+    /// Who caused it, as stored with it; for reading only, not audited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
+}
+
+/// One stored command and the events it produced (versions `first_version..=last_version`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct LoggedCommand {
+    pub first_version: u64,
+    pub last_version: u64,
+    /// Who gave it: `seat:<n>` (the player at that seat), `player:<id>` or `system`.
+    pub actor: String,
+    /// When it was decided: the time the rules were given.
+    pub recorded_at: DateTime<Utc>,
+    /// The command as posted (`{"type": "fork", ...}` for the event that makes a fork).
+    #[schema(value_type = Object)]
+    pub command: Option<Value>,
+}
+
+/// A game's whole log: what an audit needs to decide every command again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GameLog {
+    /// The game id of the rules: `avalanche-chess`, `avalanche`, ...
+    pub kind: String,
+    /// The id the game had where it was played, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+    pub events: Vec<LoggedEvent>,
+    pub commands: Vec<LoggedCommand>,
+}
+
+/// The actor string the service stores for `player` giving a command to `game`.
+pub fn actor_name(game: &dyn LiveGame, player: &str) -> String {
+    match game.seat_of(player) {
+        Some(seat) => format!("seat:{seat}"),
+        None => format!("player:{player}"),
+    }
+}
+
+/// The command that makes a copy of a game a fork of it (stored beside the `forked` event).
+pub fn fork_command(
+    parent: &str,
+    version: u64,
+    players: &[Option<String>],
+    analysis: bool,
+) -> Value {
+    json!({"type": "fork", "parent": parent, "version": version, "players": players, "analysis": analysis})
+}
+
+/// Writes a game's log command by command, deciding each one as the service does: the
+/// creator's `join` in the first batch with `created`, then each command with
+/// `Context::new(seed, version before it, time)`.
+pub struct LogBuilder {
+    game: Box<dyn LiveGame>,
+    seed: Seed,
+    log: GameLog,
+}
+
+impl LogBuilder {
+    /// A new game of `kind`, the creator seated (at `seat`, or the first free one).
+    #[allow(clippy::too_many_arguments)]
+    pub fn create(
+        kind: &dyn GameKind,
+        variant: Option<String>,
+        options: Option<Value>,
+        seats: usize,
+        seed: Seed,
+        creator: &str,
+        seat: Option<Seat>,
+        now: DateTime<Utc>,
+    ) -> Result<LogBuilder, RuleError> {
+        let created = kind.create(variant, options, seats, seed.commitment())?;
+        let game = kind
+            .fold(std::slice::from_ref(&created.payload))
+            .map_err(|e| RuleError::new("internal", e.to_string()))?;
+        let mut builder = LogBuilder {
+            game,
+            seed,
+            log: GameLog {
+                kind: kind.info().id,
+                game: None,
+                events: Vec::new(),
+                commands: Vec::new(),
+            },
+        };
+        let join = json!({"type": "join", "seat": seat});
+        let joined =
+            builder
+                .game
+                .decide(&Actor::player(creator), &join, &Context::new(seed, 1, now))?;
+        let mut events = vec![created];
+        events.extend(joined);
+        builder.record(format!("player:{creator}"), Some(join), now, &events, true)?;
+        Ok(builder)
+    }
+
+    /// Decides `command` of `player` and records it with its events.
+    pub fn play(
+        &mut self,
+        player: &str,
+        command: Value,
+        now: DateTime<Utc>,
+    ) -> Result<(), RuleError> {
+        let version = self.game.version();
+        let events = self.game.decide(
+            &Actor::player(player),
+            &command,
+            &Context::new(self.seed, version, now),
+        )?;
+        let actor = actor_name(self.game.as_ref(), player);
+        self.record(actor, Some(command), now, &events, false)
+    }
+
+    fn record(
+        &mut self,
+        actor: String,
+        command: Option<Value>,
+        now: DateTime<Utc>,
+        events: &[EventRecord],
+        first: bool,
+    ) -> Result<(), RuleError> {
+        let first_version = if first { 1 } else { self.game.version() + 1 };
+        for (i, event) in events.iter().enumerate() {
+            // The `created` event is already folded.
+            if !(first && i == 0) {
+                self.game
+                    .evolve(&event.payload)
+                    .map_err(|e| RuleError::new("internal", e.to_string()))?;
+            }
+            self.log.events.push(LoggedEvent {
+                version: first_version + i as u64,
+                event_type: event.event_type.clone(),
+                payload: event.payload.clone(),
+                recorded_at: Some(now),
+                actor: Some(actor.clone()),
+            });
+        }
+        self.log.commands.push(LoggedCommand {
+            first_version,
+            last_version: first_version + events.len() as u64 - 1,
+            actor,
+            recorded_at: now,
+            command,
+        });
+        Ok(())
+    }
+
+    /// The game as it stands.
+    pub fn game(&self) -> &dyn LiveGame {
+        self.game.as_ref()
+    }
+
+    pub fn finish(self) -> GameLog {
+        self.log
+    }
+}

@@ -1,0 +1,156 @@
+//! Avalanche Chess records as whole games at the table: a record in the notation of the rules
+//! file imports as a game log (two seats, every half-turn a command, the end), and a game's
+//! stored events export as a record.
+
+use crate::fairness::Seed;
+use crate::games::chess::record::{export, import, ImportError, RecordResult};
+use crate::games::chess::{AvalancheChess, Event, Variant};
+use crate::log::{GameLog, LogBuilder};
+use crate::registry::Registry;
+use crate::table::{Status, TableEvent};
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+
+/// The players of an imported record: the record names people, not players of this server.
+pub const WHITE: &str = "imported:white";
+pub const BLACK: &str = "imported:black";
+
+/// Why a record cannot become a game.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RecordError {
+    /// A half-turn the rules refuse: its number, its text, the position before it, why.
+    #[error("{0}")]
+    Illegal(#[from] ImportError),
+    /// A record the rules read, but that is not a whole game of this server.
+    #[error("{0}")]
+    Unfit(String),
+}
+
+/// A record imported as a game log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportedRecord {
+    pub log: GameLog,
+    pub variant: Variant,
+    pub final_fen: String,
+    pub result: Option<RecordResult>,
+}
+
+fn player(seat: usize) -> &'static str {
+    if seat == 0 {
+        WHITE
+    } else {
+        BLACK
+    }
+}
+
+/// Reads a record of `variant` and writes it as the log of a finished game, decided command by
+/// command as the service decides them. The record must end: by the rules, a resignation or a
+/// result line (a lost game without mate reads as the loser's resignation, a draw as a draw by
+/// agreement).
+pub fn import_record(
+    registry: &Registry,
+    text: &str,
+    variant: Variant,
+    seed: Seed,
+    now: DateTime<Utc>,
+) -> Result<ImportedRecord, RecordError> {
+    let imported = import(text, variant)?;
+    if imported
+        .tags
+        .iter()
+        .any(|(key, _)| key.eq_ignore_ascii_case("FEN"))
+    {
+        return Err(RecordError::Unfit(
+            "A record from a set position (a FEN tag) cannot become a game here: games begin from the variant's start position.".into(),
+        ));
+    }
+    let kind = registry
+        .get(<AvalancheChess as crate::Engine>::ID)
+        .ok_or_else(|| RecordError::Unfit("Avalanche Chess is not offered here.".into()))?;
+    let unfit = |e: crate::RuleError| RecordError::Unfit(e.message);
+    let mut game = LogBuilder::create(
+        kind,
+        Some(variant.id().to_string()),
+        None,
+        2,
+        seed,
+        WHITE,
+        Some(0),
+        now,
+    )
+    .map_err(unfit)?;
+    game.play(BLACK, json!({"type": "join", "seat": 1}), now)
+        .map_err(unfit)?;
+    for (seat, command) in &imported.commands {
+        let command = serde_json::to_value(command).unwrap_or(Value::Null);
+        game.play(player(*seat), command, now).map_err(unfit)?;
+    }
+    if game.game().status() != Status::Finished {
+        let resigned = imported.resigned.or(match imported.result {
+            Some(RecordResult::WhiteWins) => Some(1),
+            Some(RecordResult::BlackWins) => Some(0),
+            _ => None,
+        });
+        if let Some(seat) = resigned {
+            game.play(player(seat), json!({"type": "resign"}), now)
+                .map_err(unfit)?;
+        } else if imported.result == Some(RecordResult::Draw) {
+            game.play(WHITE, json!({"type": "offer_draw"}), now)
+                .map_err(unfit)?;
+            game.play(BLACK, json!({"type": "accept_draw"}), now)
+                .map_err(unfit)?;
+        } else {
+            return Err(RecordError::Unfit(format!(
+                "The record does not end: no result, no resignation and no end by the rules (final position {}).",
+                imported.final_fen
+            )));
+        }
+    } else if let (Some(result), Some(outcome)) = (imported.result, game.game().outcome()) {
+        let by_rules = if outcome.draw {
+            RecordResult::Draw
+        } else if outcome.winners == [0] {
+            RecordResult::WhiteWins
+        } else {
+            RecordResult::BlackWins
+        };
+        if by_rules != result {
+            return Err(RecordError::Unfit(format!(
+                "The record gives the result {}, but the rules end the game {} ({}).",
+                result.text(),
+                by_rules.text(),
+                outcome.reason
+            )));
+        }
+    }
+    Ok(ImportedRecord {
+        log: game.finish(),
+        variant,
+        final_fen: imported.final_fen,
+        result: imported.result,
+    })
+}
+
+/// Writes the stored events of an Avalanche Chess game as a record in the canonical notation,
+/// with `tags` first. A game still running has no result line.
+pub fn export_record(payloads: &[Value], tags: &[(String, String)]) -> Result<String, String> {
+    let mut moves: Vec<Event> = Vec::new();
+    let mut resigned = None;
+    let mut drawn = false;
+    for (i, payload) in payloads.iter().enumerate() {
+        let event: TableEvent<AvalancheChess> = serde_json::from_value(payload.clone())
+            .map_err(|e| format!("event {} is not of Avalanche Chess: {e}", i + 1))?;
+        match event {
+            TableEvent::Game { event } => moves.push(event),
+            TableEvent::Resigned { seat } => resigned = Some(seat),
+            TableEvent::Finished { outcome } => drawn = outcome.draw,
+            _ => {}
+        }
+    }
+    let mut text = export(&moves, tags, resigned);
+    let ends_by_rules = moves.iter().any(|e| matches!(e, Event::GameEnded { .. }));
+    if drawn && !ends_by_rules && resigned.is_none() {
+        text.push_str(RecordResult::Draw.text());
+        text.push('\n');
+    }
+    Ok(text)
+}
