@@ -34,7 +34,7 @@ fn start(data: &Path) -> Server {
         .local_addr()
         .unwrap()
         .port();
-    let child = Command::new(binary())
+    let mut child = Command::new(binary())
         .args(["--addr", &format!("127.0.0.1:{port}"), "--data"])
         .arg(data)
         .env("RUST_LOG", "warn")
@@ -50,6 +50,8 @@ fn start(data: &Path) -> Server {
         }
         std::thread::sleep(Duration::from_millis(25));
     }
+    child.kill().ok();
+    child.wait().ok();
     panic!("the server did not answer");
 }
 
