@@ -20,7 +20,7 @@ validated by the game's rules and stored as an immutable event; every answer is 
 viewer, so no player ever sees another's hidden cards.\n\nErrors are `application/problem+json` \
 with a stable `code`. Send `Authorization: Bearer <token>` (from `POST /v1/players`) to act for \
 a player. Game commands and table commands (`resign`, `offer_draw`, `accept_draw`, \
-`decline_draw`) are posted alike to `/v1/games/{id}/commands`; `GET /v1/games/{id}/legal` lists \
+`decline_draw`, `request_takeback`, `accept_takeback`, `decline_takeback`) are posted alike to `/v1/games/{id}/commands`; `GET /v1/games/{id}/legal` lists \
 exactly the commands you may post now.",
         license(name = "MIT OR Apache-2.0")
     ),
@@ -173,7 +173,7 @@ pub fn document(registry: &Registry) -> Value {
     added.insert(
         "GameCommand".into(),
         json!({
-            "description": "A command to post: one of the table's (`resign`, `offer_draw`, `accept_draw`, `decline_draw`) or one of the game's (see `GET /v1/games/{id}/legal`).",
+            "description": "A command to post: one of the table's (`resign`, `offer_draw`, `accept_draw`, `decline_draw`, `request_takeback`, `accept_takeback`, `decline_takeback`) or one of the game's (see `GET /v1/games/{id}/legal`).",
             "oneOf": commands,
         }),
     );
@@ -184,7 +184,7 @@ pub fn document(registry: &Registry) -> Value {
     added.insert(
         "GameEvent".into(),
         json!({
-            "description": "A stored event. The table's own events are `created` (kind, setup, commitment), `seat_taken` (seat, player), `started`, `resigned` (seat), `draw_offered`, `draw_declined`, `draw_accepted` (seat), `finished` (outcome) and `seed_revealed` (seed). The game's events are wrapped: `{\"type\": \"game\", \"event\": <the game's Event>}`, with what the caller may not see removed.",
+            "description": "A stored event. The table's own events are `created` (kind, setup, commitment), `seat_taken` (seat, player), `started`, `resigned` (seat), `draw_offered`, `draw_declined`, `draw_accepted` (seat), `takeback_requested` (seat, version), `takeback_accepted`, `takeback_declined` (seat), `takeback_agreed` (version), `finished` (outcome), `seed_revealed` (seed) and, first after the copied events of a fork, `forked` (parent, version, players, analysis). The game's events are wrapped: `{\"type\": \"game\", \"event\": <the game's Event>}`, with what the caller may not see removed.",
             "type": "object",
             "required": ["type"],
             "properties": {
