@@ -89,7 +89,7 @@ pub async fn my_games(
         // Most urgent first: the game that has waited longest for you.
         games.sort_by_key(|g| (g.deadline, g.updated_at));
     } else {
-        games.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+        games.sort_by_key(|game| std::cmp::Reverse(game.updated_at));
     }
     Ok(HttpResponse::Ok().json(games))
 }
