@@ -1,0 +1,587 @@
+//! The load benchmark: the real server on a temporary (or given) database, on 127.0.0.1 port 0,
+//! and `--clients` concurrent HTTP clients playing random legal games of every kind on it.
+//!
+//! ```sh
+//! cargo run --release -p api --example load -- --games 13 --clients 64 --seconds 20
+//! cargo run --release -p api --example load -- --prefill 1000000 --data /tmp/db --seconds 20
+//! cargo run --release -p api --example load -- --cold-start --data /tmp/db
+//! ```
+//!
+//! Every command is durable before it is answered, as in production. Only the command POSTs
+//! are timed; each also costs a `GET /legal`, which is counted but not timed. `--prefill`
+//! first stores older games (recorded random games, appended through `storage::Store` as the
+//! server appends them, many games at once), to see whether history slows commands down.
+//! Figures and the exact commands are in BENCHMARKS.md ("Load").
+
+use clap::Parser;
+use domain::registry::{GameKind, LiveGame};
+use domain::table::Status;
+use domain::testing::{play_random_json, JsonGame};
+use domain::{Registry, Seed};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use storage::{Batch, NewEvent, Store};
+
+/// The five games, and the options the benchmark plays them with.
+const KINDS: &[(&str, Option<&str>)] = &[
+    ("avalanche-chess", None),
+    ("avalanche", None),
+    ("ski-runs", None),
+    ("vamanos", Some(r#"{"target":30}"#)),
+    ("altitude", None),
+];
+
+#[derive(Parser, Debug)]
+#[command(about = "Load benchmark of the avalanche server")]
+struct Args {
+    /// Games of every kind played at once (so 5 times this many games in all).
+    #[arg(long, default_value_t = 13)]
+    games: usize,
+    /// Concurrent clients; each plays one command at a time on its share of the games.
+    #[arg(long, default_value_t = 64)]
+    clients: usize,
+    /// Seats of every game.
+    #[arg(long, default_value_t = 2)]
+    seats: usize,
+    /// Stop after this many seconds of play...
+    #[arg(long, default_value_t = 20)]
+    seconds: u64,
+    /// ...or after this many commands, whichever comes first.
+    #[arg(long, default_value_t = 1_000_000)]
+    max_commands: u64,
+    /// Store about this many events of older games before the load starts.
+    #[arg(long, default_value_t = 0)]
+    prefill: u64,
+    /// The database directory (kept); a temporary one when absent.
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Only measure a cold start on `--data`: open the store, start, first requests.
+    #[arg(long)]
+    cold_start: bool,
+    /// Threads of the clients' runtime (the server has its own workers, one per core).
+    #[arg(long, default_value_t = 2)]
+    client_threads: usize,
+}
+
+fn main() {
+    let args = Args::parse();
+    let temporary = tempfile::tempdir().expect("a temporary directory");
+    let dir = args
+        .data
+        .clone()
+        .unwrap_or_else(|| temporary.path().to_path_buf());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(args.client_threads)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    if args.cold_start {
+        runtime.block_on(cold_start(&dir));
+        return;
+    }
+    let store = Store::open(&dir).expect("the store opens");
+    if args.prefill > 0 {
+        runtime.block_on(prefill(&store, args.prefill, args.seats));
+    }
+    let before = stored_events(&store);
+    let server = Server::start(store.clone());
+    let report = runtime.block_on(async {
+        let report = load(&server.base, &args).await;
+        server.stop().await;
+        report
+    });
+    let after = stored_events(&store);
+    report.print(&args);
+    let size = store.size_on_disk().expect("size on disk");
+    println!(
+        "stored events: {before} before the load, {after} after; {:.1} MB on disk, {:.0} bytes per event",
+        size as f64 / 1e6,
+        size as f64 / after.max(1) as f64
+    );
+}
+
+/// The last durable position of the global log: the number of events stored.
+fn stored_events(store: &Store) -> u64 {
+    *store.subscribe_all().borrow()
+}
+
+/// The server on its own thread and actix runtime, as the black-box tests start it.
+struct Server {
+    base: String,
+    handle: actix_web::dev::ServerHandle,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Server {
+    fn start(store: Store) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
+        let base = format!("http://{}", listener.local_addr().expect("an address"));
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            actix_web::rt::System::new().block_on(async move {
+                let server = api::startup::run(listener, store, Registry::standard())
+                    .expect("the server starts");
+                sender.send(server.handle()).expect("main waits");
+                let _ = server.await;
+            })
+        });
+        let handle = receiver.recv().expect("the server's handle");
+        Server {
+            base,
+            handle,
+            thread,
+        }
+    }
+
+    async fn stop(self) {
+        self.handle.stop(true).await;
+        self.thread.join().expect("the server thread ends");
+    }
+}
+
+/// Opens the store in `dir`, starts the server and times the first requests.
+async fn cold_start(dir: &std::path::Path) {
+    let started = Instant::now();
+    let store = Store::open(dir).expect("the store opens");
+    let opened = started.elapsed();
+    let events = stored_events(&store);
+    // An older game (from `--prefill`) if there is one: it must be folded from disk.
+    let some_game = store
+        .streams_tagged("listed", "all", Some("old-"), 1)
+        .expect("the index reads")
+        .pop()
+        .or_else(|| {
+            store
+                .streams_tagged("listed", "all", None, 1)
+                .expect("the index reads")
+                .pop()
+        });
+    let server = Server::start(store.clone());
+    let client = reqwest::Client::new();
+    let health = client
+        .get(format!("{}/health", server.base))
+        .send()
+        .await
+        .and_then(|r| r.error_for_status());
+    let first = started.elapsed();
+    assert!(health.is_ok(), "the server answers: {health:?}");
+    if let Some(id) = some_game {
+        let asked = Instant::now();
+        let game = client
+            .get(format!("{}/v1/games/{id}", server.base))
+            .send()
+            .await
+            .expect("an answer");
+        let status = game.status();
+        let body = game.bytes().await.expect("a body");
+        println!(
+            "first look at a stored game ({id}, {status}, {} bytes, folded from disk): {:.2} ms",
+            body.len(),
+            asked.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    server.stop().await;
+    println!(
+        "cold start with {events} stored events: store open {:.1} ms, open + start + first answer (GET /health) {:.1} ms",
+        opened.as_secs_f64() * 1e3,
+        first.as_secs_f64() * 1e3
+    );
+}
+
+/// Stores about `target` events of older games: recorded random games of every kind, each
+/// appended command by command exactly as the server appends them (same batches, tags and
+/// seed), under fresh ids, by many concurrent writers so that they share each flush.
+async fn prefill(store: &Store, target: u64, seats: usize) {
+    let started = Instant::now();
+    let registry = Arc::new(Registry::standard());
+    // A few recorded games per kind, copied under fresh ids: recording is the slow part.
+    let mut recorded = Vec::new();
+    for (n, (id, options)) in KINDS.iter().enumerate() {
+        let kind = registry.get(id).expect("registered");
+        for g in 0..8u64 {
+            let options = options.map(|o| serde_json::from_str(o).expect("options"));
+            let mut seed = [n as u8; 32];
+            seed[..8].copy_from_slice(&g.to_le_bytes());
+            let game = play_random_json(kind, options, seats, Seed(seed), g, 2_000)
+                .unwrap_or_else(|e| panic!("{id}: {e}"));
+            let events = game.payloads().len() as u64;
+            recorded.push((game, events));
+        }
+    }
+    let recorded = Arc::new(recorded);
+    let written = Arc::new(AtomicU64::new(0));
+    let next = Arc::new(AtomicU64::new(0));
+    let writers: Vec<_> = (0..256)
+        .map(|_| {
+            let (store, registry) = (store.clone(), registry.clone());
+            let (recorded, written, next) = (recorded.clone(), written.clone(), next.clone());
+            tokio::spawn(async move {
+                loop {
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    let (game, events) = &recorded[n as usize % recorded.len()];
+                    let events = *events;
+                    // Reserve the game's events first, so that the total overshoots by one game
+                    // at most.
+                    if written.fetch_add(events, Ordering::Relaxed) >= target {
+                        written.fetch_sub(events, Ordering::Relaxed);
+                        next.fetch_sub(1, Ordering::Relaxed);
+                        break;
+                    }
+                    append_game(&store, &registry, &format!("old-{n}"), game).await;
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.await.expect("a writer");
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let events = written.load(Ordering::Relaxed);
+    println!(
+        "prefill: {events} events of {} older games in {elapsed:.1} s ({:.0} events/s)",
+        next.load(Ordering::Relaxed),
+        events as f64 / elapsed
+    );
+}
+
+/// Appends a recorded game as stream `id` in one batch (with the seed and the index entries the
+/// server would leave): one flush a game rather than one a command keeps the prefill of a
+/// million events within minutes. The events, the log and the index are the same as the
+/// server's; only the `batches` tree holds one record a game instead of one a command.
+async fn append_game(store: &Store, registry: &Registry, id: &str, game: &JsonGame) {
+    let kind: &dyn GameKind = registry
+        .get(game.created.payload["kind"].as_str().expect("a kind"))
+        .expect("registered");
+    let live: Box<dyn LiveGame> = kind.fold(&game.payloads()).expect("folds");
+    let events = std::iter::once(&game.created)
+        .chain(game.turns.iter().flat_map(|turn| turn.events.iter()))
+        .map(|e| NewEvent {
+            event_type: e.event_type.clone(),
+            schema_version: 1,
+            payload: e.payload.clone(),
+        })
+        .collect();
+    let batch = Batch {
+        events,
+        actor: "player:player-0".to_string(),
+        command_id: None,
+        command: game.turns.last().map(|turn| turn.command.clone()),
+        recorded_at: chrono::Utc::now(),
+        tags: Some(tags(live.as_ref())),
+        secrets: vec![("seed".to_string(), game.seed.0.to_vec())],
+    };
+    store
+        .append(id, 0, batch)
+        .await
+        .expect("the prefill appends");
+}
+
+/// The index entries of a game, as the server keeps them.
+fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
+    let mut tags = vec![
+        ("listed".to_string(), "all".to_string()),
+        ("kind".to_string(), game.kind().to_string()),
+        ("status".to_string(), game.status().as_str().to_string()),
+    ];
+    for player in game.players().into_iter().flatten() {
+        tags.push(("player".to_string(), player));
+    }
+    tags
+}
+
+/// What the clients read of a game summary.
+#[derive(Deserialize)]
+struct Summary {
+    id: String,
+    status: Status,
+    to_act: Vec<usize>,
+}
+
+#[derive(Deserialize)]
+struct Answer {
+    game: Summary,
+}
+
+#[derive(Deserialize)]
+struct LegalList {
+    commands: Vec<LegalOut>,
+}
+
+#[derive(Deserialize)]
+struct LegalOut {
+    command: Value,
+}
+
+#[derive(Deserialize)]
+struct PlayerCreated {
+    token: String,
+}
+
+/// A game a client plays: its kind, its players' tokens by seat, and what it last saw.
+struct Table {
+    kind: usize,
+    tokens: Vec<String>,
+    game: Summary,
+}
+
+/// A small deterministic random source for the clients' choices.
+struct Chooser(u64);
+
+impl Chooser {
+    fn below(&mut self, n: usize) -> usize {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+    }
+}
+
+struct Client {
+    http: reqwest::Client,
+    base: String,
+}
+
+impl Client {
+    async fn post<T: for<'de> Deserialize<'de>>(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: &Value,
+    ) -> Result<T, String> {
+        let mut request = self.http.post(format!("{}{path}", self.base)).json(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        read(request.send().await).await
+    }
+
+    async fn get<T: for<'de> Deserialize<'de>>(
+        &self,
+        path: &str,
+        token: &str,
+    ) -> Result<T, String> {
+        let request = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(token);
+        read(request.send().await).await
+    }
+
+    /// A new game of kind `kind` with every seat taken by one of `tokens`.
+    async fn new_game(&self, kind: usize, tokens: Vec<String>) -> Result<Table, String> {
+        let (id, options) = KINDS[kind];
+        let mut body = json!({"kind": id, "seats": tokens.len()});
+        if let Some(options) = options {
+            body["options"] = serde_json::from_str(options).map_err(|e| e.to_string())?;
+        }
+        let created: Summary = self.post("/v1/games", Some(&tokens[0]), &body).await?;
+        let mut game = created;
+        for token in &tokens[1..] {
+            let answer: Answer = self
+                .post(
+                    &format!("/v1/games/{}/join", game.id),
+                    Some(token),
+                    &json!({}),
+                )
+                .await?;
+            game = answer.game;
+        }
+        Ok(Table { kind, tokens, game })
+    }
+}
+
+async fn read<T: for<'de> Deserialize<'de>>(
+    response: reqwest::Result<reqwest::Response>,
+) -> Result<T, String> {
+    let response = response.map_err(|e| e.to_string())?;
+    let status = response.status();
+    let body = response.bytes().await.map_err(|e| e.to_string())?;
+    if !status.is_success() {
+        return Err(format!("{status}: {}", String::from_utf8_lossy(&body)));
+    }
+    serde_json::from_slice(&body).map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&body)))
+}
+
+/// What the clients measured.
+struct Report {
+    elapsed: Duration,
+    latencies: Vec<u32>,
+    games_finished: u64,
+    errors: u64,
+}
+
+impl Report {
+    fn print(&self, args: &Args) {
+        let mut latencies = self.latencies.clone();
+        latencies.sort_unstable();
+        let at = |q: f64| -> f64 {
+            if latencies.is_empty() {
+                return 0.0;
+            }
+            let i = ((latencies.len() as f64 * q).ceil() as usize).clamp(1, latencies.len()) - 1;
+            latencies[i] as f64 / 1e3
+        };
+        let commands = latencies.len();
+        println!(
+            "{} games ({} of every kind, {} seats), {} clients: {commands} commands in {:.1} s = {:.0} commands/s; \
+             latency of the command POSTs p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; {} games finished, {} errors",
+            args.games * KINDS.len(),
+            args.games,
+            args.seats,
+            args.clients,
+            self.elapsed.as_secs_f64(),
+            commands as f64 / self.elapsed.as_secs_f64(),
+            at(0.5),
+            at(0.99),
+            latencies.last().map_or(0.0, |&m| m as f64 / 1e3),
+            self.games_finished,
+            self.errors
+        );
+    }
+}
+
+/// Sets up the games, then lets every client play until the time or the count is up.
+async fn load(base: &str, args: &Args) -> Report {
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(args.clients)
+        .build()
+        .expect("a client");
+    let client = Arc::new(Client {
+        http,
+        base: base.to_string(),
+    });
+    // Every game gets its own players; game n goes to client n % clients.
+    let mut tables: Vec<Vec<Table>> = (0..args.clients).map(|_| Vec::new()).collect();
+    for n in 0..args.games * KINDS.len() {
+        let mut tokens = Vec::new();
+        for seat in 0..args.seats {
+            let player: PlayerCreated = client
+                .post(
+                    "/v1/players",
+                    None,
+                    &json!({"name": format!("p{n}-{seat}")}),
+                )
+                .await
+                .expect("a player");
+            tokens.push(player.token);
+        }
+        let table = client
+            .new_game(n % KINDS.len(), tokens)
+            .await
+            .expect("a game");
+        tables[n % args.clients].push(table);
+    }
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(args.seconds);
+    let budget = Arc::new(AtomicU64::new(args.max_commands));
+    let tasks: Vec<_> = tables
+        .into_iter()
+        .enumerate()
+        .filter(|(_, tables)| !tables.is_empty())
+        .map(|(n, tables)| {
+            let (client, budget) = (client.clone(), budget.clone());
+            tokio::spawn(play(client, tables, n as u64, deadline, budget))
+        })
+        .collect();
+    let mut report = Report {
+        elapsed: Duration::ZERO,
+        latencies: Vec::new(),
+        games_finished: 0,
+        errors: 0,
+    };
+    for task in tasks {
+        let (latencies, finished, errors) = task.await.expect("a client");
+        report.latencies.extend(latencies);
+        report.games_finished += finished;
+        report.errors += errors;
+    }
+    report.elapsed = started.elapsed();
+    report
+}
+
+/// One client: a command at a time, round the games it holds, until the deadline or budget.
+async fn play(
+    client: Arc<Client>,
+    mut tables: Vec<Table>,
+    n: u64,
+    deadline: Instant,
+    budget: Arc<AtomicU64>,
+) -> (Vec<u32>, u64, u64) {
+    let mut chooser = Chooser(0x9E37_79B9_7F4A_7C15 ^ (n + 1).wrapping_mul(0xA24B_AED4_963E_E407));
+    let mut latencies = Vec::new();
+    let (mut finished, mut errors) = (0, 0);
+    'play: loop {
+        for table in tables.iter_mut() {
+            if Instant::now() >= deadline
+                || budget
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| b.checked_sub(1))
+                    .is_err()
+            {
+                break 'play;
+            }
+            if table.game.status == Status::Finished {
+                finished += 1;
+                match client.new_game(table.kind, table.tokens.clone()).await {
+                    Ok(new) => *table = new,
+                    Err(e) => {
+                        eprintln!("a new game failed: {e}");
+                        errors += 1;
+                        break 'play;
+                    }
+                }
+            }
+            let seat = table.game.to_act[chooser.below(table.game.to_act.len())];
+            let token = &table.tokens[seat];
+            let legal: LegalList = match client
+                .get(&format!("/v1/games/{}/legal", table.game.id), token)
+                .await
+            {
+                Ok(legal) => legal,
+                Err(e) => {
+                    eprintln!("legal failed: {e}");
+                    errors += 1;
+                    break 'play;
+                }
+            };
+            let commands: Vec<&Value> = legal
+                .commands
+                .iter()
+                .map(|l| &l.command)
+                .filter(|c| {
+                    !matches!(
+                        c["type"].as_str(),
+                        Some("resign" | "offer_draw" | "accept_draw" | "decline_draw")
+                    )
+                })
+                .collect();
+            let command = commands[chooser.below(commands.len())];
+            let sent = Instant::now();
+            let answer: Result<Answer, String> = client
+                .post(
+                    &format!("/v1/games/{}/commands", table.game.id),
+                    Some(token),
+                    command,
+                )
+                .await;
+            let took = sent.elapsed();
+            match answer {
+                Ok(answer) => {
+                    latencies.push(took.as_micros().min(u128::from(u32::MAX)) as u32);
+                    table.game = answer.game;
+                }
+                Err(e) => {
+                    eprintln!("a command failed: {e}");
+                    errors += 1;
+                    break 'play;
+                }
+            }
+        }
+    }
+    (latencies, finished, errors)
+}
