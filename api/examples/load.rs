@@ -14,9 +14,10 @@
 //! Figures and the exact commands are in BENCHMARKS.md ("Load").
 
 use clap::Parser;
+use domain::log::GameLog;
 use domain::registry::{GameKind, LiveGame};
 use domain::table::Status;
-use domain::testing::{play_random_json, JsonGame};
+use domain::testing::play_random_log;
 use domain::{Registry, Seed};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -207,10 +208,10 @@ async fn prefill(store: &Store, target: u64, seats: usize) {
             let options = options.map(|o| serde_json::from_str(o).expect("options"));
             let mut seed = [n as u8; 32];
             seed[..8].copy_from_slice(&g.to_le_bytes());
-            let game = play_random_json(kind, options, seats, Seed(seed), g, 2_000)
+            let game = play_random_log(kind, None, options, seats, Seed(seed), g, 2_000)
                 .unwrap_or_else(|e| panic!("{id}: {e}"));
-            let events = game.payloads().len() as u64;
-            recorded.push((game, events));
+            let events = game.events.len() as u64;
+            recorded.push(((game, Seed(seed)), events));
         }
     }
     let recorded = Arc::new(recorded);
@@ -223,7 +224,7 @@ async fn prefill(store: &Store, target: u64, seats: usize) {
             tokio::spawn(async move {
                 loop {
                     let n = next.fetch_add(1, Ordering::Relaxed);
-                    let (game, events) = &recorded[n as usize % recorded.len()];
+                    let ((game, seed), events) = &recorded[n as usize % recorded.len()];
                     let events = *events;
                     // Reserve the game's events first, so that the total overshoots by one game
                     // at most.
@@ -232,7 +233,7 @@ async fn prefill(store: &Store, target: u64, seats: usize) {
                         next.fetch_sub(1, Ordering::Relaxed);
                         break;
                     }
-                    append_game(&store, &registry, &format!("old-{n}"), game).await;
+                    append_game(&store, &registry, &format!("old-{n}"), game, *seed).await;
                 }
             })
         })
@@ -253,13 +254,12 @@ async fn prefill(store: &Store, target: u64, seats: usize) {
 /// server would leave): one flush a game rather than one a command keeps the prefill of a
 /// million events within minutes. The events, the log and the index are the same as the
 /// server's; only the `batches` tree holds one record a game instead of one a command.
-async fn append_game(store: &Store, registry: &Registry, id: &str, game: &JsonGame) {
-    let kind: &dyn GameKind = registry
-        .get(game.created.payload["kind"].as_str().expect("a kind"))
-        .expect("registered");
+async fn append_game(store: &Store, registry: &Registry, id: &str, game: &GameLog, seed: Seed) {
+    let kind: &dyn GameKind = registry.get(&game.kind).expect("registered");
     let live: Box<dyn LiveGame> = kind.fold(&game.payloads()).expect("folds");
-    let events = std::iter::once(&game.created)
-        .chain(game.turns.iter().flat_map(|turn| turn.events.iter()))
+    let events = game
+        .events
+        .iter()
         .map(|e| NewEvent {
             event_type: e.event_type.clone(),
             schema_version: 1,
@@ -268,12 +268,12 @@ async fn append_game(store: &Store, registry: &Registry, id: &str, game: &JsonGa
         .collect();
     let batch = Batch {
         events,
-        actor: "player:player-0".to_string(),
+        actor: "player:p0".to_string(),
         command_id: None,
-        command: game.turns.last().map(|turn| turn.command.clone()),
+        command: game.commands.last().and_then(|c| c.command.clone()),
         recorded_at: chrono::Utc::now(),
         tags: Some(tags(live.as_ref())),
-        secrets: vec![("seed".to_string(), game.seed.0.to_vec())],
+        secrets: vec![("seed".to_string(), seed.0.to_vec())],
     };
     store
         .append(id, 0, batch)

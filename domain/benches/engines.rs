@@ -7,7 +7,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use domain::games::{altitude, avalanche, chess, ski_runs, vamanos};
-use domain::testing::{play_random, play_random_json, test_time};
+use domain::testing::{play_random, play_random_log, test_time};
 use domain::{Context, Engine, Registry, Seat, Seed, Setup};
 use serde_json::Value;
 use std::hint::black_box;
@@ -132,7 +132,7 @@ fn long_game(registry: &Registry, id: &str) -> Vec<Value> {
     let seats = kind.info().max_seats;
     let mut longest: Vec<Value> = Vec::new();
     for n in 0..32 {
-        let played = play_random_json(kind, None, seats, seed(n), n, MAX_COMMANDS)
+        let played = play_random_log(kind, None, None, seats, seed(n), n, MAX_COMMANDS)
             .unwrap_or_else(|e| panic!("{id}: {e}"));
         let payloads = played.payloads();
         if payloads.len() > longest.len() {

@@ -56,6 +56,13 @@ pub struct GameLog {
     pub commands: Vec<LoggedCommand>,
 }
 
+impl GameLog {
+    /// Every event payload in stream order: what [`crate::registry::GameKind::fold`] takes.
+    pub fn payloads(&self) -> Vec<Value> {
+        self.events.iter().map(|e| e.payload.clone()).collect()
+    }
+}
+
 /// The actor string the service stores for `player` giving a command to `game`.
 pub fn actor_name(game: &dyn LiveGame, player: &str) -> String {
     match game.seat_of(player) {

@@ -3,12 +3,10 @@
 
 use crate::engine::{Context, Engine, Seat, Setup, Viewer};
 use crate::fairness::{Dealer, Seed};
-use crate::registry::{EventRecord, GameKind, LiveGame};
-use crate::table::{Actor, TABLE_COMMAND_TYPES};
+use crate::table::TABLE_COMMAND_TYPES;
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::{json, Value};
 use std::fmt::Debug;
 
 /// A game played to its end (or to the command limit) by [`play_random`].
@@ -223,113 +221,4 @@ pub fn play_random_log(
             .map_err(|e| e.to_string())?;
     }
     Ok(game.finish())
-}
-
-/// One command of a game played through the type-erased registry, with the events it caused.
-#[derive(Clone, Debug)]
-pub struct JsonTurn {
-    /// The player who gave it (`player-0` holds seat 0, and so on).
-    pub player: String,
-    pub command: Value,
-    /// The game's version before the command (what the service passes in its [`Context`]).
-    pub version: u64,
-    pub events: Vec<EventRecord>,
-}
-
-/// A game played by [`play_random_json`]: the `created` event, then every command (the joins
-/// first) with its events, as the service stores them.
-pub struct JsonGame {
-    pub created: EventRecord,
-    pub turns: Vec<JsonTurn>,
-    pub seed: Seed,
-    pub game: Box<dyn LiveGame>,
-}
-
-impl JsonGame {
-    /// Every event payload in stream order: what [`GameKind::fold`] takes.
-    pub fn payloads(&self) -> Vec<Value> {
-        let mut all = vec![self.created.payload.clone()];
-        for turn in &self.turns {
-            all.extend(turn.events.iter().map(|e| e.payload.clone()));
-        }
-        all
-    }
-}
-
-/// Plays one game of `kind` through the type-erased registry, as the service does: create,
-/// every seat joins, then commands drawn at random from the legal lists of a seat to act
-/// (table commands such as `resign` left out, so games end by their rules), until the game
-/// is over or `max_commands` game commands were played.
-pub fn play_random_json(
-    kind: &dyn GameKind,
-    options: Option<Value>,
-    seats: usize,
-    seed: Seed,
-    choices: u64,
-    max_commands: usize,
-) -> Result<JsonGame, String> {
-    let created = kind
-        .create(None, options, seats, seed.commitment())
-        .map_err(|e| format!("setup refused: {e}"))?;
-    let mut game = kind
-        .fold(std::slice::from_ref(&created.payload))
-        .map_err(|e| format!("the created event does not fold: {e}"))?;
-    let mut picker: Dealer = Seed([0x5a; 32]).dealer(choices);
-    let mut turns = Vec::new();
-    let mut play = |game: &mut Box<dyn LiveGame>, player: String, command: Value| {
-        let version = game.version();
-        let ctx = Context::new(seed, version, test_time());
-        let events = game
-            .decide(&Actor::player(player.clone()), &command, &ctx)
-            .map_err(|e| format!("{command} of {player} refused: {e}"))?;
-        for event in &events {
-            game.evolve(&event.payload)
-                .map_err(|e| format!("own event does not fold: {e}"))?;
-        }
-        turns.push(JsonTurn {
-            player,
-            command,
-            version,
-            events,
-        });
-        Ok::<(), String>(())
-    };
-    for seat in 0..seats {
-        play(
-            &mut game,
-            format!("player-{seat}"),
-            json!({"type": "join", "seat": seat}),
-        )?;
-    }
-    for _ in 0..max_commands {
-        if game.outcome().is_some() {
-            break;
-        }
-        let to_act = game.to_act();
-        if to_act.is_empty() {
-            return Err(format!("no seat to act at version {}", game.version()));
-        }
-        let seat = to_act[picker.uniform_inclusive(to_act.len() as u32 - 1) as usize];
-        let legal: Vec<Value> = game
-            .legal(seat)
-            .into_iter()
-            .map(|l| l.command)
-            .filter(|c| {
-                !c["type"]
-                    .as_str()
-                    .is_some_and(|t| TABLE_COMMAND_TYPES.contains(&t))
-            })
-            .collect();
-        if legal.is_empty() {
-            return Err(format!("seat {seat} is to act but has no game command"));
-        }
-        let command = legal[picker.uniform_inclusive(legal.len() as u32 - 1) as usize].clone();
-        play(&mut game, format!("player-{seat}"), command)?;
-    }
-    Ok(JsonGame {
-        created,
-        turns,
-        seed,
-        game,
-    })
 }
