@@ -272,26 +272,13 @@ async fn append_game(store: &Store, registry: &Registry, id: &str, game: &GameLo
         command_id: None,
         command: game.commands.last().and_then(|c| c.command.clone()),
         recorded_at: chrono::Utc::now(),
-        tags: Some(tags(live.as_ref())),
+        tags: Some(api::games::tags(live.as_ref())),
         secrets: vec![("seed".to_string(), seed.0.to_vec())],
     };
     store
         .append(id, 0, batch)
         .await
         .expect("the prefill appends");
-}
-
-/// The index entries of a game, as the server keeps them.
-fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
-    let mut tags = vec![
-        ("listed".to_string(), "all".to_string()),
-        ("kind".to_string(), game.kind().to_string()),
-        ("status".to_string(), game.status().as_str().to_string()),
-    ];
-    for player in game.players().into_iter().flatten() {
-        tags.push(("player".to_string(), player));
-    }
-    tags
 }
 
 /// What the clients read of a game summary.

@@ -59,7 +59,7 @@ pub struct Games {
 }
 
 /// The index entries of a game, kept by the store in the same write as its events.
-pub(crate) fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
+pub fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
     let mut tags = vec![
         ("listed".to_string(), "all".to_string()),
         ("kind".to_string(), game.kind().to_string()),

@@ -116,9 +116,10 @@ pub struct Live<E: Engine> {
 }
 
 fn record<E: Engine>(event: &TableEvent<E>) -> EventRecord {
+    let payload = serde_json::to_value(event).unwrap_or(Value::Null);
     EventRecord {
-        event_type: event.type_name(),
-        payload: serde_json::to_value(event).unwrap_or(Value::Null),
+        event_type: crate::table::type_name(&payload),
+        payload,
     }
 }
 

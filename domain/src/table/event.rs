@@ -76,18 +76,13 @@ pub enum TableEvent<E: Engine> {
     },
 }
 
-impl<E: Engine> TableEvent<E> {
-    /// The stable type name stored in the envelope: `created`, `seat_taken`, ..., and for game
-    /// events `game.` followed by the engine's own type name (`game.turn_played`).
-    pub fn type_name(&self) -> String {
-        let value = match serde_json::to_value(self) {
-            Ok(value) => value,
-            Err(_) => return "unknown".into(),
-        };
-        let outer = value["type"].as_str().unwrap_or("unknown");
-        match value["event"]["type"].as_str() {
-            Some(inner) if outer == "game" => format!("game.{inner}"),
-            _ => outer.to_string(),
-        }
+/// The stable type name stored in the envelope of a serialized table event: `created`,
+/// `seat_taken`, ..., and for game events `game.` followed by the engine's own type name
+/// (`game.turn_played`). Read from the JSON form, which is made once per event anyway.
+pub fn type_name(payload: &serde_json::Value) -> String {
+    let outer = payload["type"].as_str().unwrap_or("unknown");
+    match payload["event"]["type"].as_str() {
+        Some(inner) if outer == "game" => format!("game.{inner}"),
+        _ => outer.to_string(),
     }
 }

@@ -10,5 +10,5 @@ mod state;
 
 pub use command::{Actor, TableCommand, TABLE_COMMAND_TYPES};
 pub use decide::Command;
-pub use event::TableEvent;
+pub use event::{type_name, TableEvent};
 pub use state::{FoldError, ForkOrigin, Status, Table, TakebackRequest};
