@@ -4,13 +4,14 @@
 
 use crate::players::{random_bytes, random_hex};
 use crate::problem::ApiError;
+use crate::routes::games::NewGame;
 use chrono::{DateTime, Utc};
-use domain::engine::{Context, Seat, Viewer};
+use domain::engine::{Context, Viewer};
 use domain::registry::{EventRecord, LiveGame};
-use domain::table::{Actor, Status};
+use domain::table::{Actor, Status, SystemCommand};
 use domain::{Registry, Seed};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use storage::{AppendError, Batch, Envelope, NewEvent, Store};
 
@@ -56,6 +57,29 @@ pub struct Games {
     store: Store,
     registry: Arc<Registry>,
     slots: Mutex<HashMap<String, SlotRef>>,
+    deadlines: Mutex<Deadlines>,
+    /// The players on vacation now (kept by [`crate::vacation::Vacations`]).
+    away: Mutex<HashSet<String>>,
+}
+
+/// The next deadline of every active timed game, earliest first: what the clock keeper
+/// watches (see [`crate::clock`]).
+#[derive(Default)]
+struct Deadlines {
+    by_time: BTreeSet<(DateTime<Utc>, String)>,
+    by_game: HashMap<String, DateTime<Utc>>,
+}
+
+impl Deadlines {
+    fn set(&mut self, id: &str, deadline: Option<DateTime<Utc>>) {
+        if let Some(old) = self.by_game.remove(id) {
+            self.by_time.remove(&(old, id.to_string()));
+        }
+        if let Some(deadline) = deadline {
+            self.by_game.insert(id.to_string(), deadline);
+            self.by_time.insert((deadline, id.to_string()));
+        }
+    }
 }
 
 /// The index entries of a game, kept by the store in the same write as its events.
@@ -101,23 +125,140 @@ impl Games {
             store,
             registry,
             slots: Mutex::new(HashMap::new()),
+            deadlines: Mutex::new(Deadlines::default()),
+            away: Mutex::new(HashSet::new()),
         }
+    }
+
+    /// Watches `game`'s next deadline (or stops watching it).
+    fn watch_deadline(&self, id: &str, game: &dyn LiveGame) {
+        self.deadlines
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .set(id, game.next_deadline());
+    }
+
+    /// The games whose next deadline is at or before `now`.
+    pub fn due(&self, now: DateTime<Utc>) -> Vec<String> {
+        let deadlines = self
+            .deadlines
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        deadlines
+            .by_time
+            .iter()
+            .take_while(|(deadline, _)| *deadline <= now)
+            .map(|(_, id)| id.clone())
+            .collect()
+    }
+
+    /// Marks `player` as on vacation or back, for games that start while they are away.
+    pub fn set_away(&self, player: &str, away: bool) {
+        let mut players = self
+            .away
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if away {
+            players.insert(player.to_string());
+        } else {
+            players.remove(player);
+        }
+    }
+
+    fn is_away(&self, player: &str) -> bool {
+        self.away
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .contains(player)
+    }
+
+    /// Lets the server itself act on game `id`: record a timeout, stop or start a player's
+    /// clocks. Returns the number of events appended (none when there was nothing to do).
+    pub async fn system(&self, id: &str, command: &SystemCommand) -> Result<usize, ApiError> {
+        let slot_ref = self.slot(id).await?;
+        let mut slot = slot_ref.lock().await;
+        let appended = self.system_locked(&mut slot, command).await;
+        let torn = |e: &ApiError| e.code == "version_conflict" || e.status.is_server_error();
+        if appended.as_ref().is_err_and(torn) {
+            // Someone else wrote this stream (or the disk failed): fold again next time.
+            drop(slot);
+            self.forget(id);
+        }
+        appended
+    }
+
+    async fn system_locked(
+        &self,
+        slot: &mut Slot,
+        command: &SystemCommand,
+    ) -> Result<usize, ApiError> {
+        let id = slot.id.clone();
+        let version = slot.game.version();
+        let now = Utc::now();
+        let json = serde_json::to_value(command).map_err(ApiError::internal)?;
+        let decided = slot.game.decide(
+            &Actor::System,
+            &json,
+            &Context::new(slot.seed, version, now),
+        );
+        let events = match decided {
+            Ok(events) => events,
+            Err(refused) => {
+                // Nothing to do after all (the deadline moved): watch the new one.
+                self.watch_deadline(&id, slot.game.as_ref());
+                return Err(refused.into());
+            }
+        };
+        if events.is_empty() {
+            return Ok(0);
+        }
+        let mut after = slot.game.clone_box();
+        for event in &events {
+            after.evolve(&event.payload).map_err(ApiError::internal)?;
+        }
+        let batch = Batch {
+            events: to_new_events(&events),
+            actor: "system".to_string(),
+            command_id: None,
+            command: Some(json),
+            recorded_at: now,
+            tags: Some(tags(after.as_ref())),
+            secrets: Vec::new(),
+        };
+        self.store
+            .append(&id, version, batch)
+            .await
+            .map_err(|e| append_error(&id, e))?;
+        slot.game = after;
+        slot.updated_at = now;
+        self.watch_deadline(&id, slot.game.as_ref());
+        match command {
+            SystemCommand::Timeout => {
+                tracing::info!(game = %id, outcome = ?slot.game.outcome(), "deadline passed: timeout recorded")
+            }
+            SystemCommand::Vacation { player, away } => {
+                tracing::info!(game = %id, %player, away, "vacation: clocks updated")
+            }
+        }
+        Ok(events.len())
     }
 
     pub fn registry(&self) -> &Registry {
         &self.registry
     }
 
-    /// Creates a game of `kind`; the creator takes a seat (the given one or the first).
-    pub async fn create(
-        &self,
-        creator: &str,
-        kind_id: &str,
-        variant: Option<String>,
-        options: Option<Value>,
-        seats: usize,
-        seat: Option<Seat>,
-    ) -> Result<SlotRef, ApiError> {
+    /// Creates a game as asked; the creator takes a seat (the given one or the first).
+    pub async fn create(&self, creator: &str, new: NewGame) -> Result<SlotRef, ApiError> {
+        let NewGame {
+            kind: kind_id,
+            variant,
+            options,
+            seats,
+            seat,
+            time_control,
+        } = new;
+        let kind_id = kind_id.as_str();
+        let time_control = time_control.unwrap_or_default();
         let kind = self.registry.get(kind_id).ok_or_else(|| {
             ApiError::bad_request(
                 "unknown_kind",
@@ -128,7 +269,8 @@ impl Games {
             )
         })?;
         let seed = Seed(random_bytes::<32>()?);
-        let created = kind.create(variant, options, seats, seed.commitment())?;
+        let created =
+            kind.create_timed(variant, options, seats, seed.commitment(), time_control)?;
         let mut game = kind
             .fold(std::slice::from_ref(&created.payload))
             .map_err(ApiError::internal)?;
@@ -155,7 +297,8 @@ impl Games {
             .append(&id, 0, batch)
             .await
             .map_err(|e| append_error(&id, e))?;
-        tracing::info!(game = %id, kind = kind_id, seats, "game created");
+        tracing::info!(game = %id, kind = kind_id, seats, ?time_control, "game created");
+        self.watch_deadline(&id, game.as_ref());
         let slot = Arc::new(tokio::sync::Mutex::new(Slot {
             id: id.clone(),
             game,
@@ -179,7 +322,12 @@ impl Games {
         if let Some(slot) = self.lock_map().get(id) {
             return Ok(slot.clone());
         }
+        if !id.starts_with("g-") {
+            // Other streams (a player's vacations) are not games.
+            return Err(ApiError::game_not_found(id));
+        }
         let loaded = self.load(id)?;
+        self.watch_deadline(id, loaded.game.as_ref());
         let slot = self
             .lock_map()
             .entry(id.to_string())
@@ -363,10 +511,14 @@ impl Games {
             }
         }
         slot.updated_at = now;
+        self.watch_deadline(id, slot.game.as_ref());
         let envelopes = self
             .store
             .read_stream(id, appended.first_version - 1, events.len())
             .map_err(ApiError::internal)?;
+        if events.iter().any(|e| e.event_type == "started") {
+            self.reconcile_vacations(&mut slot).await;
+        }
         if slot.game.status() == Status::Finished && changes_index {
             tracing::info!(game = %id, outcome = ?slot.game.outcome(), "game finished");
         }
@@ -379,6 +531,49 @@ impl Games {
             },
             slot_ref,
         ))
+    }
+
+    /// Puts the clocks of game `slot` in line with its players' vacations: stopped for those
+    /// away, running for the others. Called when a game starts and, for every active game,
+    /// when the server starts (a crash may have come between a vacation and its games). A
+    /// failure is logged: the command that led here is already durable.
+    async fn reconcile_vacations(&self, slot: &mut Slot) {
+        let players: Vec<String> = slot.game.players().into_iter().flatten().collect();
+        for player in players {
+            let away = self.is_away(&player);
+            let command = SystemCommand::Vacation { player, away };
+            if let Err(error) = self.system_locked(slot, &command).await {
+                tracing::error!(game = %slot.id, %error, "could not set an away player's clock");
+            }
+        }
+    }
+
+    /// Folds every active game, so that the clock keeper watches its deadline, and puts its
+    /// clocks in line with vacations. Returns how many games it looked at.
+    pub async fn watch_active(&self) -> Result<usize, ApiError> {
+        let ids = self.ids_tagged("status", "active", None, usize::MAX)?;
+        for id in &ids {
+            let slot = self.slot(id).await?;
+            let mut slot = slot.lock().await;
+            self.reconcile_vacations(&mut slot).await;
+        }
+        Ok(ids.len())
+    }
+
+    /// Brings every seat of `player`'s games in line with their vacation: clocks stopped while
+    /// away, running again once back. Returns the games changed.
+    pub async fn apply_vacation(&self, player: &str, away: bool) -> Result<usize, ApiError> {
+        let mut changed = 0;
+        for id in self.ids_tagged("player", player, None, usize::MAX)? {
+            let command = SystemCommand::Vacation {
+                player: player.to_string(),
+                away,
+            };
+            if self.system(&id, &command).await? > 0 {
+                changed += 1;
+            }
+        }
+        Ok(changed)
     }
 
     /// Ids of games with an index entry, in id order, after `after`.

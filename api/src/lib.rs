@@ -2,6 +2,7 @@
 
 pub mod archive;
 pub mod auth;
+pub mod clock;
 pub mod configuration;
 pub mod games;
 pub mod offline;
@@ -13,3 +14,4 @@ pub mod startup;
 pub mod state;
 pub mod summary;
 pub mod telemetry;
+pub mod vacation;

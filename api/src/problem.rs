@@ -118,7 +118,9 @@ impl From<RuleError> for ApiError {
             | "takeback_not_available"
             | "no_draw_offered"
             | "resigned"
-            | "round_over" => StatusCode::CONFLICT,
+            | "round_over"
+            | "no_timeout"
+            | "out_of_time" => StatusCode::CONFLICT,
             "not_seated" => StatusCode::FORBIDDEN,
             "bad_command" | "invalid_setup" => StatusCode::BAD_REQUEST,
             _ => StatusCode::UNPROCESSABLE_ENTITY,

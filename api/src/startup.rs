@@ -92,6 +92,7 @@ pub fn run(
 ) -> std::io::Result<actix_web::dev::Server> {
     let openapi = crate::openapi::document(&registry);
     let state = web::Data::new(AppState::new(store, registry));
+    crate::clock::spawn(state.clone());
     let server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
@@ -117,6 +118,9 @@ pub fn run(
             .service(routes::players::create_player)
             .service(routes::players::me)
             .service(routes::players::my_games)
+            .service(routes::players::my_vacation)
+            .service(routes::players::start_vacation)
+            .service(routes::players::end_vacation)
             .service(routes::kinds::kinds)
             .service(routes::games::create_game)
             .service(routes::games::list_games)

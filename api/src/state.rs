@@ -1,7 +1,8 @@
-//! What every handler shares: the games, the players and the store.
+//! What every handler shares: the games, the players, their vacations and the store.
 
 use crate::games::Games;
 use crate::players::Players;
+use crate::vacation::Vacations;
 use domain::Registry;
 use std::sync::Arc;
 use storage::Store;
@@ -9,6 +10,7 @@ use storage::Store;
 pub struct AppState {
     pub games: Games,
     pub players: Players,
+    pub vacations: Vacations,
     pub store: Store,
     pub registry: Arc<Registry>,
 }
@@ -19,6 +21,7 @@ impl AppState {
         AppState {
             games: Games::new(store.clone(), registry.clone()),
             players: Players::new(store.clone()),
+            vacations: Vacations::new(store.clone()),
             store,
             registry,
         }

@@ -6,7 +6,7 @@ use crate::openapi::{GameEvent, GameView};
 use crate::players::Players;
 use chrono::{DateTime, Utc};
 use domain::engine::{Outcome, Seat};
-use domain::table::{ForkOrigin, Status};
+use domain::table::{ForkOrigin, SeatClock, Status, TimeControl};
 use serde::Serialize;
 use serde_json::Value;
 use storage::Envelope;
@@ -21,6 +21,12 @@ pub struct SeatInfo {
     pub player_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub player_name: Option<String>,
+    /// The seat's clock, in a timed game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<SeatClock>,
+    /// Whether the seat's player is on vacation (its clock stands still).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub on_vacation: bool,
 }
 
 /// A game as the caller may see it.
@@ -51,7 +57,10 @@ pub struct GameSummary {
     pub seed: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
-    /// When the caller's seat must have acted (time controls are not offered yet: always absent).
+    /// How long each move may take.
+    pub time_control: TimeControl,
+    /// When the caller's seat must have acted, in a timed game where it must act now and its
+    /// clock runs (each seat's clock is in `seats`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
@@ -92,6 +101,9 @@ pub fn summary(
     let game = &slot.game;
     let your_seat = player.and_then(|p| game.seat_of(p));
     let to_act = game.to_act();
+    let timed = !game.time_control().is_none() && game.status() != Status::Open;
+    let clocks = game.clocks();
+    let away = game.away();
     let seats = game
         .players()
         .into_iter()
@@ -100,8 +112,13 @@ pub fn summary(
             seat,
             player_name: id.as_deref().and_then(|id| players.name(id)),
             player_id: id,
+            clock: timed.then(|| clocks.get(seat).copied().unwrap_or_default()),
+            on_vacation: away.get(seat).copied().unwrap_or(false),
         })
         .collect();
+    let deadline = your_seat
+        .filter(|s| to_act.contains(s))
+        .and_then(|s| clocks.get(s).and_then(SeatClock::deadline));
     GameSummary {
         id: slot.id.clone(),
         kind: game.kind().to_string(),
@@ -115,7 +132,8 @@ pub fn summary(
         commitment: game.commitment(),
         seed: game.revealed_seed().map(|s| s.to_hex()),
         outcome: game.outcome(),
-        deadline: None,
+        time_control: game.time_control(),
+        deadline,
         created_at: slot.created_at,
         updated_at: slot.updated_at,
         parent: game.parent(),

@@ -233,7 +233,7 @@ fn decide_again(
             serde_json::from_value(command["players"].clone()).unwrap_or_default();
         let analysis = command["analysis"].as_bool().unwrap_or(false);
         return game
-            .fork(parent, players, analysis)
+            .fork(parent, players, analysis, batch.recorded_at)
             .map_err(|e| Divergence::at(version, format!("the fork is refused: {e}")));
     }
     let actor = actor_of(game, &batch.actor)

@@ -4,8 +4,10 @@
 use crate::engine::{Context, Engine, KindInfo, Outcome, RuleError, Seat, Setup, Viewer};
 use crate::table::TABLE_COMMAND_TYPES;
 use crate::table::{
-    Actor, Command, FoldError, ForkOrigin, Status, Table, TableCommand, TableEvent,
+    Actor, Command, FoldError, ForkOrigin, SeatClock, Status, SystemCommand, Table, TableCommand,
+    TableEvent, TimeControl,
 };
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::marker::PhantomData;
@@ -44,13 +46,24 @@ pub trait GameKind: Send + Sync {
     fn redact(&self, event: &Value, viewer: Viewer) -> Value;
     /// The engine's default options, as JSON.
     fn default_options(&self) -> Value;
-    /// Checks a setup and returns the `created` event that begins the game's stream.
+    /// Checks a setup and returns the `created` event that begins an untimed game's stream.
     fn create(
         &self,
         variant: Option<String>,
         options: Option<Value>,
         seats: usize,
         commitment: String,
+    ) -> Result<EventRecord, RuleError> {
+        self.create_timed(variant, options, seats, commitment, TimeControl::None)
+    }
+    /// Checks a setup and a time control; returns the `created` event of the game's stream.
+    fn create_timed(
+        &self,
+        variant: Option<String>,
+        options: Option<Value>,
+        seats: usize,
+        commitment: String,
+        time_control: TimeControl,
     ) -> Result<EventRecord, RuleError>;
     /// Folds a stream (its payloads, from version 1) into a live game.
     fn fold(&self, events: &[Value]) -> Result<Box<dyn LiveGame>, FoldError>;
@@ -76,14 +89,24 @@ pub trait LiveGame: Send + Sync {
     /// The game this one was forked from, if it is a fork.
     fn parent(&self) -> Option<ForkOrigin>;
     /// The `forked` event that makes this game (a copy of `parent` up to here) a fork, with
-    /// `players` at the seats from now on (`analysis`: everything shown to everyone).
+    /// `players` at the seats from now on (`analysis`: everything shown to everyone), and in
+    /// a timed game the clocks started at `now`.
     fn fork(
         &self,
         parent: &str,
         players: Vec<Option<String>>,
         analysis: bool,
+        now: DateTime<Utc>,
     ) -> Result<Vec<EventRecord>, RuleError>;
-    /// Decides a JSON command (a table command or a game command).
+    fn time_control(&self) -> TimeControl;
+    /// Each seat's clock.
+    fn clocks(&self) -> Vec<SeatClock>;
+    /// The seats whose player is on vacation.
+    fn away(&self) -> Vec<bool>;
+    /// The earliest running deadline, while the game is active.
+    fn next_deadline(&self) -> Option<DateTime<Utc>>;
+    /// Decides a JSON command: a table command or a game command of a player, or a
+    /// [`SystemCommand`] when the actor is the server.
     fn decide(
         &self,
         actor: &Actor,
@@ -186,13 +209,15 @@ impl<E: Engine> GameKind for Kind<E> {
         serde_json::to_value(E::Options::default()).unwrap_or(Value::Null)
     }
 
-    fn create(
+    fn create_timed(
         &self,
         variant: Option<String>,
         options: Option<Value>,
         seats: usize,
         commitment: String,
+        time_control: TimeControl,
     ) -> Result<EventRecord, RuleError> {
+        time_control.check()?;
         let options: E::Options = match options {
             None | Some(Value::Null) => E::Options::default(),
             Some(value) => serde_json::from_value(value).map_err(|e| {
@@ -209,6 +234,7 @@ impl<E: Engine> GameKind for Kind<E> {
             kind: E::ID.to_string(),
             setup,
             commitment,
+            time_control,
         }))
     }
 
@@ -303,9 +329,22 @@ impl<E: Engine> LiveGame for Live<E> {
         parent: &str,
         players: Vec<Option<String>>,
         analysis: bool,
+        now: DateTime<Utc>,
     ) -> Result<Vec<EventRecord>, RuleError> {
-        let events = self.table.fork(parent, players, analysis)?;
+        let events = self.table.fork(parent, players, analysis, now)?;
         Ok(events.iter().map(record).collect())
+    }
+    fn time_control(&self) -> TimeControl {
+        self.table.time_control
+    }
+    fn clocks(&self) -> Vec<SeatClock> {
+        self.table.clocks.clone()
+    }
+    fn away(&self) -> Vec<bool> {
+        self.table.away.clone()
+    }
+    fn next_deadline(&self) -> Option<DateTime<Utc>> {
+        self.table.next_deadline()
     }
 
     fn decide(
@@ -314,6 +353,13 @@ impl<E: Engine> LiveGame for Live<E> {
         command: &Value,
         ctx: &Context,
     ) -> Result<Vec<EventRecord>, RuleError> {
+        if *actor == Actor::System {
+            let command = SystemCommand::deserialize(command).map_err(|e| {
+                RuleError::bad_command(format!("Not a command of the server: {e}."))
+            })?;
+            let events = self.table.decide_system(&command, ctx)?;
+            return Ok(events.iter().map(record).collect());
+        }
         let command = parse_command::<E::Command>(command)?;
         let events = self.table.decide(actor, &command, ctx)?;
         Ok(events.iter().map(record).collect())

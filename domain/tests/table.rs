@@ -110,9 +110,10 @@ fn nobody_plays_before_the_start_and_strangers_never_play() {
         apply(&mut game, &player(9), json!({"type": "raise"})),
         Err("not_seated".into())
     );
+    // The server gives only its own commands (timeouts, vacations), never a seat's.
     assert_eq!(
         apply(&mut game, &Actor::System, json!({"type": "raise"})),
-        Err("not_seated".into())
+        Err("bad_command".into())
     );
     assert_eq!(
         apply(&mut game, &player(1), json!({"type": "raise"})),

@@ -197,3 +197,105 @@ fn a_game_survives_kill_9_with_every_acknowledged_command() {
     server.child.kill().ok();
     server.child.wait().ok();
 }
+
+/// Issue 11: the server records a timeout "even if nobody calls", and a vacation holds across
+/// a crash. One game's deadline passes while the server is down; the other's player is on
+/// vacation when it is killed.
+#[test]
+fn deadlines_and_vacations_survive_kill_9() {
+    let dir = tempfile::tempdir().unwrap();
+    let client = Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let mut server = start(dir.path());
+    let token = |name: &str, server: &Server| {
+        let created = ok_json(
+            post(
+                &client,
+                format!("{}/v1/players", server.base),
+                None,
+                &json!({"name": name}),
+            ),
+            StatusCode::CREATED,
+        );
+        created["token"].as_str().unwrap().to_string()
+    };
+    let (ana, ben, cai) = (
+        token("Ana", &server),
+        token("Ben", &server),
+        token("Cai", &server),
+    );
+    let timed_game = |creator: &str, joiner: &str, server: &Server| {
+        let game = ok_json(
+            post(
+                &client,
+                format!("{}/v1/games", server.base),
+                Some(creator),
+                &json!({"kind": "avalanche-chess", "seats": 2, "seat": 0,
+                    "time_control": {"type": "seconds_per_move", "seconds": 1}}),
+            ),
+            StatusCode::CREATED,
+        );
+        let id = game["id"].as_str().unwrap().to_string();
+        ok_json(
+            post(
+                &client,
+                format!("{}/v1/games/{id}/join", server.base),
+                Some(joiner),
+                &json!({}),
+            ),
+            StatusCode::OK,
+        );
+        id
+    };
+    // Ana is on vacation before her game starts; Ben's game runs.
+    let on_vacation = client
+        .post(format!("{}/v1/players/me/vacation", server.base))
+        .bearer_auth(&ana)
+        .send()
+        .unwrap();
+    assert_eq!(on_vacation.status(), StatusCode::OK);
+    let paused = timed_game(&ana, &cai, &server);
+    let running = timed_game(&ben, &cai, &server);
+    server.child.kill().expect("SIGKILL");
+    server.child.wait().unwrap();
+    // Ben's deadline passes while nothing runs.
+    std::thread::sleep(Duration::from_millis(1500));
+    server = start(dir.path());
+    let get = |id: &str, server: &Server| -> Value {
+        client
+            .get(format!("{}/v1/games/{id}", server.base))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap()
+    };
+    let mut over = get(&running, &server);
+    for _ in 0..100 {
+        if over["status"] == "finished" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        over = get(&running, &server);
+    }
+    assert_eq!(
+        over["status"], "finished",
+        "the timeout was recorded after the restart"
+    );
+    assert_eq!(over["outcome"]["winners"], json!([1]));
+    std::thread::sleep(Duration::from_millis(1500));
+    let still = get(&paused, &server);
+    assert_eq!(still["status"], "active");
+    assert_eq!(still["seats"][0]["clock"]["state"], "paused");
+    let vacation: Value = client
+        .get(format!("{}/v1/players/me/vacation", server.base))
+        .bearer_auth(&ana)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(vacation["on_vacation"], true);
+    server.child.kill().ok();
+    server.child.wait().ok();
+}

@@ -100,8 +100,8 @@ pub async fn fork_game(
     }
     let payloads: Vec<Value> = log.events.iter().map(|e| e.payload.clone()).collect();
     let copy = fold(&state.registry, id, &payloads)?;
-    let forked = copy.fork(id, players.clone(), analysis)?;
     let now = Utc::now();
+    let forked = copy.fork(id, players.clone(), analysis, now)?;
     log.commands.push(LoggedCommand {
         first_version: version + 1,
         last_version: version + forked.len() as u64,
@@ -118,7 +118,10 @@ pub async fn fork_game(
             actor: Some(format!("player:{player}")),
         });
     }
-    write_game(&state.store, &state.registry, &log, parent.secret_seed()).await
+    let fork = write_game(&state.store, &state.registry, &log, parent.secret_seed()).await?;
+    // Fold it now, so that the clock keeper watches a timed fork's deadlines from the start.
+    state.games.slot(&fork).await?;
+    Ok(fork)
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

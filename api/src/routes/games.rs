@@ -7,6 +7,7 @@ use crate::state::AppState;
 use crate::summary::{summary, GameSummary};
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use domain::engine::Seat;
+use domain::table::TimeControl;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use utoipa::{IntoParams, ToSchema};
@@ -27,15 +28,9 @@ pub struct NewGame {
     pub seats: usize,
     /// The seat the creator takes (the first free one when absent).
     pub seat: Option<Seat>,
-    /// Time control. Only `none` is offered for now.
+    /// How long each move may take: `none` (the default), `days_per_move` (1 to 14) or
+    /// `seconds_per_move` (1 to 86400). A seat that lets its deadline pass loses on time.
     pub time_control: Option<TimeControl>,
-}
-
-#[derive(Debug, Deserialize, ToSchema, PartialEq)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum TimeControl {
-    /// No clock: every player takes the time they want.
-    None,
 }
 
 /// Create a game; the creator sits at it.
@@ -48,18 +43,7 @@ pub async fn create_game(
     Authenticated(player): Authenticated,
     body: web::Json<NewGame>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = body.into_inner();
-    let slot = state
-        .games
-        .create(
-            &player.id,
-            &body.kind,
-            body.variant,
-            body.options,
-            body.seats,
-            body.seat,
-        )
-        .await?;
+    let slot = state.games.create(&player.id, body.into_inner()).await?;
     let slot = slot.lock().await;
     let game = summary(&slot, &state.players, Some(&player.id), true);
     Ok(HttpResponse::Created()

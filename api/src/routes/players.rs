@@ -5,7 +5,8 @@ use crate::players::Player;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GameSummary};
-use actix_web::{get, post, web, HttpResponse};
+use crate::vacation::Vacation;
+use actix_web::{delete, get, post, web, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -50,7 +51,8 @@ pub async fn me(Authenticated(player): Authenticated) -> HttpResponse {
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct MyGamesQuery {
-    /// `mine`: only the games where you must act now, the one waiting longest first.
+    /// `mine`: only the games where you must act now, the nearest deadline first, then the
+    /// untimed games that have waited longest.
     pub turn: Option<String>,
 }
 
@@ -86,10 +88,51 @@ pub async fn my_games(
         }
     }
     if only_my_turn {
-        // Most urgent first: the game that has waited longest for you.
-        games.sort_by_key(|g| (g.deadline, g.updated_at));
+        // Most urgent first: the nearest deadline, then untimed games waiting longest for you.
+        games.sort_by_key(|g| (g.deadline.is_none(), g.deadline, g.updated_at));
     } else {
         games.sort_by_key(|g| std::cmp::Reverse(g.updated_at));
     }
     Ok(HttpResponse::Ok().json(games))
+}
+
+/// My vacation: whether I am on one, and how much of this year's 30 days is left.
+#[utoipa::path(tag = "players", security(("bearer" = [])),
+    responses((status = 200, body = Vacation), (status = 401, body = Problem)))]
+#[get("/v1/players/me/vacation")]
+pub async fn my_vacation(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(state.vacations.get(&player.id).await?))
+}
+
+/// Go on vacation: the clocks of all my timed games stand still until I come back, or until
+/// this year's 30 days are used up. Recorded as `vacation_started` in each game.
+#[utoipa::path(tag = "players", security(("bearer" = [])),
+    responses((status = 200, body = Vacation), (status = 401, body = Problem),
+        (status = 409, description = "Already on vacation, or no days left", body = Problem)))]
+#[post("/v1/players/me/vacation")]
+pub async fn start_vacation(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    let shown = state.vacations.start(&player.id, &state.games).await?;
+    Ok(HttpResponse::Ok().json(shown))
+}
+
+/// Come back from vacation: the clocks of my games run again with the time they had left.
+#[utoipa::path(tag = "players", security(("bearer" = [])),
+    responses((status = 200, body = Vacation), (status = 401, body = Problem),
+        (status = 409, description = "Not on vacation", body = Problem)))]
+#[delete("/v1/players/me/vacation")]
+pub async fn end_vacation(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    let shown = state
+        .vacations
+        .end(&player.id, "returned", &state.games)
+        .await?;
+    Ok(HttpResponse::Ok().json(shown))
 }

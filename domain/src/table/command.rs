@@ -14,6 +14,7 @@ pub const TABLE_COMMAND_TYPES: &[&str] = &[
     "request_takeback",
     "accept_takeback",
     "decline_takeback",
+    "claim_timeout",
 ];
 
 /// A command of the table, common to every game. Posted like any game command, for instance
@@ -42,6 +43,9 @@ pub enum TableCommand {
     AcceptTakeback,
     /// Decline the takeback another seat asked for: play goes on here.
     DeclineTakeback,
+    /// Claim the game (or, in a game of three or more, the removal) of every other seat whose
+    /// deadline has passed. The server records a timeout by itself within seconds too.
+    ClaimTimeout,
 }
 
 impl TableCommand {
@@ -55,6 +59,7 @@ impl TableCommand {
             TableCommand::RequestTakeback { .. } => "request a takeback",
             TableCommand::AcceptTakeback => "accept the takeback",
             TableCommand::DeclineTakeback => "decline the takeback",
+            TableCommand::ClaimTimeout => "claim a win on time",
         }
     }
 }

@@ -1,9 +1,11 @@
 //! Deciding a command at the table: table commands here, game commands through the engine.
 
+use super::clock::{SeatClock, SystemCommand};
 use super::command::{Actor, TableCommand};
 use super::event::TableEvent;
 use super::state::{Status, Table};
 use crate::engine::{Context, Engine, Legal, Outcome, RuleError, Seat};
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 /// A command as posted: one of the table's own, or one of the game's.
@@ -22,7 +24,60 @@ impl<E: Engine> Table<E> {
         command: &Command<E::Command>,
         ctx: &Context,
     ) -> Result<Vec<TableEvent<E>>, RuleError> {
-        match command {
+        let (mut events, moved) = self.decide_unclocked(actor, command, ctx)?;
+        if let Some(clock) = self.clock_after(&events, moved, ctx.now) {
+            events.push(clock);
+        }
+        Ok(events)
+    }
+
+    /// Decides what the server itself does: a timeout once a deadline has passed, a vacation
+    /// that stops or starts a player's clocks. An empty answer means there is nothing to do.
+    pub fn decide_system(
+        &self,
+        command: &SystemCommand,
+        ctx: &Context,
+    ) -> Result<Vec<TableEvent<E>>, RuleError> {
+        let mut events = match command {
+            SystemCommand::Timeout => {
+                let overdue = self.overdue(ctx.now, None);
+                if overdue.is_empty() {
+                    return Err(no_timeout(self.next_deadline()));
+                }
+                self.leave(&overdue, true, ctx)
+            }
+            SystemCommand::Vacation { player, away } => {
+                if self.status == Status::Finished {
+                    return Ok(Vec::new());
+                }
+                self.players
+                    .iter()
+                    .enumerate()
+                    .filter(|(seat, p)| {
+                        p.as_deref() == Some(player.as_str()) && self.away[*seat] != *away
+                    })
+                    .map(|(seat, _)| match away {
+                        true => TableEvent::VacationStarted { seat },
+                        false => TableEvent::VacationEnded { seat },
+                    })
+                    .collect()
+            }
+        };
+        if let Some(clock) = self.clock_after(&events, None, ctx.now) {
+            events.push(clock);
+        }
+        Ok(events)
+    }
+
+    /// The events of a command before the clocks are set, and the seat that moved (gave a
+    /// game command), whose clock starts again if it must act again.
+    fn decide_unclocked(
+        &self,
+        actor: &Actor,
+        command: &Command<E::Command>,
+        ctx: &Context,
+    ) -> Result<(Vec<TableEvent<E>>, Option<Seat>), RuleError> {
+        let events = match command {
             Command::Table(TableCommand::Join { seat }) => self.decide_join(actor, *seat, ctx),
             Command::Table(table_command) => {
                 let seat = self.acting_seat(actor)?;
@@ -30,6 +85,14 @@ impl<E: Engine> Table<E> {
             }
             Command::Game(game_command) => {
                 let seat = self.acting_seat(actor)?;
+                if let Some(deadline) = self.clocks.get(seat).and_then(SeatClock::deadline) {
+                    if deadline <= ctx.now && self.timed() {
+                        return Err(RuleError::new(
+                            "out_of_time",
+                            format!("Your time ran out at {deadline}: this game is lost on time."),
+                        ));
+                    }
+                }
                 let events = E::decide(&self.game, seat, game_command, ctx)?;
                 let mut out = Vec::with_capacity(events.len() + 3);
                 if let Some(offerer) = self.draw_offer {
@@ -39,9 +102,10 @@ impl<E: Engine> Table<E> {
                     }
                 }
                 out.extend(events.into_iter().map(|event| TableEvent::Game { event }));
-                Ok(self.close_if_over(out, ctx))
+                return Ok((self.close_if_over(out, ctx), Some(seat)));
             }
-        }
+        };
+        Ok((events?, None))
     }
 
     /// The seat a player acts for, once the game is running and they have not resigned.
@@ -144,31 +208,17 @@ impl<E: Engine> Table<E> {
         };
         match command {
             TableCommand::Join { .. } => unreachable_join(),
-            TableCommand::Resign => {
-                let mut events = vec![TableEvent::Resigned { seat }];
-                let remaining: Vec<Seat> = self
-                    .remaining()
-                    .into_iter()
-                    .filter(|&s| s != seat)
-                    .collect();
-                if remaining.len() <= 1 {
-                    let reason = if self.setup.seats == 1 {
-                        "abandoned".to_string()
-                    } else {
-                        format!("seat {seat} resigned")
-                    };
-                    events.push(TableEvent::Finished {
-                        outcome: Outcome::win(remaining, reason),
-                    });
-                    events.push(TableEvent::SeedRevealed { seed: ctx.seed() });
-                    return Ok(events);
+            TableCommand::Resign => Ok(self.leave(&[seat], false, ctx)),
+            TableCommand::ClaimTimeout => {
+                let overdue = self.overdue(ctx.now, Some(seat));
+                if overdue.is_empty() {
+                    let others = self.remaining().into_iter().filter(|&s| s != seat);
+                    let next = others
+                        .filter_map(|s| self.clocks.get(s).and_then(SeatClock::deadline))
+                        .min();
+                    return Err(no_timeout(next));
                 }
-                events.extend(
-                    E::retire(&self.game, seat)
-                        .into_iter()
-                        .map(|event| TableEvent::Game { event }),
-                );
-                Ok(self.close_if_over(events, ctx))
+                Ok(self.leave(&overdue, true, ctx))
             }
             TableCommand::OfferDraw => {
                 if !two_players {
@@ -293,7 +343,7 @@ impl<E: Engine> Table<E> {
     }
 
     /// The event that makes this game, a copy of `parent` up to here, a fork of it, with
-    /// `players` at the seats from now on. Only a game that has begun can be forked: before,
+    /// `players` at the seats from now on (and, in a timed game, clocks started at `now`). Only a game that has begun can be forked: before,
     /// there is nothing to play from that a new game would not give. `analysis` shows
     /// everything to everyone: the caller must only ask it where nothing is secret.
     pub fn fork(
@@ -301,6 +351,7 @@ impl<E: Engine> Table<E> {
         parent: &str,
         players: Vec<Option<String>>,
         analysis: bool,
+        now: DateTime<Utc>,
     ) -> Result<Vec<TableEvent<E>>, RuleError> {
         if self.status == Status::Open {
             return Err(RuleError::new(
@@ -315,12 +366,52 @@ impl<E: Engine> Table<E> {
                 players.len()
             )));
         }
-        Ok(vec![TableEvent::Forked {
+        let mut events = vec![TableEvent::Forked {
             parent: parent.to_string(),
             version: self.version,
             players,
             analysis,
-        }])
+        }];
+        if let Some(clock) = self.clock_after(&events, None, now) {
+            events.push(clock);
+        }
+        Ok(events)
+    }
+
+    /// `seats` leave the game, resigned or (`timed_out`) out of time. When one seat or none is
+    /// left, the game ends with it as the winner; otherwise the others play on and the engine
+    /// retires each leaving seat, as the rules of each game allow.
+    fn leave(&self, seats: &[Seat], timed_out: bool, ctx: &Context) -> Vec<TableEvent<E>> {
+        let mut after = self.clone();
+        let mut events = Vec::new();
+        for &seat in seats {
+            let left = if timed_out {
+                TableEvent::TimedOut { seat }
+            } else {
+                TableEvent::Resigned { seat }
+            };
+            let _ = after.evolve(&left);
+            events.push(left);
+            let remaining = after.remaining();
+            if remaining.len() <= 1 {
+                let reason = match (self.setup.seats, timed_out) {
+                    (1, false) => "abandoned".to_string(),
+                    (_, false) => format!("seat {seat} resigned"),
+                    (_, true) => format!("seat {seat} ran out of time"),
+                };
+                events.push(TableEvent::Finished {
+                    outcome: Outcome::win(remaining, reason),
+                });
+                events.push(TableEvent::SeedRevealed { seed: ctx.seed() });
+                return events;
+            }
+            for event in E::retire(&after.game, seat) {
+                let event = TableEvent::Game { event };
+                let _ = after.evolve(&event);
+                events.push(event);
+            }
+        }
+        self.close_if_over(events, ctx)
     }
 
     /// Appends `finished` and `seed_revealed` when the events end the game by its rules.
@@ -374,6 +465,17 @@ impl<E: Engine> Table<E> {
         }));
         legal
     }
+}
+
+fn no_timeout(next: Option<DateTime<Utc>>) -> RuleError {
+    let when = match next {
+        Some(deadline) => format!(" The next deadline is {deadline}."),
+        None => String::new(),
+    };
+    RuleError::new(
+        "no_timeout",
+        format!("No other seat has let its deadline pass.{when}"),
+    )
 }
 
 fn no_takeback() -> RuleError {

@@ -2,6 +2,7 @@
 
 use crate::engine::{Engine, Outcome, Seat, Setup};
 use crate::fairness::Seed;
+use crate::table::clock::{SeatClock, TimeControl};
 use serde::{Deserialize, Serialize};
 
 /// One event of a game's stream. Game events are wrapped: `{"type": "game", "event": {...}}`.
@@ -14,6 +15,9 @@ pub enum TableEvent<E: Engine> {
         kind: String,
         setup: Setup<E::Options>,
         commitment: String,
+        /// How long each move may take; absent for an untimed game.
+        #[serde(default, skip_serializing_if = "TimeControl::is_none")]
+        time_control: TimeControl,
     },
     /// A player took a seat.
     SeatTaken {
@@ -53,6 +57,24 @@ pub enum TableEvent<E: Engine> {
     /// Every other seat accepted: play goes on in a fork at `version`; this game ends.
     TakebackAgreed {
         version: u64,
+    },
+    /// The seats' clocks from now on, in seat order (timed games only): set when a seat comes
+    /// to act or has moved, stopped when it need not act, paused while its player is away.
+    ClockSet {
+        clocks: Vec<SeatClock>,
+    },
+    /// A seat let its deadline pass: recorded by the server or claimed by an opponent. Like a
+    /// resignation: in a game of three or more the others play on without that seat.
+    TimedOut {
+        seat: Seat,
+    },
+    /// The player at `seat` went on vacation: the seat's clock stands still until they return.
+    VacationStarted {
+        seat: Seat,
+    },
+    /// The player at `seat` came back from vacation: the seat's clock runs again.
+    VacationEnded {
+        seat: Seat,
     },
     /// The game ended.
     Finished {

@@ -1,13 +1,15 @@
 //! The table: the rules common to every game, generic over the engines. Create a game with a
 //! setup and a seed commitment, take seats, start when full, resign, offer / accept / decline
-//! a draw (two-player games), and the result. The game's own commands are passed to its
+//! a draw (two-player games), takebacks, clocks and timeouts, and the result. The game's own commands are passed to its
 //! engine; its events are wrapped in [`TableEvent::Game`].
 
+mod clock;
 mod command;
 mod decide;
 mod event;
 mod state;
 
+pub use clock::{SeatClock, SystemCommand, TimeControl, MAX_SECONDS_PER_MOVE};
 pub use command::{Actor, TableCommand, TABLE_COMMAND_TYPES};
 pub use decide::Command;
 pub use event::{type_name, TableEvent};

@@ -3,6 +3,7 @@
 use super::event::TableEvent;
 use crate::engine::{Engine, Outcome, Seat, Setup, Viewer};
 use crate::fairness::Seed;
+use crate::table::clock::{SeatClock, TimeControl};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -52,6 +53,14 @@ pub struct Table<E: Engine> {
     pub started_at: Option<u64>,
     /// The takeback asked for and not yet answered.
     pub takeback: Option<TakebackRequest>,
+    /// How long each move may take.
+    pub time_control: TimeControl,
+    /// Each seat's clock (all idle in an untimed game).
+    pub clocks: Vec<SeatClock>,
+    /// The seats whose player is on vacation.
+    pub away: Vec<bool>,
+    /// The seats that let their deadline pass (they count as resigned too).
+    pub timed_out: Vec<bool>,
 }
 
 /// A takeback asked for: by whom, to which version, and the seats that accepted so far.
@@ -108,6 +117,10 @@ impl<E: Engine> Table<E> {
             analysis: false,
             started_at: None,
             takeback: None,
+            time_control: TimeControl::None,
+            clocks: vec![SeatClock::Idle; seats],
+            away: vec![false; seats],
+            timed_out: vec![false; seats],
         }
     }
 
@@ -118,8 +131,14 @@ impl<E: Engine> Table<E> {
         let mut events = events.into_iter();
         let mut table = match events.next() {
             Some(TableEvent::Created {
-                setup, commitment, ..
-            }) => Table::created(setup.clone(), commitment.clone()),
+                setup,
+                commitment,
+                time_control,
+                ..
+            }) => Table {
+                time_control: *time_control,
+                ..Table::created(setup.clone(), commitment.clone())
+            },
             Some(_) => return Err(FoldError::NotCreated),
             None => return Err(FoldError::Empty),
         };
@@ -167,6 +186,30 @@ impl<E: Engine> Table<E> {
                     self.draw_offer = None;
                 }
             }
+            TableEvent::TimedOut { seat } => {
+                for flags in [&mut self.resigned, &mut self.timed_out] {
+                    if let Some(flag) = flags.get_mut(*seat) {
+                        *flag = true;
+                    }
+                }
+                if let Some(clock) = self.clocks.get_mut(*seat) {
+                    *clock = SeatClock::Idle;
+                }
+                if self.draw_offer == Some(*seat) {
+                    self.draw_offer = None;
+                }
+            }
+            TableEvent::ClockSet { clocks } => {
+                if clocks.len() == self.clocks.len() {
+                    self.clocks = clocks.clone();
+                }
+            }
+            TableEvent::VacationStarted { seat } | TableEvent::VacationEnded { seat } => {
+                let away = matches!(event, TableEvent::VacationStarted { .. });
+                if let Some(flag) = self.away.get_mut(*seat) {
+                    *flag = away;
+                }
+            }
             TableEvent::DrawOffered { seat } => self.draw_offer = Some(*seat),
             TableEvent::DrawDeclined { .. } | TableEvent::DrawAccepted { .. } => {
                 self.draw_offer = None
@@ -176,6 +219,7 @@ impl<E: Engine> Table<E> {
                 self.outcome = Some(outcome.clone());
                 self.draw_offer = None;
                 self.takeback = None;
+                self.clocks = vec![SeatClock::Idle; self.setup.seats];
             }
             TableEvent::SeedRevealed { seed } => self.revealed_seed = Some(*seed),
             TableEvent::Forked {
@@ -194,6 +238,8 @@ impl<E: Engine> Table<E> {
                     self.players = players.clone();
                 }
                 self.draw_offer = None;
+                // The fork's clocks start afresh (in its next event, if it is timed).
+                self.clocks = vec![SeatClock::Idle; self.setup.seats];
             }
         }
         Ok(())
