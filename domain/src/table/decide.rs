@@ -378,9 +378,10 @@ impl<E: Engine> Table<E> {
         Ok(events)
     }
 
-    /// `seats` leave the game, resigned or (`timed_out`) out of time. When one seat or none is
-    /// left, the game ends with it as the winner; otherwise the others play on and the engine
-    /// retires each leaving seat, as the rules of each game allow.
+    /// `seats` leave the game together, resigned or (`timed_out`) out of time. When one seat
+    /// or none is left, the game ends with it as the winner (none when every seat ran out at
+    /// once); otherwise the others play on and the engine retires each leaving seat, as the
+    /// rules of each game allow.
     fn leave(&self, seats: &[Seat], timed_out: bool, ctx: &Context) -> Vec<TableEvent<E>> {
         let mut after = self.clone();
         let mut events = Vec::new();
@@ -392,19 +393,26 @@ impl<E: Engine> Table<E> {
             };
             let _ = after.evolve(&left);
             events.push(left);
-            let remaining = after.remaining();
-            if remaining.len() <= 1 {
-                let reason = match (self.setup.seats, timed_out) {
-                    (1, false) => "abandoned".to_string(),
-                    (_, false) => format!("seat {seat} resigned"),
-                    (_, true) => format!("seat {seat} ran out of time"),
-                };
-                events.push(TableEvent::Finished {
-                    outcome: Outcome::win(remaining, reason),
-                });
-                events.push(TableEvent::SeedRevealed { seed: ctx.seed() });
-                return events;
-            }
+        }
+        let remaining = after.remaining();
+        if remaining.len() <= 1 {
+            let who = seats
+                .iter()
+                .map(|s| format!("seat {s}"))
+                .collect::<Vec<_>>()
+                .join(" and ");
+            let reason = match (self.setup.seats, timed_out) {
+                (1, false) => "abandoned".to_string(),
+                (_, false) => format!("{who} resigned"),
+                (_, true) => format!("{who} ran out of time"),
+            };
+            events.push(TableEvent::Finished {
+                outcome: Outcome::win(remaining, reason),
+            });
+            events.push(TableEvent::SeedRevealed { seed: ctx.seed() });
+            return events;
+        }
+        for &seat in seats {
             for event in E::retire(&after.game, seat) {
                 let event = TableEvent::Game { event };
                 let _ = after.evolve(&event);
