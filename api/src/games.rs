@@ -483,22 +483,29 @@ impl Games {
             Some(seat) => format!("seat:{seat}"),
             None => format!("player:{player}"),
         };
+        let started = events.iter().any(|e| e.event_type == "started");
         let batch = Batch {
             events: to_new_events(&events),
-            actor: actor_name,
-            command_id,
+            actor: actor_name.clone(),
+            command_id: command_id.clone(),
             command: Some(command),
             recorded_at: now,
             tags: new_tags,
             secrets: Vec::new(),
         };
         let appended = match self.store.append(id, version, batch).await {
-            Ok(appended) => appended,
-            Err(error) => {
+            Ok(appended) if !appended.duplicate => appended,
+            outcome => {
                 // Someone else wrote this stream (or the disk failed): fold again next time.
                 drop(slot);
                 self.forget(id);
-                return Err(append_error(id, error));
+                return Err(match outcome {
+                    Err(error) => append_error(id, error),
+                    Ok(_) => ApiError::version_conflict(
+                        version,
+                        format!("Game {id} already has this command: look again."),
+                    ),
+                });
             }
         };
         for event in &events {
@@ -512,11 +519,24 @@ impl Games {
         }
         slot.updated_at = now;
         self.watch_deadline(id, slot.game.as_ref());
-        let envelopes = self
-            .store
-            .read_stream(id, appended.first_version - 1, events.len())
-            .map_err(ApiError::internal)?;
-        if events.iter().any(|e| e.event_type == "started") {
+        // The answer's envelopes are made from what was just written, not read back.
+        let written = events
+            .into_iter()
+            .map(|e| NewEvent {
+                event_type: e.event_type,
+                schema_version: SCHEMA_VERSION,
+                payload: e.payload,
+            })
+            .collect();
+        let envelopes = self.store.appended_envelopes(
+            id,
+            &appended,
+            &actor_name,
+            command_id.as_deref(),
+            now,
+            written,
+        );
+        if started {
             self.reconcile_vacations(&mut slot).await;
         }
         if slot.game.status() == Status::Finished && changes_index {

@@ -4,12 +4,48 @@ use std::collections::HashMap;
 
 use crate::append::decode_stream;
 use crate::codec::{self, BatchRecord};
-use crate::envelope::{Appended, Envelope, StoredCommand};
+use crate::envelope::{Appended, Envelope, NewEvent, StoredCommand};
 use crate::error::StorageError;
 use crate::keys;
 use crate::store::Store;
+use chrono::{DateTime, Utc};
 
 impl Store {
+    /// The id of the event at global `position`: unique across stores too.
+    fn event_id(&self, position: u64) -> String {
+        format!("{:016x}{:016x}", self.inner.store_id, position)
+    }
+
+    /// The envelopes `read_stream` gives for `events`, just appended to `stream` by one batch
+    /// (`actor`, `command_id`, `recorded_at`) as `appended`: made without reading them back.
+    pub fn appended_envelopes(
+        &self,
+        stream: &str,
+        appended: &Appended,
+        actor: &str,
+        command_id: Option<&str>,
+        recorded_at: DateTime<Utc>,
+        events: Vec<NewEvent>,
+    ) -> Vec<Envelope> {
+        let count = events.len() as u64;
+        let first_position = (appended.last_position + 1).saturating_sub(count);
+        (0u64..)
+            .zip(events)
+            .map(|(offset, event)| Envelope {
+                stream: stream.to_string(),
+                version: appended.first_version + offset,
+                position: first_position + offset,
+                event_id: self.event_id(first_position + offset),
+                event_type: event.event_type,
+                schema_version: event.schema_version,
+                recorded_at,
+                actor: actor.to_string(),
+                command_id: command_id.map(str::to_string),
+                payload: event.payload,
+            })
+            .collect()
+    }
+
     /// The version of the stream's last event; 0 when the stream does not exist.
     pub fn head(&self, stream: &str) -> Result<u64, StorageError> {
         Ok(self.stream(stream)?.map_or(0, |(_, head)| head))
@@ -176,7 +212,7 @@ impl Store {
                 stream: stream.to_string(),
                 version,
                 position,
-                event_id: format!("{:016x}{:016x}", self.inner.store_id, position),
+                event_id: self.event_id(position),
                 event_type: event.event_type,
                 schema_version: event.schema_version,
                 recorded_at: batch.recorded_at,

@@ -317,3 +317,33 @@ fn every_page_of_the_log_and_of_a_stream_matches_the_whole_read() {
         }
     }
 }
+
+#[test]
+fn envelopes_made_after_an_append_equal_those_read_back() {
+    let store = store();
+    // Other streams first, so that positions and versions differ.
+    store
+        .append_blocking("other", 0, batch(3))
+        .expect("appends");
+    store
+        .append_blocking("game-1", 0, batch(2))
+        .expect("appends");
+    let mut written = command_batch(4, "cmd-9");
+    written.actor = "seat:0".into();
+    let events = written.events.clone();
+    let (actor, recorded_at) = (written.actor.clone(), written.recorded_at);
+    let appended = store
+        .append_blocking("game-1", 2, written)
+        .expect("appends");
+    let made = store.appended_envelopes(
+        "game-1",
+        &appended,
+        &actor,
+        Some("cmd-9"),
+        recorded_at,
+        events,
+    );
+    let read = store.read_stream("game-1", 2, 100).expect("reads");
+    assert_eq!(made.len(), 4);
+    assert_eq!(made, read);
+}
