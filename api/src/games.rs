@@ -95,6 +95,15 @@ pub fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
     if let Some(parent) = game.parent() {
         tags.push(("parent".to_string(), parent.game));
     }
+    // What the clock keeper must look at after a restart, without folding every game.
+    if game.status() == Status::Active {
+        if !game.time_control().is_none() {
+            tags.push(("clock".to_string(), "running".to_string()));
+        }
+        if game.away().contains(&true) {
+            tags.push(("vacation".to_string(), "paused".to_string()));
+        }
+    }
     tags
 }
 
@@ -568,16 +577,32 @@ impl Games {
         }
     }
 
-    /// Folds every active game, so that the clock keeper watches its deadline, and puts its
-    /// clocks in line with vacations. Returns how many games it looked at.
+    /// After a restart: folds every active timed game, so that the clock keeper watches its
+    /// deadline, and puts in line with vacations every game with a stopped clock (a crash may
+    /// have come between a player's return and their games). Games of players still away are
+    /// put in line by [`Games::apply_vacation`]. Returns how many games it looked at.
     pub async fn watch_active(&self) -> Result<usize, ApiError> {
-        let ids = self.ids_tagged("status", "active", None, usize::MAX)?;
-        for id in &ids {
+        let timed = self.ids_tagged("clock", "running", None, usize::MAX)?;
+        for id in &timed {
+            self.slot(id).await?;
+        }
+        let paused = self.ids_tagged("vacation", "paused", None, usize::MAX)?;
+        for id in &paused {
             let slot = self.slot(id).await?;
             let mut slot = slot.lock().await;
             self.reconcile_vacations(&mut slot).await;
         }
-        Ok(ids.len())
+        let away: Vec<String> = self
+            .away
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .iter()
+            .cloned()
+            .collect();
+        for player in away {
+            self.apply_vacation(&player, true).await?;
+        }
+        Ok(timed.len() + paused.len())
     }
 
     /// Brings every seat of `player`'s games in line with their vacation: clocks stopped while
