@@ -4,6 +4,7 @@
 
 use crate::problem::Problem;
 use crate::routes;
+use crate::webhooks::notification::{Notification, NotificationType};
 use domain::Registry;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
@@ -21,11 +22,19 @@ viewer, so no player ever sees another's hidden cards.\n\nErrors are `applicatio
 with a stable `code`. Send `Authorization: Bearer <token>` (from `POST /v1/players`) to act for \
 a player. Game commands and table commands (`resign`, `offer_draw`, `accept_draw`, \
 `decline_draw`, `request_takeback`, `accept_takeback`, `decline_takeback`) are posted alike to `/v1/games/{id}/commands`; `GET /v1/games/{id}/legal` lists \
-exactly the commands you may post now.",
+exactly the commands you may post now.\n\n**Webhooks** (`POST /v1/players/me/webhooks`): the \
+server POSTs a `Notification` (JSON) to your URL when it becomes your turn, when another seat \
+offers you a draw or asks for a takeback, and when one of your games ends. Each request carries \
+`X-Avalanche-Signature: sha256=<hex>`, the HMAC-SHA256 of the exact body keyed with the \
+webhook's secret (the whole `whsec_...` string, shown once at registration), and \
+`X-Avalanche-Delivery: <notification id>`. Delivery is at least once: answer 2xx to \
+acknowledge, dedupe by the id; anything else is retried with growing waits.",
         license(name = "MIT OR Apache-2.0")
     ),
     paths(
         routes::players::create_player, routes::players::me, routes::players::my_games,
+        routes::webhooks::create_webhook, routes::webhooks::list_webhooks,
+        routes::webhooks::delete_webhook,
         routes::kinds::kinds,
         routes::games::create_game, routes::games::list_games, routes::games::get_game,
         routes::games::join_game,
@@ -35,7 +44,8 @@ exactly the commands you may post now.",
         routes::forks::create_fork, routes::forks::list_forks,
         routes::imports::import,
     ),
-    components(schemas(Problem, domain::table::TableCommand, GameCommand, GameView, GameEvent)),
+    components(schemas(Problem, domain::table::TableCommand, GameCommand, GameView, GameEvent,
+        Notification, NotificationType)),
     modifiers(&BearerAuth),
     tags(
         (name = "players", description = "Players and their tokens"),

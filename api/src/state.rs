@@ -2,6 +2,8 @@
 
 use crate::games::Games;
 use crate::players::Players;
+use crate::webhooks::delivery::DeliverySettings;
+use crate::webhooks::Webhooks;
 use domain::Registry;
 use std::sync::Arc;
 use storage::Store;
@@ -11,16 +13,23 @@ pub struct AppState {
     pub players: Players,
     pub store: Store,
     pub registry: Arc<Registry>,
+    pub webhooks: Webhooks,
 }
 
 impl AppState {
-    pub fn new(store: Store, registry: Registry) -> AppState {
+    /// The state over `store`; starts the delivery of every registered webhook.
+    pub fn new(
+        store: Store,
+        registry: Registry,
+        delivery: DeliverySettings,
+    ) -> std::io::Result<AppState> {
         let registry = Arc::new(registry);
-        AppState {
+        Ok(AppState {
+            webhooks: Webhooks::start(store.clone(), registry.clone(), delivery)?,
             games: Games::new(store.clone(), registry.clone()),
             players: Players::new(store.clone()),
             store,
             registry,
-        }
+        })
     }
 }
