@@ -634,3 +634,74 @@ fn every_notification_arrives_at_least_once_across_a_kill_9_mid_delivery() {
     server.kill().ok();
     server.wait().ok();
 }
+
+#[test]
+fn an_accepted_takeback_ends_the_game_and_the_fork_tells_only_whose_turn_it_is() {
+    let app = TestApp::spawn();
+    let players = vec![app.create_player("Ana"), app.create_player("Ben")];
+    let receivers = [
+        Receiver::spawn(0, Duration::ZERO),
+        Receiver::spawn(0, Duration::ZERO),
+    ];
+    for (player, receiver) in players.iter().zip(&receivers) {
+        register(&app, player, &receiver.url);
+    }
+    let mut expected = Expected::default();
+    let game = chess(&app, &players, &mut expected);
+    let versions = moves(&app, &game, &players, 4, &mut expected);
+    let request = json!({"type": "request_takeback", "version": versions[1]});
+    let asked = command(&app, &players[1], &game, &request, &mut expected);
+    expected.note(
+        &game,
+        asked["version"].as_u64().unwrap(),
+        &players[0].id,
+        "takeback_requested",
+    );
+    // Accepting supersedes the game (both are told it ended) and play goes on in a fork,
+    // whose copied past announces nothing: only whose turn it is there.
+    command(
+        &app,
+        &players[0],
+        &game,
+        &json!({"type": "accept_takeback"}),
+        &mut expected,
+    );
+    let forks = ok_json(
+        app.get(&format!("/v1/games/{game}/forks"), None).send(),
+        StatusCode::OK,
+    );
+    let fork = app.game(None, forks[0]["id"].as_str().unwrap());
+    let nobody = json!({"id": fork["id"], "status": "open", "to_act": [], "seats": []});
+    expected.turns(&nobody, &fork);
+    moves(
+        &app,
+        fork["id"].as_str().unwrap(),
+        &players,
+        1,
+        &mut expected,
+    );
+    for (player, receiver) in players.iter().zip(&receivers) {
+        let mine = expected.of(player);
+        assert!(
+            receiver.wait_for(&mine, Duration::from_secs(20)),
+            "{} got {:?}, expected {mine:?}",
+            player.id,
+            receiver.ids()
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(receiver.ids(), mine, "each once, in the order of play");
+    }
+    let finished = receivers[0]
+        .accepted()
+        .iter()
+        .map(Received::json)
+        .find(|n| n["type"] == "game_finished")
+        .unwrap();
+    assert!(
+        finished["outcome"]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("superseded"),
+        "{finished}"
+    );
+}
