@@ -15,6 +15,21 @@ use storage::{Batch, Envelope, Store};
 const PAGE: usize = 1000;
 /// The secret under which a game's seed is stored (as `games.rs` does).
 const SEED: &str = "seed";
+/// Games written from a log: game id -> the version its log ends at. Their batches up to
+/// there are a copy of the past, which webhooks must not announce as news.
+const LOGGED_GAMES: &str = "logged_games";
+
+/// The version up to which game `id` was written from a log (a fork or an import), if it was.
+pub fn logged_until(store: &Store, id: &str) -> Result<Option<u64>, ApiError> {
+    let Some(bytes) = store
+        .get_record(LOGGED_GAMES, id)
+        .map_err(ApiError::internal)?
+    else {
+        return Ok(None);
+    };
+    let text = String::from_utf8(bytes).map_err(ApiError::internal)?;
+    text.parse().map(Some).map_err(ApiError::internal)
+}
 
 /// The envelopes of game `id` from version 1 up to `up_to` (all when `None`).
 pub fn envelopes(store: &Store, id: &str, up_to: Option<u64>) -> Result<Vec<Envelope>, ApiError> {
@@ -121,6 +136,14 @@ pub async fn write_game(
     let payloads: Vec<Value> = log.events.iter().map(|e| e.payload.clone()).collect();
     let game = fold(registry, &id, &payloads)?;
     let last = log.commands.len().saturating_sub(1);
+    if let Some(command) = log.commands.last() {
+        // Before the first event, so that no reader of the log ever sees the copy as news.
+        let until = command.last_version.min(log.events.len() as u64);
+        store
+            .put_record_async(LOGGED_GAMES, &id, until.to_string().as_bytes())
+            .await
+            .map_err(ApiError::internal)?;
+    }
     for (i, command) in log.commands.iter().enumerate() {
         let from = (command.first_version - 1) as usize;
         let to = (command.last_version as usize).min(log.events.len());

@@ -50,4 +50,11 @@ pub struct ServeSettings {
     /// The directory of the sled database.
     #[arg(long, env = "AVALANCHE_DATA", default_value = "./data")]
     pub data: PathBuf,
+    /// The wait before a failed webhook delivery is tried again, in milliseconds; it doubles
+    /// after each further failure.
+    #[arg(long, env = "AVALANCHE_WEBHOOK_RETRY_MS", default_value_t = 200)]
+    pub webhook_retry_ms: u64,
+    /// The longest wait between two attempts of a webhook delivery, in milliseconds.
+    #[arg(long, env = "AVALANCHE_WEBHOOK_RETRY_MAX_MS", default_value_t = 30_000)]
+    pub webhook_retry_max_ms: u64,
 }

@@ -15,3 +15,4 @@ pub mod state;
 pub mod summary;
 pub mod telemetry;
 pub mod vacation;
+pub mod webhooks;

@@ -4,6 +4,7 @@
 
 use crate::problem::Problem;
 use crate::routes;
+use crate::webhooks::notification::{Notification, NotificationType};
 use domain::Registry;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
@@ -25,13 +26,21 @@ exactly the commands you may post now.\n\nA game may be timed (`time_control` at
 days or seconds per move). Each seat that must act has a deadline, shown in the game's `seats`; \
 once it passes, the server records a timeout by itself within a second (or an opponent claims \
 it with `claim_timeout`). Each player has 30 vacation days a year, during which their clocks \
-stand still (`/v1/players/me/vacation`).",
+stand still (`/v1/players/me/vacation`).\n\n**Webhooks** (`POST /v1/players/me/webhooks`): the \
+server POSTs a `Notification` (JSON) to your URL when it becomes your turn, when another seat \
+offers you a draw or asks for a takeback, and when one of your games ends. Each request carries \
+`X-Avalanche-Signature: sha256=<hex>`, the HMAC-SHA256 of the exact body keyed with the \
+webhook's secret (the whole `whsec_...` string, shown once at registration), and \
+`X-Avalanche-Delivery: <notification id>`. Delivery is at least once: answer 2xx to \
+acknowledge, dedupe by the id; anything else is retried with growing waits.",
         license(name = "MIT OR Apache-2.0")
     ),
     paths(
         routes::players::create_player, routes::players::me, routes::players::my_games,
         routes::players::my_vacation, routes::players::start_vacation,
         routes::players::end_vacation,
+        routes::webhooks::create_webhook, routes::webhooks::list_webhooks,
+        routes::webhooks::delete_webhook,
         routes::kinds::kinds,
         routes::games::create_game, routes::games::list_games, routes::games::get_game,
         routes::games::join_game,
@@ -41,7 +50,8 @@ stand still (`/v1/players/me/vacation`).",
         routes::forks::create_fork, routes::forks::list_forks,
         routes::imports::import,
     ),
-    components(schemas(Problem, domain::table::TableCommand, GameCommand, GameView, GameEvent)),
+    components(schemas(Problem, domain::table::TableCommand, GameCommand, GameView, GameEvent,
+        Notification, NotificationType)),
     modifiers(&BearerAuth),
     tags(
         (name = "players", description = "Players and their tokens"),

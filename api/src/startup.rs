@@ -4,11 +4,13 @@ use crate::configuration::ServeSettings;
 use crate::problem::{self, ApiError};
 use crate::routes;
 use crate::state::AppState;
+use crate::webhooks::delivery::DeliverySettings;
 use actix_web::http::StatusCode;
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
 use actix_web::{web, App, HttpServer, ResponseError};
 use domain::Registry;
 use std::net::TcpListener;
+use std::time::Duration;
 use storage::Store;
 use tracing_actix::RequestSpan;
 use utoipa_swagger_ui::SwaggerUi;
@@ -44,7 +46,12 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
         source,
     })?;
     actix_web::rt::System::new().block_on(async move {
-        let server = run(listener, store, Registry::standard())?;
+        let delivery = DeliverySettings {
+            retry_min: Duration::from_millis(settings.webhook_retry_ms),
+            retry_max: Duration::from_millis(settings.webhook_retry_max_ms),
+            ..DeliverySettings::default()
+        };
+        let server = run_with(listener, store, Registry::standard(), delivery)?;
         tracing::info!(addr = %settings.addr, data = %settings.data.display(), "avalanche is serving");
         server.await?;
         tracing::info!("avalanche stopped cleanly");
@@ -90,8 +97,18 @@ pub fn run(
     store: Store,
     registry: Registry,
 ) -> std::io::Result<actix_web::dev::Server> {
+    run_with(listener, store, registry, DeliverySettings::default())
+}
+
+/// `run`, with the retries of webhook deliveries as given.
+pub fn run_with(
+    listener: TcpListener,
+    store: Store,
+    registry: Registry,
+    delivery: DeliverySettings,
+) -> std::io::Result<actix_web::dev::Server> {
     let openapi = crate::openapi::document(&registry);
-    let state = web::Data::new(AppState::new(store, registry));
+    let state = web::Data::new(AppState::new(store, registry, delivery)?);
     crate::clock::spawn(state.clone());
     let server = HttpServer::new(move || {
         App::new()
@@ -121,6 +138,9 @@ pub fn run(
             .service(routes::players::my_vacation)
             .service(routes::players::start_vacation)
             .service(routes::players::end_vacation)
+            .service(routes::webhooks::create_webhook)
+            .service(routes::webhooks::list_webhooks)
+            .service(routes::webhooks::delete_webhook)
             .service(routes::kinds::kinds)
             .service(routes::games::create_game)
             .service(routes::games::list_games)

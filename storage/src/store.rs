@@ -217,6 +217,32 @@ impl Store {
         Ok(records.get(key.as_bytes())?.map(|value| value.to_vec()))
     }
 
+    /// The records of `tree` whose keys begin with `prefix`, in key order.
+    pub fn records_with_prefix(
+        &self,
+        tree: &str,
+        prefix: &str,
+    ) -> Result<Vec<(String, Vec<u8>)>, StorageError> {
+        let records = self.record_tree(tree)?;
+        let mut found = Vec::new();
+        for item in records.scan_prefix(prefix.as_bytes()) {
+            let (key, value) = item?;
+            let key = String::from_utf8(key.to_vec())
+                .map_err(|_| StorageError::Corrupt("a record key is not UTF-8".into()))?;
+            found.push((key, value.to_vec()));
+        }
+        Ok(found)
+    }
+
+    /// Removes a record durably; returns whether it was there.
+    pub async fn remove_record_async(&self, tree: &str, key: &str) -> Result<bool, StorageError> {
+        let records = self.record_tree(tree)?;
+        let removed = records.remove(key.as_bytes())?.is_some();
+        let ticket = self.inner.group_commit.written(None, Vec::new());
+        self.inner.group_commit.wait(ticket).await?;
+        Ok(removed)
+    }
+
     fn record_tree(&self, tree: &str) -> Result<sled::Tree, StorageError> {
         Ok(self
             .inner

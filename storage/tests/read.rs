@@ -347,3 +347,37 @@ fn envelopes_made_after_an_append_equal_those_read_back() {
     assert_eq!(made.len(), 4);
     assert_eq!(made, read);
 }
+
+#[tokio::test]
+async fn records_are_listed_by_key_prefix_and_can_be_removed() {
+    let store = store();
+    for key in ["p-1/w-a", "p-1/w-b", "p-2/w-c"] {
+        store
+            .put_record_async("hooks", key, key.as_bytes())
+            .await
+            .expect("writes");
+    }
+    let keys = |prefix: &str| -> Vec<String> {
+        store
+            .records_with_prefix("hooks", prefix)
+            .expect("lists")
+            .into_iter()
+            .map(|(key, _)| key)
+            .collect()
+    };
+    assert_eq!(keys("p-1/"), ["p-1/w-a", "p-1/w-b"]);
+    assert_eq!(keys(""), ["p-1/w-a", "p-1/w-b", "p-2/w-c"]);
+    assert_eq!(
+        store.records_with_prefix("hooks", "p-2/").expect("lists")[0].1,
+        b"p-2/w-c".to_vec()
+    );
+    assert!(store
+        .remove_record_async("hooks", "p-1/w-a")
+        .await
+        .expect("removes"));
+    assert!(!store
+        .remove_record_async("hooks", "p-1/w-a")
+        .await
+        .expect("removes nothing twice"));
+    assert_eq!(keys("p-1/"), ["p-1/w-b"]);
+}

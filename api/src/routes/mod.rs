@@ -9,3 +9,4 @@ pub mod kinds;
 pub mod play;
 pub mod players;
 pub mod replay;
+pub mod webhooks;

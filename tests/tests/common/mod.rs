@@ -55,6 +55,18 @@ impl TestApp {
         panic!("the server did not start");
     }
 
+    /// The helper for a server already running at `base` (such as the real binary).
+    pub fn attach(base: &str) -> TestApp {
+        TestApp {
+            base: base.to_string(),
+            client: Client::builder()
+                .timeout(Duration::from_secs(90))
+                .build()
+                .expect("client"),
+            _dir: tempfile::tempdir().expect("temporary directory"),
+        }
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }

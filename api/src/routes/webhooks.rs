@@ -1,0 +1,91 @@
+//! `/v1/players/me/webhooks`: register, list and delete the URLs told of your turns, of
+//! offers made to you and of the ends of your games.
+
+use crate::auth::Authenticated;
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use crate::webhooks::WebhookInfo;
+use actix_web::{delete, get, post, web, HttpResponse};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewWebhook {
+    /// An absolute `http://` or `https://` URL, at most 2000 characters.
+    #[schema(example = "https://example.com/avalanche")]
+    pub url: String,
+}
+
+/// A new webhook with its secret, shown this once.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookCreated {
+    #[schema(example = "wh-5c0ffee5d00dfeed")]
+    pub id: String,
+    pub url: String,
+    /// The key of every notification's signature (`X-Avalanche-Signature: sha256=<hex
+    /// HMAC-SHA256 of the body keyed with this whole string>`). Shown only now: keep it.
+    #[schema(example = "whsec_0f1e2d3c...")]
+    pub secret: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Register a webhook. From now on, the server POSTs a signed JSON `Notification` to the URL
+/// when it becomes your turn in a game, when another seat offers you a draw or asks for a
+/// takeback, and when one of your games ends. Delivery is at least once (dedupe by the
+/// notification's `id`, also sent as `X-Avalanche-Delivery`); a receiver that does not answer
+/// 2xx is retried with growing waits (up to 30 s apart), never skipped. At most 10 a player.
+#[utoipa::path(tag = "players", security(("bearer" = [])), request_body = NewWebhook,
+    responses((status = 201, body = WebhookCreated),
+        (status = 400, description = "`invalid_webhook_url`", body = Problem),
+        (status = 401, body = Problem),
+        (status = 409, description = "`too_many_webhooks`", body = Problem)))]
+#[post("/v1/players/me/webhooks")]
+pub async fn create_webhook(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    body: web::Json<NewWebhook>,
+) -> Result<HttpResponse, ApiError> {
+    let hook = state.webhooks.create(&player.id, &body.url).await?;
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/v1/players/me/webhooks/{}", hook.id)))
+        .json(WebhookCreated {
+            id: hook.id,
+            url: hook.url,
+            secret: hook.secret,
+            created_at: hook.created_at,
+        }))
+}
+
+/// My webhooks (without their secrets).
+#[utoipa::path(tag = "players", security(("bearer" = [])),
+    responses((status = 200, body = Vec<WebhookInfo>), (status = 401, body = Problem)))]
+#[get("/v1/players/me/webhooks")]
+pub async fn list_webhooks(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    let hooks: Vec<WebhookInfo> = state
+        .webhooks
+        .list(&player.id)?
+        .iter()
+        .map(WebhookInfo::from)
+        .collect();
+    Ok(HttpResponse::Ok().json(hooks))
+}
+
+/// Delete one of my webhooks: nothing more is sent to it.
+#[utoipa::path(tag = "players", security(("bearer" = [])),
+    params(("id" = String, Path, description = "The webhook's id")),
+    responses((status = 204, description = "Deleted"), (status = 401, body = Problem),
+        (status = 404, description = "`webhook_not_found`", body = Problem)))]
+#[delete("/v1/players/me/webhooks/{id}")]
+pub async fn delete_webhook(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    state.webhooks.delete(&player.id, &id).await?;
+    Ok(HttpResponse::NoContent().finish())
+}

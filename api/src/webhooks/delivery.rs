@@ -1,0 +1,340 @@
+//! One webhook's worker: follows the global event log from its own durable cursor, derives
+//! its player's notifications and POSTs each until the receiver answers 2xx. The cursor moves
+//! only past what was delivered, so nothing is lost across a restart (a notification may
+//! repeat after a crash between the answer and the cursor's write: at least once).
+
+use super::notification::{notifications, Notification};
+use super::signature::{sign, DELIVERY_HEADER, SIGNATURE_HEADER};
+use super::{Webhook, CURSORS};
+use crate::archive::logged_until;
+use domain::registry::LiveGame;
+use domain::table::Status;
+use domain::Registry;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+use storage::{Envelope, Store};
+
+/// Events read from the log at a time.
+const PAGE: usize = 256;
+
+/// How deliveries are retried.
+#[derive(Clone, Copy, Debug)]
+pub struct DeliverySettings {
+    /// The wait after the first failed attempt; it doubles after each further failure.
+    pub retry_min: Duration,
+    /// The longest wait between two attempts.
+    pub retry_max: Duration,
+    /// How long a receiver may take to answer.
+    pub timeout: Duration,
+}
+
+impl Default for DeliverySettings {
+    fn default() -> DeliverySettings {
+        DeliverySettings {
+            retry_min: Duration::from_millis(200),
+            retry_max: Duration::from_secs(30),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What every worker shares.
+pub struct Shared {
+    pub store: Store,
+    pub registry: Arc<Registry>,
+    pub http: reqwest::Client,
+    pub settings: DeliverySettings,
+}
+
+/// The events of one command (one append) in a game's stream.
+struct Batch {
+    stream: String,
+    first_version: u64,
+    last_position: u64,
+    events: Vec<Envelope>,
+}
+
+/// A webhook's worker: its cursor and the games of its player it has folded.
+pub struct Worker {
+    shared: Arc<Shared>,
+    hook: Webhook,
+    cursor: u64,
+    /// The cursor as last written to disk.
+    stored: u64,
+    /// Games of the player, folded at the version last processed.
+    games: HashMap<String, Box<dyn LiveGame>>,
+}
+
+pub fn load_cursor(store: &Store, id: &str) -> Option<u64> {
+    let bytes = store.get_record(CURSORS, id).ok()??;
+    String::from_utf8(bytes).ok()?.parse().ok()
+}
+
+impl Worker {
+    pub fn new(shared: Arc<Shared>, hook: Webhook, cursor: u64) -> Worker {
+        Worker {
+            shared,
+            hook,
+            cursor,
+            stored: cursor,
+            games: HashMap::new(),
+        }
+    }
+
+    /// Runs until the task is aborted (the webhook deleted or the server stopped).
+    pub async fn run(mut self) {
+        tracing::info!(webhook = %self.hook.id, player = %self.hook.player_id, cursor = self.cursor, "webhook worker started");
+        let mut positions = self.shared.store.subscribe_all();
+        loop {
+            let page = match self.shared.store.read_all(self.cursor, PAGE) {
+                Ok(page) => page,
+                Err(error) => {
+                    tracing::error!(webhook = %self.hook.id, %error, "cannot read the event log");
+                    tokio::time::sleep(self.shared.settings.retry_max).await;
+                    continue;
+                }
+            };
+            if page.is_empty() {
+                self.store_cursor().await;
+                let cursor = self.cursor;
+                if positions
+                    .wait_for(|&durable| durable > cursor)
+                    .await
+                    .is_err()
+                {
+                    return; // the store is gone: the server is stopping
+                }
+                continue;
+            }
+            for envelope in &page {
+                if envelope.position <= self.cursor {
+                    continue; // part of a batch already handled
+                }
+                self.follow(envelope).await;
+            }
+        }
+    }
+
+    /// Handles the batch that `envelope` begins and moves the cursor past it.
+    async fn follow(&mut self, envelope: &Envelope) {
+        // Only games notify; other streams (a player's vacations, ...) are passed over.
+        if !envelope.stream.starts_with("g-") {
+            self.cursor = envelope.position;
+            return;
+        }
+        match self.batch(envelope) {
+            Ok(batch) => {
+                let found = self.derive(&batch);
+                for notification in &found {
+                    self.deliver(notification).await;
+                }
+                self.cursor = batch.last_position;
+                if !found.is_empty() {
+                    self.store_cursor().await;
+                }
+            }
+            Err(error) => {
+                // Our fault, not the receiver's: told in the log, and the event passed over
+                // rather than holding up every later notification.
+                tracing::error!(webhook = %self.hook.id, game = %envelope.stream, version = envelope.version, %error, "cannot derive notifications");
+                self.cursor = envelope.position;
+            }
+        }
+    }
+
+    /// The whole batch beginning at `envelope`, if the game is one of the player's.
+    fn batch(&self, envelope: &Envelope) -> Result<Batch, String> {
+        let store = &self.shared.store;
+        let tags = store.tags(&envelope.stream).map_err(|e| e.to_string())?;
+        // Seats are never given up, so a game without the player in its index never had them.
+        let mine = tags
+            .iter()
+            .any(|(name, value)| name == "player" && value == &self.hook.player_id);
+        let command = store
+            .command(&envelope.stream, envelope.version)
+            .map_err(|e| e.to_string())?
+            .ok_or("no command for the event")?;
+        if !mine {
+            return Ok(Batch {
+                stream: envelope.stream.clone(),
+                first_version: command.first_version,
+                last_position: command.last_position,
+                events: Vec::new(),
+            });
+        }
+        let count = (command.last_version + 1 - command.first_version) as usize;
+        let events = store
+            .read_stream(&envelope.stream, command.first_version - 1, count)
+            .map_err(|e| e.to_string())?;
+        Ok(Batch {
+            stream: envelope.stream.clone(),
+            first_version: command.first_version,
+            last_position: command.last_position,
+            events,
+        })
+    }
+
+    /// The player's notifications of one batch; keeps the folded game for the next one.
+    fn derive(&mut self, batch: &Batch) -> Vec<Notification> {
+        let Some(last) = batch.events.last() else {
+            return Vec::new(); // not the player's game
+        };
+        let player = self.hook.player_id.clone();
+        let cached = self
+            .games
+            .remove(&batch.stream)
+            .filter(|g| g.version() + 1 == batch.first_version);
+        // A fork or an import is written from a log, command by command: its copied past
+        // notifies nobody; a fork appears, whole, with its `forked` batch.
+        let silent_until = match logged_until(&self.shared.store, &batch.stream) {
+            Ok(until) => until,
+            Err(error) => {
+                tracing::error!(game = %batch.stream, %error, "cannot read how the game was written");
+                None
+            }
+        };
+        // A copy's past is only folded; a fork is news from its `forked` batch on, as a game
+        // that did not exist before.
+        let (silent, appears) = match silent_until {
+            Some(until) if last.version < until => (true, true),
+            Some(until) if last.version == until => {
+                (!batch.events.iter().any(|e| e.event_type == "forked"), true)
+            }
+            _ => (false, batch.first_version == 1),
+        };
+        let before = match cached {
+            _ if batch.first_version == 1 => None,
+            Some(game) => Some(game),
+            None => match self.fold(&batch.stream, batch.first_version - 1) {
+                Ok(game) => Some(game),
+                Err(error) => {
+                    tracing::error!(game = %batch.stream, %error, "cannot fold the game");
+                    return Vec::new();
+                }
+            },
+        };
+        let after = match self.advance(before.as_deref(), batch, last.version) {
+            Ok(game) => game,
+            Err(error) => {
+                tracing::error!(game = %batch.stream, %error, "cannot fold the game");
+                return Vec::new();
+            }
+        };
+        let before = if appears { None } else { before };
+        let found = if silent {
+            Vec::new()
+        } else {
+            notifications(before.as_deref(), after.as_ref(), &batch.events, &player)
+        };
+        if after.status() != Status::Finished {
+            self.games.insert(batch.stream.clone(), after);
+        }
+        found
+    }
+
+    /// The game after the batch: `before` with its events applied, or folded from the store.
+    fn advance(
+        &self,
+        before: Option<&dyn LiveGame>,
+        batch: &Batch,
+        last_version: u64,
+    ) -> Result<Box<dyn LiveGame>, String> {
+        if let Some(before) = before {
+            let mut game = before.clone_box();
+            if batch.events.iter().all(|e| game.evolve(&e.payload).is_ok()) {
+                return Ok(game);
+            }
+        }
+        self.fold(&batch.stream, last_version)
+    }
+
+    /// Game `id` folded from its stream up to `version`.
+    fn fold(&self, id: &str, version: u64) -> Result<Box<dyn LiveGame>, String> {
+        let mut payloads: Vec<Value> = Vec::new();
+        while (payloads.len() as u64) < version {
+            let from = payloads.len() as u64;
+            let want = (version - from).min(1000) as usize;
+            let page = self
+                .shared
+                .store
+                .read_stream(id, from, want)
+                .map_err(|e| e.to_string())?;
+            if page.is_empty() {
+                break;
+            }
+            payloads.extend(page.into_iter().map(|e| e.payload));
+        }
+        let kind_id = payloads
+            .first()
+            .and_then(|p| p["kind"].as_str())
+            .ok_or("a game without its created event")?;
+        let kind = self
+            .shared
+            .registry
+            .get(kind_id)
+            .ok_or_else(|| format!("unknown kind {kind_id}"))?;
+        kind.fold(&payloads).map_err(|e| e.to_string())
+    }
+
+    /// POSTs the notification until the receiver answers 2xx, waiting longer after each
+    /// failure. Never gives up: a notification is not skipped, only late.
+    async fn deliver(&self, notification: &Notification) {
+        let body = match serde_json::to_vec(notification) {
+            Ok(body) => body,
+            Err(error) => {
+                tracing::error!(%error, "cannot write a notification");
+                return;
+            }
+        };
+        let signature = sign(&self.hook.secret, &body);
+        let settings = self.shared.settings;
+        let mut wait = settings.retry_min;
+        for attempt in 1u64.. {
+            let answer = self
+                .shared
+                .http
+                .post(&self.hook.url)
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .header(SIGNATURE_HEADER, &signature)
+                .header(DELIVERY_HEADER, &notification.id)
+                .body(body.clone())
+                .send()
+                .await;
+            match answer {
+                Ok(response) if response.status().is_success() => {
+                    tracing::info!(webhook = %self.hook.id, notification = %notification.id, status = response.status().as_u16(), attempt, "notification delivered");
+                    return;
+                }
+                Ok(response) => {
+                    tracing::warn!(webhook = %self.hook.id, notification = %notification.id, status = response.status().as_u16(), attempt, retry_in_ms = wait.as_millis() as u64, "receiver refused the notification");
+                }
+                Err(error) => {
+                    tracing::warn!(webhook = %self.hook.id, notification = %notification.id, %error, attempt, retry_in_ms = wait.as_millis() as u64, "notification not delivered");
+                }
+            }
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(settings.retry_max);
+        }
+    }
+
+    /// Writes the cursor if it moved since it was last written.
+    async fn store_cursor(&mut self) {
+        if self.cursor == self.stored {
+            return;
+        }
+        let value = self.cursor.to_string();
+        match self
+            .shared
+            .store
+            .put_record_async(CURSORS, &self.hook.id, value.as_bytes())
+            .await
+        {
+            Ok(()) => self.stored = self.cursor,
+            Err(error) => {
+                tracing::error!(webhook = %self.hook.id, %error, "cannot store the cursor")
+            }
+        }
+    }
+}

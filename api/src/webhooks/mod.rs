@@ -1,0 +1,242 @@
+//! Webhooks: a player's URLs that are told, with a signed POST, when it becomes their turn,
+//! when a draw or takeback is offered to them and when one of their games ends. Each webhook
+//! has its own worker and its own durable cursor in the event log, on a thread of their own,
+//! so a slow or dead receiver delays nobody but itself.
+
+pub mod delivery;
+pub mod notification;
+pub mod signature;
+
+use crate::players::random_hex;
+use crate::problem::ApiError;
+use actix_web::http::StatusCode;
+use chrono::{DateTime, Utc};
+use delivery::{load_cursor, DeliverySettings, Shared, Worker};
+use domain::Registry;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use storage::Store;
+use utoipa::ToSchema;
+
+/// Webhooks by `<player id>/<webhook id>`, so that a player's are listed together.
+const WEBHOOKS: &str = "webhooks";
+/// Each webhook's cursor: the global position of the last event it has handled.
+pub(crate) const CURSORS: &str = "webhook_cursors";
+/// A player may register this many webhooks.
+pub const MAX_PER_PLAYER: usize = 10;
+/// The longest URL accepted.
+pub const MAX_URL_LENGTH: usize = 2000;
+
+/// A webhook as stored: with its secret, which signs every notification.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Webhook {
+    pub id: String,
+    pub player_id: String,
+    pub url: String,
+    pub secret: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A webhook as its owner may list it: never its secret.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct WebhookInfo {
+    #[schema(example = "wh-5c0ffee5d00dfeed")]
+    pub id: String,
+    #[schema(example = "https://example.com/avalanche")]
+    pub url: String,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<&Webhook> for WebhookInfo {
+    fn from(hook: &Webhook) -> WebhookInfo {
+        WebhookInfo {
+            id: hook.id.clone(),
+            url: hook.url.clone(),
+            created_at: hook.created_at,
+        }
+    }
+}
+
+fn key(player: &str, id: &str) -> String {
+    format!("{player}/{id}")
+}
+
+/// Registered webhooks and their running workers.
+pub struct Webhooks {
+    shared: Arc<Shared>,
+    /// The delivery thread's runtime, where every worker runs.
+    runtime: tokio::runtime::Handle,
+    workers: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
+    /// Registrations one at a time, so that the limit per player holds.
+    changes: tokio::sync::Mutex<()>,
+    /// Stops the delivery thread when the webhooks are dropped.
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+impl Webhooks {
+    /// Starts the delivery thread and a worker for every registered webhook, each from its
+    /// stored cursor.
+    pub fn start(
+        store: Store,
+        registry: Arc<Registry>,
+        settings: DeliverySettings,
+    ) -> std::io::Result<Webhooks> {
+        let http = reqwest::Client::builder()
+            .timeout(settings.timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("avalanche-webhooks/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(std::io::Error::other)?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let handle = runtime.handle().clone();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        std::thread::Builder::new()
+            .name("webhooks".into())
+            .spawn(move || {
+                runtime.block_on(async {
+                    let _ = stopped.await;
+                });
+            })?;
+        let webhooks = Webhooks {
+            shared: Arc::new(Shared {
+                store,
+                registry,
+                http,
+                settings,
+            }),
+            runtime: handle,
+            workers: Mutex::new(HashMap::new()),
+            changes: tokio::sync::Mutex::new(()),
+            _stop: stop,
+        };
+        let registered = webhooks
+            .shared
+            .store
+            .records_with_prefix(WEBHOOKS, "")
+            .map_err(std::io::Error::other)?;
+        for (key, bytes) in registered {
+            match serde_json::from_slice::<Webhook>(&bytes) {
+                Ok(hook) => {
+                    let cursor = load_cursor(&webhooks.shared.store, &hook.id).unwrap_or(0);
+                    webhooks.spawn(hook, cursor);
+                }
+                Err(error) => tracing::error!(%key, %error, "an unreadable webhook"),
+            }
+        }
+        Ok(webhooks)
+    }
+
+    fn lock_workers(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, tokio::task::JoinHandle<()>>> {
+        self.workers.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn spawn(&self, hook: Webhook, cursor: u64) {
+        let id = hook.id.clone();
+        let worker = Worker::new(self.shared.clone(), hook, cursor);
+        let task = self.runtime.spawn(worker.run());
+        if let Some(old) = self.lock_workers().insert(id, task) {
+            old.abort();
+        }
+    }
+
+    /// Registers `url` for `player`; returns the webhook with its secret, shown this once.
+    /// It is told of what happens from now on, not of the past.
+    pub async fn create(&self, player: &str, url: &str) -> Result<Webhook, ApiError> {
+        let url = parse_url(url)?;
+        let _one_at_a_time = self.changes.lock().await;
+        if self.list(player)?.len() >= MAX_PER_PLAYER {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "too_many_webhooks",
+                format!("A player may register {MAX_PER_PLAYER} webhooks; delete one first."),
+            ));
+        }
+        let hook = Webhook {
+            id: format!("wh-{}", random_hex::<8>()?),
+            player_id: player.to_string(),
+            url,
+            secret: format!("whsec_{}", random_hex::<32>()?),
+            created_at: Utc::now(),
+        };
+        // From the current end of the log: the cursor first, so that a crash between the two
+        // writes cannot start the webhook from the beginning of history.
+        let head = *self.shared.store.subscribe_all().borrow();
+        let store = &self.shared.store;
+        store
+            .put_record_async(CURSORS, &hook.id, head.to_string().as_bytes())
+            .await
+            .map_err(ApiError::internal)?;
+        let record = serde_json::to_vec(&hook).map_err(ApiError::internal)?;
+        store
+            .put_record_async(WEBHOOKS, &key(player, &hook.id), &record)
+            .await
+            .map_err(ApiError::internal)?;
+        self.spawn(hook.clone(), head);
+        tracing::info!(webhook = %hook.id, %player, url = %hook.url, "webhook registered");
+        Ok(hook)
+    }
+
+    /// The player's webhooks, in id order.
+    pub fn list(&self, player: &str) -> Result<Vec<Webhook>, ApiError> {
+        self.shared
+            .store
+            .records_with_prefix(WEBHOOKS, &key(player, ""))
+            .map_err(ApiError::internal)?
+            .into_iter()
+            .map(|(_, bytes)| serde_json::from_slice(&bytes).map_err(ApiError::internal))
+            .collect()
+    }
+
+    /// Deletes one of the player's webhooks and stops its worker.
+    pub async fn delete(&self, player: &str, id: &str) -> Result<(), ApiError> {
+        let _one_at_a_time = self.changes.lock().await;
+        let store = &self.shared.store;
+        let removed = store
+            .remove_record_async(WEBHOOKS, &key(player, id))
+            .await
+            .map_err(ApiError::internal)?;
+        if !removed {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "webhook_not_found",
+                format!("You have no webhook \"{id}\"."),
+            ));
+        }
+        if let Some(task) = self.lock_workers().remove(id) {
+            task.abort();
+        }
+        store
+            .remove_record_async(CURSORS, id)
+            .await
+            .map_err(ApiError::internal)?;
+        tracing::info!(webhook = %id, %player, "webhook deleted");
+        Ok(())
+    }
+}
+
+/// An absolute http or https URL with a host, of at most `MAX_URL_LENGTH` characters.
+fn parse_url(text: &str) -> Result<String, ApiError> {
+    let refuse = |why: &str| {
+        ApiError::bad_request(
+            "invalid_webhook_url",
+            format!("A webhook URL is an absolute http:// or https:// URL of at most {MAX_URL_LENGTH} characters; {why}."),
+        )
+    };
+    let text = text.trim();
+    if text.len() > MAX_URL_LENGTH {
+        return Err(refuse("this one is longer"));
+    }
+    let url = reqwest::Url::parse(text).map_err(|e| refuse(&format!("this one is not: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(refuse(&format!("not {}://", url.scheme())));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(refuse("this one names no host"));
+    }
+    Ok(url.to_string())
+}

@@ -1,0 +1,143 @@
+//! What a receiver is told, derived from a game before and after one command's events: only
+//! ids, types and what is public (never a card), so a notification can be shown to anyone.
+
+use chrono::{DateTime, Utc};
+use domain::registry::LiveGame;
+use domain::table::Status;
+use domain::{Outcome, Seat};
+use serde::Serialize;
+use storage::Envelope;
+use utoipa::ToSchema;
+
+/// Why a player is notified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NotificationType {
+    /// It became your turn: a seat of yours is to act now and none was before.
+    YourTurn,
+    /// Another seat offered you a draw.
+    DrawOffered,
+    /// Another seat asked to take the game back; you may accept or decline.
+    TakebackRequested,
+    /// One of your games ended (also when a takeback supersedes it by a fork).
+    GameFinished,
+}
+
+impl NotificationType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotificationType::YourTurn => "your_turn",
+            NotificationType::DrawOffered => "draw_offered",
+            NotificationType::TakebackRequested => "takeback_requested",
+            NotificationType::GameFinished => "game_finished",
+        }
+    }
+}
+
+/// The JSON body POSTed to a webhook's URL. Delivery is at least once: the same `id` may
+/// arrive again (after a crash or a lost answer); receivers dedupe by it.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[schema(example = json!({"id": "g-3f9a0c11d2e4b5a6:7:p-0011223344556677:your_turn",
+    "type": "your_turn", "game_id": "g-3f9a0c11d2e4b5a6", "kind": "avalanche-chess",
+    "version": 7, "player_id": "p-0011223344556677", "seat": 1,
+    "occurred_at": "2026-11-21T22:00:00Z"}))]
+pub struct Notification {
+    /// `<game_id>:<version>:<player_id>:<type>`, the same at every delivery attempt.
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind_of_notification: NotificationType,
+    pub game_id: String,
+    /// The kind of game, such as `avalanche-chess`.
+    pub kind: String,
+    /// The game's version once the command that caused this was applied.
+    pub version: u64,
+    pub player_id: String,
+    /// Your seat in the game.
+    pub seat: Seat,
+    /// When the command that caused this was recorded.
+    pub occurred_at: DateTime<Utc>,
+    /// The seat that offered the draw or asked for the takeback.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by_seat: Option<Seat>,
+    /// The version a takeback request goes back to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub takeback_to_version: Option<u64>,
+    /// How the game ended, for `game_finished`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+}
+
+/// The seats `player` holds (several in an analysis fork).
+fn seats_of(game: &dyn LiveGame, player: &str) -> Vec<Seat> {
+    game.players()
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.as_deref() == Some(player))
+        .map(|(seat, _)| seat)
+        .collect()
+}
+
+fn to_act(game: &dyn LiveGame, seats: &[Seat]) -> bool {
+    game.to_act().iter().any(|s| seats.contains(s))
+}
+
+/// The notifications for `player` of one command's `events`, which took the game from
+/// `before` (`None`: the game did not exist for anyone yet) to `after`. Derived from the
+/// folded states and the table's own event types only, so new event types change nothing.
+pub fn notifications(
+    before: Option<&dyn LiveGame>,
+    after: &dyn LiveGame,
+    events: &[Envelope],
+    player: &str,
+) -> Vec<Notification> {
+    let seats = seats_of(after, player);
+    let (Some(&seat), Some(last)) = (seats.first(), events.last()) else {
+        return Vec::new();
+    };
+    let game_id = &last.stream;
+    let version = after.version();
+    let make = |kind: NotificationType, by_seat: Option<Seat>| Notification {
+        id: format!("{game_id}:{version}:{player}:{}", kind.as_str()),
+        kind_of_notification: kind,
+        game_id: game_id.clone(),
+        kind: after.kind().to_string(),
+        version,
+        player_id: player.to_string(),
+        seat,
+        occurred_at: last.recorded_at,
+        by_seat,
+        takeback_to_version: None,
+        outcome: None,
+    };
+    let mut found = Vec::new();
+    for event in events {
+        let by = event.payload.get("seat").and_then(|s| s.as_u64());
+        let Some(by) = by.map(|s| s as Seat) else {
+            continue;
+        };
+        // An offer is for the others: never tell a player of their own offer.
+        if seats.contains(&by) {
+            continue;
+        }
+        match event.event_type.as_str() {
+            "draw_offered" => found.push(make(NotificationType::DrawOffered, Some(by))),
+            "takeback_requested" => found.push(Notification {
+                takeback_to_version: event.payload.get("version").and_then(|v| v.as_u64()),
+                ..make(NotificationType::TakebackRequested, Some(by))
+            }),
+            _ => {}
+        }
+    }
+    let was_to_act = before.is_some_and(|b| to_act(b, &seats_of(b, player)));
+    if after.status() == Status::Active && to_act(after, &seats) && !was_to_act {
+        found.push(make(NotificationType::YourTurn, None));
+    }
+    let was_finished = before.is_some_and(|b| b.status() == Status::Finished);
+    if after.status() == Status::Finished && !was_finished {
+        found.push(Notification {
+            outcome: after.outcome(),
+            ..make(NotificationType::GameFinished, None)
+        });
+    }
+    found
+}

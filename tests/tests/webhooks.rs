@@ -1,0 +1,707 @@
+//! Webhooks over HTTP: "when it becomes their turn, when a takeback or draw is offered to them,
+//! and when one of their games ends, the server POSTs a JSON notification signed with
+//! HMAC-SHA256 ... Delivery is at least once ... never lost across a restart, and one slow or
+//! dead receiver never delays play or other receivers." (issue 11) Real receivers listen on
+//! 127.0.0.1 in the test.
+
+mod common;
+
+use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+use common::play::{is_table_command, SendOk};
+use common::{ok_json, problem, Player, TestApp};
+use hmac::{Hmac, Mac};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use sha2::Sha256;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// One request a receiver accepted (answered 200).
+#[derive(Clone, Debug)]
+struct Received {
+    body: Vec<u8>,
+    signature: String,
+    delivery: String,
+    content_type: String,
+}
+
+impl Received {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).expect("a notification is JSON")
+    }
+}
+
+#[derive(Default)]
+struct Log {
+    attempts: usize,
+    accepted: Vec<Received>,
+}
+
+/// A webhook receiver on a free port: answers 500 to its first `fail_first` requests, then
+/// 200 after waiting `delay`.
+struct Receiver {
+    url: String,
+    log: Arc<Mutex<Log>>,
+}
+
+impl Receiver {
+    fn spawn(fail_first: usize, delay: Duration) -> Receiver {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("free port");
+        let url = format!("http://{}/hook", listener.local_addr().expect("address"));
+        let log = Arc::new(Mutex::new(Log::default()));
+        let shared = log.clone();
+        std::thread::spawn(move || {
+            actix_web::rt::System::new().block_on(async move {
+                let server = HttpServer::new(move || {
+                    let log = shared.clone();
+                    App::new().default_service(web::to(
+                        move |req: HttpRequest, body: web::Bytes| {
+                            let log = log.clone();
+                            async move {
+                                let attempt = {
+                                    let mut log = log.lock().unwrap();
+                                    log.attempts += 1;
+                                    log.attempts
+                                };
+                                if attempt <= fail_first {
+                                    return HttpResponse::InternalServerError().finish();
+                                }
+                                actix_web::rt::time::sleep(delay).await;
+                                let header = |name: &str| {
+                                    req.headers()
+                                        .get(name)
+                                        .and_then(|v| v.to_str().ok())
+                                        .unwrap_or_default()
+                                        .to_string()
+                                };
+                                log.lock().unwrap().accepted.push(Received {
+                                    body: body.to_vec(),
+                                    signature: header("x-avalanche-signature"),
+                                    delivery: header("x-avalanche-delivery"),
+                                    content_type: header("content-type"),
+                                });
+                                HttpResponse::Ok().finish()
+                            }
+                        },
+                    ))
+                })
+                .workers(1)
+                .listen(listener)
+                .expect("listens")
+                .run();
+                let _ = server.await;
+            })
+        });
+        Receiver { url, log }
+    }
+
+    fn accepted(&self) -> Vec<Received> {
+        self.log.lock().unwrap().accepted.clone()
+    }
+
+    fn ids(&self) -> Vec<String> {
+        self.accepted()
+            .iter()
+            .map(|r| r.json()["id"].as_str().expect("id").to_string())
+            .collect()
+    }
+
+    fn attempts(&self) -> usize {
+        self.log.lock().unwrap().attempts
+    }
+
+    /// Waits (up to `limit`) until every id of `expected` has arrived.
+    fn wait_for(&self, expected: &[String], limit: Duration) -> bool {
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            let ids = self.ids();
+            if expected.iter().all(|id| ids.contains(id)) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+}
+
+fn register(app: &TestApp, player: &Player, url: &str) -> Value {
+    ok_json(
+        app.post("/v1/players/me/webhooks", Some(player))
+            .json(&json!({"url": url}))
+            .send(),
+        StatusCode::CREATED,
+    )
+}
+
+/// Checks each accepted request: JSON, signed with `secret`, its id in the delivery header,
+/// for `player`, and nothing but ids, types and public facts in it.
+fn check_signed(receiver: &Receiver, secret: &str, player: &Player) {
+    for received in receiver.accepted() {
+        let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+        mac.update(&received.body);
+        let expected = format!("sha256={}", hex::encode(mac.finalize().into_bytes()));
+        assert_eq!(received.signature, expected, "the signature verifies");
+        assert!(received.content_type.starts_with("application/json"));
+        let body = received.json();
+        assert_eq!(received.delivery, body["id"].as_str().unwrap());
+        assert_eq!(body["player_id"], player.id.as_str());
+        for key in body.as_object().unwrap().keys() {
+            assert!(
+                [
+                    "id",
+                    "type",
+                    "game_id",
+                    "kind",
+                    "version",
+                    "player_id",
+                    "seat",
+                    "occurred_at",
+                    "by_seat",
+                    "takeback_to_version",
+                    "outcome"
+                ]
+                .contains(&key.as_str()),
+                "no more than ids and public facts: {body}"
+            );
+        }
+    }
+}
+
+/// The notifications each player should get, in order, worked out from the answers.
+#[derive(Default)]
+struct Expected(Vec<(String, String)>);
+
+impl Expected {
+    fn note(&mut self, game: &str, version: u64, player: &str, kind: &str) {
+        self.0.push((
+            player.to_string(),
+            format!("{game}:{version}:{player}:{kind}"),
+        ));
+    }
+
+    /// What a change of a game's summary from `before` to `after` tells: whose turn began,
+    /// and whether it ended.
+    fn turns(&mut self, before: &Value, after: &Value) {
+        let game = after["id"].as_str().unwrap();
+        let version = after["version"].as_u64().unwrap();
+        let seated = |summary: &Value, seat: &Value| {
+            summary["seats"][seat.as_u64().unwrap() as usize]["player_id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let acting = |summary: &Value| -> Vec<String> {
+            if summary["status"] != "active" {
+                return Vec::new();
+            }
+            summary["to_act"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| seated(summary, s))
+                .collect()
+        };
+        let was = acting(before);
+        for player in acting(after) {
+            if !was.contains(&player) {
+                self.note(game, version, &player, "your_turn");
+            }
+        }
+        if after["status"] == "finished" && before["status"] != "finished" {
+            for seat in after["seats"].as_array().unwrap() {
+                let player = seat["player_id"].as_str().unwrap().to_string();
+                self.note(game, version, &player, "game_finished");
+            }
+        }
+    }
+
+    fn of(&self, player: &Player) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|(p, _)| *p == player.id)
+            .map(|(_, id)| id.clone())
+            .collect()
+    }
+}
+
+/// Posts `command` for `player` and notes the turns it changes; returns the answer.
+fn command(
+    app: &TestApp,
+    player: &Player,
+    game: &str,
+    command: &Value,
+    expected: &mut Expected,
+) -> Value {
+    let before = app.game(None, game);
+    let answer = ok_json(app.play(player, game, command).send_ok(), StatusCode::OK);
+    expected.turns(&before, &answer["game"]);
+    answer
+}
+
+/// Plays `moves` game commands (not table commands) of whoever is to act, at random.
+fn moves(
+    app: &TestApp,
+    game: &str,
+    players: &[Player],
+    moves: usize,
+    expected: &mut Expected,
+) -> Vec<u64> {
+    let mut chooser = common::Chooser::new(7);
+    let mut versions = Vec::new();
+    for _ in 0..moves {
+        let summary = app.game(None, game);
+        assert_eq!(summary["status"], "active", "{summary}");
+        let seat = summary["to_act"][0].as_u64().unwrap() as usize;
+        let legal = app.legal(&players[seat], game);
+        let commands: Vec<&Value> = legal["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| &l["command"])
+            .filter(|c| !is_table_command(c))
+            .collect();
+        let chosen = commands[chooser.below(commands.len())].clone();
+        let answer = command(app, &players[seat], game, &chosen, expected);
+        versions.push(answer["version"].as_u64().unwrap());
+    }
+    versions
+}
+
+/// A chess game of `players[0]` (white) and `players[1]`, started by the join.
+fn chess(app: &TestApp, players: &[Player], expected: &mut Expected) -> String {
+    let game = app.create_game(&players[0], json!({"kind": "avalanche-chess", "seats": 2}));
+    let before = app.game(None, &game);
+    let joined = app.join(&players[1], &game);
+    expected.turns(&before, &joined["game"]);
+    game
+}
+
+#[test]
+fn each_player_is_told_once_of_each_turn_offer_and_end_with_a_valid_signature() {
+    let app = TestApp::spawn();
+    let players = vec![app.create_player("Ana"), app.create_player("Ben")];
+    let receivers = [
+        Receiver::spawn(0, Duration::ZERO),
+        Receiver::spawn(0, Duration::ZERO),
+    ];
+    let secrets: Vec<String> = players
+        .iter()
+        .zip(&receivers)
+        .map(|(p, r)| {
+            register(&app, p, &r.url)["secret"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    // A game without either of them tells them nothing.
+    let others = vec![app.create_player("Cy"), app.create_player("Di")];
+    let mut unrelated = Expected::default();
+    let other_game = chess(&app, &others, &mut unrelated);
+    moves(&app, &other_game, &others, 2, &mut unrelated);
+
+    let mut expected = Expected::default();
+    let game = chess(&app, &players, &mut expected);
+    let versions = moves(&app, &game, &players, 4, &mut expected);
+    // Ben offers a draw: Ana is told; Ana declines.
+    let offer = command(
+        &app,
+        &players[1],
+        &game,
+        &json!({"type": "offer_draw"}),
+        &mut expected,
+    );
+    expected.note(
+        &game,
+        offer["version"].as_u64().unwrap(),
+        &players[0].id,
+        "draw_offered",
+    );
+    command(
+        &app,
+        &players[0],
+        &game,
+        &json!({"type": "decline_draw"}),
+        &mut expected,
+    );
+    // Ana asks for a takeback: Ben is told; Ben declines.
+    let request = json!({"type": "request_takeback", "version": versions[1]});
+    let asked = command(&app, &players[0], &game, &request, &mut expected);
+    expected.note(
+        &game,
+        asked["version"].as_u64().unwrap(),
+        &players[1].id,
+        "takeback_requested",
+    );
+    command(
+        &app,
+        &players[1],
+        &game,
+        &json!({"type": "decline_takeback"}),
+        &mut expected,
+    );
+    moves(&app, &game, &players, 2, &mut expected);
+    // Ana resigns: both are told the game ended.
+    command(
+        &app,
+        &players[0],
+        &game,
+        &json!({"type": "resign"}),
+        &mut expected,
+    );
+
+    for ((player, receiver), secret) in players.iter().zip(&receivers).zip(&secrets) {
+        let mine = expected.of(player);
+        assert!(mine.iter().any(|id| id.ends_with(":game_finished")));
+        assert!(
+            receiver.wait_for(&mine, Duration::from_secs(20)),
+            "{} got {:?}, expected {mine:?}",
+            player.id,
+            receiver.ids()
+        );
+        // A little longer, so that a duplicate would show.
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(receiver.ids(), mine, "each once, in the order of play");
+        check_signed(receiver, secret, player);
+    }
+    let finished = receivers[1]
+        .accepted()
+        .iter()
+        .map(Received::json)
+        .find(|n| n["type"] == "game_finished")
+        .unwrap();
+    assert_eq!(finished["outcome"]["winners"], json!([1]), "{finished}");
+    assert_eq!(finished["kind"], "avalanche-chess");
+    let offered = receivers[0]
+        .accepted()
+        .iter()
+        .map(Received::json)
+        .find(|n| n["type"] == "draw_offered")
+        .unwrap();
+    assert_eq!(offered["by_seat"], 1);
+    assert_eq!(offered["seat"], 0);
+}
+
+#[test]
+fn a_receiver_answering_500_is_retried_until_it_accepts_each_notification() {
+    let app = TestApp::spawn();
+    let players = vec![app.create_player("Ana"), app.create_player("Ben")];
+    let failing = Receiver::spawn(3, Duration::ZERO);
+    let secret = register(&app, &players[0], &failing.url)["secret"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut expected = Expected::default();
+    let game = chess(&app, &players, &mut expected);
+    moves(&app, &game, &players, 4, &mut expected);
+    let mine = expected.of(&players[0]);
+    assert_eq!(mine.len(), 3, "{mine:?}");
+    assert!(
+        failing.wait_for(&mine, Duration::from_secs(20)),
+        "got {:?}",
+        failing.ids()
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        failing.ids(),
+        mine,
+        "none skipped, none twice once accepted"
+    );
+    assert_eq!(
+        failing.attempts(),
+        mine.len() + 3,
+        "three refusals, retried"
+    );
+    check_signed(&failing, &secret, &players[0]);
+}
+
+#[test]
+fn a_slow_receiver_delays_neither_play_nor_another_players_receiver() {
+    let app = TestApp::spawn();
+    let players = vec![app.create_player("Ana"), app.create_player("Ben")];
+    let slow = Receiver::spawn(0, Duration::from_secs(5));
+    let quick = Receiver::spawn(0, Duration::ZERO);
+    register(&app, &players[0], &slow.url);
+    register(&app, &players[1], &quick.url);
+    let started = Instant::now();
+    let mut expected = Expected::default();
+    let game = chess(&app, &players, &mut expected);
+    moves(&app, &game, &players, 6, &mut expected);
+    // Ana's receiver takes 5 s for each of her 4 notifications; play did not wait for it.
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "play waited for a receiver: {:?}",
+        started.elapsed()
+    );
+    let bens = expected.of(&players[1]);
+    assert_eq!(bens.len(), 3);
+    assert!(quick.wait_for(&bens, Duration::from_secs(4)));
+    assert!(
+        slow.accepted().len() < expected.of(&players[0]).len(),
+        "Ben was told before Ana's slow receiver took all of hers"
+    );
+}
+
+#[test]
+fn a_webhook_is_registered_with_a_secret_shown_once_and_only_its_owner_deletes_it() {
+    let app = TestApp::spawn();
+    let ana = app.create_player("Ana");
+    let ben = app.create_player("Ben");
+    let created = register(&app, &ana, "https://example.com/avalanche?x=1");
+    let id = created["id"].as_str().unwrap().to_string();
+    assert!(created["secret"].as_str().unwrap().starts_with("whsec_"));
+    assert_eq!(created["url"], "https://example.com/avalanche?x=1");
+    let listed = ok_json(
+        app.get("/v1/players/me/webhooks", Some(&ana)).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed[0]["id"], id.as_str());
+    assert!(
+        listed[0].get("secret").is_none(),
+        "never shown again: {listed}"
+    );
+    let bens = ok_json(
+        app.get("/v1/players/me/webhooks", Some(&ben)).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(bens, json!([]));
+
+    for url in ["ftp://example.com/x", "not a url", "http://", "/relative"] {
+        let refused = app
+            .post("/v1/players/me/webhooks", Some(&ana))
+            .json(&json!({"url": url}))
+            .send()
+            .unwrap();
+        assert_eq!(
+            problem(refused, StatusCode::BAD_REQUEST),
+            "invalid_webhook_url",
+            "{url}"
+        );
+    }
+    let long = format!("https://example.com/{}", "a".repeat(2000));
+    let refused = app
+        .post("/v1/players/me/webhooks", Some(&ana))
+        .json(&json!({"url": long}))
+        .send()
+        .unwrap();
+    assert_eq!(
+        problem(refused, StatusCode::BAD_REQUEST),
+        "invalid_webhook_url"
+    );
+    let anonymous = app
+        .post("/v1/players/me/webhooks", None)
+        .json(&json!({"url": "https://example.com/"}))
+        .send()
+        .unwrap();
+    assert_eq!(problem(anonymous, StatusCode::UNAUTHORIZED), "unauthorized");
+
+    let path = format!("/v1/players/me/webhooks/{id}");
+    let by_ben = app
+        .client
+        .delete(app.url(&path))
+        .bearer_auth(&ben.token)
+        .send()
+        .unwrap();
+    assert_eq!(problem(by_ben, StatusCode::NOT_FOUND), "webhook_not_found");
+    let still = ok_json(
+        app.get("/v1/players/me/webhooks", Some(&ana)).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(still.as_array().unwrap().len(), 1);
+    let by_ana = app
+        .client
+        .delete(app.url(&path))
+        .bearer_auth(&ana.token)
+        .send()
+        .unwrap();
+    assert_eq!(by_ana.status(), StatusCode::NO_CONTENT);
+    let again = app
+        .client
+        .delete(app.url(&path))
+        .bearer_auth(&ana.token)
+        .send()
+        .unwrap();
+    assert_eq!(problem(again, StatusCode::NOT_FOUND), "webhook_not_found");
+
+    for n in 0..10 {
+        register(&app, &ana, &format!("https://example.com/{n}"));
+    }
+    let eleventh = app
+        .post("/v1/players/me/webhooks", Some(&ana))
+        .json(&json!({"url": "https://example.com/11"}))
+        .send()
+        .unwrap();
+    assert_eq!(problem(eleventh, StatusCode::CONFLICT), "too_many_webhooks");
+}
+
+/// `target/<profile>/avalanche`, built by `cargo test --workspace` beside this test.
+fn binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target directory");
+    dir.join(format!("avalanche{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// The real binary on a free port over `data`, retrying deliveries at most 500 ms apart.
+fn start(data: &Path) -> (Child, TestApp) {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(binary())
+        .args(["--addr", &format!("127.0.0.1:{port}"), "--data"])
+        .arg(data)
+        .args(["--webhook-retry-ms", "50", "--webhook-retry-max-ms", "500"])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the avalanche binary starts (cargo test --workspace builds it)");
+    let app = TestApp::attach(&format!("http://127.0.0.1:{port}"));
+    for _ in 0..200 {
+        if app.client.get(app.url("/health")).send().is_ok() {
+            return (child, app);
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    child.kill().ok();
+    child.wait().ok();
+    panic!("the server did not answer");
+}
+
+#[test]
+fn every_notification_arrives_at_least_once_across_a_kill_9_mid_delivery() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, app) = start(dir.path());
+    let players = vec![app.create_player("Ana"), app.create_player("Ben")];
+    // Slow enough that notifications are still queued when the server is killed.
+    let receivers = [
+        Receiver::spawn(0, Duration::from_millis(300)),
+        Receiver::spawn(0, Duration::from_millis(300)),
+    ];
+    let secrets: Vec<String> = players
+        .iter()
+        .zip(&receivers)
+        .map(|(p, r)| {
+            register(&app, p, &r.url)["secret"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let mut expected = Expected::default();
+    let game = chess(&app, &players, &mut expected);
+    moves(&app, &game, &players, 10, &mut expected);
+    let pending = players
+        .iter()
+        .zip(&receivers)
+        .any(|(p, r)| r.ids().len() < expected.of(p).len());
+    server.kill().expect("SIGKILL");
+    server.wait().unwrap();
+    assert!(pending, "the kill came in the middle of deliveries");
+
+    let (mut server, app) = start(dir.path());
+    moves(&app, &game, &players, 2, &mut expected);
+    command(
+        &app,
+        &players[1],
+        &game,
+        &json!({"type": "resign"}),
+        &mut expected,
+    );
+    for ((player, receiver), secret) in players.iter().zip(&receivers).zip(&secrets) {
+        let mine = expected.of(player);
+        assert!(
+            receiver.wait_for(&mine, Duration::from_secs(20)),
+            "{} got {:?}, expected {mine:?}",
+            player.id,
+            receiver.ids()
+        );
+        // At least once: a repeat (of the one in flight at the kill) is allowed, but nothing
+        // else.
+        for id in receiver.ids() {
+            assert!(mine.contains(&id), "{id} was not expected");
+        }
+        check_signed(receiver, secret, player);
+    }
+    server.kill().ok();
+    server.wait().ok();
+}
+
+#[test]
+fn an_accepted_takeback_ends_the_game_and_the_fork_tells_only_whose_turn_it_is() {
+    let app = TestApp::spawn();
+    let players = vec![app.create_player("Ana"), app.create_player("Ben")];
+    let receivers = [
+        Receiver::spawn(0, Duration::ZERO),
+        Receiver::spawn(0, Duration::ZERO),
+    ];
+    for (player, receiver) in players.iter().zip(&receivers) {
+        register(&app, player, &receiver.url);
+    }
+    let mut expected = Expected::default();
+    let game = chess(&app, &players, &mut expected);
+    let versions = moves(&app, &game, &players, 4, &mut expected);
+    let request = json!({"type": "request_takeback", "version": versions[1]});
+    let asked = command(&app, &players[1], &game, &request, &mut expected);
+    expected.note(
+        &game,
+        asked["version"].as_u64().unwrap(),
+        &players[0].id,
+        "takeback_requested",
+    );
+    // Accepting supersedes the game (both are told it ended) and play goes on in a fork,
+    // whose copied past announces nothing: only whose turn it is there.
+    command(
+        &app,
+        &players[0],
+        &game,
+        &json!({"type": "accept_takeback"}),
+        &mut expected,
+    );
+    let forks = ok_json(
+        app.get(&format!("/v1/games/{game}/forks"), None).send(),
+        StatusCode::OK,
+    );
+    let fork = app.game(None, forks[0]["id"].as_str().unwrap());
+    let nobody = json!({"id": fork["id"], "status": "open", "to_act": [], "seats": []});
+    expected.turns(&nobody, &fork);
+    moves(
+        &app,
+        fork["id"].as_str().unwrap(),
+        &players,
+        1,
+        &mut expected,
+    );
+    for (player, receiver) in players.iter().zip(&receivers) {
+        let mine = expected.of(player);
+        assert!(
+            receiver.wait_for(&mine, Duration::from_secs(20)),
+            "{} got {:?}, expected {mine:?}",
+            player.id,
+            receiver.ids()
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(receiver.ids(), mine, "each once, in the order of play");
+    }
+    let finished = receivers[0]
+        .accepted()
+        .iter()
+        .map(Received::json)
+        .find(|n| n["type"] == "game_finished")
+        .unwrap();
+    assert!(
+        finished["outcome"]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("superseded"),
+        "{finished}"
+    );
+}
