@@ -2,6 +2,7 @@
 
 use super::command::{Actor, TableCommand};
 use super::event::TableEvent;
+use super::sealed::seed_revealed;
 use super::state::{Status, Table};
 use crate::engine::{Context, Engine, Legal, Outcome, RuleError, Seat};
 use serde::Serialize;
@@ -160,7 +161,7 @@ impl<E: Engine> Table<E> {
                     events.push(TableEvent::Finished {
                         outcome: Outcome::win(remaining, reason),
                     });
-                    events.push(TableEvent::SeedRevealed { seed: ctx.seed() });
+                    events.push(seed_revealed(ctx));
                     return Ok(events);
                 }
                 events.extend(
@@ -208,7 +209,7 @@ impl<E: Engine> Table<E> {
                             TableEvent::Finished {
                                 outcome: Outcome::draw(2, "draw by agreement"),
                             },
-                            TableEvent::SeedRevealed { seed: ctx.seed() },
+                            seed_revealed(ctx),
                         ])
                     }
                     _ => Err(RuleError::new(
@@ -226,12 +227,6 @@ impl<E: Engine> Table<E> {
         version: u64,
         ctx: &Context,
     ) -> Result<Vec<TableEvent<E>>, RuleError> {
-        if E::info().hidden_information {
-            return Err(RuleError::new(
-                "takeback_not_available",
-                "Takebacks are offered for games without hidden cards: a fork of this game would need every face-down pile shuffled again.",
-            ));
-        }
         if self.takeback.is_some() {
             return Err(RuleError::new(
                 "takeback_pending",
@@ -279,8 +274,10 @@ impl<E: Engine> Table<E> {
     }
 
     /// Every other seat accepted: play goes on in a fork, and this game ends as superseded.
+    /// A game with hidden cards keeps its seed: it is sealed until the fork ends (see
+    /// `sealed.rs`).
     fn takeback_agreed(&self, version: u64, ctx: &Context) -> Vec<TableEvent<E>> {
-        vec![
+        let mut events = vec![
             TableEvent::TakebackAgreed { version },
             TableEvent::Finished {
                 outcome: Outcome::win(
@@ -288,8 +285,11 @@ impl<E: Engine> Table<E> {
                     format!("superseded: taken back to version {version}, play goes on in a fork"),
                 ),
             },
-            TableEvent::SeedRevealed { seed: ctx.seed() },
-        ]
+        ];
+        if !E::info().hidden_information {
+            events.push(seed_revealed(ctx));
+        }
+        events
     }
 
     /// The event that makes this game, a copy of `parent` up to here, a fork of it, with
@@ -320,6 +320,7 @@ impl<E: Engine> Table<E> {
             version: self.version,
             players,
             analysis,
+            commitment: None,
         }])
     }
 
@@ -333,7 +334,7 @@ impl<E: Engine> Table<E> {
         if after.status == Status::Active {
             if let Some(outcome) = E::outcome(&after.game) {
                 events.push(TableEvent::Finished { outcome });
-                events.push(TableEvent::SeedRevealed { seed: ctx.seed() });
+                events.push(seed_revealed(ctx));
             }
         }
         events

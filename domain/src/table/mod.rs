@@ -6,6 +6,7 @@
 mod command;
 mod decide;
 mod event;
+mod sealed;
 mod state;
 
 pub use command::{Actor, TableCommand, TABLE_COMMAND_TYPES};
