@@ -4,14 +4,17 @@
 use crate::archive::{fold, read_log, write_game};
 use crate::auth::{Authenticated, MaybeAuthenticated};
 use crate::games::Slot;
+use crate::players::random_bytes;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GameSummary};
 use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpResponse};
 use chrono::Utc;
+use domain::engine::{Context, Viewer};
 use domain::log::{fork_command, LoggedCommand, LoggedEvent};
-use domain::table::Status;
+use domain::registry::LiveGame;
+use domain::Seed;
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -45,11 +48,12 @@ pub async fn create_fork(
     let version = body.version;
     let parent = state.games.slot(&id).await?;
     let parent = parent.lock().await;
-    if parent.game.status() != Status::Finished && parent.game.hidden_information() {
+    // A game sealed by a takeback still hides the cards that go on in its fork.
+    if parent.game.hidden_information() && parent.viewer(None) != Viewer::Everyone {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "fork_not_available",
-            "This game hides cards while it runs: an analysis fork may be made once it has ended.",
+            "This game hides cards while it runs (or, superseded by a takeback, until the fork that goes on from it ends): an analysis fork may be made once it has ended.",
         ));
     }
     let players = vec![Some(player.id.clone()); parent.game.seats()];
@@ -66,7 +70,10 @@ pub async fn create_fork(
 
 /// Writes a fork of `parent` (game `id`) at `version` with `players` at the seats, given by
 /// `player`; returns its id. `analysis` shows everything to everyone: only where nothing is
-/// secret. The fork keeps the parent's seed.
+/// secret. Otherwise it is the fork of an agreed takeback. The fork keeps the parent's seed,
+/// except a takeback's fork in a game with hidden cards: it deals from a fresh seed, committed
+/// to in `forked`, from the reshuffle of every face-down pile on, and keeps the parent's
+/// seeds as its earlier ones (see `domain/src/table/sealed.rs`).
 pub async fn fork_game(
     state: &AppState,
     id: &str,
@@ -100,8 +107,19 @@ pub async fn fork_game(
     }
     let payloads: Vec<Value> = log.events.iter().map(|e| e.payload.clone()).collect();
     let copy = fold(&state.registry, id, &payloads)?;
-    let forked = copy.fork(id, players.clone(), analysis)?;
     let now = Utc::now();
+    let mut seed = parent.secret_seed();
+    let mut earlier = parent.earlier_seeds().to_vec();
+    let forked = if analysis {
+        copy.fork(id, players.clone(), analysis)?
+    } else {
+        if copy.hidden_information() {
+            earlier.push(seed);
+            seed = Seed(random_bytes::<32>()?);
+        }
+        let ctx = Context::new(seed, version, now).with_earlier_seeds(earlier.clone());
+        copy.takeback_fork(id, players.clone(), &ctx)?
+    };
     log.commands.push(LoggedCommand {
         first_version: version + 1,
         last_version: version + forked.len() as u64,
@@ -118,7 +136,23 @@ pub async fn fork_game(
             actor: Some(format!("player:{player}")),
         });
     }
-    write_game(&state.store, &state.registry, &log, parent.secret_seed()).await
+    write_game(&state.store, &state.registry, &log, seed, &earlier).await
+}
+
+/// Game `id` has ended and revealed its seed: reveals the seeds of the games it superseded by
+/// takebacks, its parent, that game's parent and so on, as long as they are sealed. A failure
+/// is ours, logged, not the player's: the ancestor stays sealed, which leaks nothing.
+pub async fn reveal_superseded(state: &AppState, id: &str, game: &dyn LiveGame) {
+    let mut next = game.parent().map(|origin| origin.game);
+    while let Some(ancestor) = next {
+        next = match state.games.reveal_sealed_seed(&ancestor).await {
+            Ok(parent) => parent,
+            Err(error) => {
+                tracing::error!(game = %ancestor, fork = %id, %error, "a sealed game's seed could not be revealed");
+                None
+            }
+        };
+    }
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

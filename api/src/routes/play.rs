@@ -156,6 +156,13 @@ pub async fn answer(
             }
         }
     }
+    let revealed = played
+        .envelopes
+        .iter()
+        .any(|e| e.event_type == "seed_revealed");
+    if revealed && !played.duplicate {
+        crate::routes::forks::reveal_superseded(state, id, slot.game.as_ref()).await;
+    }
     let mut game = summary(&slot, &state.players, Some(player), true);
     if played.duplicate {
         // The first answer: the game as it was right after that command.
