@@ -3,6 +3,10 @@
 //! revealed seed is the one committed to at creation. Deals are events of the commands that
 //! deal (the last `join`, new rounds), so re-deciding them re-derives every deal from the seed.
 //! The first divergence is reported with its version, what the rules give and what is stored.
+//! A fork made by a takeback in a game with hidden cards holds two commitments or more: each
+//! command is decided with the seed of the last one made up to its events, and a reveal
+//! gives every seed (see `table/sealed.rs`). The server's own `fork` and `reveal_seed`
+//! commands are decided again like the players'.
 
 use crate::engine::{Context, Outcome};
 use crate::fairness::Seed;

@@ -9,6 +9,7 @@ use common::play::{play_to_end, SendOk};
 use common::{ok_json, problem, Player, TestApp};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
 
 fn state_at(app: &TestApp, reader: Option<&Player>, id: &str, version: u64) -> Value {
     ok_json(
@@ -141,6 +142,19 @@ fn seen(app: &TestApp, reader: Option<&Player>, id: &str) -> (Value, Value, Vec<
     (game["view"].clone(), game["seed"].clone(), events)
 }
 
+/// The data of every event of a server-sent event stream, read to its end (a finished game's
+/// stream ends after its last event).
+fn stream_data(response: reqwest::blocking::Response) -> Vec<Value> {
+    BufReader::new(response)
+        .lines()
+        .map(|line| line.expect("stream line"))
+        .filter_map(|line| {
+            let data: Value = serde_json::from_str(line.strip_prefix("data: ")?).ok()?;
+            Some(data["data"].clone())
+        })
+        .collect()
+}
+
 fn readers(players: &[Player]) -> Vec<Option<&Player>> {
     players.iter().map(Some).chain([None]).collect()
 }
@@ -188,6 +202,15 @@ fn a_takeback_in_a_card_game_reshuffles_the_fork_and_seals_the_parent_until_the_
         assert!(events_now[events.len()..]
             .iter()
             .all(|e| e["type"] != "seed_revealed" && e["type"] != "game"));
+    }
+    // The event stream of the sealed game shows each reader the same as the pages.
+    for reader in readers(&players) {
+        let stream = app
+            .get(&format!("/v1/games/{id}/stream"), reader)
+            .send()
+            .unwrap();
+        let (_, _, page) = seen(&app, reader, &id);
+        assert_eq!(stream_data(stream), page);
     }
     for (reader, state) in readers(&players).into_iter().zip(&states_before) {
         let now = state_at(&app, reader, &id, back_to + 1);
