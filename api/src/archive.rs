@@ -2,7 +2,7 @@
 //! them) for replays, audits and exports, and an audited log written as a new game (imports
 //! and forks).
 
-use crate::games::{append_error, tags, to_new_events};
+use crate::games::{append_error, tags, to_new_events, EARLIER_SEEDS};
 use crate::players::random_hex;
 use crate::problem::ApiError;
 use domain::log::{GameLog, LoggedCommand, LoggedEvent};
@@ -123,7 +123,8 @@ pub fn read_log(
     })
 }
 
-/// Writes `log` (already audited) as a new game with secret `seed`, batch by batch with the
+/// Writes `log` (already audited) as a new game with secret `seed` (and `earlier`, the seeds of
+/// the stream's earlier commitments, oldest first), batch by batch with the
 /// commands, actors and times of the log; returns its id. The game is listed (tagged) only
 /// with its last batch, so a write cut short leaves no half game in any list.
 pub async fn write_game(
@@ -131,6 +132,7 @@ pub async fn write_game(
     registry: &Registry,
     log: &GameLog,
     seed: Seed,
+    earlier: &[Seed],
 ) -> Result<String, ApiError> {
     let id = format!("g-{}", random_hex::<8>()?);
     let payloads: Vec<Value> = log.events.iter().map(|e| e.payload.clone()).collect();
@@ -162,7 +164,12 @@ pub async fn write_game(
             recorded_at: command.recorded_at,
             tags: (i == last).then(|| tags(game.as_ref())),
             secrets: if i == 0 {
-                vec![(SEED.to_string(), seed.0.to_vec())]
+                let mut secrets = vec![(SEED.to_string(), seed.0.to_vec())];
+                if !earlier.is_empty() {
+                    let bytes = earlier.iter().flat_map(|s| s.0).collect();
+                    secrets.push((EARLIER_SEEDS.to_string(), bytes));
+                }
+                secrets
             } else {
                 Vec::new()
             },

@@ -17,6 +17,10 @@ use storage::{AppendError, Batch, Envelope, NewEvent, Store};
 
 /// The secret under which a game's seed is stored, beside its events.
 const SEED: &str = "seed";
+/// The secret under which the seeds of a stream's earlier commitments are stored, 32 bytes
+/// each, oldest first: a fork by takeback in a game with hidden cards was dealt up to the fork
+/// from its parent's seed (see `domain/src/table/sealed.rs`). Absent when there are none.
+pub(crate) const EARLIER_SEEDS: &str = "earlier_seeds";
 /// Every event's schema version today.
 const SCHEMA_VERSION: u32 = 1;
 /// Events read from the store at a time when folding a stream.
@@ -27,6 +31,8 @@ pub struct Slot {
     pub id: String,
     pub game: Box<dyn LiveGame>,
     seed: Seed,
+    /// The seeds of the stream's earlier commitments, oldest first (usually none).
+    earlier: Vec<Seed>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -41,6 +47,16 @@ impl Slot {
     /// running game without hidden information.
     pub(crate) fn secret_seed(&self) -> Seed {
         self.seed
+    }
+
+    /// The seeds of the stream's earlier commitments, oldest first: secret like the seed.
+    pub(crate) fn earlier_seeds(&self) -> &[Seed] {
+        &self.earlier
+    }
+
+    /// The context to decide a command on this game at `version`, now.
+    fn context(&self, version: u64, now: DateTime<Utc>) -> Context {
+        Context::new(self.seed, version, now).with_earlier_seeds(self.earlier.clone())
     }
 }
 
@@ -192,8 +208,32 @@ impl Games {
             // Someone else wrote this stream (or the disk failed): fold again next time.
             drop(slot);
             self.forget(id);
+            return appended;
+        }
+        if matches!(appended, Ok(n) if n > 0) && slot.game.revealed_seed().is_some() {
+            // A timeout ended the game: the games it superseded by takebacks are unsealed.
+            let parent = slot.game.parent().map(|origin| origin.game);
+            drop(slot);
+            self.reveal_superseded(id, parent).await;
         }
         appended
+    }
+
+    /// Game `id` has ended and revealed its seed: reveals the seeds of the games it superseded
+    /// by takebacks (`parent`, that game's parent and so on) as long as they are sealed. A
+    /// failure is ours, logged, not the player's: the ancestor stays sealed, which leaks
+    /// nothing.
+    pub async fn reveal_superseded(&self, id: &str, parent: Option<String>) {
+        let mut next = parent;
+        while let Some(ancestor) = next {
+            next = match self.reveal_sealed_seed(&ancestor).await {
+                Ok(parent) => parent,
+                Err(error) => {
+                    tracing::error!(game = %ancestor, fork = %id, %error, "a sealed game's seed could not be revealed");
+                    None
+                }
+            };
+        }
     }
 
     async fn system_locked(
@@ -205,11 +245,9 @@ impl Games {
         let version = slot.game.version();
         let now = Utc::now();
         let json = serde_json::to_value(command).map_err(ApiError::internal)?;
-        let decided = slot.game.decide(
-            &Actor::System,
-            &json,
-            &Context::new(slot.seed, version, now),
-        );
+        let decided = slot
+            .game
+            .decide(&Actor::System, &json, &slot.context(version, now));
         let events = match decided {
             Ok(events) => events,
             Err(refused) => {
@@ -312,6 +350,7 @@ impl Games {
             id: id.clone(),
             game,
             seed,
+            earlier: Vec::new(),
             created_at: now,
             updated_at: now,
         }));
@@ -407,10 +446,20 @@ impl Games {
                 .try_into()
                 .map_err(|_| ApiError::internal(format!("game {id} has a malformed seed")))?,
         );
+        let earlier = self
+            .store
+            .secret(id, EARLIER_SEEDS)
+            .map_err(ApiError::internal)?
+            .unwrap_or_default()
+            .chunks(32)
+            .map(|bytes| bytes.try_into().map(Seed))
+            .collect::<Result<Vec<Seed>, _>>()
+            .map_err(|_| ApiError::internal(format!("game {id} has malformed earlier seeds")))?;
         Ok(Slot {
             id: id.to_string(),
             game,
             seed,
+            earlier,
             created_at: first.recorded_at,
             updated_at: last.recorded_at,
         })
@@ -475,7 +524,7 @@ impl Games {
         let actor = Actor::player(player);
         let events = slot
             .game
-            .decide(&actor, &command, &Context::new(slot.seed, version, now))?;
+            .decide(&actor, &command, &slot.context(version, now))?;
         let changes_index = events
             .iter()
             .any(|e| matches!(e.event_type.as_str(), "seat_taken" | "started" | "finished"));
@@ -619,6 +668,47 @@ impl Games {
             }
         }
         Ok(changed)
+    }
+
+    /// Reveals the seed of game `id` if it is sealed (superseded by a takeback in a game with
+    /// hidden cards, its seed kept), as the system: called once the fork that goes on from it
+    /// has ended. Returns the game it was forked from, if any, which may be sealed too.
+    pub async fn reveal_sealed_seed(&self, id: &str) -> Result<Option<String>, ApiError> {
+        let slot_ref = self.slot(id).await?;
+        let mut slot = slot_ref.lock().await;
+        let parent = slot.game.parent().map(|origin| origin.game);
+        if !slot.game.sealed() {
+            return Ok(None);
+        }
+        let version = slot.game.version();
+        let now = Utc::now();
+        let events = slot.game.reveal_seed(&slot.context(version, now))?;
+        let batch = Batch {
+            events: to_new_events(&events),
+            actor: "system".to_string(),
+            command_id: None,
+            command: Some(domain::log::reveal_seed_command()),
+            recorded_at: now,
+            tags: None,
+            secrets: Vec::new(),
+        };
+        if let Err(error) = self.store.append(id, version, batch).await {
+            drop(slot);
+            self.forget(id);
+            return Err(append_error(id, error));
+        }
+        for event in &events {
+            if let Err(error) = slot.game.evolve(&event.payload) {
+                drop(slot);
+                self.forget(id);
+                return Err(ApiError::internal(format!(
+                    "{id}: own event does not fold: {error}"
+                )));
+            }
+        }
+        slot.updated_at = now;
+        tracing::info!(game = %id, "sealed game's seed revealed: the fork that superseded it has ended");
+        Ok(parent)
     }
 
     /// Ids of games with an index entry, in id order, after `after`.

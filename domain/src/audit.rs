@@ -3,8 +3,12 @@
 //! revealed seed is the one committed to at creation. Deals are events of the commands that
 //! deal (the last `join`, new rounds), so re-deciding them re-derives every deal from the seed.
 //! The first divergence is reported with its version, what the rules give and what is stored.
+//! A fork made by a takeback in a game with hidden cards holds two commitments or more: each
+//! command is decided with the seed of the last one made up to its events, and a reveal
+//! gives every seed (see `table/sealed.rs`). The server's own `fork` and `reveal_seed`
+//! commands are decided again like the players'.
 
-use crate::engine::{Context, Outcome, Viewer};
+use crate::engine::{Context, Outcome};
 use crate::fairness::Seed;
 use crate::log::{GameLog, LoggedCommand};
 use crate::registry::{EventRecord, LiveGame, Registry};
@@ -71,6 +75,19 @@ pub fn audit(
     log: &GameLog,
     secret: Option<Seed>,
 ) -> Result<AuditReport, Divergence> {
+    audit_with_secrets(registry, log, secret.as_slice())
+}
+
+/// Audits `log`, given the server's secret seeds (never shown) of the stream's commitments,
+/// oldest first, for a game that has not revealed them. A stream holds one commitment, in
+/// `created`, and one more in each `forked` of a takeback in a game with hidden cards; each
+/// command is decided with the seed of the last commitment made up to its events (see
+/// `table/sealed.rs`).
+pub fn audit_with_secrets(
+    registry: &Registry,
+    log: &GameLog,
+    secrets: &[Seed],
+) -> Result<AuditReport, Divergence> {
     check_versions(log)?;
     let created = &log.events[0];
     if created.event_type != "created" {
@@ -87,13 +104,13 @@ pub fn audit(
         .get(kind_id)
         .ok_or_else(|| Divergence::at(1, format!("there is no game {kind_id:?}")))?;
     let hidden = kind.info().hidden_information;
-    let commitment = created.payload["commitment"].as_str().unwrap_or_default();
-    let revealed = revealed_seed(log, commitment)?;
-    let seed = match (revealed, secret) {
-        (Some(seed), _) => seed,
-        (None, Some(secret)) => secret,
-        (None, None) if !hidden => Seed([0; 32]),
-        (None, None) => return Err(Divergence::at(
+    let commitments = commitments(log);
+    let revealed = revealed_seeds(log, &commitments)?;
+    let seeds = match &revealed {
+        Some(seeds) => seeds.clone(),
+        None if secrets.len() == commitments.len() => secrets.to_vec(),
+        None if !hidden => vec![Seed([0; 32]); commitments.len()],
+        None => return Err(Divergence::at(
             log.events.len() as u64,
             "the game has not ended and its seed is not revealed, so its deals cannot be checked",
         )),
@@ -114,7 +131,13 @@ pub fn audit(
             ));
         }
         next = batch.last_version + 1;
-        let expected = decide_again(game.as_ref(), batch, seed, i == 0)?;
+        // The seeds in force for this command: up to the last commitment made by its events.
+        let made = commitments
+            .iter()
+            .filter(|(version, _)| *version <= batch.last_version)
+            .count();
+        let in_force = &seeds[..made.clamp(1, seeds.len())];
+        let expected = decide_again(game.as_ref(), batch, in_force, i == 0)?;
         // The first batch begins with `created`, which no command decides.
         let stored_from = if i == 0 { 2 } else { batch.first_version };
         let stored_to = batch.last_version.min(last);
@@ -135,11 +158,8 @@ pub fn audit(
         ));
     }
     let status = game.status();
-    let viewer = if status == Status::Finished {
-        Viewer::Everyone
-    } else {
-        Viewer::Spectator
-    };
+    // A sealed game (superseded, its seed kept) is shown as to a spectator.
+    let viewer = game.viewer_for(None);
     Ok(AuditReport {
         kind: log.kind.clone(),
         variant: game.variant(),
@@ -172,41 +192,95 @@ fn check_versions(log: &GameLog) -> Result<(), Divergence> {
     Ok(())
 }
 
-/// The revealed seed, if any, checked against the commitment made at creation.
-fn revealed_seed(log: &GameLog, commitment: &str) -> Result<Option<Seed>, Divergence> {
-    let mut seed = None;
+/// The commitments of a stream with the versions that make them: `created`'s, then each
+/// `forked` that made a new one (a takeback in a game with hidden cards).
+fn commitments(log: &GameLog) -> Vec<(u64, String)> {
+    log.events
+        .iter()
+        .filter_map(|event| {
+            let commitment = match event.event_type.as_str() {
+                "created" | "forked" => event.payload["commitment"].as_str()?,
+                _ => return None,
+            };
+            Some((event.version, commitment.to_string()))
+        })
+        .collect()
+}
+
+/// The revealed seeds, one for each commitment, oldest first, when the last `seed_revealed`
+/// reveals all of them; every `seed_revealed` is checked against the commitments made before
+/// it.
+fn revealed_seeds(
+    log: &GameLog,
+    commitments: &[(u64, String)],
+) -> Result<Option<Vec<Seed>>, Divergence> {
+    let mut seeds = None;
     for event in log
         .events
         .iter()
         .filter(|e| e.event_type == "seed_revealed")
     {
+        let unreadable = |e: crate::fairness::SeedError| {
+            Divergence::at(event.version, format!("the revealed seed: {e}"))
+        };
+        let mut revealed = Vec::new();
+        for text in event.payload["earlier"].as_array().into_iter().flatten() {
+            revealed.push(Seed::from_hex(text.as_str().unwrap_or_default()).map_err(unreadable)?);
+        }
         let text = event.payload["seed"].as_str().unwrap_or_default();
-        let revealed = Seed::from_hex(text)
-            .map_err(|e| Divergence::at(event.version, format!("the revealed seed: {e}")))?;
-        if !revealed.matches(commitment) {
+        revealed.push(Seed::from_hex(text).map_err(unreadable)?);
+        let before: Vec<&(u64, String)> = commitments
+            .iter()
+            .filter(|(version, _)| *version < event.version)
+            .collect();
+        if revealed.len() != before.len() {
             return Err(Divergence {
                 found: Some(event.payload.clone()),
                 ..Divergence::at(
                     event.version,
                     format!(
-                        "the revealed seed does not match the commitment made at creation ({commitment})"
+                        "{} seeds are revealed, but the stream made {} commitments before",
+                        revealed.len(),
+                        before.len()
                     ),
                 )
             });
         }
-        seed = Some(revealed);
+        for (seed, (made_at, commitment)) in revealed.iter().zip(before) {
+            if !seed.matches(commitment) {
+                let made = if *made_at == 1 {
+                    "at creation".to_string()
+                } else {
+                    format!("by the fork at version {made_at}")
+                };
+                return Err(Divergence {
+                    found: Some(event.payload.clone()),
+                    ..Divergence::at(
+                        event.version,
+                        format!("the revealed seed does not match the commitment made {made} ({commitment})"),
+                    )
+                });
+            }
+        }
+        seeds = Some(revealed);
     }
-    Ok(seed)
+    Ok(seeds.filter(|seeds| seeds.len() == commitments.len()))
 }
 
 /// The events the rules give for a stored command, decided on `game` (the state before it).
 fn decide_again(
     game: &dyn LiveGame,
     batch: &LoggedCommand,
-    seed: Seed,
+    seeds: &[Seed],
     first: bool,
 ) -> Result<Vec<EventRecord>, Divergence> {
     let version = batch.first_version;
+    let (seed, earlier) = match seeds.split_last() {
+        Some((seed, earlier)) => (*seed, earlier.to_vec()),
+        None => return Err(Divergence::at(1, "the game makes no commitment to a seed")),
+    };
+    let nonce = if first { 1 } else { version - 1 };
+    let ctx = Context::new(seed, nonce, batch.recorded_at).with_earlier_seeds(earlier);
     let command = batch
         .command
         .as_ref()
@@ -232,19 +306,27 @@ fn decide_again(
         let players: Vec<Option<String>> =
             serde_json::from_value(command["players"].clone()).unwrap_or_default();
         let analysis = command["analysis"].as_bool().unwrap_or(false);
-        return game
-            .fork(parent, players, analysis, batch.recorded_at)
-            .map_err(|e| Divergence::at(version, format!("the fork is refused: {e}")));
+        let forked = if analysis {
+            game.fork(parent, players, analysis, batch.recorded_at)
+        } else {
+            game.takeback_fork(parent, players, &ctx)
+        };
+        return forked.map_err(|e| Divergence::at(version, format!("the fork is refused: {e}")));
+    }
+    if command["type"] == "reveal_seed" {
+        if batch.actor != "system" {
+            return Err(Divergence::at(
+                version,
+                "only the server reveals the seed of a game superseded by a takeback",
+            ));
+        }
+        return game.reveal_seed(&ctx).map_err(|e| {
+            Divergence::at(version, format!("the seed may not be revealed here: {e}"))
+        });
     }
     let actor = actor_of(game, &batch.actor)
         .ok_or_else(|| Divergence::at(version, format!("unknown actor {:?}", batch.actor)))?;
-    let nonce = if first { 1 } else { version - 1 };
-    game.decide(
-        &actor,
-        command,
-        &Context::new(seed, nonce, batch.recorded_at),
-    )
-    .map_err(|e| Divergence {
+    game.decide(&actor, command, &ctx).map_err(|e| Divergence {
         found: Some(command.clone()),
         ..Divergence::at(
             version,

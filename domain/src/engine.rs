@@ -176,11 +176,33 @@ pub struct Context {
     /// used as the ChaCha20 stream of any shuffle the decision makes.
     nonce: u64,
     pub now: DateTime<Utc>,
+    /// The seeds of the commitments before the game's own, oldest first: a fork made by a
+    /// takeback in a game with hidden cards was dealt up to the fork from its parent's seed.
+    /// Revealed with the game's seed, never used to shuffle.
+    earlier: Vec<Seed>,
 }
 
 impl Context {
     pub fn new(seed: Seed, nonce: u64, now: DateTime<Utc>) -> Context {
-        Context { seed, nonce, now }
+        Context {
+            seed,
+            nonce,
+            now,
+            earlier: Vec::new(),
+        }
+    }
+
+    /// The same context for a game whose stream also holds `earlier` commitments (see
+    /// [`Context::earlier_seeds`]).
+    pub fn with_earlier_seeds(mut self, earlier: Vec<Seed>) -> Context {
+        self.earlier = earlier;
+        self
+    }
+
+    /// The seeds of the commitments made before the game's own, oldest first; revealed with
+    /// it when the game ends.
+    pub fn earlier_seeds(&self) -> &[Seed] {
+        &self.earlier
     }
 
     /// The game's seed: only the table uses it, to reveal it once the game has ended.

@@ -81,12 +81,20 @@ pub fn fork_command(
     json!({"type": "fork", "parent": parent, "version": version, "players": players, "analysis": analysis})
 }
 
+/// The command the server stores beside the `seed_revealed` it appends, as the system, to a
+/// game sealed by a takeback once the fork that supersedes it has ended.
+pub fn reveal_seed_command() -> Value {
+    json!({"type": "reveal_seed"})
+}
+
 /// Writes a game's log command by command, deciding each one as the service does: the
 /// creator's `join` in the first batch with `created`, then each command with
 /// `Context::new(seed, version before it, time)`.
 pub struct LogBuilder {
     game: Box<dyn LiveGame>,
     seed: Seed,
+    /// The seeds of the stream's earlier commitments (a fork by takeback with hidden cards).
+    earlier: Vec<Seed>,
     log: GameLog,
 }
 
@@ -110,6 +118,7 @@ impl LogBuilder {
         let mut builder = LogBuilder {
             game,
             seed,
+            earlier: Vec::new(),
             log: GameLog {
                 kind: kind.info().id,
                 game: None,
@@ -121,7 +130,7 @@ impl LogBuilder {
         let joined =
             builder
                 .game
-                .decide(&Actor::player(creator), &join, &Context::new(seed, 1, now))?;
+                .decide(&Actor::player(creator), &join, &builder.context(1, now))?;
         let mut events = vec![created];
         events.extend(joined);
         builder.record(format!("player:{creator}"), Some(join), now, &events, true)?;
@@ -139,10 +148,83 @@ impl LogBuilder {
         let events = self.game.decide(
             &Actor::player(player),
             &command,
-            &Context::new(self.seed, version, now),
+            &self.context(version, now),
         )?;
         let actor = actor_name(self.game.as_ref(), player);
         self.record(actor, Some(command), now, &events, false)
+    }
+
+    fn context(&self, nonce: u64, now: DateTime<Utc>) -> Context {
+        Context::new(self.seed, nonce, now).with_earlier_seeds(self.earlier.clone())
+    }
+
+    /// The fork of a takeback agreed in this game (of `kind`, known as `parent`) back to
+    /// `version`, asked by `player`, as the service writes it: the events up to `version`,
+    /// then `forked` with the same players. In a game with hidden cards the fork deals from
+    /// `seed` from then on (every face-down pile reshuffled with it); otherwise it keeps this
+    /// game's seed and `seed` is not used.
+    pub fn takeback_fork(
+        &self,
+        kind: &dyn GameKind,
+        parent: &str,
+        version: u64,
+        seed: Seed,
+        player: &str,
+        now: DateTime<Utc>,
+    ) -> Result<LogBuilder, RuleError> {
+        let internal = |e: String| RuleError::new("internal", e);
+        let mut log = self.log.clone();
+        log.events.truncate(version as usize);
+        log.commands.retain(|c| c.last_version <= version);
+        if log.commands.last().map(|c| c.last_version) != Some(version) {
+            return Err(RuleError::bad_command(format!(
+                "version {version} is not the end of a command's events"
+            )));
+        }
+        let game = kind
+            .fold(&log.payloads())
+            .map_err(|e| internal(e.to_string()))?;
+        let (seed, earlier) = if game.hidden_information() {
+            let mut earlier = self.earlier.clone();
+            earlier.push(self.seed);
+            (seed, earlier)
+        } else {
+            (self.seed, self.earlier.clone())
+        };
+        let mut fork = LogBuilder {
+            game,
+            seed,
+            earlier,
+            log,
+        };
+        let players = fork.game.players();
+        let events =
+            fork.game
+                .takeback_fork(parent, players.clone(), &fork.context(version, now))?;
+        let command = fork_command(parent, version, &players, false);
+        fork.record(
+            format!("player:{player}"),
+            Some(command),
+            now,
+            &events,
+            false,
+        )?;
+        Ok(fork)
+    }
+
+    /// Reveals the seed of this game, sealed by a takeback, as the server does once the fork
+    /// that supersedes it has ended.
+    pub fn reveal_seed(&mut self, now: DateTime<Utc>) -> Result<(), RuleError> {
+        let events = self
+            .game
+            .reveal_seed(&self.context(self.game.version(), now))?;
+        self.record(
+            "system".into(),
+            Some(reveal_seed_command()),
+            now,
+            &events,
+            false,
+        )
     }
 
     fn record(
@@ -182,6 +264,11 @@ impl LogBuilder {
     /// The game as it stands.
     pub fn game(&self) -> &dyn LiveGame {
         self.game.as_ref()
+    }
+
+    /// The log written so far.
+    pub fn log(&self) -> &GameLog {
+        &self.log
     }
 
     pub fn finish(self) -> GameLog {

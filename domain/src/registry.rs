@@ -122,6 +122,20 @@ pub trait LiveGame: Send + Sync {
     /// The legal commands of `seat` now.
     fn legal(&self, seat: Seat) -> Vec<LegalCommand>;
     fn clone_box(&self) -> Box<dyn LiveGame>;
+    /// The events that make this game (a copy of `parent` up to here) the fork of an agreed
+    /// takeback; in a game with hidden cards `ctx` holds the fork's fresh seed, committed to
+    /// in `forked` and used to reshuffle every face-down pile (see `table/sealed.rs`).
+    fn takeback_fork(
+        &self,
+        parent: &str,
+        players: Vec<Option<String>>,
+        ctx: &Context,
+    ) -> Result<Vec<EventRecord>, RuleError>;
+    /// Whether the game is superseded by a takeback and sealed: its seed not yet revealed.
+    fn sealed(&self) -> bool;
+    /// The `seed_revealed` event of a sealed game, given by the system once the fork that
+    /// supersedes it has ended; `ctx` holds this game's seeds.
+    fn reveal_seed(&self, ctx: &Context) -> Result<Vec<EventRecord>, RuleError>;
 }
 
 /// The [`GameKind`] of engine `E`.
@@ -393,6 +407,25 @@ impl<E: Engine> LiveGame for Live<E> {
         Box::new(Live {
             table: self.table.clone(),
         })
+    }
+
+    fn takeback_fork(
+        &self,
+        parent: &str,
+        players: Vec<Option<String>>,
+        ctx: &Context,
+    ) -> Result<Vec<EventRecord>, RuleError> {
+        let events = self.table.takeback_fork(parent, players, ctx)?;
+        Ok(events.iter().map(record).collect())
+    }
+
+    fn sealed(&self) -> bool {
+        self.table.sealed()
+    }
+
+    fn reveal_seed(&self, ctx: &Context) -> Result<Vec<EventRecord>, RuleError> {
+        let events = self.table.reveal_seed(ctx)?;
+        Ok(events.iter().map(record).collect())
     }
 }
 

@@ -291,3 +291,69 @@ fn my_turn_lists_the_nearest_deadline_first() {
     );
     assert_eq!(theirs, json!([]));
 }
+
+/// A timed card game taken back: the fork's clocks start afresh after its reshuffle, and when
+/// the fork ends on time the server unseals the superseded parent (its seed revealed) so both
+/// pass the audit.
+#[test]
+fn a_fork_that_ends_on_time_unseals_the_game_it_superseded() {
+    use common::play::{play_to_end, SendOk};
+    let app = TestApp::spawn();
+    let (id, players) = app.full_game("avalanche", 2, timed(3));
+    let mut versions = Vec::new();
+    play_to_end(&app, &id, &players, 2, 4, |answer| {
+        versions.push(answer["version"].as_u64().unwrap())
+    });
+    let request = json!({"type": "request_takeback", "version": versions[1]});
+    ok_json(
+        app.play(&players[1], &id, &request).send_ok(),
+        StatusCode::OK,
+    );
+    ok_json(
+        app.play(&players[0], &id, &json!({"type": "accept_takeback"}))
+            .send_ok(),
+        StatusCode::OK,
+    );
+    assert!(
+        app.game(None, &id)["seed"].is_null(),
+        "sealed while the fork runs"
+    );
+    let forks = ok_json(
+        app.get(&format!("/v1/games/{id}/forks"), None).send(),
+        StatusCode::OK,
+    );
+    let fork = forks[0]["id"].as_str().unwrap().to_string();
+    let types: Vec<String> = event_types(&app, &fork)
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    let forked = types.iter().position(|t| t == "forked").unwrap();
+    assert_eq!(
+        types.last().map(String::as_str),
+        Some("clock_set"),
+        "{types:?}"
+    );
+    assert!(
+        types[forked + 1].starts_with("game."),
+        "the reshuffle first: {types:?}"
+    );
+
+    let over = wait_for(&app, &fork, Duration::from_secs(10), |g| {
+        g["status"] == "finished"
+    })
+    .expect("the fork timed out by itself");
+    assert!(over["outcome"]["reason"]
+        .as_str()
+        .unwrap()
+        .ends_with("ran out of time"));
+    let parent = wait_for(&app, &id, Duration::from_secs(5), |g| g["seed"].is_string())
+        .expect("the parent's seed is revealed once its fork has ended");
+    assert_eq!(parent["status"], "finished");
+    for game in [&id, &fork] {
+        let audit = ok_json(
+            app.get(&format!("/v1/games/{game}/audit"), None).send(),
+            StatusCode::OK,
+        );
+        assert_eq!(audit["valid"], true, "{game}: {audit}");
+    }
+}

@@ -4,14 +4,16 @@
 use crate::archive::{fold, read_log, write_game};
 use crate::auth::{Authenticated, MaybeAuthenticated};
 use crate::games::Slot;
+use crate::players::random_bytes;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GameSummary};
 use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpResponse};
 use chrono::Utc;
+use domain::engine::{Context, Viewer};
 use domain::log::{fork_command, LoggedCommand, LoggedEvent};
-use domain::table::Status;
+use domain::Seed;
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -45,11 +47,12 @@ pub async fn create_fork(
     let version = body.version;
     let parent = state.games.slot(&id).await?;
     let parent = parent.lock().await;
-    if parent.game.status() != Status::Finished && parent.game.hidden_information() {
+    // A game sealed by a takeback still hides the cards that go on in its fork.
+    if parent.game.hidden_information() && parent.viewer(None) != Viewer::Everyone {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "fork_not_available",
-            "This game hides cards while it runs: an analysis fork may be made once it has ended.",
+            "This game hides cards while it runs (or, superseded by a takeback, until the fork that goes on from it ends): an analysis fork may be made once it has ended.",
         ));
     }
     let players = vec![Some(player.id.clone()); parent.game.seats()];
@@ -66,7 +69,10 @@ pub async fn create_fork(
 
 /// Writes a fork of `parent` (game `id`) at `version` with `players` at the seats, given by
 /// `player`; returns its id. `analysis` shows everything to everyone: only where nothing is
-/// secret. The fork keeps the parent's seed.
+/// secret. Otherwise it is the fork of an agreed takeback. The fork keeps the parent's seed,
+/// except a takeback's fork in a game with hidden cards: it deals from a fresh seed, committed
+/// to in `forked`, from the reshuffle of every face-down pile on, and keeps the parent's
+/// seeds as its earlier ones (see `domain/src/table/sealed.rs`).
 pub async fn fork_game(
     state: &AppState,
     id: &str,
@@ -101,7 +107,18 @@ pub async fn fork_game(
     let payloads: Vec<Value> = log.events.iter().map(|e| e.payload.clone()).collect();
     let copy = fold(&state.registry, id, &payloads)?;
     let now = Utc::now();
-    let forked = copy.fork(id, players.clone(), analysis, now)?;
+    let mut seed = parent.secret_seed();
+    let mut earlier = parent.earlier_seeds().to_vec();
+    let forked = if analysis {
+        copy.fork(id, players.clone(), analysis, now)?
+    } else {
+        if copy.hidden_information() {
+            earlier.push(seed);
+            seed = Seed(random_bytes::<32>()?);
+        }
+        let ctx = Context::new(seed, version, now).with_earlier_seeds(earlier.clone());
+        copy.takeback_fork(id, players.clone(), &ctx)?
+    };
     log.commands.push(LoggedCommand {
         first_version: version + 1,
         last_version: version + forked.len() as u64,
@@ -118,7 +135,7 @@ pub async fn fork_game(
             actor: Some(format!("player:{player}")),
         });
     }
-    let fork = write_game(&state.store, &state.registry, &log, parent.secret_seed()).await?;
+    let fork = write_game(&state.store, &state.registry, &log, seed, &earlier).await?;
     // Fold it now, so that the clock keeper watches a timed fork's deadlines from the start.
     state.games.slot(&fork).await?;
     Ok(fork)

@@ -77,7 +77,8 @@ pub async fn import(
         ImportRequest::Record { record, variant } => from_record(&state, &record, variant)?,
         ImportRequest::Log { log } => from_log(&state, log)?,
     };
-    let id = write_game(&state.store, &state.registry, &log, seed).await?;
+    let earlier = earlier_seeds(&log);
+    let id = write_game(&state.store, &state.registry, &log, seed, &earlier).await?;
     tracing::info!(game = %id, kind = %log.kind, "game imported");
     let slot = state.games.slot(&id).await?;
     let slot = slot.lock().await;
@@ -121,6 +122,17 @@ fn from_record(
     // The record became commands of our own making: audit them like any log.
     let log = from_log(state, imported.log)?.0;
     Ok((log, seed))
+}
+
+/// The seeds of the earlier commitments of an audited log, as its last `seed_revealed`
+/// reveals them (a fork by takeback in a game with hidden cards); usually none.
+fn earlier_seeds(log: &GameLog) -> Vec<Seed> {
+    log.events
+        .iter()
+        .rev()
+        .find(|e| e.event_type == "seed_revealed")
+        .and_then(|e| serde_json::from_value(e.payload["earlier"].clone()).ok())
+        .unwrap_or_default()
 }
 
 /// The `Variant` tag of a record, if any.

@@ -156,6 +156,14 @@ pub async fn answer(
             }
         }
     }
+    let revealed = played
+        .envelopes
+        .iter()
+        .any(|e| e.event_type == "seed_revealed");
+    if revealed && !played.duplicate {
+        let parent = slot.game.parent().map(|origin| origin.game);
+        state.games.reveal_superseded(id, parent).await;
+    }
     let mut game = summary(&slot, &state.players, Some(player), true);
     if played.duplicate {
         // The first answer: the game as it was right after that command.

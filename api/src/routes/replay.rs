@@ -8,7 +8,7 @@ use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{get, web, HttpResponse};
-use domain::audit::{audit as audit_log, AuditReport, Divergence};
+use domain::audit::{audit_with_secrets, AuditReport, Divergence};
 use domain::engine::{Outcome, Seat, Viewer};
 use domain::log::GameLog;
 use domain::records::export_record;
@@ -119,9 +119,11 @@ pub async fn audit(
         ));
     }
     let log = read_log(&state.store, &id, slot.game.kind(), None)?;
-    // A running game never shuffles (it hides nothing): its seed serves, unseen.
-    let secret = (slot.game.status() != Status::Finished).then(|| slot.secret_seed());
-    let answer = match audit_log(&state.registry, &log, secret) {
+    // A running game never shuffles (it hides nothing), or is an analysis fork of an ended
+    // game: its seeds serve, unseen.
+    let mut secrets = slot.earlier_seeds().to_vec();
+    secrets.push(slot.secret_seed());
+    let answer = match audit_with_secrets(&state.registry, &log, &secrets) {
         Ok(report) => AuditAnswer {
             game: id.into_inner(),
             valid: true,

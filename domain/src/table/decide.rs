@@ -3,6 +3,7 @@
 use super::clock::{SeatClock, SystemCommand};
 use super::command::{Actor, TableCommand};
 use super::event::TableEvent;
+use super::sealed::seed_revealed;
 use super::state::{Status, Table};
 use crate::engine::{Context, Engine, Legal, Outcome, RuleError, Seat};
 use chrono::{DateTime, Utc};
@@ -258,7 +259,7 @@ impl<E: Engine> Table<E> {
                             TableEvent::Finished {
                                 outcome: Outcome::draw(2, "draw by agreement"),
                             },
-                            TableEvent::SeedRevealed { seed: ctx.seed() },
+                            seed_revealed(ctx),
                         ])
                     }
                     _ => Err(RuleError::new(
@@ -276,12 +277,6 @@ impl<E: Engine> Table<E> {
         version: u64,
         ctx: &Context,
     ) -> Result<Vec<TableEvent<E>>, RuleError> {
-        if E::info().hidden_information {
-            return Err(RuleError::new(
-                "takeback_not_available",
-                "Takebacks are offered for games without hidden cards: a fork of this game would need every face-down pile shuffled again.",
-            ));
-        }
         if self.takeback.is_some() {
             return Err(RuleError::new(
                 "takeback_pending",
@@ -329,8 +324,10 @@ impl<E: Engine> Table<E> {
     }
 
     /// Every other seat accepted: play goes on in a fork, and this game ends as superseded.
+    /// A game with hidden cards keeps its seed: it is sealed until the fork ends (see
+    /// `sealed.rs`).
     fn takeback_agreed(&self, version: u64, ctx: &Context) -> Vec<TableEvent<E>> {
-        vec![
+        let mut events = vec![
             TableEvent::TakebackAgreed { version },
             TableEvent::Finished {
                 outcome: Outcome::win(
@@ -338,20 +335,38 @@ impl<E: Engine> Table<E> {
                     format!("superseded: taken back to version {version}, play goes on in a fork"),
                 ),
             },
-            TableEvent::SeedRevealed { seed: ctx.seed() },
-        ]
+        ];
+        if !E::info().hidden_information {
+            events.push(seed_revealed(ctx));
+        }
+        events
     }
 
-    /// The event that makes this game, a copy of `parent` up to here, a fork of it, with
-    /// `players` at the seats from now on (and, in a timed game, clocks started at `now`). Only a game that has begun can be forked: before,
-    /// there is nothing to play from that a new game would not give. `analysis` shows
-    /// everything to everyone: the caller must only ask it where nothing is secret.
+    /// The events that make this game, a copy of `parent` up to here, a fork of it, with
+    /// `players` at the seats from now on, and in a timed game its clocks started at `now`.
+    /// Only a game that has begun can be forked: before, there is nothing to play from that a
+    /// new game would not give. `analysis` shows everything to everyone: the caller must only
+    /// ask it where nothing is secret.
     pub fn fork(
         &self,
         parent: &str,
         players: Vec<Option<String>>,
         analysis: bool,
         now: DateTime<Utc>,
+    ) -> Result<Vec<TableEvent<E>>, RuleError> {
+        let mut events = self.forked(parent, players, analysis)?;
+        if let Some(clock) = self.clock_after(&events, None, now) {
+            events.push(clock);
+        }
+        Ok(events)
+    }
+
+    /// The `forked` event alone (see [`Table::fork`]).
+    pub(super) fn forked(
+        &self,
+        parent: &str,
+        players: Vec<Option<String>>,
+        analysis: bool,
     ) -> Result<Vec<TableEvent<E>>, RuleError> {
         if self.status == Status::Open {
             return Err(RuleError::new(
@@ -366,16 +381,13 @@ impl<E: Engine> Table<E> {
                 players.len()
             )));
         }
-        let mut events = vec![TableEvent::Forked {
+        Ok(vec![TableEvent::Forked {
             parent: parent.to_string(),
             version: self.version,
             players,
             analysis,
-        }];
-        if let Some(clock) = self.clock_after(&events, None, now) {
-            events.push(clock);
-        }
-        Ok(events)
+            commitment: None,
+        }])
     }
 
     /// `seats` leave the game together, resigned or (`timed_out`) out of time. When one seat
@@ -409,7 +421,7 @@ impl<E: Engine> Table<E> {
             events.push(TableEvent::Finished {
                 outcome: Outcome::win(remaining, reason),
             });
-            events.push(TableEvent::SeedRevealed { seed: ctx.seed() });
+            events.push(seed_revealed(ctx));
             return events;
         }
         for &seat in seats {
@@ -432,7 +444,7 @@ impl<E: Engine> Table<E> {
         if after.status == Status::Active {
             if let Some(outcome) = E::outcome(&after.game) {
                 events.push(TableEvent::Finished { outcome });
-                events.push(TableEvent::SeedRevealed { seed: ctx.seed() });
+                events.push(seed_revealed(ctx));
             }
         }
         events

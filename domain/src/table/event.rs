@@ -80,9 +80,18 @@ pub enum TableEvent<E: Engine> {
     Finished {
         outcome: Outcome,
     },
-    /// The seed, revealed once the game has ended, so that anyone can check every deal.
+    /// The seed, revealed once the game has ended, so that anyone can check every deal. A
+    /// game superseded by a takeback in a game with hidden cards reveals it only when the
+    /// fork that goes on from it ends: the server appends it then (`reveal_seed`, by the
+    /// system).
     SeedRevealed {
         seed: Seed,
+        /// The seeds of the earlier commitments of this stream, oldest first: the one in
+        /// `created`, then each `forked` that made a new one (a fork by takeback in a game
+        /// with hidden cards copies events dealt from its parent's seed). `seed` is the last
+        /// commitment's. Empty in a stream with one commitment.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        earlier: Vec<Seed>,
     },
     /// This game is a fork: its events up to here are a copy of game `parent`'s up to
     /// `version`; from here on `players` hold the seats (the caller at every seat in an
@@ -95,6 +104,12 @@ pub enum TableEvent<E: Engine> {
         /// where nothing is secret: games without hidden information, or ended games).
         #[serde(default)]
         analysis: bool,
+        /// Set when the fork was made by a takeback in a game with hidden cards: the
+        /// commitment (SHA-256) to the fork's own fresh seed. The events right after are
+        /// the reshuffle of every face-down pile with it, and every later deal uses it; the
+        /// events copied before were dealt from the parent's seed (committed in `created`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        commitment: Option<String>,
     },
 }
 

@@ -7,6 +7,7 @@ mod clock;
 mod command;
 mod decide;
 mod event;
+mod sealed;
 mod state;
 
 pub use clock::{SeatClock, SystemCommand, TimeControl, MAX_SECONDS_PER_MOVE};

@@ -33,6 +33,8 @@ impl Status {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table<E: Engine> {
     pub setup: Setup<E::Options>,
+    /// The commitment to the seed that deals now: the one in `created`, or in the last
+    /// `forked` that made a new one.
     pub commitment: String,
     /// The player holding each seat, if any.
     pub players: Vec<Option<String>>,
@@ -221,13 +223,18 @@ impl<E: Engine> Table<E> {
                 self.takeback = None;
                 self.clocks = vec![SeatClock::Idle; self.setup.seats];
             }
-            TableEvent::SeedRevealed { seed } => self.revealed_seed = Some(*seed),
+            TableEvent::SeedRevealed { seed, .. } => self.revealed_seed = Some(*seed),
             TableEvent::Forked {
                 parent,
                 version,
                 players,
                 analysis,
+                commitment,
             } => {
+                if let Some(commitment) = commitment {
+                    // Deals from here on follow the fork's own seed.
+                    self.commitment = commitment.clone();
+                }
                 self.analysis = *analysis;
                 self.takeback = None;
                 self.parent = Some(ForkOrigin {
@@ -263,9 +270,10 @@ impl<E: Engine> Table<E> {
     }
 
     /// How `player` (or an anonymous reader, `None`) may see this game: everything once it has
-    /// ended or in an analysis fork, their own seat's secrets while it runs, only what is public otherwise.
+    /// ended (and is not sealed) or in an analysis fork, their own seat's secrets while it
+    /// runs or is sealed, only what is public otherwise.
     pub fn viewer_for(&self, player: Option<&str>) -> Viewer {
-        if self.status == Status::Finished || self.analysis {
+        if (self.status == Status::Finished && !self.sealed()) || self.analysis {
             return Viewer::Everyone;
         }
         match player.and_then(|p| self.seat_of(p)) {
