@@ -111,6 +111,10 @@ pub fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
     if let Some(parent) = game.parent() {
         tags.push(("parent".to_string(), parent.game));
     }
+    // Superseded by a takeback with its seed kept: a restart checks it is revealed in time.
+    if game.sealed() {
+        tags.push(("sealed".to_string(), "yes".to_string()));
+    }
     // What the clock keeper must look at after a restart, without folding every game.
     if game.status() == Status::Active {
         if !game.time_control().is_none() {
@@ -121,6 +125,18 @@ pub fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
         }
     }
     tags
+}
+
+/// The index entries of `game` once `events` are folded in.
+fn tags_after(
+    game: &dyn LiveGame,
+    events: &[EventRecord],
+) -> Result<Vec<(String, String)>, ApiError> {
+    let mut after = game.clone_box();
+    for event in events {
+        after.evolve(&event.payload).map_err(ApiError::internal)?;
+    }
+    Ok(tags(after.as_ref()))
 }
 
 pub(crate) fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
@@ -217,6 +233,25 @@ impl Games {
             self.reveal_superseded(id, parent).await;
         }
         appended
+    }
+
+    /// After a restart: a sealed game whose takeback fork has ended (revealed its seed) should
+    /// have been revealed too; a crash may have come in between. Reveals those.
+    async fn unseal_finished_chains(&self) -> Result<(), ApiError> {
+        for id in self.ids_tagged("sealed", "yes", None, usize::MAX)? {
+            for fork in self.ids_tagged("parent", &id, None, usize::MAX)? {
+                let slot = self.slot(&fork).await?;
+                let slot = slot.lock().await;
+                let ended = slot.game.revealed_seed().is_some();
+                let parent = slot.game.parent().map(|origin| origin.game);
+                drop(slot);
+                if ended {
+                    tracing::warn!(game = %id, %fork, "revealing a sealed game's seed after a restart");
+                    self.reveal_superseded(&fork, parent).await;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Game `id` has ended and revealed its seed: reveals the seeds of the games it superseded
@@ -651,6 +686,7 @@ impl Games {
         for player in away {
             self.apply_vacation(&player, true).await?;
         }
+        self.unseal_finished_chains().await?;
         Ok(timed.len() + paused.len())
     }
 
@@ -689,7 +725,7 @@ impl Games {
             command_id: None,
             command: Some(domain::log::reveal_seed_command()),
             recorded_at: now,
-            tags: None,
+            tags: Some(tags_after(slot.game.as_ref(), &events)?),
             secrets: Vec::new(),
         };
         if let Err(error) = self.store.append(id, version, batch).await {
