@@ -705,3 +705,70 @@ fn an_accepted_takeback_ends_the_game_and_the_fork_tells_only_whose_turn_it_is()
         "{finished}"
     );
 }
+
+/// A game the server ends on time (issue 11, clocks) is announced like any other end: both
+/// players are told `game_finished`, once, signed.
+#[test]
+fn a_game_ended_by_the_clock_is_announced_to_both_players() {
+    let app = TestApp::spawn();
+    let players = [app.create_player("Ana"), app.create_player("Ben")];
+    let receivers = [
+        Receiver::spawn(0, Duration::ZERO),
+        Receiver::spawn(0, Duration::ZERO),
+    ];
+    let secrets: Vec<String> = players
+        .iter()
+        .zip(&receivers)
+        .map(|(p, r)| {
+            register(&app, p, &r.url)["secret"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let game = app.create_game(
+        &players[0],
+        json!({"kind": "avalanche-chess", "seats": 2, "seat": 0,
+            "time_control": {"type": "seconds_per_move", "seconds": 1}}),
+    );
+    app.join(&players[1], &game);
+    let started = Instant::now();
+    while app.game(None, &game)["status"] != "finished" {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "timed out by itself"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let version = app.game(None, &game)["version"].as_u64().unwrap();
+    for ((player, receiver), secret) in players.iter().zip(&receivers).zip(&secrets) {
+        let finished: Vec<Value> = {
+            let limit = Instant::now();
+            loop {
+                let found: Vec<Value> = receiver
+                    .accepted()
+                    .iter()
+                    .map(Received::json)
+                    .filter(|n| n["type"] == "game_finished")
+                    .collect();
+                if !found.is_empty() || limit.elapsed() > Duration::from_secs(10) {
+                    break found;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        };
+        assert_eq!(finished.len(), 1, "{}: {finished:?}", player.id);
+        // And no second copy after a while.
+        std::thread::sleep(Duration::from_millis(300));
+        let again = receiver
+            .accepted()
+            .iter()
+            .filter(|r| r.json()["type"] == "game_finished")
+            .count();
+        assert_eq!(again, 1, "{}", player.id);
+        assert_eq!(finished[0]["game_id"], game.as_str());
+        assert!(finished[0]["version"].as_u64().unwrap() <= version);
+        assert_eq!(finished[0]["outcome"]["winners"], json!([1]));
+        check_signed(receiver, secret, player);
+    }
+}
