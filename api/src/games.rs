@@ -127,18 +127,6 @@ pub fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
     tags
 }
 
-/// The index entries of `game` once `events` are folded in.
-fn tags_after(
-    game: &dyn LiveGame,
-    events: &[EventRecord],
-) -> Result<Vec<(String, String)>, ApiError> {
-    let mut after = game.clone_box();
-    for event in events {
-        after.evolve(&event.payload).map_err(ApiError::internal)?;
-    }
-    Ok(tags(after.as_ref()))
-}
-
 pub(crate) fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
     events
         .iter()
@@ -320,6 +308,9 @@ impl Games {
             }
             SystemCommand::Vacation { player, away } => {
                 tracing::info!(game = %id, %player, away, "vacation: clocks updated")
+            }
+            SystemCommand::RevealSeed => {
+                tracing::info!(game = %id, "sealed game's seed revealed: the fork that superseded it has ended")
             }
         }
         Ok(events.len())
@@ -716,34 +707,9 @@ impl Games {
         if !slot.game.sealed() {
             return Ok(None);
         }
-        let version = slot.game.version();
-        let now = Utc::now();
-        let events = slot.game.reveal_seed(&slot.context(version, now))?;
-        let batch = Batch {
-            events: to_new_events(&events),
-            actor: "system".to_string(),
-            command_id: None,
-            command: Some(domain::log::reveal_seed_command()),
-            recorded_at: now,
-            tags: Some(tags_after(slot.game.as_ref(), &events)?),
-            secrets: Vec::new(),
-        };
-        if let Err(error) = self.store.append(id, version, batch).await {
-            drop(slot);
-            self.forget(id);
-            return Err(append_error(id, error));
-        }
-        for event in &events {
-            if let Err(error) = slot.game.evolve(&event.payload) {
-                drop(slot);
-                self.forget(id);
-                return Err(ApiError::internal(format!(
-                    "{id}: own event does not fold: {error}"
-                )));
-            }
-        }
-        slot.updated_at = now;
-        tracing::info!(game = %id, "sealed game's seed revealed: the fork that superseded it has ended");
+        self.system_locked(&mut slot, &SystemCommand::RevealSeed)
+            .await
+            .inspect_err(|_| self.forget(id))?;
         Ok(parent)
     }
 

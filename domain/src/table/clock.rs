@@ -1,4 +1,4 @@
-//! Correspondence clocks: how long each move may take, every seat's deadline, vacations that
+//! Correspondence clocks (and the server's own commands): how long each move may take, every seat's deadline, vacations that
 //! stop a seat's clock, and timeouts. The time always comes from the command's context (the
 //! API reads the clock); the table only compares it with the deadlines its events recorded.
 
@@ -103,6 +103,9 @@ pub enum SystemCommand {
     Timeout,
     /// `player` went on vacation (`away`) or came back: their seats' clocks stop or run again.
     Vacation { player: String, away: bool },
+    /// Reveal the seed of a game superseded by a takeback, once its fork has ended (see
+    /// `table/sealed.rs`).
+    RevealSeed,
 }
 
 impl<E: Engine> Table<E> {

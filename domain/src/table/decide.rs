@@ -33,7 +33,7 @@ impl<E: Engine> Table<E> {
     }
 
     /// Decides what the server itself does: a timeout once a deadline has passed, a vacation
-    /// that stops or starts a player's clocks. An empty answer means there is nothing to do.
+    /// that stops or starts a player's clocks, the reveal of a sealed game's seed. An empty answer means there is nothing to do.
     pub fn decide_system(
         &self,
         command: &SystemCommand,
@@ -47,6 +47,7 @@ impl<E: Engine> Table<E> {
                 }
                 self.leave(&overdue, true, ctx)
             }
+            SystemCommand::RevealSeed => return self.reveal_seed(ctx),
             SystemCommand::Vacation { player, away } => {
                 if self.status == Status::Finished {
                     return Ok(Vec::new());
