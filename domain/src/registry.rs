@@ -105,6 +105,8 @@ pub trait LiveGame: Send + Sync {
     fn away(&self) -> Vec<bool>;
     /// The earliest running deadline, while the game is active.
     fn next_deadline(&self) -> Option<DateTime<Utc>>;
+    /// Whether `seat` may claim a timeout at `now` (another seat's deadline has passed).
+    fn may_claim_timeout(&self, seat: Seat, now: DateTime<Utc>) -> bool;
     /// Decides a JSON command: a table command or a game command of a player, or a
     /// [`SystemCommand`] when the actor is the server.
     fn decide(
@@ -359,6 +361,9 @@ impl<E: Engine> LiveGame for Live<E> {
     }
     fn next_deadline(&self) -> Option<DateTime<Utc>> {
         self.table.next_deadline()
+    }
+    fn may_claim_timeout(&self, seat: Seat, now: DateTime<Utc>) -> bool {
+        self.table.may_claim_timeout(seat, now)
     }
 
     fn decide(

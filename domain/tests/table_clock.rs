@@ -143,6 +143,10 @@ fn a_claim_before_the_deadline_is_refused() {
 #[test]
 fn once_the_deadline_passes_the_opponent_may_claim_the_win() {
     let mut game = started(2, MINUTE);
+    // What `GET /legal` adds to the rules' list: the claim, for the opponent, once it is due.
+    assert!(!game.may_claim_timeout(1, at(59)));
+    assert!(game.may_claim_timeout(1, at(61)));
+    assert!(!game.may_claim_timeout(0, at(61)), "not one's own");
     let events = apply_at(&mut game, &player(1), json!({"type": "claim_timeout"}), 61).unwrap();
     assert_eq!(types(&events), ["timed_out", "finished", "seed_revealed"]);
     assert_eq!(events[0]["seat"], 0);

@@ -8,6 +8,7 @@ use crate::summary::{events_for, summary, EventOut, GameSummary};
 use actix_web::http::header;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use domain::registry::LegalCommand;
+use domain::table::TableCommand;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -71,15 +72,19 @@ pub async fn legal(
             "You do not hold a seat in this game.",
         )
     })?;
+    let mut commands = slot.game.legal(seat);
+    // The rules' list knows no time: a claim is possible once another seat's deadline passed.
+    if slot.game.may_claim_timeout(seat, chrono::Utc::now()) {
+        let claim = TableCommand::ClaimTimeout;
+        commands.push(LegalCommand {
+            command: serde_json::to_value(&claim).map_err(ApiError::internal)?,
+            notation: claim.notation().to_string(),
+        });
+    }
     Ok(HttpResponse::Ok().json(LegalList {
         version: slot.game.version(),
         seat,
-        commands: slot
-            .game
-            .legal(seat)
-            .into_iter()
-            .map(LegalOut::from)
-            .collect(),
+        commands: commands.into_iter().map(LegalOut::from).collect(),
     }))
 }
 

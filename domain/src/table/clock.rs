@@ -125,6 +125,12 @@ impl<E: Engine> Table<E> {
             .min()
     }
 
+    /// Whether `seat` may claim a timeout at `now`: it still plays and another seat's deadline
+    /// has passed. (Not among [`Table::legal`], which knows no time.)
+    pub fn may_claim_timeout(&self, seat: Seat, now: DateTime<Utc>) -> bool {
+        self.remaining().contains(&seat) && !self.overdue(now, Some(seat)).is_empty()
+    }
+
     /// The seats other than `except` still playing whose deadline has passed at `now`.
     pub(super) fn overdue(&self, now: DateTime<Utc>, except: Option<Seat>) -> Vec<Seat> {
         if self.status != Status::Active || !self.timed() {
