@@ -3,57 +3,13 @@
 
 mod common;
 
+use common::binary::Server;
 use common::play::is_table_command;
-use common::{ok_json, Chooser};
+use common::{ok_json, Chooser, Player};
 use reqwest::blocking::Client;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
-
-/// `target/<profile>/avalanche`, built by `cargo test --workspace` beside this test.
-fn binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target directory");
-    dir.join(format!("avalanche{}", std::env::consts::EXE_SUFFIX))
-}
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-fn start(data: &Path) -> Server {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = Command::new(binary())
-        .args(["--addr", &format!("127.0.0.1:{port}"), "--data"])
-        .arg(data)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the avalanche binary starts (cargo test --workspace builds it)");
-    let base = format!("http://127.0.0.1:{port}");
-    let client = Client::new();
-    for _ in 0..200 {
-        if client.get(format!("{base}/health")).send().is_ok() {
-            return Server { child, base };
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    child.kill().ok();
-    child.wait().ok();
-    panic!("the server did not answer");
-}
 
 fn post(
     client: &Client,
@@ -76,13 +32,13 @@ fn a_game_survives_kill_9_with_every_acknowledged_command() {
         .timeout(Duration::from_secs(30))
         .build()
         .unwrap();
-    let mut server = start(dir.path());
+    let mut server = Server::start(dir.path(), &[]);
     let mut tokens = Vec::new();
     for name in ["Ana", "Ben", "Cai"] {
         let created = ok_json(
             post(
                 &client,
-                format!("{}/v1/players", server.base),
+                format!("{}/v1/players", server.app.base),
                 None,
                 &json!({"name": name}),
             ),
@@ -93,7 +49,7 @@ fn a_game_survives_kill_9_with_every_acknowledged_command() {
     let game = ok_json(
         post(
             &client,
-            format!("{}/v1/games", server.base),
+            format!("{}/v1/games", server.app.base),
             Some(&tokens[0]),
             &json!({"kind": "avalanche", "seats": 3}),
         ),
@@ -104,7 +60,7 @@ fn a_game_survives_kill_9_with_every_acknowledged_command() {
         ok_json(
             post(
                 &client,
-                format!("{}/v1/games/{id}/join", server.base),
+                format!("{}/v1/games/{id}/join", server.app.base),
                 Some(token),
                 &json!({}),
             ),
@@ -117,7 +73,7 @@ fn a_game_survives_kill_9_with_every_acknowledged_command() {
         // Play some commands; remember the last acknowledged version and each seat's view.
         for _ in 0..15 {
             let summary: Value = client
-                .get(format!("{}/v1/games/{id}", server.base))
+                .get(format!("{}/v1/games/{id}", server.app.base))
                 .send()
                 .unwrap()
                 .json()
@@ -127,7 +83,7 @@ fn a_game_survives_kill_9_with_every_acknowledged_command() {
             }
             let seat = summary["to_act"][0].as_u64().unwrap() as usize;
             let legal: Value = client
-                .get(format!("{}/v1/games/{id}/legal", server.base))
+                .get(format!("{}/v1/games/{id}/legal", server.app.base))
                 .bearer_auth(&tokens[seat])
                 .send()
                 .unwrap()
@@ -144,7 +100,7 @@ fn a_game_survives_kill_9_with_every_acknowledged_command() {
             let answer = ok_json(
                 post(
                     &client,
-                    format!("{}/v1/games/{id}/commands", server.base),
+                    format!("{}/v1/games/{id}/commands", server.app.base),
                     Some(&tokens[seat]),
                     command,
                 ),
@@ -156,7 +112,7 @@ fn a_game_survives_kill_9_with_every_acknowledged_command() {
             .iter()
             .map(|t| {
                 client
-                    .get(format!("{}/v1/games/{id}", server.base))
+                    .get(format!("{}/v1/games/{id}", server.app.base))
                     .bearer_auth(t)
                     .send()
                     .unwrap()
@@ -165,12 +121,11 @@ fn a_game_survives_kill_9_with_every_acknowledged_command() {
             })
             .collect();
         // Crash: no chance to flush or shut down.
-        server.child.kill().expect("SIGKILL");
-        server.child.wait().unwrap();
-        server = start(dir.path());
+        server.kill();
+        server = Server::start(dir.path(), &[]);
         for (token, before) in tokens.iter().zip(&views) {
             let after: Value = client
-                .get(format!("{}/v1/games/{id}", server.base))
+                .get(format!("{}/v1/games/{id}", server.app.base))
                 .bearer_auth(token)
                 .send()
                 .unwrap()
@@ -187,15 +142,13 @@ fn a_game_survives_kill_9_with_every_acknowledged_command() {
         }
         // Players and tokens survived too.
         let me = client
-            .get(format!("{}/v1/players/me", server.base))
+            .get(format!("{}/v1/players/me", server.app.base))
             .bearer_auth(&tokens[2])
             .send()
             .unwrap();
         assert_eq!(me.status(), StatusCode::OK);
     }
     assert!(acknowledged > 30);
-    server.child.kill().ok();
-    server.child.wait().ok();
 }
 
 /// Issue 11: the server records a timeout "even if nobody calls", and a vacation holds across
@@ -204,80 +157,42 @@ fn a_game_survives_kill_9_with_every_acknowledged_command() {
 #[test]
 fn deadlines_and_vacations_survive_kill_9() {
     let dir = tempfile::tempdir().unwrap();
-    let client = Client::builder()
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap();
-    let mut server = start(dir.path());
-    let token = |name: &str, server: &Server| {
-        let created = ok_json(
-            post(
-                &client,
-                format!("{}/v1/players", server.base),
-                None,
-                &json!({"name": name}),
-            ),
-            StatusCode::CREATED,
-        );
-        created["token"].as_str().unwrap().to_string()
-    };
+    let mut server = Server::start(dir.path(), &[]);
+    let app = &server.app;
     let (ana, ben, cai) = (
-        token("Ana", &server),
-        token("Ben", &server),
-        token("Cai", &server),
+        app.create_player("Ana"),
+        app.create_player("Ben"),
+        app.create_player("Cai"),
     );
-    let timed_game = |creator: &str, joiner: &str, server: &Server| {
-        let game = ok_json(
-            post(
-                &client,
-                format!("{}/v1/games", server.base),
-                Some(creator),
-                &json!({"kind": "avalanche-chess", "seats": 2, "seat": 0,
-                    "time_control": {"type": "seconds_per_move", "seconds": 1}}),
-            ),
-            StatusCode::CREATED,
+    let timed_game = |creator: &Player, joiner: &Player| {
+        let id = app.create_game(
+            creator,
+            json!({"kind": "avalanche-chess", "seats": 2, "seat": 0,
+                "time_control": {"type": "seconds_per_move", "seconds": 1}}),
         );
-        let id = game["id"].as_str().unwrap().to_string();
-        ok_json(
-            post(
-                &client,
-                format!("{}/v1/games/{id}/join", server.base),
-                Some(joiner),
-                &json!({}),
-            ),
-            StatusCode::OK,
-        );
+        app.join(joiner, &id);
         id
     };
     // Ana is on vacation before her game starts; Ben's game runs.
-    let on_vacation = client
-        .post(format!("{}/v1/players/me/vacation", server.base))
-        .bearer_auth(&ana)
+    let on_vacation = app
+        .post("/v1/players/me/vacation", Some(&ana))
         .send()
         .unwrap();
     assert_eq!(on_vacation.status(), StatusCode::OK);
-    let paused = timed_game(&ana, &cai, &server);
-    let running = timed_game(&ben, &cai, &server);
-    server.child.kill().expect("SIGKILL");
-    server.child.wait().unwrap();
+    let paused = timed_game(&ana, &cai);
+    let running = timed_game(&ben, &cai);
+    server.kill();
     // Ben's deadline passes while nothing runs.
     std::thread::sleep(Duration::from_millis(1500));
-    server = start(dir.path());
-    let get = |id: &str, server: &Server| -> Value {
-        client
-            .get(format!("{}/v1/games/{id}", server.base))
-            .send()
-            .unwrap()
-            .json()
-            .unwrap()
-    };
-    let mut over = get(&running, &server);
+    let server = Server::start(dir.path(), &[]);
+    let app = &server.app;
+    let mut over = app.game(None, &running);
     for _ in 0..100 {
         if over["status"] == "finished" {
             break;
         }
         std::thread::sleep(Duration::from_millis(100));
-        over = get(&running, &server);
+        over = app.game(None, &running);
     }
     assert_eq!(
         over["status"], "finished",
@@ -285,17 +200,12 @@ fn deadlines_and_vacations_survive_kill_9() {
     );
     assert_eq!(over["outcome"]["winners"], json!([1]));
     std::thread::sleep(Duration::from_millis(1500));
-    let still = get(&paused, &server);
+    let still = app.game(None, &paused);
     assert_eq!(still["status"], "active");
     assert_eq!(still["seats"][0]["clock"]["state"], "paused");
-    let vacation: Value = client
-        .get(format!("{}/v1/players/me/vacation", server.base))
-        .bearer_auth(&ana)
-        .send()
-        .unwrap()
-        .json()
-        .unwrap();
+    let vacation = ok_json(
+        app.get("/v1/players/me/vacation", Some(&ana)).send(),
+        StatusCode::OK,
+    );
     assert_eq!(vacation["on_vacation"], true);
-    server.child.kill().ok();
-    server.child.wait().ok();
 }

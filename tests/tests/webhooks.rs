@@ -7,6 +7,7 @@
 mod common;
 
 use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+use common::binary::Server;
 use common::play::{is_table_command, SendOk};
 use common::{ok_json, problem, Player, TestApp};
 use hmac::{Hmac, Mac};
@@ -14,8 +15,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 use sha2::Sha256;
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -538,48 +538,19 @@ fn a_webhook_is_registered_with_a_secret_shown_once_and_only_its_owner_deletes_i
     assert_eq!(problem(eleventh, StatusCode::CONFLICT), "too_many_webhooks");
 }
 
-/// `target/<profile>/avalanche`, built by `cargo test --workspace` beside this test.
-fn binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target directory");
-    dir.join(format!("avalanche{}", std::env::consts::EXE_SUFFIX))
-}
-
-/// The real binary on a free port over `data`, retrying deliveries at most 500 ms apart.
-fn start(data: &Path) -> (Child, TestApp) {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = Command::new(binary())
-        .args(["--addr", &format!("127.0.0.1:{port}"), "--data"])
-        .arg(data)
-        .args(["--webhook-retry-ms", "50", "--webhook-retry-max-ms", "500"])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the avalanche binary starts (cargo test --workspace builds it)");
-    let app = TestApp::attach(&format!("http://127.0.0.1:{port}"));
-    for _ in 0..200 {
-        if app.client.get(app.url("/health")).send().is_ok() {
-            return (child, app);
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    child.kill().ok();
-    child.wait().ok();
-    panic!("the server did not answer");
+/// The real binary over `data`, retrying deliveries at most 500 ms apart.
+fn start(data: &Path) -> Server {
+    Server::start(
+        data,
+        &["--webhook-retry-ms", "50", "--webhook-retry-max-ms", "500"],
+    )
 }
 
 #[test]
 fn every_notification_arrives_at_least_once_across_a_kill_9_mid_delivery() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut server, app) = start(dir.path());
+    let mut server = start(dir.path());
+    let app = &server.app;
     let players = vec![app.create_player("Ana"), app.create_player("Ben")];
     // Slow enough that notifications are still queued when the server is killed.
     let receivers = [
@@ -590,27 +561,27 @@ fn every_notification_arrives_at_least_once_across_a_kill_9_mid_delivery() {
         .iter()
         .zip(&receivers)
         .map(|(p, r)| {
-            register(&app, p, &r.url)["secret"]
+            register(app, p, &r.url)["secret"]
                 .as_str()
                 .unwrap()
                 .to_string()
         })
         .collect();
     let mut expected = Expected::default();
-    let game = chess(&app, &players, &mut expected);
-    moves(&app, &game, &players, 10, &mut expected);
+    let game = chess(app, &players, &mut expected);
+    moves(app, &game, &players, 10, &mut expected);
     let pending = players
         .iter()
         .zip(&receivers)
         .any(|(p, r)| r.ids().len() < expected.of(p).len());
-    server.kill().expect("SIGKILL");
-    server.wait().unwrap();
+    server.kill();
     assert!(pending, "the kill came in the middle of deliveries");
 
-    let (mut server, app) = start(dir.path());
-    moves(&app, &game, &players, 2, &mut expected);
+    let server = start(dir.path());
+    let app = &server.app;
+    moves(app, &game, &players, 2, &mut expected);
     command(
-        &app,
+        app,
         &players[1],
         &game,
         &json!({"type": "resign"}),
@@ -631,8 +602,6 @@ fn every_notification_arrives_at_least_once_across_a_kill_9_mid_delivery() {
         }
         check_signed(receiver, secret, player);
     }
-    server.kill().ok();
-    server.wait().ok();
 }
 
 #[test]

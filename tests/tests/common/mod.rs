@@ -1,6 +1,7 @@
 //! `TestApp`: the real server on a free port over a temporary database, and one method a call.
 #![allow(dead_code)] // each test file uses its own part of the helper
 
+pub mod binary;
 pub mod play;
 
 use domain::Registry;
