@@ -26,9 +26,10 @@ export async function replayPage(main, [id, wanted], app) {
   }
   app.title(`Replay · ${kindTitle(game.kind)} · Avalanche`);
   const last = game.version;
-  let version = Math.min(Math.max(Number.isFinite(Number(wanted)) && wanted !== undefined ? Number(wanted) : last, 0), last);
+  // Versions run from 1 (the game created) to the game's version.
+  let version = Math.min(Math.max(wanted !== undefined && Number.isFinite(Number(wanted)) ? Number(wanted) : last, 1), last);
   const memo = {};
-  const slider = h('input', { type: 'range', min: 0, max: last, value: version, 'aria-label': 'Version', 'data-testid': 'slider' });
+  const slider = h('input', { type: 'range', min: 1, max: last, value: version, 'aria-label': 'Version', 'data-testid': 'slider' });
   const shown = h('output', { 'data-testid': 'version', 'aria-live': 'polite' });
   const eventLine = h('p', { class: 'muted event-line' });
   const table = h('div', { class: 'table' });
@@ -49,13 +50,13 @@ export async function replayPage(main, [id, wanted], app) {
     try {
       const [at, events] = await Promise.all([
         get(`/games/${seg(id)}/states/${version}`),
-        version > 0 ? get(`/games/${seg(id)}/events?after=${version - 1}&limit=1`) : Promise.resolve({ events: [] }),
+        get(`/games/${seg(id)}/events?after=${version - 1}&limit=1`),
       ]);
       if (mine !== drawing) return;
       slider.value = String(version);
       shown.textContent = `version ${version} of ${last}`;
       const ev = events.events[0];
-      eventLine.textContent = ev ? `${ev.type.replaceAll('_', ' ')} (${ev.actor})` : 'before anything happened';
+      eventLine.textContent = ev ? `${ev.type.replaceAll('_', ' ')} (${ev.actor})` : '';
       for (const k of Object.keys(memo)) delete memo[k];
       const root = h('div', { class: 'table-root' });
       table.replaceChildren(root);
@@ -65,8 +66,8 @@ export async function replayPage(main, [id, wanted], app) {
     } catch (e) { sayError(e); }
   }
   function go(step) {
-    const next = { first: 0, prev: version - 1, next: version + 1, last }[step];
-    version = Math.min(Math.max(next, 0), last);
+    const next = { first: 1, prev: version - 1, next: version + 1, last }[step];
+    version = Math.min(Math.max(next, 1), last);
     show();
   }
   slider.addEventListener('input', () => { version = Number(slider.value); show(); });
@@ -117,10 +118,12 @@ export async function replayPage(main, [id, wanted], app) {
     const auditLine = h('p', { 'data-testid': 'audit' }, 'Auditing…');
     tools.append(auditLine);
     get(`/games/${seg(id)}/audit`).then((a) => {
-      const ok = a.valid === true || a.result === 'valid' || a.status === 'valid';
+      const ok = a.valid === true;
+      const r = a.report || {};
+      const d = a.divergence || {};
       auditLine.textContent = ok
-        ? `Audit: valid. Every command decided again gives the stored events${a.seed_matches_commitment === false ? '' : ', and the seed matches its commitment'}.`
-        : `Audit: divergence${a.version !== undefined ? ` at version ${a.version}` : ''}: ${a.reason || JSON.stringify(a)}`;
+        ? `Audit: valid. ${r.commands} commands decided again give the ${r.events} stored events${r.seed_verified ? '; the revealed seed matches its commitment' : ''}.`
+        : `Audit: the log diverges at version ${d.version}: ${d.reason}`;
       auditLine.dataset.valid = String(ok);
     }).catch((e) => { auditLine.textContent = `Audit: ${e.detail}`; });
   }
