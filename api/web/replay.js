@@ -3,7 +3,7 @@
 // finished game; the record (Avalanche Chess) or the log exported. Import: paste a record.
 
 import { get, post, api, seg } from './api.js';
-import { h, mount, field, say, sayError, kindTitle } from './dom.js';
+import { h, mount, field, say, sayError, kindTitle, seatName } from './dom.js';
 import { drawTable, outcomeText } from './game.js';
 
 function download(name, text, type) {
@@ -35,15 +35,20 @@ export async function replayPage(main, [id, wanted], app) {
   const table = h('div', { class: 'table' });
   const button = (label, text, step) => h('button', { type: 'button', class: 'secondary', 'aria-label': label, 'data-step': step, onclick: () => go(step) }, text);
   const controls = h('div', { class: 'replay-controls', role: 'group', 'aria-label': 'Replay controls' },
-    button('First version', '\u23EE', 'first'), button('Previous version', '\u25C0', 'prev'),
+    button('First version', '|\u25C0', 'first'), button('Previous version', '\u25C0', 'prev'),
     slider,
-    button('Next version', '\u25B6', 'next'), button('Last version', '\u23ED', 'last'), shown);
+    button('Next version', '\u25B6', 'next'), button('Last version', '\u25B6|', 'last'), shown);
   const tools = h('div', { class: 'card replay-tools' });
   mount(main, h('article', { class: 'game replay' },
     h('div', { class: 'game-head' }, h('h1', {}, `Replay: ${kindTitle(game.kind)}`),
       h('p', {}, h('a', { href: `#/game/${seg(id)}` }, 'Back to the game'), game.status === 'finished' ? ` · ${outcomeText(game)}` : '')),
     controls, eventLine, table, tools));
 
+  const actorName = (actor) => {
+    const seat = /^seat:(\d+)$/.exec(actor || '');
+    if (seat) return seatName(game, Number(seat[1]));
+    return actor === 'system' ? 'the server' : 'a player';
+  };
   let drawing = 0;
   async function show() {
     const mine = ++drawing;
@@ -56,7 +61,7 @@ export async function replayPage(main, [id, wanted], app) {
       slider.value = String(version);
       shown.textContent = `version ${version} of ${last}`;
       const ev = events.events[0];
-      eventLine.textContent = ev ? `${ev.type.replaceAll('_', ' ')} (${ev.actor})` : '';
+      eventLine.textContent = ev ? `${ev.type.replaceAll('_', ' ')}, by ${actorName(ev.actor)}` : '';
       for (const k of Object.keys(memo)) delete memo[k];
       const root = h('div', { class: 'table-root' });
       table.replaceChildren(root);
