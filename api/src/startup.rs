@@ -157,6 +157,8 @@ pub fn run_with(
             .service(routes::forks::create_fork)
             .service(routes::forks::list_forks)
             .service(routes::imports::import)
+            .service(routes::web::index)
+            .service(routes::web::asset)
             .service(
                 SwaggerUi::new("/docs/{_:.*}")
                     .external_url_unchecked("/openapi.json", openapi.clone()),

@@ -9,4 +9,5 @@ pub mod kinds;
 pub mod play;
 pub mod players;
 pub mod replay;
+pub mod web;
 pub mod webhooks;

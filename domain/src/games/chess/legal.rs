@@ -1,5 +1,8 @@
 //! Every legal command of the seat to act, with its notation (`Nf3/a6`, `e4//`, `Bc4/e1`),
-//! so that a client can offer exactly the legal turns.
+//! so that a client can offer exactly the legal turns. A turn's `move` is written from-to
+//! (`g1f3`, `e7e8q`, castling as the king onto its rook, `e1h1`): a board can group the
+//! offered turns by the squares clicked without knowing how the pieces move, and the notation
+//! beside it gives the canonical text.
 
 use super::command::{Command, PromotionPiece};
 use super::decide::{half_turn, mark, possible_pushes};
@@ -35,6 +38,7 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
     let mut all = Vec::new();
     for_each_move(&board, |mv| {
         let san = san::write(&board, mv);
+        let from_to = mv.to_string();
         let after = after_move(&board, mv);
         let bits = Bits::of(&after);
         let mut position = Position::from_board(&after);
@@ -43,7 +47,7 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
             let notation = half_turn(&san, None, mark(&position, owner, false, false));
             all.push(Legal::new(
                 Command::Turn {
-                    mv: san.clone(),
+                    mv: from_to.clone(),
                     push: None,
                 },
                 notation,
@@ -62,7 +66,7 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
             position.squares[push.from as usize] = Some((Piece::Pawn, owner));
             all.push(Legal::new(
                 Command::Turn {
-                    mv: san.clone(),
+                    mv: from_to.clone(),
                     push: Some(push.to.to_string()),
                 },
                 notation,

@@ -1,0 +1,91 @@
+// Accounts: sign up (the key is shown once), sign in with a key on another device, sign out.
+
+import { get, post, token } from './api.js';
+import { h, mount, field, say, sayError } from './dom.js';
+
+export async function accountPage(main, _params, app) {
+  app.title('Account · Avalanche');
+  if (app.me) {
+    mount(main,
+      h('h1', {}, 'Your account'),
+      h('p', {}, 'Signed in as ', h('strong', { 'data-testid': 'me' }, app.me.name), '.'),
+      h('p', { class: 'muted' }, 'Your key stays in this browser. To play on another device, sign in there with the key you saved when you signed up.'),
+      h('button', {
+        type: 'button', class: 'secondary', 'data-testid': 'sign-out',
+        onclick: () => {
+          token.clear();
+          app.me = null;
+          say('Signed out.');
+          app.go('#/account');
+        },
+      }, 'Sign out'));
+    return;
+  }
+
+  const name = h('input', { name: 'name', autocomplete: 'nickname', required: true, maxlength: 40 });
+  const signUp = h('form', {
+    class: 'card',
+    'aria-labelledby': 'signup-title',
+    onsubmit: async (event) => {
+      event.preventDefault();
+      try {
+        const created = await post('/players', { name: name.value.trim() });
+        token.set(created.token);
+        app.me = created.player;
+        showKey(main, created, app);
+      } catch (e) { sayError(e); }
+    },
+  },
+  h('h2', { id: 'signup-title' }, 'New here? Sign up'),
+  field('Your name', name, 'Shown to the other players.'),
+  h('button', { type: 'submit' }, 'Sign up'));
+
+  const key = h('input', { name: 'key', autocomplete: 'off', spellcheck: 'false', required: true });
+  const signIn = h('form', {
+    class: 'card',
+    'aria-labelledby': 'signin-title',
+    onsubmit: async (event) => {
+      event.preventDefault();
+      token.set(key.value.trim());
+      app.me = null;
+      try {
+        app.me = await get('/players/me');
+        say(`Signed in as ${app.me.name}.`);
+        app.go('#/');
+      } catch (e) {
+        token.clear();
+        say(e.status === 401 ? 'This key is not known here; check it and try again.' : e.detail, 'error');
+      }
+    },
+  },
+  h('h2', { id: 'signin-title' }, 'Have a key? Sign in'),
+  field('Your key', key, 'The key you were shown when you signed up.'),
+  h('button', { type: 'submit' }, 'Sign in'));
+
+  mount(main, h('h1', {}, 'Play Avalanche'), h('div', { class: 'columns' }, signUp, signIn));
+  name.focus();
+}
+
+function showKey(main, created, app) {
+  const keyText = h('code', { class: 'key', 'data-testid': 'key' }, created.token);
+  const copy = h('button', {
+    type: 'button', class: 'secondary',
+    onclick: async () => {
+      try {
+        await navigator.clipboard.writeText(created.token);
+        say('Key copied.');
+      } catch {
+        say('Select the key and copy it by hand.', 'error');
+      }
+    },
+  }, 'Copy the key');
+  mount(main,
+    h('h1', {}, `Welcome, ${created.player.name}`),
+    h('div', { class: 'card' },
+      h('h2', {}, 'Your key, shown only this once'),
+      h('p', {}, 'Keep it somewhere safe: it signs you in on another device, and nobody can show it to you again.'),
+      keyText,
+      h('div', { class: 'row' }, copy,
+        h('button', { type: 'button', 'data-testid': 'key-saved', onclick: () => app.go('#/') }, 'I saved it: to the lobby'))));
+  app.drawNav();
+}

@@ -1,0 +1,57 @@
+// The public /v1 API, as any integrator calls it. The bearer token lives in localStorage
+// under 'avalanche.token' and only ever travels in the Authorization header.
+
+const KEY = 'avalanche.token';
+
+export const token = {
+  get: () => localStorage.getItem(KEY),
+  set: (value) => localStorage.setItem(KEY, value),
+  clear: () => localStorage.removeItem(KEY),
+};
+
+/** A problem+json answer (or a network failure) as an Error a player can read. */
+export class ApiError extends Error {
+  constructor(status, code, detail) {
+    super(detail);
+    this.status = status;
+    this.code = code;
+    this.detail = detail;
+  }
+}
+
+/** Calls /v1 + path; resolves to the JSON (or text) answer, rejects with an ApiError. */
+export async function api(method, path, body, { signal, text = false, headers = {} } = {}) {
+  const sent = { accept: text ? 'text/plain' : 'application/json', ...headers };
+  const t = token.get();
+  if (t) sent.authorization = `Bearer ${t}`;
+  if (body !== undefined) sent['content-type'] = 'application/json';
+  let res;
+  try {
+    res = await fetch(`/v1${path}`, {
+      method,
+      headers: sent,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+      cache: 'no-store',
+    });
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    throw new ApiError(0, 'network', 'The server cannot be reached; try again in a moment.');
+  }
+  const raw = await res.text();
+  if (!res.ok) {
+    let problem = {};
+    try { problem = JSON.parse(raw); } catch { /* not JSON */ }
+    throw new ApiError(res.status, problem.code || `http_${res.status}`,
+      problem.detail || problem.title || `The server answered ${res.status}.`);
+  }
+  if (text) return raw;
+  return raw ? JSON.parse(raw) : null;
+}
+
+export const get = (path, options) => api('GET', path, undefined, options);
+export const post = (path, body = {}, options) => api('POST', path, body, options);
+export const del = (path, options) => api('DELETE', path, undefined, options);
+
+/** Path segment for an id coming from the server or the address bar. */
+export const seg = (id) => encodeURIComponent(id);

@@ -1,0 +1,110 @@
+// Boot and hash router: #/ (lobby), #/game/<id>, #/replay/<id>[/<version>], #/import, #/account.
+// Each page is a function (main, params, app) that may return a cleanup function, called when
+// the player leaves it (long-polls stopped, key handlers removed).
+
+import { get, token } from './api.js';
+import { h, mount, say } from './dom.js';
+import { accountPage } from './account.js';
+import { lobbyPage } from './lobby.js';
+import { gamePage } from './game.js';
+import { replayPage, importPage } from './replay.js';
+
+const main = document.getElementById('main');
+const nav = document.getElementById('nav');
+
+const app = {
+  me: null,
+  myTurns: 0,
+  pageTitle: 'Avalanche',
+  /** Sets the page's own title; "(your turn)" leads while a game waits for me. */
+  title(text) {
+    app.pageTitle = text;
+    app.drawTitle();
+  },
+  drawTitle() {
+    const prefix = app.myTurns > 0 ? `(${app.myTurns}) Your turn · ` : '';
+    document.title = `${prefix}${app.pageTitle}`;
+  },
+  /** Counts the games waiting for me (the title says so on every page). */
+  async refreshTurns() {
+    if (!token.get()) {
+      app.myTurns = 0;
+    } else {
+      try {
+        const mine = await get('/players/me/games?turn=mine');
+        app.myTurns = Array.isArray(mine) ? mine.length : (mine.games || []).length;
+      } catch { /* shown elsewhere */ }
+    }
+    app.drawTitle();
+  },
+  go(hash) {
+    if (location.hash === hash) route();
+    else location.hash = hash;
+  },
+  async signedIn() {
+    if (!token.get()) {
+      app.me = null;
+      return null;
+    }
+    if (app.me) return app.me;
+    try {
+      app.me = await get('/players/me');
+    } catch (e) {
+      if (e.status === 401) token.clear();
+      app.me = null;
+    }
+    return app.me;
+  },
+  drawNav() {
+    const links = [
+      h('a', { href: '#/' }, 'Lobby'),
+      h('a', { href: '#/import' }, 'Import'),
+      h('a', { href: '#/account' }, app.me ? app.me.name : 'Sign in'),
+    ];
+    mount(nav, ...links);
+  },
+};
+
+let cleanup = null;
+let generation = 0;
+
+async function route() {
+  const hash = location.hash || '#/';
+  if (hash === '#main') return; // the skip link
+  if (cleanup) {
+    try { cleanup(); } catch { /* a page's own business */ }
+    cleanup = null;
+  }
+  const mine = ++generation;
+  say('');
+  await app.signedIn();
+  if (mine !== generation) return;
+  app.drawNav();
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  mount(main, h('p', {}, 'Loading…'));
+  let page;
+  let params = [];
+  switch (parts[0]) {
+    case undefined: case 'lobby': page = lobbyPage; break;
+    case 'game': page = gamePage; params = [parts[1]]; break;
+    case 'replay': page = replayPage; params = [parts[1], parts[2]]; break;
+    case 'import': page = importPage; break;
+    case 'account': page = accountPage; break;
+    default:
+      app.title('Not found');
+      mount(main, h('h1', {}, 'Nothing here'), h('p', {}, h('a', { href: '#/' }, 'Back to the lobby')));
+      return;
+  }
+  const done = await page(main, params, app);
+  if (mine !== generation) {
+    if (typeof done === 'function') done();
+    return;
+  }
+  cleanup = typeof done === 'function' ? done : null;
+  app.refreshTurns();
+}
+
+window.addEventListener('hashchange', route);
+// A slow heartbeat for the title's "your turn" when the player sits on a page of another game.
+setInterval(() => { if (!document.hidden) app.refreshTurns(); }, 60000);
+route();

@@ -1,0 +1,188 @@
+// The lobby: my games (my turn first, with deadlines), open games to join (by kind), games
+// being played to watch, and a form to create a game as GET /v1/kinds describes the games.
+
+import { get, post, seg } from './api.js';
+import { h, mount, field, deadline, say, sayError, kindTitle } from './dom.js';
+
+let kindsCache = null;
+export async function kinds() {
+  if (!kindsCache) kindsCache = await get('/kinds');
+  return kindsCache;
+}
+
+function players(game) {
+  return (game.seats || []).map((s) => s.player_name || 'free seat').join(' · ');
+}
+
+function gameLine(game, extra) {
+  return h('li', { class: ['game-line', game.your_turn && 'my-turn'] },
+    h('a', { href: `#/game/${seg(game.id)}`, 'aria-label': `${kindTitle(game.kind)} ${game.variant || ''}: ${players(game)}${game.your_turn ? ', your turn' : ''}` },
+      h('span', { class: 'kind' }, kindTitle(game.kind), game.variant && game.variant !== 'standard' ? ` (${game.variant})` : ''),
+      h('span', { class: 'who' }, players(game))),
+    game.your_turn ? h('span', { class: 'badge' }, 'Your turn') : h('span', { class: 'muted' }, game.status),
+    game.deadline ? h('span', { class: 'deadline' }, 'deadline ', deadline(game.deadline)) : null,
+    extra || null);
+}
+
+export async function lobbyPage(main, _params, app) {
+  app.title('Lobby · Avalanche');
+  let all;
+  try {
+    all = await kinds();
+  } catch (e) {
+    sayError(e);
+    mount(main, h('h1', {}, 'Lobby'), h('p', {}, 'The server cannot be reached.'));
+    return;
+  }
+  const mineBox = h('section', { class: 'card', 'aria-labelledby': 'mine-title' }, h('h2', { id: 'mine-title' }, 'My games'));
+  const openList = h('ul', { class: 'games', 'data-testid': 'open-games', 'aria-live': 'polite' });
+  const watchList = h('ul', { class: 'games', 'data-testid': 'watch-games' });
+  const filter = h('select', { name: 'kind-filter' },
+    h('option', { value: '' }, 'All games'),
+    all.map((k) => h('option', { value: k.id }, k.name)));
+
+  async function drawOpen() {
+    const kind = filter.value;
+    const q = kind ? `&kind=${seg(kind)}` : '';
+    try {
+      const [open, active] = await Promise.all([
+        get(`/games?status=open${q}`),
+        get(`/games?status=active${q}&limit=10`),
+      ]);
+      mount(openList, open.length ? open.map((g) => gameLine(g, joinButton(g))) : h('li', { class: 'muted' }, 'No open game: create one.'));
+      mount(watchList, active.length ? active.map((g) => gameLine(g)) : h('li', { class: 'muted' }, 'Nobody is playing right now.'));
+    } catch (e) { sayError(e); }
+  }
+
+  function joinButton(game) {
+    if (!app.me) return null;
+    if (game.your_seat !== null && game.your_seat !== undefined) return h('a', { href: `#/game/${seg(game.id)}`, class: 'button secondary' }, 'Open');
+    return h('button', {
+      type: 'button',
+      'aria-label': `Join this ${kindTitle(game.kind)} game with ${players(game)}`,
+      onclick: async () => {
+        try {
+          await post(`/games/${seg(game.id)}/join`, {});
+          app.go(`#/game/${seg(game.id)}`);
+        } catch (e) { sayError(e); drawOpen(); }
+      },
+    }, 'Join');
+  }
+
+  async function drawMine() {
+    if (!app.me) {
+      mount(mineBox, h('h2', { id: 'mine-title' }, 'My games'),
+        h('p', {}, h('a', { href: '#/account' }, 'Sign up or sign in'), ' to create and join games. You may watch any game without an account.'));
+      return;
+    }
+    try {
+      const games = await get('/players/me/games');
+      const mineFirst = [...games].sort((a, b) => {
+        if (a.your_turn !== b.your_turn) return a.your_turn ? -1 : 1;
+        const da = a.deadline ? Date.parse(a.deadline) : Infinity;
+        const db = b.deadline ? Date.parse(b.deadline) : Infinity;
+        return da - db;
+      });
+      const live = mineFirst.filter((g) => g.status !== 'finished');
+      const done = mineFirst.filter((g) => g.status === 'finished').slice(0, 10);
+      app.myTurns = live.filter((g) => g.your_turn).length;
+      app.drawTitle();
+      mount(mineBox, h('h2', { id: 'mine-title' }, 'My games'),
+        live.length ? h('ul', { class: 'games', 'data-testid': 'my-games' }, live.map((g) => gameLine(g))) : h('p', { class: 'muted' }, 'No game yet.'),
+        done.length ? h('details', {}, h('summary', {}, `Finished (${done.length})`), h('ul', { class: 'games' }, done.map((g) => gameLine(g)))) : null);
+    } catch (e) { sayError(e); }
+  }
+
+  filter.addEventListener('change', drawOpen);
+  mount(main,
+    h('h1', { class: 'visually-hidden' }, 'Lobby'),
+    h('div', { class: 'lobby' },
+      mineBox,
+      app.me ? createForm(all, app) : null,
+      h('section', { class: 'card', 'aria-labelledby': 'open-title' },
+        h('div', { class: 'row spread' }, h('h2', { id: 'open-title' }, 'Open games'), field('Show', filter)),
+        openList,
+        h('h2', {}, 'Being played'), watchList)));
+  await Promise.all([drawMine(), drawOpen()]);
+  const timer = setInterval(() => { if (!document.hidden) { drawOpen(); drawMine(); } }, 10000);
+  return () => clearInterval(timer);
+}
+
+function optionControl(name, value) {
+  if (typeof value === 'boolean') return h('input', { type: 'checkbox', name, checked: value });
+  if (typeof value === 'number') return h('input', { type: 'number', name, value, step: Number.isInteger(value) ? 1 : 'any' });
+  return h('input', { name, value: value === null ? '' : String(value) });
+}
+
+function createForm(all, app) {
+  const kind = h('select', { name: 'kind' }, all.map((k) => h('option', { value: k.id }, k.name)));
+  const variant = h('select', { name: 'variant' });
+  const seats = h('input', { type: 'number', name: 'seats', min: 1, max: 6, value: 2 });
+  const clockType = h('select', { name: 'clock' },
+    h('option', { value: 'none' }, 'No clock'),
+    h('option', { value: 'days_per_move' }, 'Days per move'),
+    h('option', { value: 'seconds_per_move' }, 'Seconds per move'));
+  const clockAmount = h('input', { type: 'number', name: 'clock-amount', min: 1, value: 3 });
+  const amountField = field('Allowance per move', clockAmount);
+  const optionsBox = h('fieldset', { class: 'options' });
+  const about = h('p', { class: 'muted about' });
+
+  function sync() {
+    const k = all.find((x) => x.id === kind.value);
+    if (!k) return;
+    mount(variant, (k.variants.length ? k.variants : ['']).map((v) => h('option', { value: v }, v || 'standard')));
+    variant.disabled = k.variants.length === 0;
+    seats.min = k.min_seats;
+    seats.max = k.max_seats;
+    const n = Number(seats.value);
+    if (!(n >= k.min_seats && n <= k.max_seats)) seats.value = Math.min(Math.max(2, k.min_seats), k.max_seats);
+    seats.disabled = k.min_seats === k.max_seats;
+    about.textContent = `${k.summary} ${k.min_seats === k.max_seats ? `${k.min_seats} players.` : `${k.min_seats} to ${k.max_seats} players.`}`;
+    const entries = Object.entries(k.default_options || {});
+    mount(optionsBox, h('legend', {}, entries.length ? 'Options' : 'No options'),
+      entries.map(([name, value]) => {
+        const control = optionControl(name, value);
+        control.dataset.option = name;
+        control.dataset.kind = typeof value;
+        return field(name.replaceAll('_', ' '), control);
+      }));
+  }
+  function syncClock() {
+    amountField.hidden = clockType.value === 'none';
+    if (clockType.value === 'days_per_move') { clockAmount.max = 14; if (Number(clockAmount.value) > 14) clockAmount.value = 3; }
+    if (clockType.value === 'seconds_per_move') { clockAmount.max = 86400; }
+  }
+  kind.addEventListener('change', sync);
+  clockType.addEventListener('change', syncClock);
+  sync();
+  syncClock();
+
+  return h('form', {
+    class: 'card create',
+    'aria-labelledby': 'create-title',
+    onsubmit: async (event) => {
+      event.preventDefault();
+      const options = {};
+      for (const control of optionsBox.querySelectorAll('[data-option]')) {
+        const t = control.dataset.kind;
+        options[control.dataset.option] = t === 'boolean' ? control.checked : t === 'number' ? Number(control.value) : control.value;
+      }
+      const body = { kind: kind.value, seats: Number(seats.value) };
+      if (!variant.disabled && variant.value) body.variant = variant.value;
+      if (Object.keys(options).length) body.options = options;
+      if (clockType.value === 'days_per_move') body.time_control = { type: 'days_per_move', days: Number(clockAmount.value) };
+      if (clockType.value === 'seconds_per_move') body.time_control = { type: 'seconds_per_move', seconds: Number(clockAmount.value) };
+      try {
+        const game = await post('/games', body);
+        say('Game created: waiting for the other players.');
+        app.go(`#/game/${seg(game.id)}`);
+      } catch (e) { sayError(e); }
+    },
+  },
+  h('h2', { id: 'create-title' }, 'New game'),
+  field('Game', kind), about,
+  h('div', { class: 'row' }, field('Variant', variant), field('Players', seats)),
+  h('div', { class: 'row' }, field('Clock', clockType), amountField),
+  optionsBox,
+  h('button', { type: 'submit' }, 'Create the game'));
+}

@@ -1,0 +1,116 @@
+// Shared by the browser scripts: Debian's chromium launched headless through playwright-core,
+// browser contexts that record console errors, page errors and every request that would leave
+// 127.0.0.1 (such requests are also aborted), screenshots under target/screenshots/.
+
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const BASE = process.env.BASE_URL;
+export const SHOTS = process.env.SCREENSHOTS;
+if (!BASE || !SHOTS) {
+  console.error('BASE_URL and SCREENSHOTS must be set (the Rust test sets them)');
+  process.exit(2);
+}
+mkdirSync(SHOTS, { recursive: true });
+
+export const problems = { consoleErrors: [], foreignRequests: [], urlsWithToken: [] };
+const tokens = new Set();
+/** Remembers a bearer token so that any URL carrying it is reported. */
+export function secret(token) { tokens.add(token); }
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+function local(url) {
+  if (url.startsWith('data:') || url.startsWith('blob:') || url === 'about:blank') return true;
+  try { return new URL(url).hostname === '127.0.0.1'; } catch { return false; }
+}
+
+/** A fresh browser context (its own localStorage) that watches what its pages do. */
+export async function context(browser, name, viewport = { width: 1280, height: 900 }) {
+  const ctx = await browser.newContext({ viewport, acceptDownloads: true });
+  await ctx.route('**/*', (route) => {
+    const url = route.request().url();
+    if (!local(url)) {
+      problems.foreignRequests.push(`${name}: ${url}`);
+      return route.abort();
+    }
+    return route.continue();
+  });
+  ctx.on('request', (request) => {
+    for (const t of tokens) if (request.url().includes(t)) problems.urlsWithToken.push(`${name}: ${request.url()}`);
+  });
+  ctx.on('page', (page) => watch(page, name));
+  return ctx;
+}
+
+function watch(page, name) {
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.consoleErrors.push(`${name}: ${msg.text()} @ ${JSON.stringify(msg.location())}`);
+  });
+  page.on('pageerror', (error) => problems.consoleErrors.push(`${name}: page error ${error.message}`));
+}
+
+export async function shot(page, file, width) {
+  const size = page.viewportSize();
+  await page.setViewportSize({ width, height: size ? size.height : 900 });
+  await page.waitForTimeout(100);
+  const path = join(SHOTS, file);
+  await page.screenshot({ path, fullPage: true });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  if (size) await page.setViewportSize(size);
+  return { path, overflow };
+}
+
+/** Controls without an accessible name (the page's every button, link, input, select). */
+export async function unnamedControls(page) {
+  return page.evaluate(() => {
+    const bad = [];
+    for (const el of document.querySelectorAll('button, a[href], input, select, textarea')) {
+      if (el.closest('[hidden]') || el.type === 'hidden') continue;
+      let name = el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') && document.getElementById(el.getAttribute('aria-labelledby'))?.textContent;
+      if (!name && el.labels && el.labels.length) name = el.labels[0].textContent;
+      if (!name && el.tagName !== 'INPUT' && el.tagName !== 'SELECT' && el.tagName !== 'TEXTAREA') name = el.textContent;
+      if (!name) name = el.getAttribute('title');
+      if (!name || !name.trim()) bad.push(el.outerHTML.slice(0, 120));
+    }
+    return bad;
+  });
+}
+
+/** The placement (FEN first field) read back from the squares drawn on the page. */
+export async function drawnPlacement(page) {
+  return page.evaluate(() => {
+    const piece = (sq) => document.querySelector(`.board [data-square="${sq}"]`)?.dataset.piece || '';
+    const rows = [];
+    for (let rank = 8; rank >= 1; rank -= 1) {
+      let row = '';
+      let empty = 0;
+      for (const file of 'abcdefgh') {
+        const p = piece(`${file}${rank}`);
+        if (p) { if (empty) row += empty; empty = 0; row += p; } else empty += 1;
+      }
+      if (empty) row += empty;
+      rows.push(row);
+    }
+    return rows.join('/');
+  });
+}
+
+/** GET on the API from Node (for checks against what the page shows). */
+export async function api(path, token) {
+  const res = await fetch(`${BASE}/v1${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+export function check(condition, message) {
+  if (!condition) throw new Error(`check failed: ${message}`);
+}

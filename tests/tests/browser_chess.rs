@@ -1,0 +1,112 @@
+//! The web client in a real browser: two players sign up, meet in the lobby and play Avalanche
+//! Chess to checkmate by clicking, while a spectator watches; then replay, audit, export,
+//! import and fork. Driven by `tests/browser/chess.mjs` (see `browser_harness`).
+
+mod browser_harness;
+mod common;
+
+use common::binary::Server;
+use serde_json::Value;
+
+/// "all the client's files together stay under 150 KB uncompressed"
+#[test]
+fn the_web_client_is_lighter_than_150_kb_and_served_with_a_strict_policy() {
+    let total: usize = api::routes::web::files().map(|(_, size)| size).sum();
+    assert!(total < 150 * 1024, "the client weighs {total} bytes");
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = Server::start(dir.path(), &[]);
+    let app = &server.app;
+    let page = app.get("/", None).send().expect("GET /");
+    assert_eq!(page.status(), 200);
+    let policy = page.headers()["content-security-policy"]
+        .to_str()
+        .expect("ascii")
+        .to_string();
+    assert!(policy.contains("script-src 'self'") && !policy.contains("unsafe-inline"));
+    assert!(page.headers()["content-type"]
+        .to_str()
+        .expect("ascii")
+        .starts_with("text/html"));
+    let html = page.text().expect("body");
+    assert!(html.contains(r#"<script type="module" src="/app.js"></script>"#));
+    for (path, kind) in [
+        ("/app.js", "text/javascript"),
+        ("/style.css", "text/css"),
+        ("/tables/avalanche-chess.js", "text/javascript"),
+    ] {
+        let answer = app.get(path, None).send().expect("GET a file");
+        assert_eq!(answer.status(), 200, "{path}");
+        assert!(answer.headers()["content-type"]
+            .to_str()
+            .expect("ascii")
+            .starts_with(kind));
+        let etag = answer.headers()["etag"].clone();
+        let again = app
+            .get(path, None)
+            .header("if-none-match", etag)
+            .send()
+            .expect("GET again");
+        assert_eq!(again.status(), 304, "{path} is revalidated, not sent again");
+    }
+    let missing = app.get("/nothing.js", None).send().expect("GET");
+    assert_eq!(missing.status(), 404);
+}
+
+#[test]
+fn two_players_meet_in_the_lobby_and_play_to_checkmate_while_a_spectator_watches() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let server = Server::start(dir.path(), &[]);
+    let result = browser_harness::run("chess.mjs", &server.app.base);
+
+    // The server agrees with what the pages showed: Bruno (Black, seat 1) mated.
+    let id = result["game"].as_str().expect("the game's id");
+    let game: Value = server
+        .app
+        .get(&format!("/v1/games/{id}"), None)
+        .send()
+        .expect("GET game")
+        .json()
+        .expect("json");
+    assert_eq!(game["status"], "finished");
+    assert_eq!(game["outcome"]["winners"], serde_json::json!([1]));
+    assert_eq!(
+        game["view"]["history"],
+        serde_json::json!(["g4/e6", "Qh4/f3#"])
+    );
+    assert_eq!(game["view"]["result"]["reason"], "checkmate");
+
+    // Three versions of the replay were checked against states/{version}.
+    let replay = result["replay"].as_array().expect("replay checks");
+    assert!(replay.len() >= 3, "{replay:?}");
+    // The imported record is a game of its own; the fork too.
+    assert_ne!(result["imported"], result["game"]);
+    assert_ne!(result["fork"], result["game"]);
+    // Every control has an accessible name; nothing overflows 375 px.
+    for (page, unnamed) in result["unnamed"].as_object().expect("checked pages") {
+        assert_eq!(
+            unnamed,
+            &serde_json::json!([]),
+            "{page}: controls without a name"
+        );
+    }
+    for (shot, overflow) in result["overflow"].as_object().expect("overflow") {
+        assert!(
+            overflow.as_f64() <= Some(0.0),
+            "{shot} scrolls sideways by {overflow}"
+        );
+    }
+    for shot in result["screenshots"].as_array().expect("screenshots") {
+        let path = shot.as_str().expect("a path");
+        assert!(std::path::Path::new(path).exists(), "{path}");
+    }
+    // "a game page is drawn within 200 ms on localhost"
+    let times: Vec<f64> = result["drawMs"]
+        .as_array()
+        .expect("draw times")
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    let median = browser_harness::median(&times);
+    println!("game page drawn in {times:?} ms (median {median:.0} ms)");
+    assert!(median < 200.0, "the game page took {median} ms to draw");
+}
