@@ -3,41 +3,20 @@
 // and setAttribute are used: nothing from the server is ever parsed as HTML.
 
 import { get, seg } from './api.js';
+import { h, s as svgNode, seatName as playerName } from './dom.js';
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
-
-// Builds an HTML element. attrs: {class, text, on: {event: fn}, ...attributes}; children may
-// be nodes, strings or arrays of them (null and false are skipped).
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  setAttrs(node, attrs);
-  append(node, children);
-  return node;
+// h and s of dom.js, with two conveniences for the tables: `text` (the element's text) and
+// `on: {event: handler}`.
+function adapt(build) {
+  return (tag, attrs = {}, ...children) => {
+    const { text, on, ...rest } = attrs || {};
+    const node = build(tag, rest, text === undefined || text === null ? null : String(text), ...children);
+    for (const [event, handler] of Object.entries(on || {})) node.addEventListener(event, handler);
+    return node;
+  };
 }
-
-// Builds an SVG element the same way.
-export function svg(tag, attrs = {}, ...children) {
-  const node = document.createElementNS(SVG_NS, tag);
-  setAttrs(node, attrs);
-  append(node, children);
-  return node;
-}
-
-function setAttrs(node, attrs) {
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === 'text') node.textContent = String(value);
-    else if (key === 'on') for (const [ev, fn] of Object.entries(value)) node.addEventListener(ev, fn);
-    else node.setAttribute(key, value === true ? '' : String(value));
-  }
-}
-
-function append(node, children) {
-  for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-}
+export const el = adapt(h);
+export const svg = adapt(svgNode);
 
 // attrs for a card: its own classes first, then any the caller adds (sizes: small, tiny).
 function cardAttrs(base, attrs) {
@@ -50,19 +29,18 @@ export function button(label, onClick, attrs = {}) {
   return el('button', { type: 'button', ...attrs, on: { click: onClick } }, label);
 }
 
-// The name of a seat: the player's name from the game summary, else "seat N".
+// The name of a seat: the player's name from the game summary (dom.js).
 export function seatName(game, seat) {
-  const info = (game && game.seats || []).find((s) => s.seat === seat);
-  return info && info.player_name ? `${info.player_name} (seat ${seat})` : `seat ${seat}`;
+  return playerName(game || {}, seat);
 }
 
 // Sends a legal entry's command exactly as it came, after a short "busy" mark on the table so
 // that a double click does not send it twice.
-export function send(ctx, root, command) {
+export function send(ctx, root, command, options) {
   if (root.dataset.busy === '1') return Promise.resolve();
   root.dataset.busy = '1';
   root.classList.add('busy');
-  return Promise.resolve(ctx.play(command)).finally(() => {
+  return Promise.resolve(ctx.play(command, options)).finally(() => {
     root.dataset.busy = '';
     root.classList.remove('busy');
   });
@@ -95,7 +73,7 @@ export function allMoves(ctx, root) {
 // A face-down card with a count on it (a pile, a hand seen from outside).
 export function pile(label, count, attrs = {}) {
   return el('div', { class: 'pile', role: 'img', 'aria-label': `${label}: ${count}`, ...attrs },
-    el('div', { class: 'pc back' }, el('span', { class: 'count', text: count })),
+    el('div', { class: count ? 'pc back' : 'pc empty' }, el('span', { class: 'count', text: count })),
     el('div', { class: 'pile-label', text: label }));
 }
 
@@ -239,7 +217,9 @@ export function altitudeCard(card, attrs = {}) {
   return el('div', cardAttrs(`pc alt alt-${f.kind}${f.animal ? ` alt-${f.animal}` : ''}`, { role: 'img', 'aria-label': altitudeName(card), 'data-card-id': card.id, ...attrs }),
     value !== null ? el('span', { class: 'corner tl', text: value }) : null,
     svg('svg', { viewBox: '0 0 40 40', class: 'pic', 'aria-hidden': 'true' }, altitudePicture(f)),
-    el('span', { class: 'name', text: f.kind === 'mountain' ? String(f.value) : altitudeName(card).replace(/ \d+$/, '') }));
+    f.kind === 'mountain' ? null : el('span', { class: 'name', text: altitudeName(card).replace(/ \d+$/, '') }),
+    // The value again at the foot, which the floor above never covers.
+    value !== null ? el('span', { class: 'corner foot', text: value }) : null);
 }
 
 // ---------------------------------------------------------------------------------------------

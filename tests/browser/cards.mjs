@@ -12,6 +12,7 @@ import {
 
 let GAME = '';
 let SEATS = 2;
+let NAME = ''; // of the screenshots
 const SETUPS = {
   avalanche: {},
   'ski-runs': { deck: { lift: 6, green: 8, blue: 7, red: 5, black: 4, avalanche: 5 } },
@@ -60,7 +61,9 @@ async function player(name) {
 /** A page signed in with token, on the game, recording every /v1 JSON answer it receives. */
 async function openPage(browser, name, token, gameId, viewport) {
   const ctx = await context(browser, name, viewport);
-  await ctx.addInitScript((t) => localStorage.setItem('avalanche.token', t), token);
+  await ctx.addInitScript((t) => {
+    if (window.location.protocol === 'http:') window.localStorage.setItem('avalanche.token', t);
+  }, token);
   const page = await ctx.newPage();
   page.answers = [];
   page.on('response', async (response) => {
@@ -72,7 +75,7 @@ async function openPage(browser, name, token, gameId, viewport) {
     } catch { /* a long poll cut by navigation */ }
   });
   await page.goto(`${BASE}/#/game/${gameId}`);
-  await page.waitForSelector('.table-root .card-table', { timeout: 15000 });
+  await page.waitForSelector('.table-root.card-table', { timeout: 15000 });
   page.label = name;
   return page;
 }
@@ -337,7 +340,8 @@ function leaks(json, state, seat) {
     // Views and events name the seat a secret belongs to: another seat's is null.
     if (typeof value.seat === 'number' && value.seat !== seat) {
       for (const key of ['hand', 'drawn', 'face_down_card']) {
-        if (value[key] !== undefined && value[key] !== null) return `seat ${value.seat}'s ${key}`;
+        // (Ski Runs's turn says whether the seat has `drawn`: a yes or no, not a card.)
+        if (value[key] !== undefined && value[key] !== null && typeof value[key] !== 'boolean') return `seat ${value.seat}'s ${key}`;
       }
       if (['snow_fell', 'drew', 'laid_face_down', 'refilled', 'picked_up', 'dealt', 'cards_returned', 'retired'].includes(value.type)) {
         const held = value.card !== undefined ? value.card : value.cards;
@@ -363,6 +367,7 @@ export function playGame(game, seats = 2) {
   if (!(game in SETUPS)) throw new Error(`no setup for ${game}`);
   GAME = game;
   SEATS = seats;
+  NAME = seats === 1 ? `${game}-solitaire` : game;
   return main().catch((e) => {
     console.error(e && e.stack ? e.stack : String(e));
     console.log(`RESULT ${JSON.stringify({ game: GAME, failed: String(e && e.message), problems })}`);
@@ -395,7 +400,7 @@ async function main() {
   const takeShots = async () => {
     for (const [page, who] of [[pages[0], 'seat0'], [spectator, 'spectator']]) {
       for (const width of [1280, 375]) {
-        const { path, overflow } = await shot(page, `${GAME}-${who}-${width}.png`, width);
+        const { path, overflow } = await shot(page, `${NAME}-${who}-${width}.png`, width);
         shots.push(path);
         check(overflow <= 1, `${path}: the page is ${overflow}px wider than the ${width}px screen`);
       }
@@ -419,6 +424,14 @@ async function main() {
     await watcherLoop;
     log('draws', stats.draws, 'places', stats.places);
     check(stats.draws.every((d) => d > 5), 'every seat drew and placed cards');
+    actions = stats.places.reduce((a, b) => a + b, 0);
+    // Both seats played at once: in the log their commands interleave, not one after the other.
+    const record = await call('GET', `/games/${gameId}/log`, tokens[0]);
+    const actors = JSON.stringify(record).match(/"actor":\s*"seat:\d"/g) || [];
+    let switches = 0;
+    for (let i = 1; i < actors.length; i += 1) if (actors[i] !== actors[i - 1]) switches += 1;
+    log('the seats took turns', switches, 'times in', actors.length, 'seat events');
+    check(switches >= 10, `both seats acted at the same time (${switches} switches between seats in the log)`);
   } else {
     const turn = TURNS[GAME];
     for (;;) {
@@ -434,7 +447,8 @@ async function main() {
         await caughtUp(spectator, game.version);
         await snap(spectator, null);
       }
-      if (!shotTaken && actions >= (GAME === 'altitude' ? 40 : 25)) await takeShots();
+      // Mid-game, when the first seat is to act (its choices on screen).
+      if (!shotTaken && seat === 0 && actions >= (GAME === 'altitude' ? 40 : 25)) await takeShots();
       const acted = await turn(page);
       check(acted, `seat ${seat}'s page offers an action at version ${game.version}`);
       actions += 1;
@@ -454,8 +468,8 @@ async function main() {
     check((await end.locator('.seed code').textContent()) === final.seed, `${page.label}: the revealed seed is shown`);
     await end.locator('.audit-valid').waitFor({ timeout: 15000 });
   }
-  shots.push((await shot(pages[0], `${GAME}-end-1280.png`, 1280)).path);
-  shots.push((await shot(pages[0], `${GAME}-end-375.png`, 375)).path);
+  shots.push((await shot(pages[0], `${NAME}-end-1280.png`, 1280)).path);
+  shots.push((await shot(pages[0], `${NAME}-end-375.png`, 375)).path);
 
   // Secrecy, against what the server knows once the game is over.
   const states = new Map();

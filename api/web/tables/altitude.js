@@ -178,7 +178,7 @@ function mountainBox(ctx, p, targets, chosen, choose) {
     if (entries.length) {
       const isChosen = chosen && entries.some((e) => e.notation === chosen.notation);
       node = el('button', {
-        type: 'button', class: `spot target${s.placed ? ' occupied' : ''}${isChosen ? ' chosen' : ''}`,
+        type: 'button', class: `spot target kind-${entries[0].command.type}${s.placed ? ' occupied' : ''}${isChosen ? ' chosen' : ''}`,
         'aria-label': entries.map((e) => e.notation).join(' / '), 'data-action': 'place', 'data-seat': p.seat, 'data-floor': s.at.floor, 'data-slot': s.at.slot,
         on: { click: () => choose(entries.length === 1 || !isChosen ? entries[0] : entries[(entries.findIndex((e) => e.notation === chosen.notation) + 1) % entries.length]) },
       }, s.placed ? altitudeCard(s.placed.card, { role: null, 'aria-label': null }) : el('span', { class: 'ghost', text: '+' }));

@@ -20,11 +20,11 @@ export function renderTable(root, ctx) {
     el('div', { class: 'avalanche-run' },
       el('h3', { text: view.avalanche_running ? `Avalanche running: ${tableCards} cards` : 'No avalanche running' }),
       toBeat ? el('p', { class: 'to-beat' },
-        `Last set: ${toBeat.cards.length} × ${rankName(toBeat.cards[0])} by ${seatName(game, toBeat.seat)} — answer it with ${toBeat.cards.length} card${toBeat.cards.length > 1 ? 's' : ''}`) : null,
+        `Last set: ${toBeat.cards.length} × ${rankName(toBeat.cards[0])} by ${seatName(game, toBeat.seat)}`) : null,
       el('div', { class: 'sets' }, (view.table || []).map((set, i, all) =>
         el('div', { class: `set${i === all.length - 1 ? ' last' : ''}`, 'aria-label': `${seatName(game, set.seat)} played ${set.cards.join(' ')}` },
           el('div', { class: 'fan' }, set.cards.map((r) => avalancheCard(r, { class: 'small' }))),
-          el('span', { class: 'who', text: `seat ${set.seat}` }))))));
+          el('span', { class: 'who', text: seatName(game, set.seat) }))))));
 
   // Every seat: hand size, collected pile, out or retired.
   const seats = el('section', { class: 'seats-strip', 'aria-label': 'Players' },
@@ -42,7 +42,7 @@ export function renderTable(root, ctx) {
   root.append(centre, seats);
 
   const me = ctx.seat !== null && ctx.seat !== undefined ? view.seats.find((s) => s.seat === ctx.seat) : null;
-  if (me && me.hand) root.append(handSection(root, ctx, memo, me.hand, tableCards, toBeat));
+  if (me && me.hand && view.phase !== 'over') root.append(handSection(root, ctx, memo, me.hand, tableCards, toBeat));
 
   if (view.phase === 'over') {
     const rows = [['Player', 'Collected']].concat(view.seats.map((s) => [seatName(game, s.seat), String(s.collected)]));

@@ -4,6 +4,9 @@
 // players' cards arrive.
 import { el, button, send, seatName, allMoves, pile, vamanosCard, vamanosName, endPanel } from '../cards.js';
 
+// No turns: another seat's command may move the version on between a redraw and a click.
+const CONCURRENT = { concurrent: true };
+
 const COMBINATIONS = {
   nothing: 'nothing', three_of_a_kind: 'three of a kind', four_of_a_kind: 'four of a kind',
   five_of_a_kind: 'five of a kind', all_different: 'all different',
@@ -24,8 +27,10 @@ export function renderTable(root, ctx) {
 
   if (me && view.phase !== 'over') root.append(mySide(root, ctx, me));
 
-  root.append(el('section', { class: 'players', 'aria-label': 'Other players' },
-    players.filter((p) => !me || p.seat !== me.seat).map((p) => playerBox(ctx, p))));
+  // Once the game is over, everyone's rows and stacks side by side (mine included).
+  const over = view.phase === 'over';
+  root.append(el('section', { class: 'players', 'aria-label': over ? 'Players' : 'Other players' },
+    players.filter((p) => over || !me || p.seat !== me.seat).map((p) => playerBox(ctx, p))));
 
   if (view.last_round) root.append(roundScores(ctx, view.last_round, view.phase === 'over' ? 'Last round' : 'Previous round'));
 
@@ -49,7 +54,7 @@ function rowsView(rows, placeFor, ctx, root) {
     return el('button', {
       type: 'button', class: 'vrow target', 'data-action': 'place', 'data-row': i + 1, 'data-notation': entry.notation,
       'aria-label': `Place in row ${i + 1} (${row.length} card${row.length === 1 ? '' : 's'})`,
-      on: { click: () => send(ctx, root, entry.command) },
+      on: { click: () => send(ctx, root, entry.command, CONCURRENT) },
     }, el('span', { class: 'row-label', text: i + 1 }), cards);
   }));
 }
@@ -71,13 +76,13 @@ function mySide(root, ctx, me) {
       draw
         ? el('button', {
           type: 'button', class: 'pile-button', 'data-action': 'draw', 'aria-label': `Draw a card (${me.pile_size} in your pile)`,
-          on: { click: () => send(ctx, root, draw.command) },
+          on: { click: () => send(ctx, root, draw.command, CONCURRENT) },
         }, el('div', { class: 'pc back' }, el('span', { class: 'count', text: me.pile_size })), el('span', { class: 'pile-label', text: 'Draw' }))
         : pile('Your pile', me.pile_size),
       el('div', { class: 'drawn' },
         drawn ? vamanosCard(drawn) : el('div', { class: 'pc empty' }),
         el('span', { class: 'pile-label', text: drawn ? 'Drawn: pick a row' : 'No card drawn' })),
-      faceDown ? button('Lay it face down (Alta!)', () => send(ctx, root, faceDown.command), { class: 'primary', 'data-action': 'lay_face_down' }) : null),
+      faceDown ? button('Lay it face down (Alta!)', () => send(ctx, root, faceDown.command, CONCURRENT), { class: 'primary', 'data-action': 'lay_face_down' }) : null),
     el('h3', { text: 'Your rows' }),
     rowsView(me.rows, places.size ? (row) => places.get(row) : null, ctx, root),
     el('h3', { text: `Your stacks (${me.stacks.length})` }),
