@@ -118,6 +118,8 @@ async function avalancheTurn(page) {
   }
   await cards.nth(choice).click();
   const confirm = page.locator('.table-root [data-action="confirm"]');
+  // A second click on the top card of a picked set takes it back: pick it again.
+  if (!await confirm.count()) await page.locator('.table-root .my-hand .card-button').nth(choice).click();
   check(await confirm.count() === 1, 'picking cards offers one confirm button');
   const said = await page.locator('.table-root .consequence').last().textContent();
   check(/^This (starts|grows|stops|lets)/.test(said), `the consequence is named before confirming: ${said}`);
@@ -448,7 +450,15 @@ async function main() {
         await snap(spectator, null);
       }
       // Mid-game, when the first seat is to act (its choices on screen).
-      if (!shotTaken && seat === 0 && actions >= (GAME === 'altitude' ? 40 : 25)) await takeShots();
+      if (!shotTaken && seat === 0 && actions >= (GAME === 'altitude' ? 40 : 25)) {
+        if (GAME === 'avalanche' && await page.locator('.table-root .my-hand .card-button').count()) {
+          // A set picked: the page names what it would do before it is confirmed.
+          await page.locator('.table-root .my-hand .card-button').last().click();
+          await takeShots();
+        } else if (GAME !== 'altitude' || await page.locator('.table-root button.spot.target').count()) {
+          await takeShots();
+        }
+      }
       const acted = await turn(page);
       check(acted, `seat ${seat}'s page offers an action at version ${game.version}`);
       actions += 1;

@@ -18,7 +18,7 @@ export function renderTable(root, ctx) {
       pile('Draw pile', view.draw_pile_size, { 'data-testid': 'draw-pile' }),
       pile('Neutral pile', view.neutral_pile_size, { 'data-testid': 'neutral-pile' })),
     el('div', { class: 'avalanche-run' },
-      el('h3', { text: view.avalanche_running ? `Avalanche running: ${tableCards} cards` : 'No avalanche running' }),
+      el('h3', { text: view.avalanche_running ? `Avalanche running: ${tableCards} card${tableCards === 1 ? '' : 's'}` : 'No avalanche running' }),
       toBeat ? el('p', { class: 'to-beat' },
         `Last set: ${toBeat.cards.length} × ${rankName(toBeat.cards[0])} by ${seatName(game, toBeat.seat)}`) : null,
       el('div', { class: 'sets' }, (view.table || []).map((set, i, all) =>
