@@ -32,7 +32,10 @@ fn a_whole_game_in_the_browser(script: &str, kind: &str, seats: usize) -> Value 
     assert_eq!(game["kind"], kind);
     assert_eq!(game["status"], "finished", "{game}");
     assert_eq!(game["seats"].as_array().map(Vec::len), Some(seats));
-    assert_eq!(game["version"], result["version"], "the pages saw the last version");
+    assert_eq!(
+        game["version"], result["version"],
+        "the pages saw the last version"
+    );
     let audit: Value = server
         .app
         .get(&format!("/v1/games/{id}/audit"), None)
