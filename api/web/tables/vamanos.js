@@ -107,6 +107,10 @@ function roundScores(ctx, scores, title) {
         s.stacks.map((st) => el('li', {},
           el('span', { class: 'mini-stack' }, st.cards.map((c) => vamanosCard(c, { class: 'tiny', role: null, 'aria-label': null }))),
           ` pictures: ${COMBINATIONS[st.pictures] || st.pictures}, colours: ${COMBINATIONS[st.colours] || st.colours} → ${st.points}`)),
-        el('li', { text: `${s.cards_left} card${s.cards_left === 1 ? '' : 's'} left in the pile → −${s.cards_left}` }),
-        el('li', { text: `${s.unfinished_rows} unfinished row${s.unfinished_rows === 1 ? '' : 's'} → −${2 * s.unfinished_rows}` })))));
+        el('li', { text: `${s.cards_left} card${s.cards_left === 1 ? '' : 's'} left in the pile → ${minus(s.cards_left)}` }),
+        el('li', { text: `${s.unfinished_rows} unfinished row${s.unfinished_rows === 1 ? '' : 's'} → ${minus(2 * s.unfinished_rows)}` })))));
+}
+
+function minus(n) {
+  return n ? `−${n}` : '0';
 }
