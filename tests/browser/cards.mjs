@@ -240,13 +240,18 @@ function secretsAt(state, viewerSeat) {
   const view = state.view;
   const others = (seat) => seat !== viewerSeat;
   const out = { hands: [], ids: new Set(), undrawn: [] };
+  // Another seat's hand that happens to equal the viewer's own (same cards in the same order,
+  // which Ski Runs's five kinds of card make possible) says nothing: only the structural
+  // checks of leaks() apply to it.
+  const own = JSON.stringify(((view.seats || view.players || []).find((p) => p.seat === viewerSeat) || {}).hand || null);
+  const hidden = (hand) => JSON.stringify(hand) !== own;
   switch (GAME) {
     case 'avalanche':
-      for (const s of view.seats) if (others(s.seat) && s.hand) out.hands.push(s.hand);
+      for (const s of view.seats) if (others(s.seat) && s.hand && hidden(s.hand)) out.hands.push(s.hand);
       if (view.draw_pile) out.undrawn.push(view.draw_pile);
       break;
     case 'ski-runs':
-      for (const p of view.players) if (others(p.seat) && p.hand) out.hands.push(p.hand);
+      for (const p of view.players) if (others(p.seat) && p.hand && hidden(p.hand)) out.hands.push(p.hand);
       if (view.draw_pile) out.undrawn.push(view.draw_pile);
       break;
     case 'vamanos':
