@@ -76,6 +76,7 @@ export async function gamePage(main, [id], app) {
     }
     state.game = game;
     state.legal = legal;
+    app.refreshTurns();
   }
 
   // { concurrent: true } leaves out If-Match, for games without turns (Vamanos) where the
@@ -141,7 +142,7 @@ export async function gamePage(main, [id], app) {
     const mySeat = game.your_seat === undefined ? null : game.your_seat;
     const spectator = mySeat === null;
     const kindName = kindTitle(game.kind);
-    app.title(`${game.your_turn ? 'Your turn · ' : ''}${kindName} · Avalanche`);
+    app.title(`${kindName} · Avalanche`);
     let turnText;
     if (game.status === 'open') turnText = 'Waiting for players to join.';
     else if (game.status === 'finished') turnText = outcomeText(game);
@@ -167,7 +168,7 @@ export async function gamePage(main, [id], app) {
       mount(actions, tableButtons());
     }
     mount(links, h('a', { href: `#/replay/${seg(game.id)}` }, 'Replay, audit and record'),
-      game.parent ? [' · ', h('a', { href: `#/game/${seg(game.parent.game || game.parent.id || '')}` }, 'the game this was forked from')] : null);
+      game.parent ? [' · ', h('a', { href: `#/replay/${seg(game.parent.game)}/${game.parent.version}` }, `forked from version ${game.parent.version} of another game`)] : null);
     if (state.memoVersion !== game.version) {
       state.memo = {};
       state.memoVersion = game.version;

@@ -139,7 +139,8 @@ function createForm(all, app) {
     seats.disabled = k.min_seats === k.max_seats;
     about.textContent = `${k.summary} ${k.min_seats === k.max_seats ? `${k.min_seats} players.` : `${k.min_seats} to ${k.max_seats} players.`}`;
     const entries = Object.entries(k.default_options || {});
-    mount(optionsBox, h('legend', {}, entries.length ? 'Options' : 'No options'),
+    optionsBox.hidden = entries.length === 0;
+    mount(optionsBox, h('legend', {}, 'Options'),
       entries.map(([name, value]) => {
         const control = optionControl(name, value);
         control.dataset.option = name;

@@ -3,7 +3,7 @@
 // finished game; the record (Avalanche Chess) or the log exported. Import: paste a record.
 
 import { get, post, api, seg } from './api.js';
-import { h, mount, field, say, sayError, kindTitle } from './dom.js';
+import { h, mount, field, say, sayError, kindTitle, seatName } from './dom.js';
 import { drawTable, outcomeText } from './game.js';
 
 function download(name, text, type) {
@@ -26,36 +26,42 @@ export async function replayPage(main, [id, wanted], app) {
   }
   app.title(`Replay · ${kindTitle(game.kind)} · Avalanche`);
   const last = game.version;
-  let version = Math.min(Math.max(Number.isFinite(Number(wanted)) && wanted !== undefined ? Number(wanted) : last, 0), last);
+  // Versions run from 1 (the game created) to the game's version.
+  let version = Math.min(Math.max(wanted !== undefined && Number.isFinite(Number(wanted)) ? Number(wanted) : last, 1), last);
   const memo = {};
-  const slider = h('input', { type: 'range', min: 0, max: last, value: version, 'aria-label': 'Version', 'data-testid': 'slider' });
+  const slider = h('input', { type: 'range', min: 1, max: last, value: version, 'aria-label': 'Version', 'data-testid': 'slider' });
   const shown = h('output', { 'data-testid': 'version', 'aria-live': 'polite' });
   const eventLine = h('p', { class: 'muted event-line' });
   const table = h('div', { class: 'table' });
   const button = (label, text, step) => h('button', { type: 'button', class: 'secondary', 'aria-label': label, 'data-step': step, onclick: () => go(step) }, text);
   const controls = h('div', { class: 'replay-controls', role: 'group', 'aria-label': 'Replay controls' },
-    button('First version', '\u23EE', 'first'), button('Previous version', '\u25C0', 'prev'),
+    button('First version', '|\u25C0', 'first'), button('Previous version', '\u25C0', 'prev'),
     slider,
-    button('Next version', '\u25B6', 'next'), button('Last version', '\u23ED', 'last'), shown);
+    button('Next version', '\u25B6', 'next'), button('Last version', '\u25B6|', 'last'), shown);
   const tools = h('div', { class: 'card replay-tools' });
   mount(main, h('article', { class: 'game replay' },
     h('div', { class: 'game-head' }, h('h1', {}, `Replay: ${kindTitle(game.kind)}`),
       h('p', {}, h('a', { href: `#/game/${seg(id)}` }, 'Back to the game'), game.status === 'finished' ? ` · ${outcomeText(game)}` : '')),
     controls, eventLine, table, tools));
 
+  const actorName = (actor) => {
+    const seat = /^seat:(\d+)$/.exec(actor || '');
+    if (seat) return seatName(game, Number(seat[1]));
+    return actor === 'system' ? 'the server' : 'a player';
+  };
   let drawing = 0;
   async function show() {
     const mine = ++drawing;
     try {
       const [at, events] = await Promise.all([
         get(`/games/${seg(id)}/states/${version}`),
-        version > 0 ? get(`/games/${seg(id)}/events?after=${version - 1}&limit=1`) : Promise.resolve({ events: [] }),
+        get(`/games/${seg(id)}/events?after=${version - 1}&limit=1`),
       ]);
       if (mine !== drawing) return;
       slider.value = String(version);
       shown.textContent = `version ${version} of ${last}`;
       const ev = events.events[0];
-      eventLine.textContent = ev ? `${ev.type.replaceAll('_', ' ')} (${ev.actor})` : 'before anything happened';
+      eventLine.textContent = ev ? `${ev.type.replaceAll('_', ' ')}, by ${actorName(ev.actor)}` : '';
       for (const k of Object.keys(memo)) delete memo[k];
       const root = h('div', { class: 'table-root' });
       table.replaceChildren(root);
@@ -65,8 +71,8 @@ export async function replayPage(main, [id, wanted], app) {
     } catch (e) { sayError(e); }
   }
   function go(step) {
-    const next = { first: 0, prev: version - 1, next: version + 1, last }[step];
-    version = Math.min(Math.max(next, 0), last);
+    const next = { first: 1, prev: version - 1, next: version + 1, last }[step];
+    version = Math.min(Math.max(next, 1), last);
     show();
   }
   slider.addEventListener('input', () => { version = Number(slider.value); show(); });
@@ -117,10 +123,12 @@ export async function replayPage(main, [id, wanted], app) {
     const auditLine = h('p', { 'data-testid': 'audit' }, 'Auditing…');
     tools.append(auditLine);
     get(`/games/${seg(id)}/audit`).then((a) => {
-      const ok = a.valid === true || a.result === 'valid' || a.status === 'valid';
+      const ok = a.valid === true;
+      const r = a.report || {};
+      const d = a.divergence || {};
       auditLine.textContent = ok
-        ? `Audit: valid. Every command decided again gives the stored events${a.seed_matches_commitment === false ? '' : ', and the seed matches its commitment'}.`
-        : `Audit: divergence${a.version !== undefined ? ` at version ${a.version}` : ''}: ${a.reason || JSON.stringify(a)}`;
+        ? `Audit: valid. ${r.commands} commands decided again give the ${r.events} stored events${r.seed_verified ? '; the revealed seed matches its commitment' : ''}.`
+        : `Audit: the log diverges at version ${d.version}: ${d.reason}`;
       auditLine.dataset.valid = String(ok);
     }).catch((e) => { auditLine.textContent = `Audit: ${e.detail}`; });
   }

@@ -34,18 +34,17 @@ function local(url) {
 }
 
 /** A fresh browser context (its own localStorage) that watches what its pages do. */
-export async function context(browser, name, viewport = { width: 1280, height: 900 }) {
+/** `intercept: false` only records requests (routing every request through the driver
+ * would slow the pages whose draw time is measured). */
+export async function context(browser, name, viewport = { width: 1280, height: 900 }, { intercept = true } = {}) {
   const ctx = await browser.newContext({ viewport, acceptDownloads: true });
-  await ctx.route('**/*', (route) => {
-    const url = route.request().url();
-    if (!local(url)) {
-      problems.foreignRequests.push(`${name}: ${url}`);
-      return route.abort();
-    }
-    return route.continue();
-  });
+  if (intercept) {
+    await ctx.route('**/*', (route) => (local(route.request().url()) ? route.continue() : route.abort()));
+  }
   ctx.on('request', (request) => {
-    for (const t of tokens) if (request.url().includes(t)) problems.urlsWithToken.push(`${name}: ${request.url()}`);
+    const url = request.url();
+    if (!local(url)) problems.foreignRequests.push(`${name}: ${url}`);
+    for (const t of tokens) if (url.includes(t)) problems.urlsWithToken.push(`${name}: ${url}`);
   });
   ctx.on('page', (page) => watch(page, name));
   return ctx;

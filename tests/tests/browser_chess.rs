@@ -5,7 +5,7 @@
 mod browser_harness;
 mod common;
 
-use common::binary::Server;
+use common::TestApp;
 use serde_json::Value;
 
 /// "all the client's files together stay under 150 KB uncompressed"
@@ -13,9 +13,7 @@ use serde_json::Value;
 fn the_web_client_is_lighter_than_150_kb_and_served_with_a_strict_policy() {
     let total: usize = api::routes::web::files().map(|(_, size)| size).sum();
     assert!(total < 150 * 1024, "the client weighs {total} bytes");
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let server = Server::start(dir.path(), &[]);
-    let app = &server.app;
+    let app = &TestApp::spawn();
     let page = app.get("/", None).send().expect("GET /");
     assert_eq!(page.status(), 200);
     let policy = page.headers()["content-security-policy"]
@@ -54,14 +52,12 @@ fn the_web_client_is_lighter_than_150_kb_and_served_with_a_strict_policy() {
 
 #[test]
 fn two_players_meet_in_the_lobby_and_play_to_checkmate_while_a_spectator_watches() {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let server = Server::start(dir.path(), &[]);
-    let result = browser_harness::run("chess.mjs", &server.app.base);
+    let app = TestApp::spawn();
+    let result = browser_harness::run("chess.mjs", &app.base);
 
     // The server agrees with what the pages showed: Bruno (Black, seat 1) mated.
     let id = result["game"].as_str().expect("the game's id");
-    let game: Value = server
-        .app
+    let game: Value = app
         .get(&format!("/v1/games/{id}"), None)
         .send()
         .expect("GET game")
