@@ -243,7 +243,7 @@ function secretsAt(state, viewerSeat) {
   // Another seat's hand that happens to equal the viewer's own (same cards in the same order,
   // which Ski Runs's five kinds of card make possible) says nothing: only the structural
   // checks of leaks() apply to it.
-  const own = JSON.stringify(((view.seats || view.players || []).find((p) => p.seat === viewerSeat) || {}).hand || null);
+  const own = JSON.stringify(((Array.isArray(view.seats) ? view.seats : view.players || []).find((p) => p.seat === viewerSeat) || {}).hand || null);
   const hidden = (hand) => JSON.stringify(hand) !== own;
   switch (GAME) {
     case 'avalanche':
