@@ -79,10 +79,13 @@ export async function gamePage(main, [id], app) {
     app.refreshTurns();
   }
 
-  async function play(command) {
+  // { concurrent: true } leaves out If-Match, for games without turns (Vamanos) where the
+  // other seats' commands move the version on while this player clicks.
+  async function play(command, { concurrent = false } = {}) {
     const game = state.game;
     try {
-      const answer = await api('POST', `/games/${seg(id)}/commands`, command, { headers: { 'if-match': `"${game.version}"` } });
+      const headers = concurrent ? {} : { 'if-match': `"${game.version}"` };
+      const answer = await api('POST', `/games/${seg(id)}/commands`, command, { headers });
       state.game = answer.game;
       say('');
     } catch (e) {
