@@ -10,6 +10,7 @@ pub mod decide;
 pub mod event;
 pub mod legal;
 pub mod mountain;
+pub mod revision;
 pub mod score;
 pub mod state;
 pub mod view;
@@ -18,6 +19,7 @@ pub use cards::{Animal, Card, Face, Options};
 pub use command::Command;
 pub use event::Event;
 pub use mountain::{Mountain, Position};
+pub use revision::Rules;
 pub use score::{score, ScoreSheet};
 pub use state::{Phase, State};
 pub use view::{PlacedCard, PlayerView, View};
@@ -58,6 +60,7 @@ impl Engine for Altitude {
              Saint-Bernards rescue. Alone, it is a patience.",
         )
         .with_hidden_information()
+        .revised(revision::CURRENT, revision::REVISION_2)
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
@@ -66,7 +69,11 @@ impl Engine for Altitude {
     }
 
     fn initial(setup: &Setup<Options>) -> State {
-        State::new(setup.seats, setup.options.clone())
+        State::new(
+            setup.seats,
+            setup.options.clone(),
+            Rules::of(setup.revision),
+        )
     }
 
     fn start(state: &State, ctx: &Context) -> Vec<Event> {

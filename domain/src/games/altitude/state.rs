@@ -3,6 +3,7 @@
 use super::cards::{Card, Face, Options};
 use super::event::Event;
 use super::mountain::Mountain;
+use super::revision::Rules;
 use crate::engine::Seat;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -29,6 +30,8 @@ pub enum Phase {
 /// The whole state, secrets included.
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {
+    /// The revision of the rules the game is played under.
+    pub rules: Rules,
     pub seats: usize,
     pub options: Options,
     pub phase: Phase,
@@ -56,8 +59,9 @@ pub struct State {
 }
 
 impl State {
-    pub fn new(seats: usize, options: Options) -> State {
+    pub fn new(seats: usize, options: Options, rules: Rules) -> State {
         State {
+            rules,
             seats,
             options,
             phase: Phase::NotStarted,
@@ -312,6 +316,13 @@ impl State {
             }
             _ => {}
         }
+    }
+
+    /// Whether the seat to move may put the drawn card into its hand (to lay a card or use a
+    /// Saint-Bernard from the hand instead): not an avalanche under revision 2.
+    pub fn may_keep_drawn(&self) -> bool {
+        !(self.rules.avalanche_never_in_a_hand()
+            && self.drawn.is_some_and(|card| card.face == Face::Avalanche))
     }
 
     /// Whether the seat has the last point of the score: its hand holds nothing but

@@ -16,6 +16,7 @@ pub mod event;
 pub mod evolve;
 pub mod legal;
 pub mod play;
+pub mod revision;
 pub mod state;
 pub mod view;
 
@@ -23,6 +24,7 @@ pub use cards::{Cards, Rank};
 pub use command::Command;
 pub use event::{DrawnCard, Event, SecretCards};
 pub use play::Play;
+pub use revision::Rules;
 pub use state::{Phase, State};
 pub use view::View;
 
@@ -59,6 +61,7 @@ impl Engine for Avalanche {
              hand it to the previous player. The most cards collected wins.",
         )
         .with_hidden_information()
+        .revised(revision::CURRENT, revision::REVISION_2)
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
@@ -66,7 +69,7 @@ impl Engine for Avalanche {
     }
 
     fn initial(setup: &Setup<Options>) -> State {
-        State::new(setup.seats)
+        State::new(setup.seats, Rules::of(setup.revision))
     }
 
     fn start(state: &State, ctx: &Context) -> Vec<Event> {
