@@ -38,6 +38,7 @@ fn positions<E: Engine>(options: E::Options, seats: usize) -> Positions<E> {
         variant: None,
         options,
         seats,
+        revision: E::info().revision,
     };
     let game = (0..CANDIDATES)
         .map(|n| {

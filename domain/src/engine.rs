@@ -102,7 +102,7 @@
 //! }
 //!
 //! // Play a game by always taking the first legal command.
-//! let setup = Setup { variant: None, options: Options {}, seats: 2 };
+//! let setup = Setup { variant: None, options: Options {}, seats: 2, revision: 1 };
 //! TwentyOne::check(&setup).unwrap();
 //! let ctx = Context::new(Seed([7; 32]), 0, chrono::DateTime::UNIX_EPOCH);
 //! let mut state = TwentyOne::initial(&setup);
@@ -158,13 +158,22 @@ impl Viewer {
     }
 }
 
-/// How a game was set up: the variant, the engine's own options and the number of seats.
-/// It is recorded when the game is created, so the initial state can always be rebuilt.
+/// How a game was set up: the variant, the engine's own options, the number of seats and the
+/// revision of the game's rules it is played under. It is recorded when the game is created,
+/// so the initial state can always be rebuilt.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Setup<O> {
     pub variant: Option<String>,
     pub options: O,
     pub seats: usize,
+    /// The revision of the game's rules (see [`crate::revision`]): a new game gets the
+    /// current one. Not written when it is 1, so a game stored before revisions existed reads
+    /// as revision 1 and its `created` event keeps its bytes.
+    #[serde(
+        default = "crate::revision::first",
+        skip_serializing_if = "crate::revision::is_first"
+    )]
+    pub revision: u32,
 }
 
 /// What a decision may use besides the state and the command: the time of the command and the
@@ -350,8 +359,13 @@ pub struct KindInfo {
     pub summary: String,
     /// Whether any information is hidden from some player while the game runs.
     pub hidden_information: bool,
-    /// Where the full rules are written.
+    /// Where the full rules are written, as implemented: a page of the repository.
     pub rules: String,
+    /// The current revision of the rules: new games are played under it.
+    pub revision: u32,
+    /// Every revision of the rules, oldest first, with what it changed. A stored game is
+    /// decided and audited by the revision it was created under.
+    pub revisions: Vec<crate::revision::RuleRevision>,
 }
 
 impl KindInfo {
@@ -370,8 +384,21 @@ impl KindInfo {
             variants: Vec::new(),
             summary: summary.into(),
             hidden_information: false,
-            rules: format!("rules/{id}.md"),
+            rules: crate::revision::rules_page(id),
+            revision: crate::revision::FIRST,
+            revisions: vec![crate::revision::RuleRevision::first()],
         }
+    }
+
+    /// A later revision of the rules, which new games are played under: `changes` says what
+    /// it changed, one corrected rule a line.
+    pub fn revised(mut self, revision: u32, changes: &[&str]) -> KindInfo {
+        self.revision = revision;
+        self.revisions.push(crate::revision::RuleRevision {
+            revision,
+            changes: changes.iter().map(|c| c.to_string()).collect(),
+        });
+        self
     }
 
     pub fn with_variants(mut self, variants: &[&str]) -> KindInfo {

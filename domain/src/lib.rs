@@ -8,6 +8,7 @@ pub mod games;
 pub mod log;
 pub mod records;
 pub mod registry;
+pub mod revision;
 pub mod table;
 pub mod testing;
 

@@ -112,6 +112,19 @@ impl LogBuilder {
         now: DateTime<Utc>,
     ) -> Result<LogBuilder, RuleError> {
         let created = kind.create(variant, options, seats, seed.commitment())?;
+        LogBuilder::begin(kind, created, seed, creator, seat, now)
+    }
+
+    /// A new game whose stream begins with `created`, as stored (for instance a game created
+    /// under an older revision of its rules), the creator seated.
+    pub fn begin(
+        kind: &dyn GameKind,
+        created: EventRecord,
+        seed: Seed,
+        creator: &str,
+        seat: Option<Seat>,
+        now: DateTime<Utc>,
+    ) -> Result<LogBuilder, RuleError> {
         let game = kind
             .fold(std::slice::from_ref(&created.payload))
             .map_err(|e| RuleError::new("internal", e.to_string()))?;

@@ -244,6 +244,7 @@ impl<E: Engine> GameKind for Kind<E> {
             variant,
             options,
             seats,
+            revision: E::info().revision,
         };
         E::check(&setup)?;
         Ok(record(&TableEvent::<E>::Created {
@@ -259,9 +260,31 @@ impl<E: Engine> GameKind for Kind<E> {
         for (i, value) in events.iter().enumerate() {
             typed.push(read_event::<E>(value, i as u64 + 1)?);
         }
+        check_revision::<E>(typed.first())?;
         let table = Table::<E>::fold(typed.iter())?;
         Ok(Box::new(Live { table }))
     }
+}
+
+/// Refuses a game created under a revision of the rules this engine does not know (a newer
+/// one): it cannot be decided or audited by its own rules.
+fn check_revision<E: Engine>(created: Option<&TableEvent<E>>) -> Result<(), FoldError> {
+    let Some(TableEvent::Created { setup, .. }) = created else {
+        return Ok(());
+    };
+    let known = E::info().revision;
+    if setup.revision == 0 || setup.revision > known {
+        return Err(FoldError::Unreadable {
+            kind: E::ID,
+            version: 1,
+            reason: format!(
+                "the game was created under revision {} of the rules, which this server does \
+                 not know (revisions 1 to {known})",
+                setup.revision
+            ),
+        });
+    }
+    Ok(())
 }
 
 fn redact_event<E: Engine>(event: &Value, viewer: Viewer) -> Value {

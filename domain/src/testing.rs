@@ -179,12 +179,41 @@ pub fn play_random_log(
     choices: u64,
     max_commands: usize,
 ) -> Result<crate::log::GameLog, String> {
+    let revision = kind.info().revision;
+    play_random_log_under(
+        kind,
+        revision,
+        variant,
+        options,
+        seats,
+        seed,
+        choices,
+        max_commands,
+    )
+}
+
+/// [`play_random_log`] for a game created under `revision` of its rules, as a game stored
+/// then was: a `created` event of revision 1 names no revision at all.
+#[allow(clippy::too_many_arguments)]
+pub fn play_random_log_under(
+    kind: &dyn crate::registry::GameKind,
+    revision: u32,
+    variant: Option<String>,
+    options: Option<serde_json::Value>,
+    seats: usize,
+    seed: Seed,
+    choices: u64,
+    max_commands: usize,
+) -> Result<crate::log::GameLog, String> {
     use crate::table::Status;
     let mut picker: Dealer = Seed([0xa5; 32]).dealer(choices);
     let now = test_time();
-    let mut game =
-        crate::log::LogBuilder::create(kind, variant, options, seats, seed, "p0", None, now)
-            .map_err(|e| e.to_string())?;
+    let mut created = kind
+        .create(variant, options, seats, seed.commitment())
+        .map_err(|e| e.to_string())?;
+    created_under(&mut created.payload, revision);
+    let mut game = crate::log::LogBuilder::begin(kind, created, seed, "p0", None, now)
+        .map_err(|e| e.to_string())?;
     for seat in 1..seats {
         game.play(
             &format!("p{seat}"),
@@ -221,4 +250,168 @@ pub fn play_random_log(
             .map_err(|e| e.to_string())?;
     }
     Ok(game.finish())
+}
+
+/// Makes a `created` payload name `revision` of the rules, the way it is stored: revision 1
+/// is written as no revision at all (the bytes of a game stored before revisions existed).
+pub fn created_under(created: &mut serde_json::Value, revision: u32) {
+    let Some(setup) = created.get_mut("setup").and_then(|s| s.as_object_mut()) else {
+        return;
+    };
+    if revision == crate::revision::FIRST {
+        setup.remove("revision");
+    } else {
+        setup.insert("revision".into(), revision.into());
+    }
+}
+
+/// The setup of a new game of `E` for `seats` players: no variant, the default options, the
+/// current revision of the rules.
+pub fn setup<E: Engine>(seats: usize) -> Setup<E::Options> {
+    Setup {
+        variant: None,
+        options: E::Options::default(),
+        seats,
+        revision: E::info().revision,
+    }
+}
+
+/// The same setup under `revision` of the rules (a game created before a correction).
+pub fn under<O>(setup: Setup<O>, revision: u32) -> Setup<O> {
+    Setup { revision, ..setup }
+}
+
+/// A rules test in the given/when/then shape: `given(setup, events)` is the game after those
+/// events, `.when(seat, command)` decides a command there, and `.then(events)` checks the
+/// events it gives or `.refused(code)` that it is refused with that code.
+///
+/// ```
+/// use domain::games::ski_runs::{Card, Cards, Command, Event, SkiRuns};
+/// use domain::testing::{given, setup};
+///
+/// let dealt = Event::Dealt {
+///     hands: vec![Cards::shown(vec![Card::Lift]), Cards::shown(vec![Card::Lift])],
+///     draw_pile: Cards::shown(vec![Card::GreenRun; 8]),
+///     lift_pile: 10,
+/// };
+/// given::<SkiRuns>(setup::<SkiRuns>(2), [dealt.clone()])
+///     .when(0, Command::Bank)
+///     .refused("illegal_command");
+/// given::<SkiRuns>(setup::<SkiRuns>(2), [dealt])
+///     .when(1, Command::EndTurn)
+///     .refused("not_your_turn");
+/// ```
+pub fn given<E: Engine>(
+    setup: Setup<E::Options>,
+    events: impl IntoIterator<Item = E::Event>,
+) -> Given<E> {
+    let mut state = E::initial(&setup);
+    let mut version = 0;
+    for event in events {
+        E::evolve(&mut state, &event);
+        version += 1;
+    }
+    Given { state, version }
+}
+
+/// A game after the events it was given (see [`given`]).
+#[derive(Clone, Debug)]
+pub struct Given<E: Engine> {
+    state: E::State,
+    version: u64,
+}
+
+impl<E: Engine> Given<E> {
+    /// The state the events fold into.
+    pub fn state(&self) -> &E::State {
+        &self.state
+    }
+
+    /// The same game after more events.
+    pub fn and(mut self, events: impl IntoIterator<Item = E::Event>) -> Given<E> {
+        for event in events {
+            E::evolve(&mut self.state, &event);
+            self.version += 1;
+        }
+        self
+    }
+
+    /// The commands `seat` may give now.
+    pub fn legal(&self, seat: Seat) -> Vec<E::Command> {
+        E::legal(&self.state, seat)
+            .into_iter()
+            .map(|l| l.command)
+            .collect()
+    }
+
+    /// Decides `command` of `seat` in this game (with a fixed seed and the test time).
+    pub fn when(self, seat: Seat, command: E::Command) -> When<E> {
+        let ctx = Context::new(Seed([3; 32]), self.version, test_time());
+        let decided = E::decide(&self.state, seat, &command, &ctx);
+        When {
+            given: self,
+            command,
+            decided,
+        }
+    }
+}
+
+/// A command decided in a game (see [`given`]).
+pub struct When<E: Engine> {
+    given: Given<E>,
+    command: E::Command,
+    decided: Result<Vec<E::Event>, crate::engine::RuleError>,
+}
+
+impl<E: Engine> When<E> {
+    /// Checks that the command gives exactly `expected`, and returns the game after them.
+    #[track_caller]
+    pub fn then(self, expected: impl IntoIterator<Item = E::Event>) -> Given<E> {
+        let expected: Vec<E::Event> = expected.into_iter().collect();
+        let events = self.events_as_decided();
+        assert_eq!(events, expected, "the events of {:?}", self.command);
+        self.given.and(events)
+    }
+
+    /// Checks that the command is accepted, and returns the game after its events, whatever
+    /// they are (for tests that look at the state or a part of the events).
+    #[track_caller]
+    pub fn accepted(self) -> Given<E> {
+        let events = self.events_as_decided();
+        self.given.and(events)
+    }
+
+    /// The events the command gave; fails the test if it was refused.
+    #[track_caller]
+    pub fn events(&self) -> Vec<E::Event> {
+        self.events_as_decided()
+    }
+
+    /// Checks that the command is refused with `code`, and returns the refusal (its sentence
+    /// is for the player).
+    #[track_caller]
+    pub fn refused(self, code: &str) -> crate::engine::RuleError {
+        match self.decided {
+            Ok(events) => panic!(
+                "{:?} was accepted, giving {events:?}; expected a refusal `{code}`",
+                self.command
+            ),
+            Err(error) => {
+                assert_eq!(
+                    error.code, code,
+                    "the refusal of {:?}: {error}",
+                    self.command
+                );
+                error
+            }
+        }
+    }
+
+    #[track_caller]
+    fn events_as_decided(&self) -> Vec<E::Event> {
+        match &self.decided {
+            Ok(events) => events.clone(),
+            Err(error) => panic!("{:?} was refused: {error}", self.command),
+        }
+    }
 }

@@ -45,7 +45,11 @@ fn at(floor: u8, slot: i32) -> Position {
 
 /// A game of `seats` in play: seat 0 to move, hands of four 1s, a deck of 2s.
 fn table(seats: usize) -> State {
-    let mut state = State::new(seats, Options::default());
+    let mut state = State::new(
+        seats,
+        Options::default(),
+        Rules::of(Altitude::info().revision),
+    );
     state.phase = Phase::Playing;
     state.turn = 0;
     state.turns_left = 1;
@@ -141,6 +145,7 @@ fn a_game_may_be_created_with_other_counts() {
         variant: None,
         options,
         seats,
+        revision: Altitude::info().revision,
     };
     let small = Options {
         mountain_copies: 1,
@@ -497,6 +502,7 @@ fn started(seats: usize) -> State {
         variant: None,
         options: Options::default(),
         seats,
+        revision: Altitude::info().revision,
     };
     let mut state = Altitude::initial(&setup);
     for event in Altitude::start(&state, &Context::new(Seed([9; 32]), 0, test_time())) {
@@ -898,6 +904,129 @@ fn a_player_with_5_floors_plays_two_turns_each_round() {
     assert!(Altitude::view(&state, Viewer::Spectator).players[0].two_turns);
 }
 
+/// "Ruling: "as soon as" is read as a lasting privilege: it is kept even if a Saint-Bernard
+/// later lowers the mountain"
+#[test]
+fn two_turns_a_round_are_kept_when_a_saint_bernard_lowers_the_mountain() {
+    let mut state = table(2);
+    base(&mut state, 0, &[1, 2, 3, 4, 5]);
+    for floor in 2..=4u8 {
+        for slot in 0..(6 - floor as i32) {
+            let id = 300 + floor as u16 * 10 + slot as u16;
+            build(
+                &mut state,
+                0,
+                &[(at(floor, slot), number(id, floor * 5 + slot as u8))],
+            );
+        }
+    }
+    base(&mut state, 1, &[1, 2]);
+    draw(&mut state, number(1, 2));
+    apply(&mut state, 0, Command::Discard).unwrap();
+    // Seat 1 lays an avalanche as seat 0's 5th floor: seat 0 has reached 5 floors.
+    draw(&mut state, avalanche(2));
+    apply(
+        &mut state,
+        1,
+        Command::LayOnOpponent {
+            opponent: 0,
+            at: at(5, 0),
+        },
+    )
+    .unwrap();
+    assert_eq!(state.mountains[0].height(), 5);
+    assert_eq!((state.turn, state.turns_left), (0, 2));
+    // A Saint-Bernard removes it: the mountain is 4 floors again, the privilege stays.
+    draw(&mut state, saint_bernard(3));
+    apply(
+        &mut state,
+        0,
+        Command::SaintBernard {
+            card: 3,
+            at: at(5, 0),
+        },
+    )
+    .unwrap();
+    assert_eq!(state.mountains[0].height(), 4);
+    assert_eq!((state.turn, state.turns_left), (0, 1));
+    draw(&mut state, number(4, 2));
+    apply(&mut state, 0, Command::Discard).unwrap();
+    draw(&mut state, number(5, 2));
+    apply(&mut state, 1, Command::Discard).unwrap();
+    assert_eq!((state.turn, state.turns_left), (0, 2), "still two turns");
+    assert!(Altitude::view(&state, Viewer::Spectator).players[0].two_turns);
+}
+
+/// "Ruling: an avalanche card never goes into a hand (every hand card must end in the
+/// player's own mountain, where an avalanche may not be laid); a drawn avalanche is laid in
+/// an opponent's mountain or discarded."
+#[test]
+fn a_drawn_avalanche_never_goes_into_a_hand() {
+    let mut state = table(2);
+    base(&mut state, 1, &[1, 2]);
+    state.hands[0] = vec![
+        number(10, 3),
+        saint_bernard(11),
+        number(12, 5),
+        number(13, 6),
+    ];
+    build(
+        &mut state,
+        0,
+        &[(at(1, 0), number(50, 3)), (at(1, 1), avalanche(51))],
+    );
+    draw(&mut state, avalanche(1));
+    let legal: Vec<Command> = Altitude::legal(&state, 0)
+        .into_iter()
+        .map(|l| l.command)
+        .collect();
+    assert!(legal.contains(&Command::Discard));
+    assert!(legal
+        .iter()
+        .any(|c| matches!(c, Command::LayOnOpponent { opponent: 1, .. })));
+    assert!(
+        legal
+            .iter()
+            .all(|c| matches!(c, Command::Discard | Command::LayOnOpponent { .. })),
+        "nothing keeps the drawn avalanche: {legal:?}"
+    );
+    let error = refused(apply(&mut state.clone(), 0, lay(&number(12, 5), at(1, 2))));
+    assert!(
+        error.message.contains("never goes into a hand"),
+        "{}",
+        error.message
+    );
+    let error = refused(apply(
+        &mut state.clone(),
+        0,
+        Command::SaintBernard {
+            card: 11,
+            at: at(1, 1),
+        },
+    ));
+    assert!(
+        error.message.contains("never goes into a hand"),
+        "{}",
+        error.message
+    );
+}
+
+/// Revision 1 (games created before the correction keep it): a drawn avalanche could be kept
+/// in the hand while a card of the hand was laid.
+#[test]
+fn under_revision_1_a_drawn_avalanche_could_be_kept_in_the_hand() {
+    let mut state = table(2);
+    state.rules = Rules::of(1);
+    base(&mut state, 1, &[1, 2]);
+    draw(&mut state, avalanche(1));
+    let card = state.hands[0][0];
+    assert!(Altitude::legal(&state, 0)
+        .iter()
+        .any(|l| l.command == lay(&card, at(1, 0))));
+    apply(&mut state, 0, lay(&card, at(1, 0))).unwrap();
+    assert!(state.hands[0].contains(&avalanche(1)));
+}
+
 // ---------------------------------------------------------------- end and score
 
 /// "When the deck is empty, players in turn lay cards from their hands into their own
@@ -1026,13 +1155,14 @@ fn alone_the_same_rules_apply() {
         variant: None,
         options: Options::default(),
         seats: 1,
+        revision: Altitude::info().revision,
     };
     let game = domain::testing::play_random::<Altitude>(&setup, Seed([4; 32]), 1, 5000, |_, _| {})
         .unwrap();
     assert!(game.finished);
     let outcome = Altitude::outcome(&game.state).unwrap();
     assert_eq!(outcome.winners, vec![0]);
-    // No opponent: an avalanche can only be discarded or kept.
+    // No opponent: an avalanche can only be discarded.
     assert!(game
         .commands
         .iter()

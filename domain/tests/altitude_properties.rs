@@ -12,6 +12,7 @@ fn setup(seats: usize, options: Options) -> Setup<Options> {
         variant: None,
         options,
         seats,
+        revision: Altitude::info().revision,
     }
 }
 
@@ -171,14 +172,27 @@ fn thousands_of_random_games_end_and_keep_every_card() {
     let mut seen = BTreeSet::new();
     for n in 0..2000u64 {
         let seats = (n % 4) as usize + 1;
+        // "an avalanche card never goes into a hand": the drawn card a player keeps while
+        // laying from the hand is never an avalanche.
+        let mut drawn: Option<Card> = None;
         let game = play_random::<Altitude>(
             &setup(seats, Options::default()),
             seed(n),
             n,
             3000,
-            |state, _| {
+            |state, event| {
                 assert_conserved(state);
                 assert_hands_of_4(state);
+                if let Event::Laid {
+                    from_hand: true, ..
+                }
+                | Event::AvalancheRemoved {
+                    from_hand: true, ..
+                } = event
+                {
+                    assert!(drawn.is_none_or(|card| card.face != Face::Avalanche));
+                }
+                drawn = state.drawn;
             },
         )
         .unwrap_or_else(|e| panic!("game {n} of {seats}: {e}"));

@@ -7,7 +7,7 @@ use domain::games::avalanche::cards::{deck, Cards, Rank, DECK, DECK_SIZE};
 use domain::games::avalanche::deal::{dealer_draw, HAND_SIZE};
 use domain::games::avalanche::view::PhaseView;
 use domain::games::avalanche::{Avalanche, Command, DrawnCard, Event, Options, Play, SecretCards};
-use domain::testing::test_time;
+use domain::testing::{given, test_time, under};
 
 type State = <Avalanche as Engine>::State;
 
@@ -26,6 +26,7 @@ fn setup(seats: usize) -> Setup<Options> {
         variant: None,
         options: Options::default(),
         seats,
+        revision: Avalanche::info().revision,
     }
 }
 
@@ -647,8 +648,9 @@ fn an_out_player_keeps_collected_cards_and_can_still_be_awarded_a_fall() {
     assert!(state.hand(1).is_empty());
 }
 
-/// "**Ruling:** when only one player still holds cards, the game ends at once: that player's
-/// hand and any cards on the table go to the neutral pile."
+/// "Then, or at once when no avalanche is running, the game ends: "the last player to have
+/// cards in their hand must surrender them to the neutral pile", together with any cards left
+/// on the table."
 #[test]
 fn when_only_one_player_holds_cards_the_game_ends_at_once() {
     let mut state = dealt(&["9 9", "J J K Q", "4"], "", 0);
@@ -675,17 +677,167 @@ fn when_only_one_player_holds_cards_the_game_ends_at_once() {
     assert_eq!(error.code, "game_over");
 }
 
-/// The end sends a running avalanche to the neutral pile too.
+/// "Ruling: when only one player still holds cards and an avalanche is running, that player
+/// must still answer it once (the seed: "players must contribute to it"): a Grow, a Stop or a
+/// Fall as usual, so a Fall still awards the table to the previous player although they are
+/// out."
+#[test]
+fn the_last_player_holding_cards_must_still_answer_the_running_avalanche() {
+    let deal = [
+        Event::DealerDrawn {
+            rounds: Vec::new(),
+            dealer: 1,
+        },
+        Event::Dealt {
+            hands: vec![
+                SecretCards::shown(cards("9 10 10")),
+                SecretCards::shown(cards("2 2 2 5 8 Q")),
+            ],
+            draw_pile: SecretCards::shown(Vec::new()),
+            first: 0,
+        },
+    ];
+    let game = given::<Avalanche>(setup(2), deal.clone())
+        .when(0, Command::Play { cards: cards("9") })
+        .accepted()
+        .when(1, Command::Play { cards: cards("Q") })
+        .accepted()
+        // Seat 0 grows with its last cards and is out; the game goes on for seat 1's answer.
+        .when(
+            0,
+            Command::Play {
+                cards: cards("10 10"),
+            },
+        )
+        .then([
+            Event::Played {
+                seat: 0,
+                cards: cards("10 10"),
+                play: Play::Grow,
+            },
+            Event::WentOut { seat: 0 },
+        ]);
+    assert_eq!(Avalanche::to_act(game.state()), vec![1]);
+    assert_eq!(
+        notations(game.state(), 1),
+        [
+            "play 2 (fall)",
+            "play 2 2 (stop)",
+            "play 2 2 2 (grow)",
+            "play 5 (fall)",
+            "play 8 (fall)"
+        ]
+    );
+    // A single against a pair falls: the table goes to seat 0, out but the previous player.
+    let over = game.when(1, Command::Play { cards: cards("8") }).then([
+        Event::Played {
+            seat: 1,
+            cards: cards("8"),
+            play: Play::Fall,
+        },
+        Event::AvalancheFell {
+            to: 0,
+            cards: cards("9 Q 10 10 8"),
+        },
+        Event::GameEnded {
+            last: Some(1),
+            hand: SecretCards::shown(cards("2 2 2 5")),
+            table: Vec::new(),
+        },
+    ]);
+    let outcome = Avalanche::outcome(over.state()).expect("over");
+    assert_eq!(outcome.scores, Some(vec![5, 0]));
+    assert_eq!(outcome.winners, vec![0]);
+
+    // A Grow is an answer too: then the table goes to the neutral pile with the last hand.
+    let deal_again = given::<Avalanche>(setup(2), deal)
+        .when(0, Command::Play { cards: cards("9") })
+        .accepted()
+        .when(1, Command::Play { cards: cards("Q") })
+        .accepted()
+        .when(
+            0,
+            Command::Play {
+                cards: cards("10 10"),
+            },
+        )
+        .accepted();
+    deal_again
+        .when(
+            1,
+            Command::Play {
+                cards: cards("2 2 2"),
+            },
+        )
+        .then([
+            Event::Played {
+                seat: 1,
+                cards: cards("2 2 2"),
+                play: Play::Grow,
+            },
+            Event::GameEnded {
+                last: Some(1),
+                hand: SecretCards::shown(cards("5 8")),
+                table: cards("9 Q 10 10 2 2 2"),
+            },
+        ]);
+}
+
+/// Revision 1 (games created before the correction keep it): the game ended as soon as only
+/// one player held cards, and a running avalanche went to the neutral pile unanswered.
+#[test]
+fn under_revision_1_the_last_running_avalanche_went_to_the_neutral_pile_unanswered() {
+    let deal = [
+        Event::DealerDrawn {
+            rounds: Vec::new(),
+            dealer: 1,
+        },
+        Event::Dealt {
+            hands: vec![
+                SecretCards::shown(cards("9 9")),
+                SecretCards::shown(cards("J J K")),
+            ],
+            draw_pile: SecretCards::shown(Vec::new()),
+            first: 0,
+        },
+    ];
+    let over = given::<Avalanche>(under(setup(2), 1), deal)
+        .when(
+            0,
+            Command::Play {
+                cards: cards("9 9"),
+            },
+        )
+        .then([
+            Event::Played {
+                seat: 0,
+                cards: cards("9 9"),
+                play: Play::Start,
+            },
+            Event::WentOut { seat: 0 },
+            Event::GameEnded {
+                last: Some(1),
+                hand: SecretCards::shown(cards("J J K")),
+                table: cards("9 9"),
+            },
+        ]);
+    assert_eq!(over.state().neutral.len(), 5);
+    assert!(over.state().table.is_empty());
+}
+
+/// The end sends the cards left on the table to the neutral pile, with the last hand.
 #[test]
 fn the_end_sends_the_running_avalanche_to_the_neutral_pile() {
     let mut state = dealt(&["9 9", "J J K"], "", 0);
-    let events = play(&mut state, 0, "9 9");
+    play(&mut state, 0, "9 9");
+    assert_eq!(Avalanche::to_act(&state), vec![1], "seat 1 must answer");
+    let events = play(&mut state, 1, "J J");
     assert_eq!(
         events.last(),
         Some(&Event::GameEnded {
             last: Some(1),
-            hand: SecretCards::shown(cards("J J K")),
-            table: cards("9 9")
+            hand: SecretCards::shown(cards("K")),
+            table: cards("9 9 J J")
         })
     );
     assert_eq!(state.neutral.len(), 5);
@@ -702,6 +854,7 @@ fn the_most_collected_cards_wins() {
     play(&mut state, 0, "9 9");
     play(&mut state, 1, "2"); // falls to seat 0 (3 cards); seat 1 is out
     play(&mut state, 2, "5"); // seat 2 is out: only seat 0 holds cards
+    play(&mut state, 0, "K"); // and answers the running avalanche once: the end
     let outcome = Avalanche::outcome(&state).expect("over");
     assert_eq!(outcome.winners, vec![0]);
     assert_eq!(outcome.scores, Some(vec![3, 0, 0]));
@@ -711,16 +864,16 @@ fn the_most_collected_cards_wins() {
 /// "**Ruling:** equal highest counts share the win."
 #[test]
 fn equal_highest_counts_share_the_win() {
-    let mut state = dealt(&["9 K", "8 K", "7 6", "5"], "", 0);
+    let mut state = dealt(&["9 4", "8 K", "2 7"], "", 0);
     play(&mut state, 0, "9");
-    play(&mut state, 1, "8"); // seat 0 collects 2
+    play(&mut state, 1, "8"); // falls: seat 0 collects 2
     play(&mut state, 2, "7");
-    play(&mut state, 3, "5"); // seat 2 collects 2; seat 3 is out
-    play(&mut state, 0, "K"); // seat 0 is out
-    play(&mut state, 1, "K"); // grows; seat 1 is out: only seat 2 holds cards
+    play(&mut state, 0, "4"); // falls: seat 2 collects 2; seat 0 is out
+    play(&mut state, 1, "K"); // seat 1 is out: only seat 2 holds cards, and answers
+    play(&mut state, 2, "2"); // falls: seat 1 collects 2; nobody holds cards
     let outcome = Avalanche::outcome(&state).expect("over");
-    assert_eq!(outcome.scores, Some(vec![2, 0, 2, 0]));
-    assert_eq!(outcome.winners, vec![0, 2]);
+    assert_eq!(outcome.scores, Some(vec![2, 2, 2]));
+    assert_eq!(outcome.winners, vec![0, 1, 2]);
 }
 
 // ---------------------------------------------------------------------------------------

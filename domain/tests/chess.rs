@@ -24,6 +24,7 @@ fn start(variant: Variant) -> State {
         variant: Some(variant.id().into()),
         options: Options::default(),
         seats: 2,
+        revision: AvalancheChess::info().revision,
     })
 }
 
@@ -75,6 +76,7 @@ fn the_default_variant_is_standard_and_balanced_and_reversed_may_be_combined() {
         variant: None,
         options: Options::default(),
         seats: 2,
+        revision: AvalancheChess::info().revision,
     });
     assert_eq!(default.variant, Variant::Standard);
     let both = start(Variant::BalancedReversed);
@@ -87,6 +89,7 @@ fn the_default_variant_is_standard_and_balanced_and_reversed_may_be_combined() {
         variant: Some("crazy".into()),
         options: Options::default(),
         seats: 2,
+        revision: AvalancheChess::info().revision,
     };
     assert_eq!(
         AvalancheChess::check(&bad).unwrap_err().code,

@@ -14,6 +14,7 @@ fn setup(variant: Variant) -> Setup<domain::games::chess::Options> {
         variant: Some(variant.id().to_string()),
         options: Default::default(),
         seats: 2,
+        revision: AvalancheChess::info().revision,
     }
 }
 

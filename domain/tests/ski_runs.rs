@@ -6,7 +6,7 @@ use domain::games::ski_runs::{
     Card, Cards, Command, DeckCounts, End, Event, Options, Pile, SkiRun, SkiRuns, State, Step,
 };
 use domain::registry::Registry;
-use domain::testing::test_time;
+use domain::testing::{given, test_time, under};
 use serde_json::{json, Value};
 
 use Card::{Avalanche, BlackRun, BlueRun, GreenRun, Lift, RedRun};
@@ -16,6 +16,7 @@ fn setup(seats: usize) -> Setup<Options> {
         variant: None,
         options: Options::default(),
         seats,
+        revision: SkiRuns::info().revision,
     }
 }
 
@@ -25,7 +26,12 @@ fn ctx() -> Context {
 
 /// A game of `seats` players just dealt.
 fn dealt(seats: usize) -> State {
-    let mut state = SkiRuns::initial(&setup(seats));
+    dealt_under(seats, SkiRuns::info().revision)
+}
+
+/// A game of `seats` players just dealt, created under `revision` of the rules.
+fn dealt_under(seats: usize, revision: u32) -> State {
+    let mut state = SkiRuns::initial(&under(setup(seats), revision));
     for event in SkiRuns::start(&state, &Context::new(Seed([9; 32]), 0, test_time())) {
         SkiRuns::evolve(&mut state, &event);
     }
@@ -136,6 +142,7 @@ fn a_game_may_be_created_with_other_counts() {
         variant: None,
         options,
         seats: 2,
+        revision: SkiRuns::info().revision,
     };
     assert!(SkiRuns::check(&setup).is_ok());
     let mut state = SkiRuns::initial(&setup);
@@ -252,18 +259,59 @@ fn a_draw_takes_2_cards_from_either_pile_or_1_of_each() {
     );
 }
 
-/// "Whatever a pile cannot supply is not taken." With the ruling that a player names piles
-/// that can supply: a draw must take as many cards as the two piles can give.
+/// "Whatever a pile cannot supply is not taken, and is not made up from the other pile."
 #[test]
-fn whatever_a_pile_cannot_supply_is_not_taken() {
-    let mut state = dealt(2);
-    state.draw_pile.truncate(1);
-    state.lift_pile = 0;
-    let events = act(&mut state, 0, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
-    assert!(matches!(&events[0], Event::Drew { lifts: 0, cards, .. } if cards.count == 1));
-    assert_eq!(state.hands[0].len(), 6);
+fn whatever_a_pile_cannot_supply_is_not_taken_nor_made_up_from_the_other_pile() {
+    let one_card_left = Event::Dealt {
+        hands: vec![Cards::shown(vec![Lift]), Cards::shown(vec![Lift])],
+        draw_pile: Cards::shown(vec![RedRun]),
+        lift_pile: 5,
+    };
+    let game = given::<SkiRuns>(setup(2), [one_card_left]);
+    assert_eq!(
+        game.legal(0),
+        vec![
+            draw(Pile::DrawPile, Pile::DrawPile),
+            draw(Pile::DrawPile, Pile::LiftPile),
+            draw(Pile::LiftPile, Pile::LiftPile),
+        ]
+    );
+    let after = game
+        .clone()
+        .when(0, draw(Pile::DrawPile, Pile::DrawPile))
+        .then([Event::Drew {
+            seat: 0,
+            lifts: 0,
+            cards: Cards::shown(vec![RedRun]),
+        }]);
+    assert_eq!(after.state().hands[0], vec![Lift, RedRun]);
+    assert_eq!(after.state().lift_pile, 5, "the lift pile made nothing up");
 
-    let mut state = dealt(2);
+    let no_lifts_left = Event::Dealt {
+        hands: vec![Cards::shown(vec![Lift]), Cards::shown(vec![Lift])],
+        draw_pile: Cards::shown(vec![GreenRun, BlueRun, RedRun]),
+        lift_pile: 0,
+    };
+    let game = given::<SkiRuns>(setup(2), [no_lifts_left]);
+    game.clone()
+        .when(0, draw(Pile::DrawPile, Pile::LiftPile))
+        .then([Event::Drew {
+            seat: 0,
+            lifts: 0,
+            cards: Cards::shown(vec![RedRun]),
+        }]);
+    // Ruling: a draw takes at least one card, or the draw pile might never run out.
+    let refused = game
+        .when(0, draw(Pile::LiftPile, Pile::LiftPile))
+        .refused("illegal_command");
+    assert!(refused.message.contains("empty"), "{}", refused.message);
+}
+
+/// Revision 1 (games created before the correction keep it): a short draw was made up from
+/// the other pile, "a draw must take as many cards as the two piles can give".
+#[test]
+fn under_revision_1_a_short_draw_was_made_up_from_the_other_pile() {
+    let mut state = dealt_under(2, 1);
     state.draw_pile.truncate(1);
     state.lift_pile = 5;
     let refused = refusal(act(
@@ -289,7 +337,7 @@ fn whatever_a_pile_cannot_supply_is_not_taken() {
         ]
     );
 
-    let mut state = dealt(2);
+    let mut state = dealt_under(2, 1);
     state.draw_pile.clear();
     state.lift_pile = 0;
     act(&mut state, 0, draw(Pile::LiftPile, Pile::DrawPile)).unwrap();
@@ -631,11 +679,65 @@ fn a_banked_run_of_5_or_more_run_cards_earns_4_bonus_points() {
     assert_eq!(state.score(0), 5 + 4 + 2);
 }
 
-/// "If the draw pile runs out, play continues with the cards in hand (the lift pile may still
-/// be used)."
+/// "If the draw pile runs out, "the game continues using only the cards remaining in players
+/// hands": nobody draws again, from either pile." / "Once the draw pile is empty there is no
+/// draw step at all: the lift pile is closed too."
 #[test]
-fn play_continues_after_the_draw_pile_runs_out() {
-    let mut state = dealt(2);
+fn once_the_draw_pile_is_empty_nobody_draws_again_from_either_pile() {
+    let draw_pile_empty = Event::Dealt {
+        hands: vec![
+            Cards::shown(vec![Lift, GreenRun]),
+            Cards::shown(vec![BlueRun]),
+        ],
+        draw_pile: Cards::shown(vec![]),
+        lift_pile: 12,
+    };
+    let game = given::<SkiRuns>(setup(2), [draw_pile_empty]);
+    assert_eq!(game.legal(0), vec![play(Lift), Command::EndTurn]);
+    for no_draw in [
+        draw(Pile::LiftPile, Pile::LiftPile),
+        draw(Pile::DrawPile, Pile::LiftPile),
+        Command::PickUp,
+    ] {
+        let refused = game.clone().when(0, no_draw).refused("illegal_command");
+        assert!(
+            refused.message.contains("nobody draws again"),
+            "{}",
+            refused.message
+        );
+    }
+    let game = game
+        .when(0, play(Lift))
+        .then([Event::Played {
+            seat: 0,
+            card: Lift,
+        }])
+        .when(0, play(GreenRun))
+        .then([Event::Played {
+            seat: 0,
+            card: GreenRun,
+        }])
+        .when(0, Command::EndTurn)
+        .then([Event::TurnEnded { seat: 0 }]);
+    assert_eq!(game.state().lift_pile, 12, "nobody took a lift card");
+    // Seat 1 holds a blue run and no run to put it on: only the end of the turn is left.
+    assert_eq!(game.legal(1), vec![Command::EndTurn]);
+    let game = game
+        .when(1, Command::EndTurn)
+        .then([Event::TurnEnded { seat: 1 }]);
+    // Seat 0 may bank its run without drawing, or play on.
+    assert_eq!(game.legal(0), vec![Command::EndTurn, Command::Bank]);
+    game.when(0, Command::Bank).then([Event::Banked {
+        seat: 0,
+        run: run_of(&[GreenRun]),
+    }]);
+}
+
+/// Revision 1 (games created before the correction keep it): once the draw pile was empty the
+/// draw stayed compulsory, from the lift pile alone.
+#[test]
+fn under_revision_1_the_draw_went_on_from_the_lift_pile_after_the_draw_pile_ran_out() {
+    let mut state = dealt_under(2, 1);
     state.draw_pile.clear();
     state.hands[0] = vec![GreenRun];
     state.hands[1] = vec![BlueRun];
@@ -665,7 +767,7 @@ fn the_game_ends_when_every_player_in_turn_neither_plays_nor_banks_once_the_draw
     // The draw pile holds the last 2 cards: the turn that takes them counts already.
     let keep = state.draw_pile.len() - 2;
     state.draw_pile.drain(..keep);
-    state.hands[1] = vec![GreenRun];
+    state.hands[1] = vec![Lift, GreenRun];
     act(&mut state, 0, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
     act(&mut state, 0, Command::EndTurn).unwrap();
     assert_eq!(
@@ -673,32 +775,26 @@ fn the_game_ends_when_every_player_in_turn_neither_plays_nor_banks_once_the_draw
         vec![0]
     );
     // A play starts the count again.
-    act(&mut state, 1, draw(Pile::LiftPile, Pile::LiftPile)).unwrap();
     act(&mut state, 1, play(Lift)).unwrap();
     act(&mut state, 1, Command::EndTurn).unwrap();
     assert!(SkiRuns::view(&state, Viewer::Spectator)
         .quiet_seats
         .is_empty());
     for seat in [2, 0] {
-        act(&mut state, seat, draw(Pile::LiftPile, Pile::LiftPile)).unwrap();
         act(&mut state, seat, Command::EndTurn).unwrap();
         assert_eq!(state.end, None);
     }
     // A bank starts it again too.
-    act(&mut state, 1, draw(Pile::LiftPile, Pile::LiftPile)).unwrap();
     act(&mut state, 1, play(GreenRun)).unwrap();
     act(&mut state, 1, Command::EndTurn).unwrap();
     for seat in [2, 0] {
-        act(&mut state, seat, draw(Pile::LiftPile, Pile::LiftPile)).unwrap();
         act(&mut state, seat, Command::EndTurn).unwrap();
     }
     act(&mut state, 1, Command::Bank).unwrap();
     for seat in [2, 0] {
-        act(&mut state, seat, draw(Pile::LiftPile, Pile::LiftPile)).unwrap();
         act(&mut state, seat, Command::EndTurn).unwrap();
         assert_eq!(state.end, None);
     }
-    act(&mut state, 1, draw(Pile::LiftPile, Pile::LiftPile)).unwrap();
     act(&mut state, 1, Command::EndTurn).unwrap();
     assert_eq!(state.end, Some(End::NoProgress));
     assert!(SkiRuns::to_act(&state).is_empty());
@@ -711,20 +807,24 @@ fn the_game_ends_when_every_player_in_turn_neither_plays_nor_banks_once_the_draw
 /// The end by no progress ends a game where nobody can do anything: empty piles and hands.
 #[test]
 fn a_game_with_no_possible_progress_ends() {
-    let mut state = dealt(4);
-    state.draw_pile.clear();
-    state.lift_pile = 0;
-    state.hands.iter_mut().for_each(Vec::clear);
-    let mut turns = 0;
-    while state.end.is_none() {
-        let seat = state.turn;
-        act(&mut state, seat, Command::PickUp).unwrap();
-        act(&mut state, seat, Command::EndTurn).unwrap();
-        turns += 1;
+    for revision in [1, 2] {
+        let mut state = dealt_under(4, revision);
+        state.draw_pile.clear();
+        state.lift_pile = 0;
+        state.hands.iter_mut().for_each(Vec::clear);
+        let mut turns = 0;
+        while state.end.is_none() {
+            let seat = state.turn;
+            if revision == 1 {
+                act(&mut state, seat, Command::PickUp).unwrap();
+            }
+            act(&mut state, seat, Command::EndTurn).unwrap();
+            turns += 1;
+        }
+        assert_eq!(turns, 4);
+        assert_eq!(state.end, Some(End::NoProgress));
+        assert_eq!(SkiRuns::outcome(&state).unwrap().winners, vec![0, 1, 2, 3]);
     }
-    assert_eq!(turns, 4);
-    assert_eq!(state.end, Some(End::NoProgress));
-    assert_eq!(SkiRuns::outcome(&state).unwrap().winners, vec![0, 1, 2, 3]);
 }
 
 /// "The game ends as soon as the 5th avalanche card is played."

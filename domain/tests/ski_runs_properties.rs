@@ -13,6 +13,7 @@ fn setup(seats: usize, deck: DeckCounts) -> Setup<Options> {
         variant: None,
         options: Options { deck },
         seats,
+        revision: SkiRuns::info().revision,
     }
 }
 
@@ -72,8 +73,14 @@ fn random_games_of_2_to_6_players_always_end() {
         } else {
             DeckCounts::default()
         };
-        let game = play_random::<SkiRuns>(&setup(seats, deck), seed(n), n, MAX_COMMANDS, |s, _| {
-            assert_conserved(s)
+        // "If the draw pile runs out, ... nobody draws again, from either pile."
+        let mut draw_pile_ran_out = false;
+        let game = play_random::<SkiRuns>(&setup(seats, deck), seed(n), n, MAX_COMMANDS, |s, e| {
+            assert_conserved(s);
+            if draw_pile_ran_out {
+                assert!(!matches!(e, Event::Drew { .. } | Event::PickedUp { .. }));
+            }
+            draw_pile_ran_out = s.dealt && s.draw_pile.is_empty();
         })
         .unwrap_or_else(|e| panic!("game {n} with {seats} players: {e}"));
         assert!(game.finished, "game {n} with {seats} players did not end");

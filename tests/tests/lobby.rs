@@ -62,6 +62,39 @@ fn the_kinds_list_the_five_games() {
     assert_eq!(kinds[4]["min_seats"], 1);
 }
 
+/// Each game names the revision of its rules new games are played under, what every revision
+/// changed, and the page of the repository where its rules are written.
+#[test]
+fn the_kinds_name_their_rules_revision_what_changed_and_their_rules_page() {
+    let app = TestApp::spawn();
+    let kinds = ok_json(app.get("/v1/kinds", None).send(), StatusCode::OK);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for kind in kinds.as_array().unwrap() {
+        let id = kind["id"].as_str().unwrap();
+        let rules = kind["rules"].as_str().unwrap();
+        assert_eq!(rules, format!("docs/rules/{id}.md"));
+        assert!(root.join(rules).is_file(), "{rules} is in the repository");
+        let revisions = kind["revisions"].as_array().unwrap();
+        assert_eq!(revisions.last().unwrap()["revision"], kind["revision"]);
+        assert!(revisions
+            .iter()
+            .all(|r| !r["changes"].as_array().unwrap().is_empty()));
+    }
+    let revision = |id: &str| {
+        kinds
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["id"] == id)
+            .map(|k| k["revision"].clone())
+    };
+    assert_eq!(revision("avalanche-chess"), Some(1.into()));
+    assert_eq!(revision("vamanos"), Some(1.into()));
+    for corrected in ["avalanche", "ski-runs", "altitude"] {
+        assert_eq!(revision(corrected), Some(2.into()), "{corrected}");
+    }
+}
+
 #[test]
 fn a_game_is_created_joined_and_started_when_full() {
     let app = TestApp::spawn();

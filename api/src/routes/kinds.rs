@@ -10,6 +10,8 @@ use utoipa::ToSchema;
 /// A game offered, with its default options and where its schemas are in the API document.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct KindOut {
+    /// The game: ids, seats, the page of its rules (`rules`), the revision of the rules new
+    /// games are played under (`revision`) and what each revision changed (`revisions`).
     #[serde(flatten)]
     pub info: KindInfo,
     /// The options used when a game is created without any.
@@ -27,7 +29,10 @@ pub struct KindSchemas {
     pub view: String,
 }
 
-/// The games offered: ids, variants, options and player counts.
+/// The games offered: ids, variants, options, player counts, the current revision of each
+/// game's rules with what every revision changed, and the page of the repository where the
+/// rules are written (`rules`, for instance `docs/rules/ski-runs.md`). A game keeps the
+/// revision it was created under.
 #[utoipa::path(tag = "games", responses((status = 200, body = Vec<KindOut>)))]
 #[get("/v1/kinds")]
 pub async fn kinds(state: web::Data<AppState>) -> HttpResponse {

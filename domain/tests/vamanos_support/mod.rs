@@ -13,6 +13,7 @@ pub fn setup(seats: usize, target: u32) -> Setup<Options> {
         variant: None,
         options: Options { target },
         seats,
+        revision: Vamanos::info().revision,
     }
 }
 

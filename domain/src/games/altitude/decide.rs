@@ -175,7 +175,9 @@ fn play(
             let (card, from_hand) = if *card == drawn.id {
                 (drawn, false)
             } else {
-                (in_hand(state, seat, *card)?, true)
+                let card = in_hand(state, seat, *card)?;
+                keep_drawn(state, drawn)?;
+                (card, true)
             };
             mountain
                 .may_lay(card.face, *at, true)
@@ -206,7 +208,9 @@ fn play(
             let (saint_bernard, from_hand) = if *card == drawn.id {
                 (drawn, false)
             } else {
-                (in_hand(state, seat, *card)?, true)
+                let card = in_hand(state, seat, *card)?;
+                keep_drawn(state, drawn)?;
+                (card, true)
             };
             if saint_bernard.face != Face::SaintBernard {
                 return Err(RuleError::illegal(format!(
@@ -223,6 +227,18 @@ fn play(
             }])
         }
     }
+}
+
+/// Refuses to put a drawn avalanche into the hand (revision 2): it could never be laid from
+/// there.
+fn keep_drawn(state: &State, drawn: Card) -> Result<(), RuleError> {
+    if state.may_keep_drawn() {
+        return Ok(());
+    }
+    Err(RuleError::illegal(format!(
+        "An avalanche never goes into a hand: lay the drawn {drawn} in an opponent's mountain \
+         or discard it."
+    )))
 }
 
 fn draw(state: &State, seat: Seat, ctx: &Context) -> Vec<Event> {

@@ -66,7 +66,12 @@ fn actions(state: &State, seat: Seat, drawn: Card) -> Vec<Legal<Command>> {
             format!("lay {drawn} {}", own.describe(at)),
         ));
     }
-    for &card in state.hand(seat) {
+    let hand: &[Card] = if state.may_keep_drawn() {
+        state.hand(seat)
+    } else {
+        &[]
+    };
+    for &card in hand {
         for at in own.places_among(&open, card.face, true) {
             legal.push(Legal::new(
                 Command::Lay { card: card.id, at },
@@ -109,7 +114,7 @@ fn actions(state: &State, seat: Seat, drawn: Card) -> Vec<Legal<Command>> {
         }
     }
     let saint_bernards: Vec<(Card, &str)> = std::iter::once((drawn, "the drawn"))
-        .chain(state.hand(seat).iter().map(|&c| (c, "a kept")))
+        .chain(hand.iter().map(|&c| (c, "a kept")))
         .filter(|(c, _)| c.face == Face::SaintBernard)
         .collect();
     for &at in own.cards.keys() {

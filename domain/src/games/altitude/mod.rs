@@ -8,16 +8,21 @@ pub mod cards;
 pub mod command;
 pub mod decide;
 pub mod event;
+pub mod evolve;
 pub mod legal;
 pub mod mountain;
+pub mod options;
+pub mod revision;
 pub mod score;
 pub mod state;
 pub mod view;
 
-pub use cards::{Animal, Card, Face, Options};
+pub use cards::{Animal, Card, Face};
 pub use command::Command;
 pub use event::Event;
 pub use mountain::{Mountain, Position};
+pub use options::Options;
+pub use revision::Rules;
 pub use score::{score, ScoreSheet};
 pub use state::{Phase, State};
 pub use view::{PlacedCard, PlayerView, View};
@@ -58,6 +63,7 @@ impl Engine for Altitude {
              Saint-Bernards rescue. Alone, it is a patience.",
         )
         .with_hidden_information()
+        .revised(revision::CURRENT, revision::REVISION_2)
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
@@ -66,7 +72,11 @@ impl Engine for Altitude {
     }
 
     fn initial(setup: &Setup<Options>) -> State {
-        State::new(setup.seats, setup.options.clone())
+        State::new(
+            setup.seats,
+            setup.options.clone(),
+            Rules::of(setup.revision),
+        )
     }
 
     fn start(state: &State, ctx: &Context) -> Vec<Event> {
@@ -102,28 +112,8 @@ impl Engine for Altitude {
         to_act(state)
     }
 
-    /// Highest score wins; equal best scores share the win. A seat that left the game is
-    /// scored but cannot win.
     fn outcome(state: &State) -> Option<Outcome> {
-        if state.phase != Phase::Over {
-            return None;
-        }
-        let scores: Vec<i64> = (0..state.seats)
-            .map(|s| i64::from(score(state, s).total))
-            .collect();
-        let best = (0..state.seats)
-            .filter(|&s| state.is_active(s))
-            .map(|s| scores[s])
-            .max();
-        let winners = (0..state.seats)
-            .filter(|&s| state.is_active(s) && Some(scores[s]) == best)
-            .collect();
-        Some(Outcome {
-            winners,
-            draw: false,
-            reason: "the deck ran out and every player passed".into(),
-            scores: Some(scores),
-        })
+        score::outcome(state)
     }
 
     fn retire(state: &State, seat: Seat) -> Vec<Event> {

@@ -1,8 +1,8 @@
 //! The score of a mountain and a hand, line by line as in the rules file.
 
 use super::cards::Face;
-use super::state::State;
-use crate::engine::Seat;
+use super::state::{Phase, State};
+use crate::engine::{Outcome, Seat};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -43,4 +43,28 @@ pub fn score(state: &State, seat: Seat) -> ScoreSheet {
         hand_laid_out,
         total: floors + high_animals + saint_bernards + hand_laid_out,
     }
+}
+
+/// Highest score wins; equal best scores share the win. A seat that left the game is
+/// scored but cannot win.
+pub fn outcome(state: &State) -> Option<Outcome> {
+    if state.phase != Phase::Over {
+        return None;
+    }
+    let scores: Vec<i64> = (0..state.seats)
+        .map(|s| i64::from(score(state, s).total))
+        .collect();
+    let best = (0..state.seats)
+        .filter(|&s| state.is_active(s))
+        .map(|s| scores[s])
+        .max();
+    let winners = (0..state.seats)
+        .filter(|&s| state.is_active(s) && Some(scores[s]) == best)
+        .collect();
+    Some(Outcome {
+        winners,
+        draw: false,
+        reason: "the deck ran out and every player passed".into(),
+        scores: Some(scores),
+    })
 }

@@ -141,8 +141,10 @@ fn end_of_turn(decision: &mut Decision, seat: Seat) {
 }
 
 impl Decision {
-    /// When only one player still holds cards the game ends at once: their hand and the
-    /// table go to the neutral pile.
+    /// When only one player still holds cards the game ends: their hand and the table go to
+    /// the neutral pile. Under revision 2, while an avalanche runs that the last player has
+    /// not answered (its last set is another's), they must answer it once first: the game
+    /// ends after their play.
     fn end_if_one_holds_cards(&mut self) {
         if self.state.phase != Phase::Playing {
             return;
@@ -152,6 +154,13 @@ impl Decision {
             return;
         }
         let last = holders.first().copied();
+        if self.state.rules.last_holder_answers_the_avalanche() {
+            if let (Some(seat), Some(set)) = (last, self.state.to_beat()) {
+                if set.seat != seat {
+                    return;
+                }
+            }
+        }
         let hand = last.map(|seat| self.state.hand(seat)).unwrap_or_default();
         self.push(Event::GameEnded {
             last,

@@ -15,29 +15,27 @@ pub mod decide;
 pub mod event;
 pub mod evolve;
 pub mod legal;
+pub mod options;
 pub mod play;
+pub mod revision;
+pub mod score;
 pub mod state;
 pub mod view;
 
 pub use cards::{Cards, Rank};
 pub use command::Command;
 pub use event::{DrawnCard, Event, SecretCards};
+pub use options::Options;
 pub use play::Play;
+pub use revision::Rules;
 pub use state::{Phase, State};
 pub use view::View;
 
 use crate::engine::{Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, Viewer};
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// The Avalanche engine.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Avalanche;
-
-/// Avalanche has no options beyond the number of players.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Options {}
 
 impl Engine for Avalanche {
     const ID: &'static str = "avalanche";
@@ -59,6 +57,7 @@ impl Engine for Avalanche {
              hand it to the previous player. The most cards collected wins.",
         )
         .with_hidden_information()
+        .revised(revision::CURRENT, revision::REVISION_2)
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
@@ -66,7 +65,7 @@ impl Engine for Avalanche {
     }
 
     fn initial(setup: &Setup<Options>) -> State {
-        State::new(setup.seats)
+        State::new(setup.seats, Rules::of(setup.revision))
     }
 
     fn start(state: &State, ctx: &Context) -> Vec<Event> {
@@ -105,32 +104,8 @@ impl Engine for Avalanche {
         state.seat_to_act().into_iter().collect()
     }
 
-    /// The most collected cards wins; equal highest counts share the win. A retired seat's
-    /// score is shown but it cannot win.
     fn outcome(state: &State) -> Option<Outcome> {
-        if state.phase != Phase::Over {
-            return None;
-        }
-        let scores: Vec<i64> = state
-            .collected
-            .iter()
-            .map(|pile| i64::try_from(pile.len()).unwrap_or(i64::MAX))
-            .collect();
-        let playing = |seat: &Seat| !state.retired.get(*seat).copied().unwrap_or(true);
-        let best = (0..state.seats)
-            .filter(playing)
-            .filter_map(|seat| scores.get(seat).copied())
-            .max();
-        let winners = (0..state.seats)
-            .filter(playing)
-            .filter(|&seat| scores.get(seat).copied() == best)
-            .collect();
-        Some(Outcome {
-            winners,
-            draw: false,
-            reason: "only one player still held cards; the most collected cards wins".into(),
-            scores: Some(scores),
-        })
+        score::outcome(state)
     }
 
     fn retire(state: &State, seat: Seat) -> Vec<Event> {

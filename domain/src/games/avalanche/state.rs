@@ -2,6 +2,7 @@
 //! of it (whose turn, who still holds cards, what must be beaten).
 
 use super::cards::{Cards, Rank};
+use super::revision::Rules;
 use crate::engine::Seat;
 
 /// Where the game stands.
@@ -26,6 +27,8 @@ pub struct Set {
 /// The state of a game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {
+    /// The revision of the rules the game is played under.
+    pub rules: Rules,
     pub seats: usize,
     pub phase: Phase,
     /// The seat that dealt, once the dealer draw is done.
@@ -48,8 +51,9 @@ pub struct State {
 }
 
 impl State {
-    pub fn new(seats: usize) -> State {
+    pub fn new(seats: usize, rules: Rules) -> State {
         State {
+            rules,
             seats,
             phase: Phase::Dealing,
             dealer: None,

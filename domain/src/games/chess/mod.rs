@@ -9,7 +9,9 @@ pub mod command;
 pub mod decide;
 pub mod ending;
 pub mod event;
+pub mod evolve;
 pub mod legal;
+pub mod options;
 pub mod perft;
 pub mod position;
 pub mod record;
@@ -24,17 +26,12 @@ pub use command::{Command, PromotionPiece};
 /// The move generator underneath, for callers of [`perft`] and [`position::Position::board`].
 pub use cozy_chess;
 pub use event::{CastlingSide, EndReason, Event, PushMade};
+pub use options::Options;
 pub use state::State;
 pub use variant::Variant;
 pub use view::View;
 
 use crate::engine::{Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, Viewer};
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
-
-/// Avalanche Chess has no options beyond its variant.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct Options {}
 
 /// The Avalanche Chess engine.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,12 +1,11 @@
-//! The state of a game and how each event changes it (the fold).
+//! The state of a game of Avalanche Chess and the questions the rules ask of it; events are
+//! applied to it in `evolve.rs`.
 
-use super::command::PromotionPiece;
-use super::event::{CastlingSide, EndReason, Event};
+use super::event::EndReason;
 use super::position::Position;
-use super::turn::after_move;
 use super::variant::Variant;
 use crate::engine::Seat;
-use cozy_chess::{Color, File, Move, Piece, Square};
+use cozy_chess::{Color, Square};
 
 /// A pawn pushed onto its last rank, waiting for its owner's choice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,99 +130,5 @@ impl State {
 
     pub fn fen(&self) -> String {
         self.position.fen(self.halfmove_clock, self.fullmove_number)
-    }
-
-    pub fn evolve(&mut self, event: &Event) {
-        match event {
-            Event::TurnPlayed {
-                seat,
-                from,
-                to,
-                castling,
-                promotion,
-                push,
-                notation,
-                ..
-            } => {
-                let Some(board) = self.position.board() else {
-                    return;
-                };
-                let rights = self.position.castling[self.position.side as usize];
-                let target = match castling {
-                    Some(CastlingSide::Short) => rights.short,
-                    Some(CastlingSide::Long) => rights.long,
-                    None => None,
-                }
-                .map_or(to.0, |file: File| Square::new(file, from.0.rank()));
-                let mv = Move {
-                    from: from.0,
-                    to: target,
-                    promotion: promotion.map(PromotionPiece::piece),
-                };
-                let capture = castling.is_none() && board.piece_on(mv.to).is_some();
-                let pawn = board.piece_on(mv.from) == Some(Piece::Pawn);
-                let after = after_move(&board, mv);
-                let mut position = Position::from_board(&after);
-                if let Some(push) = push {
-                    let owner = !board.side_to_move();
-                    position.squares[push.from.0 as usize] = None;
-                    position.squares[push.to.0 as usize] = Some((Piece::Pawn, owner));
-                    if matches!(
-                        push.to.0.rank(),
-                        cozy_chess::Rank::First | cozy_chess::Rank::Eighth
-                    ) {
-                        self.pending = Some(Pending {
-                            square: push.to.0,
-                            pusher: *seat,
-                        });
-                    }
-                }
-                self.position = position;
-                if capture || pawn || push.is_some() {
-                    self.halfmove_clock = 0;
-                    self.since_reset.clear();
-                } else {
-                    self.halfmove_clock += 1;
-                }
-                if board.side_to_move() == Color::Black {
-                    self.fullmove_number += 1;
-                }
-                self.half_turns += 1;
-                if self.pending.is_none() {
-                    self.since_reset.push(self.position);
-                }
-                self.last = Some(LastTurn {
-                    seat: *seat,
-                    notation: notation.clone(),
-                    from: from.0,
-                    to: to.0,
-                    push: push.map(|p| (p.from.0, p.to.0)),
-                });
-                self.history.push(notation.clone());
-            }
-            Event::PromotionChosen {
-                square,
-                piece,
-                notation,
-                ..
-            } => {
-                let owner = self.position.side;
-                self.position.squares[square.0 as usize] = Some((piece.piece(), owner));
-                self.pending = None;
-                self.since_reset.push(self.position);
-                if let Some(last) = self.history.last_mut() {
-                    *last = notation.clone();
-                }
-                if let Some(last) = self.last.as_mut() {
-                    last.notation = notation.clone();
-                }
-            }
-            Event::GameEnded { winner, reason } => {
-                self.ending = Some(Ending {
-                    winner: *winner,
-                    reason: *reason,
-                });
-            }
-        }
     }
 }

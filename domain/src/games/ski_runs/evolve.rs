@@ -28,11 +28,13 @@ pub fn evolve(state: &mut State, event: &Event) {
         }
         Event::Played { seat, card } => {
             play(state, *seat, *card);
-            if let Step::Play { played } = state.step {
-                state.step = Step::Play {
+            state.step = match state.step {
+                Step::Play { played } => Step::Play {
                     played: played.saturating_add(1),
-                };
-            }
+                },
+                // A turn without a draw step (the draw pile is empty, revision 2).
+                Step::Start => Step::Play { played: 1 },
+            };
         }
         Event::TurnEnded { seat } => {
             let quiet = matches!(state.step, Step::Play { played: 0 } | Step::Start);

@@ -18,6 +18,13 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
     }
     let mut commands = Vec::new();
     match state.step {
+        Step::Start if !state.has_draw_step() => {
+            commands.extend(plays(state, seat));
+            commands.push(Command::EndTurn);
+            if state.may_bank(seat) {
+                commands.push(Command::Bank);
+            }
+        }
         Step::Start => {
             if state.hand(seat).is_empty() {
                 commands.push(Command::PickUp);
@@ -25,10 +32,7 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
                 commands.extend(
                     DRAWS
                         .into_iter()
-                        .filter(|from| {
-                            let (a, b) = state.draw_yield(from);
-                            a + b == state.best_draw()
-                        })
+                        .filter(|from| state.draw_refusal(from).is_none())
                         .map(|from| Command::Draw { from }),
                 );
             }
@@ -38,12 +42,7 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
         }
         Step::Play { played } => {
             if played < PLAYS_PER_TURN {
-                commands.extend(
-                    Card::ALL
-                        .into_iter()
-                        .filter(|&card| state.play_refusal(seat, card).is_none())
-                        .map(|card| Command::Play { card }),
-                );
+                commands.extend(plays(state, seat));
             }
             commands.push(Command::EndTurn);
         }
@@ -55,4 +54,12 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
             Legal::new(c, notation)
         })
         .collect()
+}
+
+/// The cards the seat may play now, one command each.
+fn plays(state: &State, seat: Seat) -> impl Iterator<Item = Command> + '_ {
+    Card::ALL
+        .into_iter()
+        .filter(move |&card| state.play_refusal(seat, card).is_none())
+        .map(|card| Command::Play { card })
 }

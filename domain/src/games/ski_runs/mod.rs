@@ -5,10 +5,10 @@
 //! - **The face-up lift pile** is public as a count: its cards are all alike, so its order
 //!   hides nothing (see [`deal`]). The draw pile's order is secret; a card drawn from it is
 //!   seen by the drawer only.
-//! - **A draw takes what it can**: a player names a pile for a card only if the piles together
-//!   cannot supply more by naming the other (2 from a one-card draw pile is refused while the
-//!   lift pile can give the second). Without it a player could draw nothing forever and the
-//!   draw pile would never run out.
+//! - **A draw takes at least one card**: a player may not name only piles that are empty
+//!   (two lift cards from an empty lift pile). Without it a player could draw nothing forever
+//!   and the draw pile would never run out. (Revision 1 went further: a pile could be named
+//!   for a card only if the other could not supply it instead; see [`revision`].)
 //! - **Seat 0 begins**, and play goes clockwise, in seat order.
 //! - **Banking** needs an unbanked run with at least one run card, at the start of a turn.
 //! - **The end when nobody plays or banks**: see [`evolve`]; a full round of turns ending
@@ -26,6 +26,7 @@ pub mod event;
 pub mod evolve;
 pub mod legal;
 pub mod options;
+pub mod revision;
 pub mod score;
 pub mod state;
 pub mod view;
@@ -34,6 +35,7 @@ pub use cards::{Card, Cards, Colour, DeckCounts};
 pub use command::{Command, Pile};
 pub use event::Event;
 pub use options::Options;
+pub use revision::Rules;
 pub use state::{End, SkiRun, State, Step};
 pub use view::View;
 
@@ -62,6 +64,7 @@ impl Engine for SkiRuns {
              banked. Bank runs to score; the 5th avalanche ends the game.",
         )
         .with_hidden_information()
+        .revised(revision::CURRENT, revision::REVISION_2)
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
@@ -70,7 +73,7 @@ impl Engine for SkiRuns {
     }
 
     fn initial(setup: &Setup<Options>) -> State {
-        State::new(setup.seats, setup.options.deck)
+        State::new(setup.seats, setup.options.deck, Rules::of(setup.revision))
     }
 
     fn start(state: &State, ctx: &Context) -> Vec<Event> {

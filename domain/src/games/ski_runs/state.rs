@@ -2,6 +2,7 @@
 //! of it (whose turn, what may follow a run, when the game is over).
 
 use super::cards::{Card, Colour, DeckCounts};
+use super::revision::Rules;
 use crate::engine::Seat;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -95,6 +96,8 @@ impl End {
 /// The state of a game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {
+    /// The revision of the rules the game is played under.
+    pub rules: Rules,
     pub seats: usize,
     /// The deck the game is played with, kept to check that no card appears or vanishes.
     pub deck: DeckCounts,
@@ -125,8 +128,9 @@ pub struct State {
 }
 
 impl State {
-    pub fn new(seats: usize, deck: DeckCounts) -> State {
+    pub fn new(seats: usize, deck: DeckCounts, rules: Rules) -> State {
         State {
+            rules,
             seats,
             deck,
             dealt: false,
@@ -232,5 +236,36 @@ impl State {
     /// The most cards a draw can take now.
     pub fn best_draw(&self) -> usize {
         DRAW_CARDS.min(self.draw_pile.len() + self.lift_pile)
+    }
+
+    /// Whether the turn of the seat to act has a draw step: always under revision 1; under
+    /// revision 2 only while the draw pile has cards.
+    pub fn has_draw_step(&self) -> bool {
+        !(self.rules.no_draw_once_the_draw_pile_is_empty() && self.draw_pile.is_empty())
+    }
+
+    /// Why a draw from `from` may not be made, or `None` if it may.
+    pub fn draw_refusal(&self, from: &[super::command::Pile]) -> Option<String> {
+        let (from_draw_pile, lifts) = self.draw_yield(from);
+        let taken = from_draw_pile + lifts;
+        if self.rules.short_draw_is_not_made_up() {
+            return (taken == 0).then(|| {
+                format!(
+                    "The piles you named are empty: the draw pile holds {} and the lift pile \
+                     {}, so name a pile that can supply a card.",
+                    self.draw_pile.len(),
+                    self.lift_pile
+                )
+            });
+        }
+        (taken < self.best_draw()).then(|| {
+            format!(
+                "You must take {} cards: the draw pile holds {} and the lift pile {}, so \
+                 name piles that can supply them.",
+                self.best_draw(),
+                self.draw_pile.len(),
+                self.lift_pile
+            )
+        })
     }
 }

@@ -32,7 +32,8 @@ pub enum Action {
 pub struct TurnView {
     /// The seat to act.
     pub seat: Seat,
-    /// Whether they have drawn (or picked up) this turn.
+    /// Whether they have drawn (or picked up) this turn; never once the draw pile is empty
+    /// and there is no draw step.
     pub drawn: bool,
     /// How many more cards they may play this turn.
     pub plays_left: u8,
@@ -124,6 +125,17 @@ pub fn view(state: &State, viewer: Viewer) -> View {
 fn turn_view(state: &State, viewer: Viewer) -> TurnView {
     let seat = state.turn;
     let (drawn, plays_left, may) = match state.step {
+        Step::Start if !state.has_draw_step() => {
+            let mut may = Vec::new();
+            if !state.hand(seat).is_empty() {
+                may.push(Action::Play);
+            }
+            may.push(Action::EndTurn);
+            if state.may_bank(seat) {
+                may.push(Action::Bank);
+            }
+            (false, PLAYS_PER_TURN, may)
+        }
         Step::Start => {
             let mut may = vec![if state.hand(seat).is_empty() {
                 Action::PickUp

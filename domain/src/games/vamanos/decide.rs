@@ -3,7 +3,7 @@
 use super::cards::{deck, Card};
 use super::command::Command;
 use super::event::{Event, Pile};
-use super::scoring::{SeatScore, STACK_SIZE};
+use super::score::{SeatScore, STACK_SIZE};
 use super::state::{row_index, State, ROWS};
 use crate::engine::{Context, RuleError, Seat};
 

@@ -1,7 +1,7 @@
 //! What happened in a game of Vamanos. Type names are stable: they are stored forever.
 
 use super::cards::Card;
-use super::scoring::SeatScore;
+use super::score::SeatScore;
 use crate::engine::Seat;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

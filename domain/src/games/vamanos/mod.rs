@@ -14,9 +14,10 @@ pub mod cards;
 pub mod command;
 pub mod decide;
 pub mod event;
+pub mod evolve;
 pub mod legal;
 pub mod options;
-pub mod scoring;
+pub mod score;
 pub mod state;
 pub mod view;
 
@@ -24,7 +25,7 @@ pub use cards::{Card, Colour, Picture};
 pub use command::Command;
 pub use event::{Event, Pile};
 pub use options::Options;
-pub use scoring::{Combination, SeatScore, StackScore};
+pub use score::{Combination, SeatScore, StackScore};
 pub use state::{Player, State};
 pub use view::{Phase, PlayerView, View};
 
@@ -107,28 +108,8 @@ impl Engine for Vamanos {
         legal::to_act(state)
     }
 
-    /// "the highest total wins (**Ruling:** equal totals share the win)", among the seats
-    /// still playing.
     fn outcome(state: &State) -> Option<Outcome> {
-        if !state.over {
-            return None;
-        }
-        let playing = state.playing();
-        let best = playing.iter().filter_map(|&s| state.totals.get(s)).max();
-        let winners = playing
-            .iter()
-            .copied()
-            .filter(|&s| state.totals.get(s) == best)
-            .collect();
-        Some(Outcome {
-            winners,
-            draw: false,
-            reason: format!(
-                "a total passed {} points after round {}",
-                state.target, state.round
-            ),
-            scores: Some(state.totals.clone()),
-        })
+        score::outcome(state)
     }
 
     fn retire(state: &State, seat: Seat) -> Vec<Event> {

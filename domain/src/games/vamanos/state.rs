@@ -1,9 +1,8 @@
-//! The state of a game of Vamanos, and how each event changes it.
+//! The state of a game of Vamanos, secrets included; events are applied to it in `evolve.rs`.
 
 use super::cards::Card;
-use super::event::Event;
 use super::options::Options;
-use super::scoring::{SeatScore, STACK_SIZE};
+use super::score::SeatScore;
 use crate::engine::{Seat, Setup};
 
 /// The number of rows in front of each player.
@@ -96,81 +95,6 @@ impl State {
     pub fn alta_of(&self, round: u32) -> Option<Seat> {
         let index = usize::try_from(round).ok()?.checked_sub(1)?;
         self.altas.get(index).copied()
-    }
-
-    /// Applies one event. Events were decided by the rules; anything out of range is ignored
-    /// rather than trusted.
-    pub fn evolve(&mut self, event: &Event) {
-        match event {
-            Event::RoundDealt { round, piles } => {
-                self.round = *round;
-                for pile in piles {
-                    if let Some(player) = self.players.get_mut(pile.seat) {
-                        *player = Player {
-                            pile: pile.cards.clone().unwrap_or_default(),
-                            ..Player::default()
-                        };
-                    }
-                }
-            }
-            Event::PilesReshuffled { piles, .. } => {
-                for pile in piles {
-                    if let Some(player) = self.players.get_mut(pile.seat) {
-                        player.pile = pile.cards.clone().unwrap_or_default();
-                    }
-                }
-            }
-            Event::Drew { seat, .. } => {
-                if let Some(player) = self.players.get_mut(*seat) {
-                    if !player.pile.is_empty() {
-                        player.drawn = Some(player.pile.remove(0));
-                    }
-                }
-            }
-            Event::Placed {
-                seat, row, card, ..
-            } => {
-                if let Some(player) = self.players.get_mut(*seat) {
-                    if let Some(cards) = row_index(*row).and_then(|r| player.rows.get_mut(r)) {
-                        player.drawn = None;
-                        cards.push(*card);
-                    }
-                }
-            }
-            Event::RowStacked { seat, row, .. } => {
-                if let Some(player) = self.players.get_mut(*seat) {
-                    if let Some(cards) = row_index(*row).and_then(|r| player.rows.get_mut(r)) {
-                        if cards.len() >= STACK_SIZE {
-                            player.stacks.push(std::mem::take(cards));
-                        }
-                    }
-                }
-            }
-            Event::LaidFaceDown { seat, card, .. } => {
-                if let Some(player) = self.players.get_mut(*seat) {
-                    player.face_down = player.drawn.take().or(*card);
-                }
-            }
-            Event::AltaCalled { seat, .. } => self.altas.push(*seat),
-            Event::RoundScored { scores, .. } => {
-                for score in scores {
-                    if let Some(total) = self.totals.get_mut(score.seat) {
-                        *total = score.total;
-                    }
-                }
-                self.last_scores = Some(scores.clone());
-                let target = self.target;
-                self.over = self
-                    .playing()
-                    .iter()
-                    .any(|&s| self.totals.get(s).is_some_and(|&t| t > target));
-            }
-            Event::Retired { seat } => {
-                if let Some(flag) = self.retired.get_mut(*seat) {
-                    *flag = true;
-                }
-            }
-        }
     }
 }
 

@@ -6,7 +6,7 @@
 
 use super::cards::Card;
 use super::event::{Event, Pile};
-use super::scoring::SeatScore;
+use super::score::SeatScore;
 use super::state::State;
 use crate::engine::{Seat, Viewer};
 use serde::Serialize;

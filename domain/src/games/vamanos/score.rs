@@ -1,7 +1,8 @@
 //! Scoring a round: cards left, stacks by pictures and by colours, stacks and rows worth nothing.
 
 use super::cards::Card;
-use crate::engine::Seat;
+use super::state::State;
+use crate::engine::{Outcome, Seat};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -142,4 +143,28 @@ impl SeatScore {
             total: before + points,
         }
     }
+}
+
+/// "the highest total wins (**Ruling:** equal totals share the win)", among the seats
+/// still playing.
+pub fn outcome(state: &State) -> Option<Outcome> {
+    if !state.over {
+        return None;
+    }
+    let playing = state.playing();
+    let best = playing.iter().filter_map(|&s| state.totals.get(s)).max();
+    let winners = playing
+        .iter()
+        .copied()
+        .filter(|&s| state.totals.get(s) == best)
+        .collect();
+    Some(Outcome {
+        winners,
+        draw: false,
+        reason: format!(
+            "a total passed {} points after round {}",
+            state.target, state.round
+        ),
+        scores: Some(state.totals.clone()),
+    })
 }
