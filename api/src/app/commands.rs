@@ -1,130 +1,78 @@
-//! The flow of one command: load the game (a cached fold of its stream), let `domain` decide,
-//! append the events durably, then fold them in and answer. Commands of one game are decided
-//! one at a time, in arrival order (a fair lock per game); different games run in parallel.
+//! The command service: the flow of every command in one place, in the spirit of cqrs-es's
+//! `CqrsFramework::execute`. Load the game (a cached fold of its stream), let `domain` decide,
+//! append the events durably with the expected version, fold them in, then react to what the
+//! table says happened: an agreed takeback forks, a revealed seed unseals the games it
+//! superseded, a start puts the clocks in line with vacations. Commands of one game are
+//! decided one at a time, in arrival order (a fair lock per game); games run in parallel.
 
-use crate::players::{random_bytes, random_hex};
+use crate::app::deadlines::Deadlines;
+use crate::app::index::{self, tags};
+use crate::app::randomness;
+use crate::app::repository::{Repository, Slot, SlotRef, SEED};
 use crate::problem::ApiError;
-use crate::routes::games::NewGame;
 use chrono::{DateTime, Utc};
-use domain::engine::{Context, Viewer};
+use domain::engine::{Context, ErrorCode, Seat};
+use domain::log::GameLog;
 use domain::registry::{EventRecord, LiveGame};
-use domain::table::{Actor, Status, SystemCommand};
-use domain::{Registry, Seed};
+use domain::table::{Actor, SystemCommand, TableCommand, TableFact, TimeControl};
+use domain::{Registry, RuleError, Seed};
+use serde::Deserialize;
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap, HashSet};
-use std::sync::{Arc, Mutex};
-use storage::{AppendError, Batch, Envelope, NewEvent, Store};
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use storage::{AppendError, Batch, Envelope, NewEvent, Storage};
+use utoipa::ToSchema;
 
-/// The secret under which a game's seed is stored, beside its events.
-const SEED: &str = "seed";
-/// The secret under which the seeds of a stream's earlier commitments are stored, 32 bytes
-/// each, oldest first: a fork by takeback in a game with hidden cards was dealt up to the fork
-/// from its parent's seed (see `domain/src/table/sealed.rs`). Absent when there are none.
-pub(crate) const EARLIER_SEEDS: &str = "earlier_seeds";
 /// Every event's schema version today.
 const SCHEMA_VERSION: u32 = 1;
-/// Events read from the store at a time when folding a stream.
-const PAGE: usize = 1000;
 
-/// A game in memory: its folded state and its secret seed.
-pub struct Slot {
-    pub id: String,
-    pub game: Box<dyn LiveGame>,
-    seed: Seed,
-    /// The seeds of the stream's earlier commitments, oldest first (usually none).
-    earlier: Vec<Seed>,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
+/// A new game. The creator takes a seat: `seat`, or the first one.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"kind": "avalanche-chess", "variant": "balanced", "seats": 2}))]
+pub struct NewGame {
+    /// The game id: see `GET /v1/kinds`.
+    pub kind: String,
+    /// A variant of the game (its default when absent).
+    pub variant: Option<String>,
+    /// The game's own options (see its `Options` schema); defaults when absent.
+    #[schema(value_type = Option<Object>)]
+    pub options: Option<Value>,
+    /// The number of seats (players).
+    pub seats: usize,
+    /// The seat the creator takes (the first free one when absent).
+    pub seat: Option<Seat>,
+    /// How long each move may take: `none` (the default), `days_per_move` (1 to 14) or
+    /// `seconds_per_move` (1 to 86400). A seat that lets its deadline pass loses on time.
+    pub time_control: Option<TimeControl>,
 }
 
-impl Slot {
-    /// How a player (or an anonymous reader) may see this game now.
-    pub fn viewer(&self, player: Option<&str>) -> Viewer {
-        self.game.viewer_for(player)
-    }
-
-    /// The game's secret seed: never shown, only copied into its forks or used to audit a
-    /// running game without hidden information.
-    pub(crate) fn secret_seed(&self) -> Seed {
-        self.seed
-    }
-
-    /// The seeds of the stream's earlier commitments, oldest first: secret like the seed.
-    pub(crate) fn earlier_seeds(&self) -> &[Seed] {
-        &self.earlier
-    }
-
-    /// The context to decide a command on this game at `version`, now.
-    fn context(&self, version: u64, now: DateTime<Utc>) -> Context {
-        Context::new(self.seed, version, now).with_earlier_seeds(self.earlier.clone())
-    }
-}
-
-pub type SlotRef = Arc<tokio::sync::Mutex<Slot>>;
-
-/// The answer to a command: what was appended and the caller's new view of the game.
+/// What a command left: the events appended (or, for a retry, those of the first time) and the
+/// game, folded to after them.
 pub struct Played {
     pub first_version: u64,
     pub envelopes: Vec<Envelope>,
+    /// True when this answers a retry of an `Idempotency-Key` already played.
     pub duplicate: bool,
+    pub slot: SlotRef,
+}
+
+/// One command of a player: the game, who, what, and the guards that came with it.
+pub struct PlayerCommand<'a> {
+    pub game: &'a str,
+    pub player: &'a str,
+    pub command: Value,
+    /// From `If-Match`: refuses a command made on a stale version.
+    pub expected: Option<u64>,
+    /// From `Idempotency-Key`: a retry returns the first answer without new events.
+    pub key: Option<&'a str>,
 }
 
 pub struct Games {
-    store: Store,
-    registry: Arc<Registry>,
-    slots: Mutex<HashMap<String, SlotRef>>,
-    deadlines: Mutex<Deadlines>,
-    /// The players on vacation now (kept by [`crate::vacation::Vacations`]).
+    repository: Repository,
+    deadlines: Deadlines,
+    /// The players on vacation now (kept by [`crate::app::vacations::Vacations`]).
     away: Mutex<HashSet<String>>,
-}
-
-/// The next deadline of every active timed game, earliest first: what the clock keeper
-/// watches (see [`crate::clock`]).
-#[derive(Default)]
-struct Deadlines {
-    by_time: BTreeSet<(DateTime<Utc>, String)>,
-    by_game: HashMap<String, DateTime<Utc>>,
-}
-
-impl Deadlines {
-    fn set(&mut self, id: &str, deadline: Option<DateTime<Utc>>) {
-        if let Some(old) = self.by_game.remove(id) {
-            self.by_time.remove(&(old, id.to_string()));
-        }
-        if let Some(deadline) = deadline {
-            self.by_game.insert(id.to_string(), deadline);
-            self.by_time.insert((deadline, id.to_string()));
-        }
-    }
-}
-
-/// The index entries of a game, kept by the store in the same write as its events.
-pub fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
-    let mut tags = vec![
-        ("listed".to_string(), "all".to_string()),
-        ("kind".to_string(), game.kind().to_string()),
-        ("status".to_string(), game.status().as_str().to_string()),
-    ];
-    for player in game.players().into_iter().flatten() {
-        tags.push(("player".to_string(), player));
-    }
-    if let Some(parent) = game.parent() {
-        tags.push(("parent".to_string(), parent.game));
-    }
-    // Superseded by a takeback with its seed kept: a restart checks it is revealed in time.
-    if game.sealed() {
-        tags.push(("sealed".to_string(), "yes".to_string()));
-    }
-    // What the clock keeper must look at after a restart, without folding every game.
-    if game.status() == Status::Active {
-        if !game.time_control().is_none() {
-            tags.push(("clock".to_string(), "running".to_string()));
-        }
-        if game.away().contains(&true) {
-            tags.push(("vacation".to_string(), "paused".to_string()));
-        }
-    }
-    tags
 }
 
 pub(crate) fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
@@ -148,45 +96,60 @@ pub(crate) fn append_error(id: &str, error: AppendError) -> ApiError {
     }
 }
 
+/// Folds `events` into a copy of `game`: the game as it will be once they are stored.
+fn after(game: &dyn LiveGame, events: &[EventRecord]) -> Result<Box<dyn LiveGame>, ApiError> {
+    let mut after = game.clone_box();
+    for event in events {
+        after.evolve(&event.payload).map_err(ApiError::internal)?;
+    }
+    Ok(after)
+}
+
 impl Games {
-    pub fn new(store: Store, registry: Arc<Registry>) -> Games {
+    pub fn new(store: Arc<dyn Storage>, registry: Arc<Registry>, cache_capacity: usize) -> Games {
         Games {
-            store,
-            registry,
-            slots: Mutex::new(HashMap::new()),
-            deadlines: Mutex::new(Deadlines::default()),
+            repository: Repository::new(store, registry, cache_capacity),
+            deadlines: Deadlines::default(),
             away: Mutex::new(HashSet::new()),
         }
     }
 
+    /// Where games are read: folds, logs, events, lists.
+    pub fn repository(&self) -> &Repository {
+        &self.repository
+    }
+
+    pub fn registry(&self) -> &Registry {
+        self.repository.registry()
+    }
+
+    /// The game `id`, folded (from the cache, or from its stream), its deadline watched.
+    pub fn slot(&self, id: &str) -> Result<SlotRef, ApiError> {
+        self.repository.slot(id)
+    }
+
+    fn lock_away(&self) -> MutexGuard<'_, HashSet<String>> {
+        self.away.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Watches the next deadline of game `slot` (or stops watching it).
+    pub(crate) fn watch(&self, id: &str, slot: &Slot) {
+        self.watch_deadline(id, slot.game.as_ref());
+    }
+
     /// Watches `game`'s next deadline (or stops watching it).
     fn watch_deadline(&self, id: &str, game: &dyn LiveGame) {
-        self.deadlines
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .set(id, game.next_deadline());
+        self.deadlines.set(id, game.next_deadline());
     }
 
     /// The games whose next deadline is at or before `now`.
     pub fn due(&self, now: DateTime<Utc>) -> Vec<String> {
-        let deadlines = self
-            .deadlines
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        deadlines
-            .by_time
-            .iter()
-            .take_while(|(deadline, _)| *deadline <= now)
-            .map(|(_, id)| id.clone())
-            .collect()
+        self.deadlines.due(now)
     }
 
     /// Marks `player` as on vacation or back, for games that start while they are away.
     pub fn set_away(&self, player: &str, away: bool) {
-        let mut players = self
-            .away
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut players = self.lock_away();
         if away {
             players.insert(player.to_string());
         } else {
@@ -195,51 +158,334 @@ impl Games {
     }
 
     fn is_away(&self, player: &str) -> bool {
-        self.away
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .contains(player)
+        self.lock_away().contains(player)
+    }
+
+    /// Creates a game as asked; the creator takes a seat (the given one or the first).
+    pub async fn create(&self, creator: &str, new: NewGame) -> Result<SlotRef, ApiError> {
+        let NewGame {
+            kind: kind_id,
+            variant,
+            options,
+            seats,
+            seat,
+            time_control,
+        } = new;
+        let kind_id = kind_id.as_str();
+        let time_control = time_control.unwrap_or_default();
+        let registry = self.registry();
+        let kind = registry.get(kind_id).ok_or_else(|| {
+            ApiError::bad_request(
+                "unknown_kind",
+                format!(
+                    "There is no game \"{kind_id}\"; the games are {}.",
+                    registry.ids().join(", ")
+                ),
+            )
+        })?;
+        let seed = randomness::seed()?;
+        let created =
+            kind.create_timed(variant, options, seats, seed.commitment(), time_control)?;
+        let mut game = kind
+            .fold(std::slice::from_ref(&created.payload))
+            .map_err(ApiError::internal)?;
+        let now = Utc::now();
+        // Written as it always was: stored commands stay byte for byte what they were.
+        let join = serde_json::json!({"type": "join", "seat": seat});
+        let ctx = Context::new(seed, 1, now);
+        let joined = game.decide(&Actor::player(creator), &join, &ctx)?;
+        for event in &joined {
+            game.evolve(&event.payload).map_err(ApiError::internal)?;
+        }
+        let id = randomness::game_id()?;
+        let mut events = vec![created];
+        events.extend(joined);
+        let batch = Batch {
+            events: to_new_events(&events),
+            actor: format!("player:{creator}"),
+            command_id: None,
+            command: Some(join),
+            recorded_at: now,
+            tags: Some(tags(game.as_ref())),
+            secrets: vec![(SEED.to_string(), seed.0.to_vec())],
+        };
+        self.repository
+            .store()
+            .append(&id, 0, batch)
+            .await
+            .map_err(|e| append_error(&id, e))?;
+        tracing::info!(game = %id, kind = kind_id, seats, ?time_control, "game created");
+        self.watch_deadline(&id, game.as_ref());
+        Ok(self.repository.remember(Slot {
+            id,
+            game,
+            seed,
+            earlier: Vec::new(),
+            created_at: now,
+            updated_at: now,
+        }))
+    }
+
+    /// Decides and durably records one command of a player (game and table commands alike),
+    /// then does what follows from it: an agreed takeback forks the game, a revealed seed
+    /// unseals the games it superseded. What follows is ours: a failure there is logged, as
+    /// the command itself is already durable.
+    pub async fn play(&self, command: PlayerCommand<'_>) -> Result<Played, ApiError> {
+        let (id, player) = (command.game, command.player);
+        if let Ok(TableCommand::RequestTakeback { version }) =
+            TableCommand::deserialize(&command.command)
+        {
+            self.check_takeback_version(id, version)?;
+        }
+        let (played, facts) = self.decide_and_append(command).await?;
+        if played.duplicate {
+            return Ok(played);
+        }
+        for fact in &facts {
+            match fact {
+                TableFact::TakebackAgreed { version } => {
+                    // The same players at the same seats go on in a fork at the agreed version.
+                    let slot = played.slot.lock().await;
+                    let players = slot.game.players();
+                    match self
+                        .fork_game(&slot, *version, players, false, player)
+                        .await
+                    {
+                        Ok(fork) => {
+                            tracing::info!(game = %fork, parent = %id, version, "takeback: play goes on in a fork")
+                        }
+                        Err(error) => {
+                            tracing::error!(game = %id, version, %error, "takeback agreed but its fork failed")
+                        }
+                    }
+                }
+                TableFact::SeedRevealed { .. } => {
+                    let parent = played.slot.lock().await.game.parent().map(|o| o.game);
+                    self.reveal_superseded(id, parent).await;
+                }
+                _ => {}
+            }
+        }
+        Ok(played)
+    }
+
+    /// A takeback goes back to the end of a command's events, where a fork can begin.
+    fn check_takeback_version(&self, id: &str, version: u64) -> Result<(), ApiError> {
+        if self.repository.ends_a_command(id, version)? {
+            return Ok(());
+        }
+        Err(RuleError::new(
+            ErrorCode::BadTakebackVersion,
+            format!("Version {version} is not the end of a command's events: take back to a version a command answer gave."),
+        )
+        .into())
+    }
+
+    /// Load, decide, append, fold: the heart of [`Games::play`]. Returns the facts the
+    /// decided events state.
+    async fn decide_and_append(
+        &self,
+        command: PlayerCommand<'_>,
+    ) -> Result<(Played, Vec<TableFact>), ApiError> {
+        let PlayerCommand {
+            game: id,
+            player,
+            command,
+            expected,
+            key,
+        } = command;
+        let store = self.repository.store();
+        let slot_ref = self.slot(id)?;
+        let mut slot = slot_ref.lock().await;
+        let command_id = key.map(|k| format!("{player}:{k}"));
+        if let Some(command_id) = &command_id {
+            if let Some(done) = store
+                .appended_for(id, command_id)
+                .map_err(ApiError::internal)?
+            {
+                let envelopes = self.repository.events(
+                    id,
+                    done.first_version - 1,
+                    (done.last_version + 1 - done.first_version) as usize,
+                )?;
+                drop(slot);
+                let played = Played {
+                    first_version: done.first_version,
+                    envelopes,
+                    duplicate: true,
+                    slot: slot_ref,
+                };
+                return Ok((played, Vec::new()));
+            }
+        }
+        let version = slot.game.version();
+        if let Some(expected) = expected {
+            if expected != version {
+                return Err(ApiError::version_conflict(
+                    version,
+                    format!(
+                        "You played on version {expected}, but the game is at version {version}: look at the game again."
+                    ),
+                ));
+            }
+        }
+        let now = Utc::now();
+        let events = slot
+            .game
+            .decide(&Actor::player(player), &command, &slot.context(now))?;
+        let facts: Vec<TableFact> = events.iter().filter_map(|e| e.fact.clone()).collect();
+        let changes_index = facts.iter().any(TableFact::changes_index);
+        let new_tags = if changes_index {
+            Some(tags(after(slot.game.as_ref(), &events)?.as_ref()))
+        } else {
+            None
+        };
+        let actor_name = match slot.game.seat_of(player) {
+            Some(seat) => format!("seat:{seat}"),
+            None => format!("player:{player}"),
+        };
+        let batch = Batch {
+            events: to_new_events(&events),
+            actor: actor_name.clone(),
+            command_id: command_id.clone(),
+            command: Some(command),
+            recorded_at: now,
+            tags: new_tags,
+            secrets: Vec::new(),
+        };
+        let appended = match store.append(id, version, batch).await {
+            Ok(appended) if !appended.duplicate => appended,
+            outcome => {
+                // Someone else wrote this stream (or the disk failed): fold again next time.
+                drop(slot);
+                self.repository.forget(id);
+                return Err(match outcome {
+                    Err(error) => append_error(id, error),
+                    Ok(_) => ApiError::version_conflict(
+                        version,
+                        format!("Game {id} already has this command: look again."),
+                    ),
+                });
+            }
+        };
+        for event in &events {
+            if let Err(error) = slot.game.evolve(&event.payload) {
+                drop(slot);
+                self.repository.forget(id);
+                return Err(ApiError::internal(format!(
+                    "{id}: own event does not fold: {error}"
+                )));
+            }
+        }
+        slot.updated_at = now;
+        self.watch_deadline(id, slot.game.as_ref());
+        // The answer's envelopes are made from what was just written, not read back.
+        let envelopes = store.appended_envelopes(
+            id,
+            &appended,
+            &actor_name,
+            command_id.as_deref(),
+            now,
+            to_new_events(&events),
+        );
+        if facts.contains(&TableFact::Started) {
+            self.reconcile_vacations(&mut slot).await;
+        }
+        if let Some(TableFact::Finished { outcome }) = facts
+            .iter()
+            .find(|f| matches!(f, TableFact::Finished { .. }))
+        {
+            tracing::info!(game = %id, ?outcome, "game finished");
+        }
+        drop(slot);
+        let played = Played {
+            first_version: appended.first_version,
+            envelopes,
+            duplicate: false,
+            slot: slot_ref,
+        };
+        Ok((played, facts))
     }
 
     /// Lets the server itself act on game `id`: record a timeout, stop or start a player's
     /// clocks. Returns the number of events appended (none when there was nothing to do).
     pub async fn system(&self, id: &str, command: &SystemCommand) -> Result<usize, ApiError> {
-        let slot_ref = self.slot(id).await?;
+        let slot_ref = self.slot(id)?;
         let mut slot = slot_ref.lock().await;
         let appended = self.system_locked(&mut slot, command).await;
         let torn = |e: &ApiError| e.code == "version_conflict" || e.status.is_server_error();
         if appended.as_ref().is_err_and(torn) {
             // Someone else wrote this stream (or the disk failed): fold again next time.
             drop(slot);
-            self.forget(id);
-            return appended;
+            self.repository.forget(id);
+            return appended.map(|(n, _)| n);
         }
-        if matches!(appended, Ok(n) if n > 0) && slot.game.revealed_seed().is_some() {
+        let ended = matches!(&appended, Ok((_, facts)) if facts.iter().any(|f| matches!(f, TableFact::SeedRevealed { .. })));
+        if ended {
             // A timeout ended the game: the games it superseded by takebacks are unsealed.
             let parent = slot.game.parent().map(|origin| origin.game);
             drop(slot);
             self.reveal_superseded(id, parent).await;
         }
-        appended
+        appended.map(|(n, _)| n)
     }
 
-    /// After a restart: a sealed game whose takeback fork has ended (revealed its seed) should
-    /// have been revealed too; a crash may have come in between. Reveals those.
-    async fn unseal_finished_chains(&self) -> Result<(), ApiError> {
-        for id in self.ids_tagged("sealed", "yes", None, usize::MAX)? {
-            for fork in self.ids_tagged("parent", &id, None, usize::MAX)? {
-                let slot = self.slot(&fork).await?;
-                let slot = slot.lock().await;
-                let ended = slot.game.revealed_seed().is_some();
-                let parent = slot.game.parent().map(|origin| origin.game);
-                drop(slot);
-                if ended {
-                    tracing::warn!(game = %id, %fork, "revealing a sealed game's seed after a restart");
-                    self.reveal_superseded(&fork, parent).await;
-                }
+    /// Decides and records a command of the server on a locked game; returns how many events
+    /// it appended and the facts they state.
+    async fn system_locked(
+        &self,
+        slot: &mut Slot,
+        command: &SystemCommand,
+    ) -> Result<(usize, Vec<TableFact>), ApiError> {
+        let id = slot.id.clone();
+        let version = slot.game.version();
+        let now = Utc::now();
+        let json = serde_json::to_value(command).map_err(ApiError::internal)?;
+        let decided = slot
+            .game
+            .decide(&Actor::System, &json, &slot.context(now));
+        let events = match decided {
+            Ok(events) => events,
+            Err(refused) => {
+                // Nothing to do after all (the deadline moved): watch the new one.
+                self.watch_deadline(&id, slot.game.as_ref());
+                return Err(refused.into());
+            }
+        };
+        if events.is_empty() {
+            return Ok((0, Vec::new()));
+        }
+        let facts: Vec<TableFact> = events.iter().filter_map(|e| e.fact.clone()).collect();
+        let after = after(slot.game.as_ref(), &events)?;
+        let batch = Batch {
+            events: to_new_events(&events),
+            actor: "system".to_string(),
+            command_id: None,
+            command: Some(json),
+            recorded_at: now,
+            tags: Some(tags(after.as_ref())),
+            secrets: Vec::new(),
+        };
+        self.repository
+            .store()
+            .append(&id, version, batch)
+            .await
+            .map_err(|e| append_error(&id, e))?;
+        slot.game = after;
+        slot.updated_at = now;
+        self.watch_deadline(&id, slot.game.as_ref());
+        match command {
+            SystemCommand::Timeout => {
+                tracing::info!(game = %id, outcome = ?slot.game.outcome(), "deadline passed: timeout recorded")
+            }
+            SystemCommand::Vacation { player, away } => {
+                tracing::info!(game = %id, %player, away, "vacation: clocks updated")
+            }
+            SystemCommand::RevealSeed => {
+                tracing::info!(game = %id, "sealed game's seed revealed: the fork that superseded it has ended")
             }
         }
-        Ok(())
+        Ok((events.len(), facts))
     }
 
     /// Game `id` has ended and revealed its seed: reveals the seeds of the games it superseded
@@ -259,382 +505,20 @@ impl Games {
         }
     }
 
-    async fn system_locked(
-        &self,
-        slot: &mut Slot,
-        command: &SystemCommand,
-    ) -> Result<usize, ApiError> {
-        let id = slot.id.clone();
-        let version = slot.game.version();
-        let now = Utc::now();
-        let json = serde_json::to_value(command).map_err(ApiError::internal)?;
-        let decided = slot
-            .game
-            .decide(&Actor::System, &json, &slot.context(version, now));
-        let events = match decided {
-            Ok(events) => events,
-            Err(refused) => {
-                // Nothing to do after all (the deadline moved): watch the new one.
-                self.watch_deadline(&id, slot.game.as_ref());
-                return Err(refused.into());
-            }
-        };
-        if events.is_empty() {
-            return Ok(0);
-        }
-        let mut after = slot.game.clone_box();
-        for event in &events {
-            after.evolve(&event.payload).map_err(ApiError::internal)?;
-        }
-        let batch = Batch {
-            events: to_new_events(&events),
-            actor: "system".to_string(),
-            command_id: None,
-            command: Some(json),
-            recorded_at: now,
-            tags: Some(tags(after.as_ref())),
-            secrets: Vec::new(),
-        };
-        self.store
-            .append(&id, version, batch)
-            .await
-            .map_err(|e| append_error(&id, e))?;
-        slot.game = after;
-        slot.updated_at = now;
-        self.watch_deadline(&id, slot.game.as_ref());
-        match command {
-            SystemCommand::Timeout => {
-                tracing::info!(game = %id, outcome = ?slot.game.outcome(), "deadline passed: timeout recorded")
-            }
-            SystemCommand::Vacation { player, away } => {
-                tracing::info!(game = %id, %player, away, "vacation: clocks updated")
-            }
-            SystemCommand::RevealSeed => {
-                tracing::info!(game = %id, "sealed game's seed revealed: the fork that superseded it has ended")
-            }
-        }
-        Ok(events.len())
-    }
-
-    pub fn registry(&self) -> &Registry {
-        &self.registry
-    }
-
-    /// Creates a game as asked; the creator takes a seat (the given one or the first).
-    pub async fn create(&self, creator: &str, new: NewGame) -> Result<SlotRef, ApiError> {
-        let NewGame {
-            kind: kind_id,
-            variant,
-            options,
-            seats,
-            seat,
-            time_control,
-        } = new;
-        let kind_id = kind_id.as_str();
-        let time_control = time_control.unwrap_or_default();
-        let kind = self.registry.get(kind_id).ok_or_else(|| {
-            ApiError::bad_request(
-                "unknown_kind",
-                format!(
-                    "There is no game \"{kind_id}\"; the games are {}.",
-                    self.registry.ids().join(", ")
-                ),
-            )
-        })?;
-        let seed = Seed(random_bytes::<32>()?);
-        let created =
-            kind.create_timed(variant, options, seats, seed.commitment(), time_control)?;
-        let mut game = kind
-            .fold(std::slice::from_ref(&created.payload))
-            .map_err(ApiError::internal)?;
-        let now = Utc::now();
-        let join = serde_json::json!({"type": "join", "seat": seat});
-        let ctx = Context::new(seed, 1, now);
-        let joined = game.decide(&Actor::player(creator), &join, &ctx)?;
-        for event in &joined {
-            game.evolve(&event.payload).map_err(ApiError::internal)?;
-        }
-        let id = format!("g-{}", random_hex::<8>()?);
-        let mut events = vec![created];
-        events.extend(joined);
-        let batch = Batch {
-            events: to_new_events(&events),
-            actor: format!("player:{creator}"),
-            command_id: None,
-            command: Some(join),
-            recorded_at: now,
-            tags: Some(tags(game.as_ref())),
-            secrets: vec![(SEED.to_string(), seed.0.to_vec())],
-        };
-        self.store
-            .append(&id, 0, batch)
-            .await
-            .map_err(|e| append_error(&id, e))?;
-        tracing::info!(game = %id, kind = kind_id, seats, ?time_control, "game created");
-        self.watch_deadline(&id, game.as_ref());
-        let slot = Arc::new(tokio::sync::Mutex::new(Slot {
-            id: id.clone(),
-            game,
-            seed,
-            earlier: Vec::new(),
-            created_at: now,
-            updated_at: now,
-        }));
-        self.lock_map().insert(id, slot.clone());
-        Ok(slot)
-    }
-
-    fn lock_map(&self) -> std::sync::MutexGuard<'_, HashMap<String, SlotRef>> {
-        // A panic while holding this lock cannot leave the map torn: take it anyway.
-        self.slots
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// The game `id`, folded from its stream on first use.
-    pub async fn slot(&self, id: &str) -> Result<SlotRef, ApiError> {
-        if let Some(slot) = self.lock_map().get(id) {
-            return Ok(slot.clone());
-        }
-        if !id.starts_with("g-") {
-            // Other streams (a player's vacations) are not games.
-            return Err(ApiError::game_not_found(id));
-        }
-        let loaded = self.load(id)?;
-        self.watch_deadline(id, loaded.game.as_ref());
-        let slot = self
-            .lock_map()
-            .entry(id.to_string())
-            .or_insert_with(|| Arc::new(tokio::sync::Mutex::new(loaded)))
-            .clone();
-        Ok(slot)
-    }
-
-    /// The envelopes of a stream from version 1, up to `up_to` (all when `None`).
-    fn read_envelopes(&self, id: &str, up_to: Option<u64>) -> Result<Vec<Envelope>, ApiError> {
-        let mut envelopes: Vec<Envelope> = Vec::new();
-        loop {
-            let from = envelopes.len() as u64;
-            let want = match up_to {
-                Some(last) if last <= from => break,
-                Some(last) => PAGE.min((last - from) as usize),
-                None => PAGE,
-            };
-            let page = self
-                .store
-                .read_stream(id, from, want)
-                .map_err(ApiError::internal)?;
-            let done = page.len() < want;
-            envelopes.extend(page);
-            if done {
-                break;
-            }
-        }
-        Ok(envelopes)
-    }
-
-    /// Folds the given envelopes (from version 1) into a game.
-    fn fold(&self, id: &str, envelopes: &[Envelope]) -> Result<Box<dyn LiveGame>, ApiError> {
-        let Some(first) = envelopes.first() else {
-            return Err(ApiError::game_not_found(id));
-        };
-        let kind_id = first.payload["kind"].as_str().unwrap_or_default();
-        let kind = self
-            .registry
-            .get(kind_id)
-            .ok_or_else(|| ApiError::internal(format!("game {id} is of unknown kind {kind_id}")))?;
-        let payloads: Vec<Value> = envelopes.iter().map(|e| e.payload.clone()).collect();
-        kind.fold(&payloads)
-            .map_err(|e| ApiError::internal(format!("game {id} does not fold: {e}")))
-    }
-
-    /// The view `player` had of game `slot` at `version`.
-    pub fn view_at(&self, slot: &Slot, version: u64, player: &str) -> Result<Value, ApiError> {
-        let envelopes = self.read_envelopes(&slot.id, Some(version))?;
-        let game = self.fold(&slot.id, &envelopes)?;
-        Ok(game.view(game.viewer_for(Some(player))))
-    }
-
-    /// Folds a game's whole stream.
-    fn load(&self, id: &str) -> Result<Slot, ApiError> {
-        let envelopes = self.read_envelopes(id, None)?;
-        let game = self.fold(id, &envelopes)?;
-        let (Some(first), Some(last)) = (envelopes.first(), envelopes.last()) else {
-            return Err(ApiError::game_not_found(id));
-        };
-        let seed_bytes = self
-            .store
-            .secret(id, SEED)
-            .map_err(ApiError::internal)?
-            .ok_or_else(|| ApiError::internal(format!("game {id} has no seed")))?;
-        let seed = Seed(
-            seed_bytes
-                .try_into()
-                .map_err(|_| ApiError::internal(format!("game {id} has a malformed seed")))?,
-        );
-        let earlier = self
-            .store
-            .secret(id, EARLIER_SEEDS)
-            .map_err(ApiError::internal)?
-            .unwrap_or_default()
-            .chunks(32)
-            .map(|bytes| bytes.try_into().map(Seed))
-            .collect::<Result<Vec<Seed>, _>>()
-            .map_err(|_| ApiError::internal(format!("game {id} has malformed earlier seeds")))?;
-        Ok(Slot {
-            id: id.to_string(),
-            game,
-            seed,
-            earlier,
-            created_at: first.recorded_at,
-            updated_at: last.recorded_at,
-        })
-    }
-
-    /// Forgets a cached game, so the next use folds it again from the store.
-    fn forget(&self, id: &str) {
-        self.lock_map().remove(id);
-    }
-
-    /// Decides and durably records one command of `player` (game and table commands alike).
-    /// `expected` (from `If-Match`) refuses a command made on a stale version; `key` (from
-    /// `Idempotency-Key`) makes a retry return the first answer without new events.
-    pub async fn play(
-        &self,
-        id: &str,
-        player: &str,
-        command: Value,
-        expected: Option<u64>,
-        key: Option<&str>,
-    ) -> Result<(Played, SlotRef), ApiError> {
-        let slot_ref = self.slot(id).await?;
+    /// Reveals the seed of game `id` if it is sealed (superseded by a takeback in a game with
+    /// hidden cards, its seed kept), as the system: called once the fork that goes on from it
+    /// has ended. Returns the game it was forked from, if any, which may be sealed too.
+    async fn reveal_sealed_seed(&self, id: &str) -> Result<Option<String>, ApiError> {
+        let slot_ref = self.slot(id)?;
         let mut slot = slot_ref.lock().await;
-        let command_id = key.map(|k| format!("{player}:{k}"));
-        if let Some(command_id) = &command_id {
-            if let Some(done) = self
-                .store
-                .appended_for(id, command_id)
-                .map_err(ApiError::internal)?
-            {
-                let envelopes = self
-                    .store
-                    .read_stream(
-                        id,
-                        done.first_version - 1,
-                        (done.last_version + 1 - done.first_version) as usize,
-                    )
-                    .map_err(ApiError::internal)?;
-                drop(slot);
-                return Ok((
-                    Played {
-                        first_version: done.first_version,
-                        envelopes,
-                        duplicate: true,
-                    },
-                    slot_ref,
-                ));
-            }
+        let parent = slot.game.parent().map(|origin| origin.game);
+        if !slot.game.sealed() {
+            return Ok(None);
         }
-        let version = slot.game.version();
-        if let Some(expected) = expected {
-            if expected != version {
-                return Err(ApiError::version_conflict(
-                    version,
-                    format!(
-                        "You played on version {expected}, but the game is at version {version}: look at the game again."
-                    ),
-                ));
-            }
-        }
-        let now = Utc::now();
-        let actor = Actor::player(player);
-        let events = slot
-            .game
-            .decide(&actor, &command, &slot.context(version, now))?;
-        let changes_index = events
-            .iter()
-            .any(|e| matches!(e.event_type.as_str(), "seat_taken" | "started" | "finished"));
-        let new_tags = if changes_index {
-            let mut after = slot.game.clone_box();
-            for event in &events {
-                after.evolve(&event.payload).map_err(ApiError::internal)?;
-            }
-            Some(tags(after.as_ref()))
-        } else {
-            None
-        };
-        let actor_name = match slot.game.seat_of(player) {
-            Some(seat) => format!("seat:{seat}"),
-            None => format!("player:{player}"),
-        };
-        let started = events.iter().any(|e| e.event_type == "started");
-        let batch = Batch {
-            events: to_new_events(&events),
-            actor: actor_name.clone(),
-            command_id: command_id.clone(),
-            command: Some(command),
-            recorded_at: now,
-            tags: new_tags,
-            secrets: Vec::new(),
-        };
-        let appended = match self.store.append(id, version, batch).await {
-            Ok(appended) if !appended.duplicate => appended,
-            outcome => {
-                // Someone else wrote this stream (or the disk failed): fold again next time.
-                drop(slot);
-                self.forget(id);
-                return Err(match outcome {
-                    Err(error) => append_error(id, error),
-                    Ok(_) => ApiError::version_conflict(
-                        version,
-                        format!("Game {id} already has this command: look again."),
-                    ),
-                });
-            }
-        };
-        for event in &events {
-            if let Err(error) = slot.game.evolve(&event.payload) {
-                drop(slot);
-                self.forget(id);
-                return Err(ApiError::internal(format!(
-                    "{id}: own event does not fold: {error}"
-                )));
-            }
-        }
-        slot.updated_at = now;
-        self.watch_deadline(id, slot.game.as_ref());
-        // The answer's envelopes are made from what was just written, not read back.
-        let written = events
-            .into_iter()
-            .map(|e| NewEvent {
-                event_type: e.event_type,
-                schema_version: SCHEMA_VERSION,
-                payload: e.payload,
-            })
-            .collect();
-        let envelopes = self.store.appended_envelopes(
-            id,
-            &appended,
-            &actor_name,
-            command_id.as_deref(),
-            now,
-            written,
-        );
-        if started {
-            self.reconcile_vacations(&mut slot).await;
-        }
-        if slot.game.status() == Status::Finished && changes_index {
-            tracing::info!(game = %id, outcome = ?slot.game.outcome(), "game finished");
-        }
-        drop(slot);
-        Ok((
-            Played {
-                first_version: appended.first_version,
-                envelopes,
-                duplicate: appended.duplicate,
-            },
-            slot_ref,
-        ))
+        self.system_locked(&mut slot, &SystemCommand::RevealSeed)
+            .await
+            .inspect_err(|_| self.repository.forget(id))?;
+        Ok(parent)
     }
 
     /// Puts the clocks of game `slot` in line with its players' vacations: stopped for those
@@ -652,77 +536,103 @@ impl Games {
         }
     }
 
-    /// After a restart: folds every active timed game, so that the clock keeper watches its
-    /// deadline, and puts in line with vacations every game with a stopped clock (a crash may
-    /// have come between a player's return and their games). Games of players still away are
-    /// put in line by [`Games::apply_vacation`]. Returns how many games it looked at.
-    pub async fn watch_active(&self) -> Result<usize, ApiError> {
-        let timed = self.ids_tagged("clock", "running", None, usize::MAX)?;
-        for id in &timed {
-            self.slot(id).await?;
-        }
-        let paused = self.ids_tagged("vacation", "paused", None, usize::MAX)?;
-        for id in &paused {
-            let slot = self.slot(id).await?;
-            let mut slot = slot.lock().await;
-            self.reconcile_vacations(&mut slot).await;
-        }
-        let away: Vec<String> = self
-            .away
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .iter()
-            .cloned()
-            .collect();
-        for player in away {
-            self.apply_vacation(&player, true).await?;
-        }
-        self.unseal_finished_chains().await?;
-        Ok(timed.len() + paused.len())
-    }
-
     /// Brings every seat of `player`'s games in line with their vacation: clocks stopped while
     /// away, running again once back. Returns the games changed.
     pub async fn apply_vacation(&self, player: &str, away: bool) -> Result<usize, ApiError> {
         let mut changed = 0;
-        for id in self.ids_tagged("player", player, None, usize::MAX)? {
-            let command = SystemCommand::Vacation {
-                player: player.to_string(),
-                away,
-            };
-            if self.system(&id, &command).await? > 0 {
-                changed += 1;
+        let mut after: Option<String> = None;
+        loop {
+            let page = self
+                .repository
+                .ids_tagged(index::PLAYER, player, after.as_deref(), 500)?;
+            for id in &page {
+                let command = SystemCommand::Vacation {
+                    player: player.to_string(),
+                    away,
+                };
+                if self.system(id, &command).await? > 0 {
+                    changed += 1;
+                }
+            }
+            match page.last() {
+                Some(last) if page.len() == 500 => after = Some(last.clone()),
+                _ => return Ok(changed),
             }
         }
-        Ok(changed)
     }
 
-    /// Reveals the seed of game `id` if it is sealed (superseded by a takeback in a game with
-    /// hidden cards, its seed kept), as the system: called once the fork that goes on from it
-    /// has ended. Returns the game it was forked from, if any, which may be sealed too.
-    pub async fn reveal_sealed_seed(&self, id: &str) -> Result<Option<String>, ApiError> {
-        let slot_ref = self.slot(id).await?;
-        let mut slot = slot_ref.lock().await;
-        let parent = slot.game.parent().map(|origin| origin.game);
-        if !slot.game.sealed() {
-            return Ok(None);
+    /// After a restart: watches the deadline of every active timed game (each folded once, on
+    /// its way through the bounded cache), puts in line with vacations every game with a
+    /// stopped clock (a crash may have come between a player's return and their games), and
+    /// unseals what a crash left sealed. Games of players still away are put in line by
+    /// [`Games::apply_vacation`]. Returns how many games it looked at.
+    pub async fn watch_active(&self) -> Result<usize, ApiError> {
+        let mut looked = 0;
+        let mut after: Option<String> = None;
+        loop {
+            let (name, value) = index::CLOCK_RUNNING;
+            let page = self
+                .repository
+                .ids_tagged(name, value, after.as_deref(), 500)?;
+            for id in &page {
+                let slot = self.slot(id)?;
+                let slot = slot.lock().await;
+                self.watch_deadline(id, slot.game.as_ref());
+            }
+            looked += page.len();
+            match page.last() {
+                Some(last) if page.len() == 500 => after = Some(last.clone()),
+                _ => break,
+            }
         }
-        self.system_locked(&mut slot, &SystemCommand::RevealSeed)
-            .await
-            .inspect_err(|_| self.forget(id))?;
-        Ok(parent)
+        let (name, value) = index::VACATION_PAUSED;
+        let paused = self.repository.ids_tagged(name, value, None, usize::MAX)?;
+        for id in &paused {
+            let slot = self.slot(id)?;
+            let mut slot = slot.lock().await;
+            self.reconcile_vacations(&mut slot).await;
+        }
+        let away: Vec<String> = self.lock_away().iter().cloned().collect();
+        for player in away {
+            self.apply_vacation(&player, true).await?;
+        }
+        self.unseal_finished_chains().await?;
+        Ok(looked + paused.len())
     }
 
-    /// Ids of games with an index entry, in id order, after `after`.
-    pub fn ids_tagged(
+    /// After a restart: a sealed game whose takeback fork has ended (revealed its seed) should
+    /// have been revealed too; a crash may have come in between. Reveals those.
+    async fn unseal_finished_chains(&self) -> Result<(), ApiError> {
+        let (name, value) = index::SEALED;
+        for id in self.repository.ids_tagged(name, value, None, usize::MAX)? {
+            for fork in self
+                .repository
+                .ids_tagged(index::PARENT, &id, None, usize::MAX)?
+            {
+                let slot = self.slot(&fork)?;
+                let slot = slot.lock().await;
+                let ended = slot.game.revealed_seed().is_some();
+                let parent = slot.game.parent().map(|origin| origin.game);
+                drop(slot);
+                if ended {
+                    tracing::warn!(game = %id, %fork, "revealing a sealed game's seed after a restart");
+                    self.reveal_superseded(&fork, parent).await;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores an audited finished game from elsewhere (`log`, dealt from `seed` and the
+    /// `earlier` seeds); returns it folded.
+    pub async fn import(
         &self,
-        name: &str,
-        value: &str,
-        after: Option<&str>,
-        limit: usize,
-    ) -> Result<Vec<String>, ApiError> {
-        self.store
-            .streams_tagged(name, value, after, limit)
-            .map_err(ApiError::internal)
+        log: &GameLog,
+        seed: Seed,
+        earlier: &[Seed],
+    ) -> Result<SlotRef, ApiError> {
+        let id = self.repository.write_game(log, seed, earlier).await?;
+        tracing::info!(game = %id, kind = %log.kind, "game imported");
+        self.slot(&id)
     }
 }
