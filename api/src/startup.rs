@@ -10,8 +10,8 @@ use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
 use actix_web::{web, App, HttpServer, ResponseError};
 use domain::Registry;
 use std::net::TcpListener;
-use std::time::Duration;
 use std::sync::Arc;
+use std::time::Duration;
 use storage::{SledStore, Storage};
 use tracing_actix::RequestSpan;
 use utoipa_swagger_ui::SwaggerUi;
@@ -40,9 +40,9 @@ pub enum StartupError {
 pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
     let store = SledStore::open_with_cache(&settings.data, settings.store_cache_mb * 1024 * 1024)
         .map_err(|source| StartupError::Store {
-            path: settings.data.clone(),
-            source,
-        })?;
+        path: settings.data.clone(),
+        source,
+    })?;
     let listener = TcpListener::bind(settings.addr).map_err(|source| StartupError::Listen {
         addr: settings.addr,
         source,

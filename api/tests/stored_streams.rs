@@ -84,9 +84,14 @@ fn stream(registry: &Registry, kind_id: &str, seats: usize) -> String {
 
 fn pinned(kind_id: &str, seats: usize) {
     let found = stream(&Registry::standard(), kind_id, seats);
-    let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "streams", &format!("{kind_id}.txt")]
-        .iter()
-        .collect();
+    let path: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "tests",
+        "streams",
+        &format!("{kind_id}.txt"),
+    ]
+    .iter()
+    .collect();
     if std::env::var("PIN_STREAMS").as_deref() == Ok("write") {
         std::fs::write(&path, &found).expect("the pinned stream is written");
         return;

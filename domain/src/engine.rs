@@ -394,10 +394,23 @@ impl ErrorCode {
         match self {
             BadCommand | InvalidSetup => ErrorClass::Malformed,
             NotSeated => ErrorClass::Forbidden,
-            NotYourTurn | GameOver | NotStarted | GameFull | SeatTaken | AlreadySeated
-            | DrawAlreadyOffered | NoDrawOffered | TakebackPending | NoTakebackRequested
-            | TakebackAlreadyAccepted | TakebackNotAvailable | Resigned | RoundOver
-            | NoTimeout | OutOfTime | ForkNotAvailable => ErrorClass::Conflict,
+            NotYourTurn
+            | GameOver
+            | NotStarted
+            | GameFull
+            | SeatTaken
+            | AlreadySeated
+            | DrawAlreadyOffered
+            | NoDrawOffered
+            | TakebackPending
+            | NoTakebackRequested
+            | TakebackAlreadyAccepted
+            | TakebackNotAvailable
+            | Resigned
+            | RoundOver
+            | NoTimeout
+            | OutOfTime
+            | ForkNotAvailable => ErrorClass::Conflict,
             IllegalCommand | DrawNotAvailable | BadTakebackVersion | ForkBeforeStart
             | BadForkVersion | NotSealed => ErrorClass::Illegal,
             Internal => ErrorClass::Fault,
@@ -408,6 +421,13 @@ impl ErrorCode {
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// A code as its wire string.
+impl From<ErrorCode> for String {
+    fn from(code: ErrorCode) -> String {
+        code.as_str().to_string()
     }
 }
 

@@ -12,7 +12,8 @@ pub mod table;
 pub mod testing;
 
 pub use engine::{
-    Context, Engine, ErrorClass, ErrorCode, KindInfo, Legal, Outcome, RuleError, Seat, Setup, Viewer,
+    Context, Engine, ErrorClass, ErrorCode, KindInfo, Legal, Outcome, RuleError, Seat, Setup,
+    Viewer,
 };
 pub use fairness::{Dealer, Seed};
 pub use registry::{GameKind, LiveGame, Registry};

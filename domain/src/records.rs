@@ -2,9 +2,9 @@
 //! file imports as a game log (two seats, every half-turn a command, the end), and a game's
 //! stored events export as a record.
 
+use crate::engine::Engine as _;
 use crate::fairness::Seed;
 use crate::games::chess::record::{export, import, ImportError, RecordResult};
-use crate::engine::Engine as _;
 use crate::games::chess::{AvalancheChess, Event, Variant};
 use crate::log::{GameLog, LogBuilder};
 use crate::registry::Registry;

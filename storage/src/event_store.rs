@@ -60,8 +60,11 @@ pub trait EventStore: Send + Sync {
     fn head(&self, stream: &str) -> Result<u64, StorageError>;
 
     /// The original result of the batch that carried `command_id` in `stream`, if any.
-    fn appended_for(&self, stream: &str, command_id: &str)
-        -> Result<Option<Appended>, StorageError>;
+    fn appended_for(
+        &self,
+        stream: &str,
+        command_id: &str,
+    ) -> Result<Option<Appended>, StorageError>;
 
     /// Up to `limit` events of the stream with versions above `after_version`, in order.
     fn read_stream(

@@ -33,18 +33,17 @@ impl Repository {
 
     /// The log of game `id` (of `kind`) up to `up_to`: its events, and each command with the
     /// versions it produced. The last command may go on past `up_to`.
-    pub fn read_log(
-        &self,
-        id: &str,
-        kind: &str,
-        up_to: Option<u64>,
-    ) -> Result<GameLog, ApiError> {
+    pub fn read_log(&self, id: &str, kind: &str, up_to: Option<u64>) -> Result<GameLog, ApiError> {
         let envelopes = self.envelopes(id, up_to)?;
         let last = envelopes.len() as u64;
         let mut commands = Vec::new();
         let mut version = 1;
         while version <= last {
-            let logged = match self.store().command(id, version).map_err(ApiError::internal)? {
+            let logged = match self
+                .store()
+                .command(id, version)
+                .map_err(ApiError::internal)?
+            {
                 Some(stored) => LoggedCommand {
                     first_version: stored.first_version,
                     last_version: stored.last_version,

@@ -441,9 +441,7 @@ impl Games {
         let version = slot.game.version();
         let now = Utc::now();
         let json = serde_json::to_value(command).map_err(ApiError::internal)?;
-        let decided = slot
-            .game
-            .decide(&Actor::System, &json, &slot.context(now));
+        let decided = slot.game.decide(&Actor::System, &json, &slot.context(now));
         let events = match decided {
             Ok(events) => events,
             Err(refused) => {

@@ -25,7 +25,9 @@ impl Games {
         let parent = parent.lock().await;
         parent.game.check_analysis_fork()?;
         let players = vec![Some(player.to_string()); parent.game.seats()];
-        let fork = self.fork_game(&parent, version, players, true, player).await?;
+        let fork = self
+            .fork_game(&parent, version, players, true, player)
+            .await?;
         drop(parent);
         tracing::info!(game = %fork, parent = %id, version, "game forked");
         self.slot(&fork)

@@ -34,12 +34,9 @@ impl Games {
             (None, Some(kind)) => (index::KIND, kind.clone()),
             (None, None) => (index::LISTED.0, index::LISTED.1.to_string()),
         };
-        let ids = self.repository().ids_tagged(
-            name,
-            &value,
-            filter.after.as_deref(),
-            filter.limit,
-        )?;
+        let ids =
+            self.repository()
+                .ids_tagged(name, &value, filter.after.as_deref(), filter.limit)?;
         ids.iter().map(|id| self.slot(id)).collect()
     }
 

@@ -3,9 +3,9 @@
 use crate::app::lists::GameFilter;
 use crate::app::NewGame;
 use crate::auth::{Authenticated, MaybeAuthenticated};
+use crate::command_answer::{answer_command, CommandAnswer};
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
-use crate::command_answer::{answer_command, CommandAnswer};
 use crate::summary::{summary, GameSummary};
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use domain::engine::Seat;

@@ -1,13 +1,13 @@
 //! `/v1/players`: create a player, who am I, my games.
 
-use crate::auth::Authenticated;
 use crate::app::players::Player;
+use crate::app::vacations::Vacation;
+use crate::auth::Authenticated;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GameSummary};
-use crate::app::vacations::Vacation;
-use domain::table::VacationEndReason;
 use actix_web::{delete, get, post, web, HttpResponse};
+use domain::table::VacationEndReason;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 

@@ -176,7 +176,9 @@ impl<E: Engine> Table<E> {
                 .players
                 .iter()
                 .position(Option::is_none)
-                .ok_or_else(|| RuleError::new(ErrorCode::GameFull, "Every seat is already taken."))?,
+                .ok_or_else(|| {
+                    RuleError::new(ErrorCode::GameFull, "Every seat is already taken.")
+                })?,
         };
         let mut events = vec![TableEvent::SeatTaken {
             seat,

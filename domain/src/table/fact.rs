@@ -43,12 +43,10 @@ impl TableFact {
             }),
             TableEvent::Started => Some(TableFact::Started),
             TableEvent::DrawOffered { seat } => Some(TableFact::DrawOffered { seat: *seat }),
-            TableEvent::TakebackRequested { seat, version } => {
-                Some(TableFact::TakebackRequested {
-                    seat: *seat,
-                    version: *version,
-                })
-            }
+            TableEvent::TakebackRequested { seat, version } => Some(TableFact::TakebackRequested {
+                seat: *seat,
+                version: *version,
+            }),
             TableEvent::Finished { outcome } => Some(TableFact::Finished {
                 outcome: outcome.clone(),
             }),

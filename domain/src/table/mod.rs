@@ -17,5 +17,5 @@ pub use command::{Actor, TableCommand, TABLE_COMMAND_TYPES};
 pub use decide::Command;
 pub use event::{type_name, TableEvent};
 pub use fact::{kind_of_stream, TableFact};
-pub use vacation::{VacationEndReason, VacationEvent};
 pub use state::{FoldError, ForkOrigin, Status, Table, TakebackRequest};
+pub use vacation::{VacationEndReason, VacationEvent};

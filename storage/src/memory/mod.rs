@@ -123,8 +123,7 @@ impl MemoryStore {
         crate::limits::validate(stream, &batch)?;
         let mut state = self.lock();
         let state = &mut *state;
-        if let (Some(existing), Some(command_id)) = (state.streams.get(stream), &batch.command_id)
-        {
+        if let (Some(existing), Some(command_id)) = (state.streams.get(stream), &batch.command_id) {
             if let Some(&index) = existing.command_ids.get(command_id) {
                 return Ok(existing.batches[index].appended(true));
             }

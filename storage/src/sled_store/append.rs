@@ -4,10 +4,10 @@ use std::sync::mpsc;
 
 use tokio::sync::oneshot;
 
-use crate::sled_store::codec;
-use crate::sled_store::committer::{Reply, Request};
 use crate::envelope::{Appended, Batch};
 use crate::error::{AppendError, StorageError};
+use crate::sled_store::codec;
+use crate::sled_store::committer::{Reply, Request};
 use crate::sled_store::keys;
 use crate::sled_store::store::SledStore;
 

@@ -13,9 +13,9 @@ use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
 use tokio::sync::oneshot;
 
-use crate::sled_store::codec;
 use crate::envelope::Appended;
 use crate::error::{AppendError, StorageError};
+use crate::sled_store::codec;
 use crate::sled_store::group_commit::GroupCommit;
 use crate::sled_store::keys;
 use crate::sled_store::store::Trees;

@@ -10,8 +10,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::watch;
 
-use crate::sled_store::disk_sync::DiskSync;
 use crate::error::StorageError;
+use crate::sled_store::disk_sync::DiskSync;
 use crate::sled_store::watchers::Watchers;
 
 /// How far flushing got, as seen by waiting writers.

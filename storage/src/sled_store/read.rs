@@ -2,10 +2,10 @@
 
 use std::collections::HashMap;
 
-use crate::sled_store::append::decode_stream;
-use crate::sled_store::codec::{self, BatchRecord};
 use crate::envelope::{Appended, Envelope, NewEvent, StoredCommand};
 use crate::error::StorageError;
+use crate::sled_store::append::decode_stream;
+use crate::sled_store::codec::{self, BatchRecord};
 use crate::sled_store::keys;
 use crate::sled_store::store::SledStore;
 use chrono::{DateTime, Utc};

@@ -6,10 +6,10 @@ use std::thread::JoinHandle;
 
 use tokio::sync::watch;
 
+use crate::error::{OpenError, StorageError};
 use crate::sled_store::codec;
 use crate::sled_store::committer::{Committer, Queue};
 use crate::sled_store::disk_sync::DiskSync;
-use crate::error::{OpenError, StorageError};
 use crate::sled_store::group_commit::GroupCommit;
 use crate::sled_store::keys;
 use crate::sled_store::open::{self, Opened};
@@ -75,8 +75,6 @@ impl Drop for Inner {
 
 const RECORD_TREE_PREFIX: &str = "record/";
 
-
-
 impl SledStore {
     /// Sled's page cache unless told otherwise, in MiB: recent streams and the indexes stay
     /// in memory, while the server's resident size stays well under 100 MB however many games
@@ -107,7 +105,11 @@ impl SledStore {
         SledStore::start(opened, None, Path::new("(temporary)"))
     }
 
-    fn start(opened: Opened, disk_sync: Option<DiskSync>, path: &Path) -> Result<SledStore, OpenError> {
+    fn start(
+        opened: Opened,
+        disk_sync: Option<DiskSync>,
+        path: &Path,
+    ) -> Result<SledStore, OpenError> {
         let Opened { db, store_id, .. } = opened;
         let failed = |e: sled::Error| OpenError::Storage {
             path: path.to_path_buf(),
