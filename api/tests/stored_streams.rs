@@ -72,7 +72,7 @@ fn stream(registry: &Registry, kind_id: &str, seats: usize) -> String {
         play(
             &mut game,
             &mut events,
-            Actor::player(&format!("p-{seat}")),
+            Actor::player(format!("p-{seat}")),
             legal.command,
         );
     }
