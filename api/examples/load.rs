@@ -9,7 +9,7 @@
 //!
 //! Every command is durable before it is answered, as in production. Only the command POSTs
 //! are timed; each also costs a `GET /legal`, which is counted but not timed. `--prefill`
-//! first stores older games (recorded random games, appended through `storage::Store` as the
+//! first stores older games (recorded random games, appended through `storage::SledStore` as the
 //! server appends them, many games at once), to see whether history slows commands down.
 //! Figures and the exact commands are in BENCHMARKS.md ("Load").
 
@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use storage::{Batch, NewEvent, Store};
+use storage::{Batch, NewEvent, SledStore as Store};
 
 /// The five games, and the options the benchmark plays them with.
 const KINDS: &[(&str, Option<&str>)] = &[
@@ -272,7 +272,7 @@ async fn append_game(store: &Store, registry: &Registry, id: &str, game: &GameLo
         command_id: None,
         command: game.commands.last().and_then(|c| c.command.clone()),
         recorded_at: chrono::Utc::now(),
-        tags: Some(api::games::tags(live.as_ref())),
+        tags: Some(api::app::index::tags(live.as_ref())),
         secrets: vec![("seed".to_string(), seed.0.to_vec())],
     };
     store

@@ -1,6 +1,6 @@
 //! Bearer tokens: `Authorization: Bearer <token>` names the player a request acts for.
 
-use crate::players::Player;
+use crate::app::players::Player;
 use crate::problem::ApiError;
 use crate::state::AppState;
 use actix_web::dev::Payload;

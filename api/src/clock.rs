@@ -6,7 +6,7 @@
 use crate::state::AppState;
 use actix_web::web;
 use chrono::Utc;
-use domain::table::SystemCommand;
+use domain::table::{SystemCommand, VacationEndReason};
 use std::time::Duration;
 
 /// How often the keeper looks at the deadlines: a timeout is recorded at most this late.
@@ -47,7 +47,7 @@ async fn look(state: &AppState) {
     for player in state.vacations.expired(now).await {
         if let Err(error) = state
             .vacations
-            .end(&player, "allowance_used", &state.games)
+            .end(&player, VacationEndReason::AllowanceUsed, &state.games)
             .await
         {
             tracing::error!(%player, %error, "could not end a vacation whose days are used up");

@@ -50,6 +50,13 @@ pub struct ServeSettings {
     /// The directory of the sled database.
     #[arg(long, env = "AVALANCHE_DATA", default_value = "./data")]
     pub data: PathBuf,
+    /// The most games kept folded in memory; the least recently used go first. About 2 KB a
+    /// game: the default 10000 holds some 20 MB.
+    #[arg(long, env = "AVALANCHE_GAME_CACHE", default_value_t = crate::app::cache::DEFAULT_CAPACITY)]
+    pub game_cache: usize,
+    /// The most memory sled's page cache takes, in MiB.
+    #[arg(long, env = "AVALANCHE_STORE_CACHE_MB", default_value_t = storage::SledStore::DEFAULT_CACHE_MB)]
+    pub store_cache_mb: u64,
     /// The wait before a failed webhook delivery is tried again, in milliseconds; it doubles
     /// after each further failure.
     #[arg(long, env = "AVALANCHE_WEBHOOK_RETRY_MS", default_value_t = 200)]

@@ -1,18 +1,17 @@
-//! The HTTP server of the Avalanche games: thin handlers over `domain` and `storage`.
+//! The HTTP server of the Avalanche games: thin handlers (`routes`) over the application layer
+//! (`app`), which joins `domain` to `storage`.
 
-pub mod archive;
+pub mod app;
 pub mod auth;
 pub mod clock;
+pub mod command_answer;
 pub mod configuration;
-pub mod games;
 pub mod offline;
 pub mod openapi;
-pub mod players;
 pub mod problem;
 pub mod routes;
 pub mod startup;
 pub mod state;
 pub mod summary;
 pub mod telemetry;
-pub mod vacation;
 pub mod webhooks;

@@ -3,7 +3,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
-use domain::RuleError;
+use domain::{ErrorClass, RuleError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -101,31 +101,29 @@ impl ApiError {
     }
 }
 
-/// A player's mistake as judged by the rules, with the HTTP status that fits its code.
+/// The HTTP status of each class of the rules' refusals: one place, checked by the compiler.
+fn status_of(class: ErrorClass) -> StatusCode {
+    match class {
+        ErrorClass::Malformed => StatusCode::BAD_REQUEST,
+        ErrorClass::Forbidden => StatusCode::FORBIDDEN,
+        ErrorClass::Conflict => StatusCode::CONFLICT,
+        ErrorClass::Illegal => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorClass::Fault => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// A refusal by the rules, with the HTTP status of its class; our own fault met while
+/// deciding is logged and answered without detail.
 impl From<RuleError> for ApiError {
     fn from(error: RuleError) -> ApiError {
-        let status = match error.code.as_str() {
-            "not_your_turn"
-            | "game_over"
-            | "not_started"
-            | "game_full"
-            | "seat_taken"
-            | "already_seated"
-            | "draw_already_offered"
-            | "takeback_pending"
-            | "no_takeback_requested"
-            | "takeback_already_accepted"
-            | "takeback_not_available"
-            | "no_draw_offered"
-            | "resigned"
-            | "round_over"
-            | "no_timeout"
-            | "out_of_time" => StatusCode::CONFLICT,
-            "not_seated" => StatusCode::FORBIDDEN,
-            "bad_command" | "invalid_setup" => StatusCode::BAD_REQUEST,
-            _ => StatusCode::UNPROCESSABLE_ENTITY,
-        };
-        ApiError::new(status, &error.code, error.message)
+        if error.is_fault() {
+            return ApiError::internal(error.message);
+        }
+        ApiError::new(
+            status_of(error.code.class()),
+            error.code.as_str(),
+            error.message,
+        )
     }
 }
 

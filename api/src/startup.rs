@@ -3,15 +3,16 @@
 use crate::configuration::ServeSettings;
 use crate::problem::{self, ApiError};
 use crate::routes;
-use crate::state::AppState;
+use crate::state::{AppState, MemorySettings};
 use crate::webhooks::delivery::DeliverySettings;
 use actix_web::http::StatusCode;
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
 use actix_web::{web, App, HttpServer, ResponseError};
 use domain::Registry;
 use std::net::TcpListener;
+use std::sync::Arc;
 use std::time::Duration;
-use storage::Store;
+use storage::{SledStore, Storage};
 use tracing_actix::RequestSpan;
 use utoipa_swagger_ui::SwaggerUi;
 
@@ -37,7 +38,8 @@ pub enum StartupError {
 /// Opens the database, starts the server and blocks until it stops (Ctrl-C or SIGTERM stop
 /// it cleanly: requests in flight finish, nothing acknowledged is lost).
 pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
-    let store = Store::open(&settings.data).map_err(|source| StartupError::Store {
+    let store = SledStore::open_with_cache(&settings.data, settings.store_cache_mb * 1024 * 1024)
+        .map_err(|source| StartupError::Store {
         path: settings.data.clone(),
         source,
     })?;
@@ -51,7 +53,16 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
             retry_max: Duration::from_millis(settings.webhook_retry_max_ms),
             ..DeliverySettings::default()
         };
-        let server = run_with(listener, store, Registry::standard(), delivery)?;
+        let memory = MemorySettings {
+            game_cache: settings.game_cache,
+        };
+        let server = run_with(
+            listener,
+            Arc::new(store),
+            Registry::standard(),
+            delivery,
+            memory,
+        )?;
         tracing::info!(addr = %settings.addr, data = %settings.data.display(), "avalanche is serving");
         server.await?;
         tracing::info!("avalanche stopped cleanly");
@@ -91,24 +102,32 @@ fn not_found<B>(
     Ok(ErrorHandlerResponse::Response(res))
 }
 
-/// The server on an already bound listener, over `store`, offering the games of `registry`.
+/// The server on an already bound listener, over `store` (any backend), offering the games of
+/// `registry`.
 pub fn run(
     listener: TcpListener,
-    store: Store,
+    store: impl Storage + 'static,
     registry: Registry,
 ) -> std::io::Result<actix_web::dev::Server> {
-    run_with(listener, store, registry, DeliverySettings::default())
+    run_with(
+        listener,
+        Arc::new(store),
+        registry,
+        DeliverySettings::default(),
+        MemorySettings::default(),
+    )
 }
 
-/// `run`, with the retries of webhook deliveries as given.
+/// `run`, with the retries of webhook deliveries and the memory settings as given.
 pub fn run_with(
     listener: TcpListener,
-    store: Store,
+    store: Arc<dyn Storage>,
     registry: Registry,
     delivery: DeliverySettings,
+    memory: MemorySettings,
 ) -> std::io::Result<actix_web::dev::Server> {
     let openapi = crate::openapi::document(&registry);
-    let state = web::Data::new(AppState::new(store, registry, delivery)?);
+    let state = web::Data::new(AppState::new(store, registry, delivery, memory)?);
     crate::clock::spawn(state.clone());
     let server = HttpServer::new(move || {
         App::new()

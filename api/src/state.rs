@@ -1,37 +1,53 @@
-//! What every handler shares: the games, the players, their vacations and the store.
+//! What every handler shares: the application (games, players, their vacations, webhooks).
+//! The store itself is held only inside the application layer.
 
-use crate::games::Games;
-use crate::players::Players;
-use crate::vacation::Vacations;
+use crate::app::cache::DEFAULT_CAPACITY;
+use crate::app::players::Players;
+use crate::app::vacations::Vacations;
+use crate::app::Games;
 use crate::webhooks::delivery::DeliverySettings;
 use crate::webhooks::Webhooks;
 use domain::Registry;
 use std::sync::Arc;
-use storage::Store;
+use storage::Storage;
 
 pub struct AppState {
     pub games: Games,
     pub players: Players,
     pub vacations: Vacations,
-    pub store: Store,
     pub registry: Arc<Registry>,
     pub webhooks: Webhooks,
+}
+
+/// How much the application keeps in memory.
+#[derive(Clone, Copy, Debug)]
+pub struct MemorySettings {
+    /// The most games kept folded in memory (least recently used out first).
+    pub game_cache: usize,
+}
+
+impl Default for MemorySettings {
+    fn default() -> Self {
+        MemorySettings {
+            game_cache: DEFAULT_CAPACITY,
+        }
+    }
 }
 
 impl AppState {
     /// The state over `store`; starts the delivery of every registered webhook.
     pub fn new(
-        store: Store,
+        store: Arc<dyn Storage>,
         registry: Registry,
         delivery: DeliverySettings,
+        memory: MemorySettings,
     ) -> std::io::Result<AppState> {
         let registry = Arc::new(registry);
         Ok(AppState {
             webhooks: Webhooks::start(store.clone(), registry.clone(), delivery)?,
-            games: Games::new(store.clone(), registry.clone()),
+            games: Games::new(store.clone(), registry.clone(), memory.game_cache),
             players: Players::new(store.clone()),
-            vacations: Vacations::new(store.clone()),
-            store,
+            vacations: Vacations::new(store),
             registry,
         })
     }

@@ -1,9 +1,9 @@
 //! The shapes games are shown in: the summary every endpoint shares, shaped for its viewer.
 
-use crate::games::Slot;
+use crate::app::players::Players;
+use crate::app::Slot;
 #[allow(unused_imports)] // named in schema attributes
 use crate::openapi::{GameEvent, GameView};
-use crate::players::Players;
 use chrono::{DateTime, Utc};
 use domain::engine::{Outcome, Seat};
 use domain::table::{ForkOrigin, SeatClock, Status, TimeControl};

@@ -311,37 +311,186 @@ impl Outcome {
     }
 }
 
-/// A player's mistake: a stable machine-readable code and a sentence the player understands.
-/// (Our own faults are not `RuleError`s: they are logged and never shown in detail.)
+/// The stable machine-readable codes of the rules' refusals, each with its wire string (what
+/// clients match on: never change one) and its class (what kind of refusal it is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    IllegalCommand,
+    BadCommand,
+    InvalidSetup,
+    NotYourTurn,
+    GameOver,
+    NotStarted,
+    GameFull,
+    SeatTaken,
+    AlreadySeated,
+    NotSeated,
+    DrawAlreadyOffered,
+    DrawNotAvailable,
+    NoDrawOffered,
+    TakebackPending,
+    NoTakebackRequested,
+    TakebackAlreadyAccepted,
+    TakebackNotAvailable,
+    BadTakebackVersion,
+    Resigned,
+    RoundOver,
+    NoTimeout,
+    OutOfTime,
+    ForkBeforeStart,
+    ForkNotAvailable,
+    BadForkVersion,
+    NotSealed,
+    /// Not a player's mistake: our own fault, met while deciding (an event that does not
+    /// serialize, a stored log that cannot be read back). Logged, shown without detail.
+    Internal,
+}
+
+/// What kind of refusal a code is; the API gives each class one HTTP status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorClass {
+    /// The command or setup is not understood or not valid as written.
+    Malformed,
+    /// The player may not act at this table at all.
+    Forbidden,
+    /// The command is understood but the table's state refuses it now.
+    Conflict,
+    /// The command is understood but the rules do not allow it.
+    Illegal,
+    /// Our own fault.
+    Fault,
+}
+
+impl ErrorCode {
+    /// The stable string clients see in `code`.
+    pub fn as_str(self) -> &'static str {
+        use ErrorCode::*;
+        match self {
+            IllegalCommand => "illegal_command",
+            BadCommand => "bad_command",
+            InvalidSetup => "invalid_setup",
+            NotYourTurn => "not_your_turn",
+            GameOver => "game_over",
+            NotStarted => "not_started",
+            GameFull => "game_full",
+            SeatTaken => "seat_taken",
+            AlreadySeated => "already_seated",
+            NotSeated => "not_seated",
+            DrawAlreadyOffered => "draw_already_offered",
+            DrawNotAvailable => "draw_not_available",
+            NoDrawOffered => "no_draw_offered",
+            TakebackPending => "takeback_pending",
+            NoTakebackRequested => "no_takeback_requested",
+            TakebackAlreadyAccepted => "takeback_already_accepted",
+            TakebackNotAvailable => "takeback_not_available",
+            BadTakebackVersion => "bad_takeback_version",
+            Resigned => "resigned",
+            RoundOver => "round_over",
+            NoTimeout => "no_timeout",
+            OutOfTime => "out_of_time",
+            ForkBeforeStart => "fork_before_start",
+            ForkNotAvailable => "fork_not_available",
+            BadForkVersion => "bad_fork_version",
+            NotSealed => "not_sealed",
+            Internal => "internal",
+        }
+    }
+
+    /// The class of the code: checked for every code by the compiler, chosen on purpose.
+    pub fn class(self) -> ErrorClass {
+        use ErrorCode::*;
+        match self {
+            BadCommand | InvalidSetup => ErrorClass::Malformed,
+            NotSeated => ErrorClass::Forbidden,
+            NotYourTurn
+            | GameOver
+            | NotStarted
+            | GameFull
+            | SeatTaken
+            | AlreadySeated
+            | DrawAlreadyOffered
+            | NoDrawOffered
+            | TakebackPending
+            | NoTakebackRequested
+            | TakebackAlreadyAccepted
+            | TakebackNotAvailable
+            | Resigned
+            | RoundOver
+            | NoTimeout
+            | OutOfTime
+            | ForkNotAvailable => ErrorClass::Conflict,
+            IllegalCommand | DrawNotAvailable | BadTakebackVersion | ForkBeforeStart
+            | BadForkVersion | NotSealed => ErrorClass::Illegal,
+            Internal => ErrorClass::Fault,
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A code as its wire string.
+impl From<ErrorCode> for String {
+    fn from(code: ErrorCode) -> String {
+        code.as_str().to_string()
+    }
+}
+
+/// Codes compare with their wire strings, as clients see them.
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<str> for ErrorCode {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+/// A refusal by the rules: a stable code and a sentence the player understands. A code of
+/// class [`ErrorClass::Fault`] is ours, not the player's: the API logs it and shows no detail.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, ToSchema)]
 #[error("{message}")]
 pub struct RuleError {
-    /// `illegal_command`, `not_your_turn`, `game_over`, `invalid_setup`, `bad_command`, ...
-    pub code: String,
+    pub code: ErrorCode,
     pub message: String,
 }
 
 impl RuleError {
-    pub fn new(code: impl Into<String>, message: impl Into<String>) -> RuleError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> RuleError {
         RuleError {
-            code: code.into(),
+            code,
             message: message.into(),
         }
     }
     pub fn illegal(message: impl Into<String>) -> RuleError {
-        RuleError::new("illegal_command", message)
+        RuleError::new(ErrorCode::IllegalCommand, message)
     }
     pub fn not_your_turn() -> RuleError {
-        RuleError::new("not_your_turn", "It is not your turn.")
+        RuleError::new(ErrorCode::NotYourTurn, "It is not your turn.")
     }
     pub fn game_over() -> RuleError {
-        RuleError::new("game_over", "The game is over.")
+        RuleError::new(ErrorCode::GameOver, "The game is over.")
     }
     pub fn invalid_setup(message: impl Into<String>) -> RuleError {
-        RuleError::new("invalid_setup", message)
+        RuleError::new(ErrorCode::InvalidSetup, message)
     }
     pub fn bad_command(message: impl Into<String>) -> RuleError {
-        RuleError::new("bad_command", message)
+        RuleError::new(ErrorCode::BadCommand, message)
+    }
+    /// Our own fault met while deciding: `what` is for the log, never for the player.
+    pub fn fault(what: impl Into<String>) -> RuleError {
+        RuleError::new(ErrorCode::Internal, what)
+    }
+    /// Whether this is our fault rather than the player's.
+    pub fn is_fault(&self) -> bool {
+        self.code.class() == ErrorClass::Fault
     }
 }
 

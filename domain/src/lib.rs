@@ -12,6 +12,9 @@ pub mod revision;
 pub mod table;
 pub mod testing;
 
-pub use engine::{Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, Viewer};
+pub use engine::{
+    Context, Engine, ErrorClass, ErrorCode, KindInfo, Legal, Outcome, RuleError, Seat, Setup,
+    Viewer,
+};
 pub use fairness::{Dealer, Seed};
 pub use registry::{GameKind, LiveGame, Registry};

@@ -127,7 +127,7 @@ impl LogBuilder {
     ) -> Result<LogBuilder, RuleError> {
         let game = kind
             .fold(std::slice::from_ref(&created.payload))
-            .map_err(|e| RuleError::new("internal", e.to_string()))?;
+            .map_err(|e| RuleError::fault(e.to_string()))?;
         let mut builder = LogBuilder {
             game,
             seed,
@@ -185,7 +185,7 @@ impl LogBuilder {
         player: &str,
         now: DateTime<Utc>,
     ) -> Result<LogBuilder, RuleError> {
-        let internal = |e: String| RuleError::new("internal", e);
+        let internal = |e: String| RuleError::fault(e);
         let mut log = self.log.clone();
         log.events.truncate(version as usize);
         log.commands.retain(|c| c.last_version <= version);
@@ -254,7 +254,7 @@ impl LogBuilder {
             if !(first && i == 0) {
                 self.game
                     .evolve(&event.payload)
-                    .map_err(|e| RuleError::new("internal", e.to_string()))?;
+                    .map_err(|e| RuleError::fault(e.to_string()))?;
             }
             self.log.events.push(LoggedEvent {
                 version: first_version + i as u64,

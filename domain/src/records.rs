@@ -2,6 +2,7 @@
 //! file imports as a game log (two seats, every half-turn a command, the end), and a game's
 //! stored events export as a record.
 
+use crate::engine::Engine as _;
 use crate::fairness::Seed;
 use crate::games::chess::record::{export, import, ImportError, RecordResult};
 use crate::games::chess::{AvalancheChess, Event, Variant};
@@ -153,4 +154,33 @@ pub fn export_record(payloads: &[Value], tags: &[(String, String)]) -> Result<St
         text.push('\n');
     }
     Ok(text)
+}
+
+/// Whether games of `kind` are written as records (Avalanche Chess only; every game exports
+/// its log).
+pub fn has_record_notation(kind: &str) -> bool {
+    kind == AvalancheChess::ID
+}
+
+/// The tag pairs of a chess game's record: its id, its variant (`standard` when it has none),
+/// and the names of the players at White and Black, where seated.
+pub fn record_tags(
+    game_id: &str,
+    variant: Option<String>,
+    white: Option<String>,
+    black: Option<String>,
+) -> Vec<(String, String)> {
+    let mut tags = vec![
+        ("Game".to_string(), game_id.to_string()),
+        (
+            "Variant".to_string(),
+            variant.unwrap_or_else(|| Variant::Standard.id().to_string()),
+        ),
+    ];
+    for (name, player) in [("White", white), ("Black", black)] {
+        if let Some(player) = player {
+            tags.push((name.to_string(), player));
+        }
+    }
+    tags
 }

@@ -5,7 +5,7 @@ use crate::engine::{Context, Engine, KindInfo, Outcome, RuleError, Seat, Setup, 
 use crate::table::TABLE_COMMAND_TYPES;
 use crate::table::{
     Actor, Command, FoldError, ForkOrigin, SeatClock, Status, SystemCommand, Table, TableCommand,
-    TableEvent, TimeControl,
+    TableEvent, TableFact, TimeControl,
 };
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -14,11 +14,26 @@ use std::marker::PhantomData;
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
-/// An event ready to store: its stable type name and its JSON payload.
+/// An event ready to store: its stable type name and its JSON payload, and what it tells the
+/// application as a type when it is one of the table's facts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EventRecord {
     pub event_type: String,
     pub payload: Value,
+    /// Not stored: the same fact [`TableFact::of_stored`] reads back from `payload`.
+    #[serde(skip)]
+    pub fact: Option<TableFact>,
+}
+
+impl EventRecord {
+    /// A stored event read back (an import, a copy into a fork): its fact read from its payload.
+    pub fn stored(event_type: String, payload: Value) -> EventRecord {
+        EventRecord {
+            fact: TableFact::of_stored(&payload),
+            event_type,
+            payload,
+        }
+    }
 }
 
 /// A legal command as JSON, postable as is, with its notation.
@@ -98,6 +113,8 @@ pub trait LiveGame: Send + Sync {
         analysis: bool,
         now: DateTime<Utc>,
     ) -> Result<Vec<EventRecord>, RuleError>;
+    /// Whether the game may be forked for analysis now (see the table's rule).
+    fn check_analysis_fork(&self) -> Result<(), RuleError>;
     fn time_control(&self) -> TimeControl;
     /// Each seat's clock.
     fn clocks(&self) -> Vec<SeatClock>;
@@ -121,8 +138,23 @@ pub trait LiveGame: Send + Sync {
     fn view(&self, viewer: Viewer) -> Value;
     /// A stored event as `viewer` may see it.
     fn redact(&self, event: &Value, viewer: Viewer) -> Value;
-    /// The legal commands of `seat` now.
+    /// The legal commands of `seat` by the rules of the game and the table.
     fn legal(&self, seat: Seat) -> Vec<LegalCommand>;
+    /// The legal commands of `seat` at `now`: the rules' list, and a claim of a timeout once
+    /// another seat's deadline has passed (the rules' list knows no time).
+    fn legal_at(&self, seat: Seat, now: DateTime<Utc>) -> Vec<LegalCommand> {
+        let mut commands = self.legal(seat);
+        if self.may_claim_timeout(seat, now) {
+            let claim = TableCommand::ClaimTimeout;
+            if let Ok(command) = serde_json::to_value(&claim) {
+                commands.push(LegalCommand {
+                    command,
+                    notation: claim.notation().to_string(),
+                });
+            }
+        }
+        commands
+    }
     fn clone_box(&self) -> Box<dyn LiveGame>;
     /// The events that make this game (a copy of `parent` up to here) the fork of an agreed
     /// takeback; in a game with hidden cards `ctx` holds the fork's fresh seed, committed to
@@ -154,12 +186,16 @@ pub struct Live<E: Engine> {
     pub table: Table<E>,
 }
 
-fn record<E: Engine>(event: &TableEvent<E>) -> EventRecord {
-    let payload = serde_json::to_value(event).unwrap_or(Value::Null);
-    EventRecord {
+/// An event as it is stored, with its fact. A payload that cannot be written is our fault,
+/// never a `null` in the stream.
+fn record<E: Engine>(event: &TableEvent<E>) -> Result<EventRecord, RuleError> {
+    let payload = serde_json::to_value(event)
+        .map_err(|e| RuleError::fault(format!("an event does not serialize: {e}")))?;
+    Ok(EventRecord {
         event_type: crate::table::type_name(&payload),
         payload,
-    }
+        fact: TableFact::of(event),
+    })
 }
 
 /// Reads a posted command: a table command when its `type` is one of the table's, otherwise
@@ -247,12 +283,12 @@ impl<E: Engine> GameKind for Kind<E> {
             revision: E::info().revision,
         };
         E::check(&setup)?;
-        Ok(record(&TableEvent::<E>::Created {
+        record(&TableEvent::<E>::Created {
             kind: E::ID.to_string(),
             setup,
             commitment,
             time_control,
-        }))
+        })
     }
 
     fn fold(&self, events: &[Value]) -> Result<Box<dyn LiveGame>, FoldError> {
@@ -371,7 +407,10 @@ impl<E: Engine> LiveGame for Live<E> {
         now: DateTime<Utc>,
     ) -> Result<Vec<EventRecord>, RuleError> {
         let events = self.table.fork(parent, players, analysis, now)?;
-        Ok(events.iter().map(record).collect())
+        events.iter().map(record).collect::<Result<_, _>>()
+    }
+    fn check_analysis_fork(&self) -> Result<(), RuleError> {
+        self.table.check_analysis_fork()
     }
     fn time_control(&self) -> TimeControl {
         self.table.time_control
@@ -400,11 +439,11 @@ impl<E: Engine> LiveGame for Live<E> {
                 RuleError::bad_command(format!("Not a command of the server: {e}."))
             })?;
             let events = self.table.decide_system(&command, ctx)?;
-            return Ok(events.iter().map(record).collect());
+            return events.iter().map(record).collect::<Result<_, _>>();
         }
         let command = parse_command::<E::Command>(command)?;
         let events = self.table.decide(actor, &command, ctx)?;
-        Ok(events.iter().map(record).collect())
+        events.iter().map(record).collect::<Result<_, _>>()
     }
 
     fn evolve(&mut self, event: &Value) -> Result<(), FoldError> {
@@ -444,7 +483,7 @@ impl<E: Engine> LiveGame for Live<E> {
         ctx: &Context,
     ) -> Result<Vec<EventRecord>, RuleError> {
         let events = self.table.takeback_fork(parent, players, ctx)?;
-        Ok(events.iter().map(record).collect())
+        events.iter().map(record).collect::<Result<_, _>>()
     }
 
     fn sealed(&self) -> bool {
@@ -453,7 +492,7 @@ impl<E: Engine> LiveGame for Live<E> {
 
     fn reveal_seed(&self, ctx: &Context) -> Result<Vec<EventRecord>, RuleError> {
         let events = self.table.reveal_seed(ctx)?;
-        Ok(events.iter().map(record).collect())
+        events.iter().map(record).collect::<Result<_, _>>()
     }
 }
 

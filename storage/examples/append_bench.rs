@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use storage::{Batch, NewEvent, Store};
+use storage::{Batch, NewEvent, SledStore as Store};
 
 const RUN: Duration = Duration::from_secs(3);
 

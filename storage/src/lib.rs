@@ -7,9 +7,9 @@
 //! both the transaction and the flush (group commit). The store knows nothing of any game.
 //!
 //! ```
-//! use storage::{AppendError, Batch, NewEvent, Store};
+//! use storage::{AppendError, Batch, NewEvent, SledStore};
 //!
-//! let store = Store::temporary()?;
+//! let store = SledStore::temporary()?;
 //! let mut create = Batch::new("player:ann", vec![NewEvent {
 //!     event_type: "GameCreated".into(),
 //!     schema_version: 1,
@@ -44,29 +44,20 @@
 //! value of `wait_for` read what is committed, which may run ahead of the disk by the one flush
 //! under way (a few milliseconds).
 //!
-//! Layout on disk (sled trees; numbers big-endian so that ranges iterate in order):
-//! - `log`: first position of a batch -> the batch (stream id, first version, time, actor,
-//!   command id, command, events), in the compact encoding of `codec`;
-//! - `stream_batches`: (stream id, first version) -> first position, to read a stream;
-//! - `streams`: name -> (stream id, head); `stream_names`: stream id -> name;
-//! - `command_ids`: (stream id, command id) -> the original `Appended`;
-//! - `tag_index`: (tag name, tag value, stream name) -> stream id; `stream_tags`: stream id ->
-//!   its tags; `secrets`: (stream id, name) -> bytes;
-//! - `meta`: the format marker and the store id; `record/<tree>`: the API's records.
+//! Backends sit behind two traits, [`EventStore`] and [`RecordStore`] (together [`Storage`]):
+//! [`SledStore`] keeps everything in one embedded database directory (`sled_store/`), and
+//! [`MemoryStore`] keeps it in memory for tests (`memory/`). `tests/` is a conformance suite
+//! that both pass; a new backend passes it too.
 
-mod append;
-mod codec;
-mod committer;
-mod disk_sync;
 mod envelope;
 mod error;
-mod group_commit;
-mod keys;
-mod open;
-mod read;
-mod store;
-mod watchers;
+mod event_store;
+mod limits;
+mod memory;
+mod sled_store;
 
 pub use envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
 pub use error::{AppendError, OpenError, StorageError};
-pub use store::Store;
+pub use event_store::{BoxFuture, EventStore, RecordStore, Storage};
+pub use memory::MemoryStore;
+pub use sled_store::SledStore;

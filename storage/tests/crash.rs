@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::json;
-use storage::{Batch, NewEvent, Store};
+use storage::{Batch, NewEvent, SledStore as Store};
 
 const CHILD_ENV: &str = "CRASH_CHILD_DIR";
 const WRITERS: u64 = 4;

@@ -3,7 +3,7 @@
 mod common;
 
 use common::batch;
-use storage::{OpenError, Store};
+use storage::{OpenError, SledStore as Store};
 
 #[test]
 fn a_reopened_store_has_everything_and_goes_on_counting() {
@@ -204,4 +204,13 @@ fn flipped_bytes_in_the_log_give_an_error_or_a_readable_store_never_a_panic() {
             let _ = store.head("game-1");
         }
     }
+}
+
+#[test]
+fn the_size_on_disk_is_reported() {
+    let store = Store::temporary().expect("a temporary store opens");
+    store
+        .append_blocking("game-1", 0, batch(10))
+        .expect("appends");
+    assert!(store.size_on_disk().expect("measures") > 0);
 }

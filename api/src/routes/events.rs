@@ -49,21 +49,10 @@ pub async fn events(
     query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let player = player.map(|p| p.id);
-    let slot = state.games.slot(&id).await?;
     let after = query.after.unwrap_or(0);
     let limit = query.limit.unwrap_or(100).clamp(1, 1000);
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECONDS));
-    let mut envelopes = state
-        .store
-        .read_stream(&id, after, limit)
-        .map_err(ApiError::internal)?;
-    if envelopes.is_empty() && !wait.is_zero() {
-        state.store.wait_for(&id, after, wait).await;
-        envelopes = state
-            .store
-            .read_stream(&id, after, limit)
-            .map_err(ApiError::internal)?;
-    }
+    let (slot, envelopes) = state.games.events(&id, after, limit, wait).await?;
     let slot = slot.lock().await;
     Ok(HttpResponse::Ok().json(EventPage {
         version: slot.game.version(),
@@ -104,11 +93,12 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
         if s.finished {
             return None;
         }
-        let envelopes = match s.state.store.read_stream(&s.id, s.after, 100) {
+        let repository = s.state.games.repository();
+        let envelopes = match repository.events(&s.id, s.after, 100) {
             Ok(envelopes) => envelopes,
             Err(error) => {
                 return Some((
-                    Err(ApiError::internal(error)),
+                    Err(error),
                     Streaming {
                         finished: true,
                         ..s
@@ -117,13 +107,13 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
             }
         };
         if envelopes.is_empty() {
-            let head = s.state.store.wait_for(&s.id, s.after, KEEPALIVE).await;
+            let head = repository.wait_for(&s.id, s.after, KEEPALIVE).await;
             if head <= s.after {
                 return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), s));
             }
             continue;
         }
-        let slot = match s.state.games.slot(&s.id).await {
+        let slot = match s.state.games.slot(&s.id) {
             Ok(slot) => slot,
             Err(error) => {
                 return Some((
@@ -164,7 +154,7 @@ pub async fn stream(
     query: web::Query<StreamQuery>,
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
-    state.games.slot(&id).await?;
+    state.games.slot(&id)?;
     let last_event_id = request
         .headers()
         .get("Last-Event-ID")

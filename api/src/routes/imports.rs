@@ -1,9 +1,8 @@
 //! `/v1/imports`: a finished game from elsewhere, as an Avalanche Chess record or as a game's
 //! event log, audited before it is stored; refused with the first failing half-turn or event.
 
-use crate::archive::write_game;
+use crate::app::randomness;
 use crate::auth::Authenticated;
-use crate::players::random_bytes;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GameSummary};
@@ -14,7 +13,7 @@ use domain::audit::audit;
 use domain::games::chess::Variant;
 use domain::log::GameLog;
 use domain::records::{import_record, RecordError};
-use domain::table::Status;
+use domain::table::{Status, TableFact};
 use domain::Seed;
 use futures_util::StreamExt;
 use serde::Deserialize;
@@ -78,13 +77,11 @@ pub async fn import(
         ImportRequest::Log { log } => from_log(&state, log)?,
     };
     let earlier = earlier_seeds(&log);
-    let id = write_game(&state.store, &state.registry, &log, seed, &earlier).await?;
-    tracing::info!(game = %id, kind = %log.kind, "game imported");
-    let slot = state.games.slot(&id).await?;
+    let slot = state.games.import(&log, seed, &earlier).await?;
     let slot = slot.lock().await;
     let game = summary(&slot, &state.players, Some(&player.id), true);
     Ok(HttpResponse::Created()
-        .insert_header(("Location", format!("/v1/games/{id}")))
+        .insert_header(("Location", format!("/v1/games/{}", game.id)))
         .json(game))
 }
 
@@ -102,7 +99,7 @@ fn from_record(
             ),
         )
     })?;
-    let seed = Seed(random_bytes::<32>()?);
+    let seed = randomness::seed()?;
     let imported =
         import_record(&state.registry, record, variant, seed, Utc::now()).map_err(|error| {
             match error {
@@ -124,14 +121,22 @@ fn from_record(
     Ok((log, seed))
 }
 
-/// The seeds of the earlier commitments of an audited log, as its last `seed_revealed`
-/// reveals them (a fork by takeback in a game with hidden cards); usually none.
-fn earlier_seeds(log: &GameLog) -> Vec<Seed> {
+/// The seeds of an audited log, as its last `seed_revealed` reveals them: the seed, and those
+/// of its earlier commitments (a fork by takeback in a game with hidden cards; usually none).
+fn revealed_seeds(log: &GameLog) -> Option<(Seed, Vec<Seed>)> {
     log.events
         .iter()
         .rev()
-        .find(|e| e.event_type == "seed_revealed")
-        .and_then(|e| serde_json::from_value(e.payload["earlier"].clone()).ok())
+        .find_map(|e| match TableFact::of_stored(&e.payload) {
+            Some(TableFact::SeedRevealed { seed, earlier }) => Some((seed, earlier)),
+            _ => None,
+        })
+}
+
+/// The seeds of the earlier commitments of an audited log; usually none.
+fn earlier_seeds(log: &GameLog) -> Vec<Seed> {
+    revealed_seeds(log)
+        .map(|(_, earlier)| earlier)
         .unwrap_or_default()
 }
 
@@ -161,12 +166,7 @@ fn from_log(state: &AppState, log: GameLog) -> Result<(GameLog, Seed), ApiError>
             "Only finished games are imported: their seed is revealed, so every deal can be checked.",
         ));
     }
-    let seed = log
-        .events
-        .iter()
-        .rev()
-        .find(|e| e.event_type == "seed_revealed")
-        .and_then(|e| Seed::from_hex(e.payload["seed"].as_str()?).ok())
+    let (seed, _) = revealed_seeds(&log)
         .ok_or_else(|| ApiError::internal("an audited finished log without its seed"))?;
     Ok((log, seed))
 }

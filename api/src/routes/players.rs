@@ -1,12 +1,13 @@
 //! `/v1/players`: create a player, who am I, my games.
 
+use crate::app::players::Player;
+use crate::app::vacations::Vacation;
 use crate::auth::Authenticated;
-use crate::players::Player;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GameSummary};
-use crate::vacation::Vacation;
 use actix_web::{delete, get, post, web, HttpResponse};
+use domain::table::VacationEndReason;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -54,9 +55,15 @@ pub struct MyGamesQuery {
     /// `mine`: only the games where you must act now, the nearest deadline first, then the
     /// untimed games that have waited longest.
     pub turn: Option<String>,
+    /// Games after this id (the last id of the previous page), in the page's order: by id, or
+    /// with `turn=mine` most urgent first.
+    pub after: Option<String>,
+    /// At most this many (default 50, at most 200).
+    pub limit: Option<usize>,
 }
 
-/// My games: every game I hold a seat in, or with `?turn=mine` those where I must act.
+/// My games in pages: every game I hold a seat in, by id, or with `?turn=mine` those where I
+/// must act, most urgent first.
 #[utoipa::path(tag = "players", security(("bearer" = [])), params(MyGamesQuery),
     responses((status = 200, body = Vec<GameSummary>), (status = 401, body = Problem)))]
 #[get("/v1/players/me/games")]
@@ -75,23 +82,17 @@ pub async fn my_games(
             ))
         }
     };
-    let ids = state
-        .games
-        .ids_tagged("player", &player.id, None, usize::MAX)?;
-    let mut games = Vec::with_capacity(ids.len());
-    for id in ids {
-        let slot = state.games.slot(&id).await?;
-        let slot = slot.lock().await;
-        let game = summary(&slot, &state.players, Some(&player.id), false);
-        if !only_my_turn || game.your_turn {
-            games.push(game);
-        }
-    }
-    if only_my_turn {
-        // Most urgent first: the nearest deadline, then untimed games waiting longest for you.
-        games.sort_by_key(|g| (g.deadline.is_none(), g.deadline, g.updated_at));
+    let limit = query.limit.unwrap_or(50).clamp(1, 200);
+    let after = query.after.as_deref();
+    let page = if only_my_turn {
+        state.games.my_turn(&player.id, after, limit).await?
     } else {
-        games.sort_by_key(|g| std::cmp::Reverse(g.updated_at));
+        state.games.seated(&player.id, after, limit)?
+    };
+    let mut games = Vec::with_capacity(page.len());
+    for slot in page {
+        let slot = slot.lock().await;
+        games.push(summary(&slot, &state.players, Some(&player.id), false));
     }
     Ok(HttpResponse::Ok().json(games))
 }
@@ -132,7 +133,7 @@ pub async fn end_vacation(
 ) -> Result<HttpResponse, ApiError> {
     let shown = state
         .vacations
-        .end(&player.id, "returned", &state.games)
+        .end(&player.id, VacationEndReason::Returned, &state.games)
         .await?;
     Ok(HttpResponse::Ok().json(shown))
 }

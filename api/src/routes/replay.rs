@@ -1,9 +1,8 @@
 //! `/v1/games/{id}/states/{version}`, `/audit`, `/log` and `/record`: replaying a game, auditing
 //! it, and its whole log or its record, each only as far as the caller may see it.
 
-use crate::archive::{envelopes, fold, read_log};
+use crate::app::Slot;
 use crate::auth::MaybeAuthenticated;
-use crate::games::Slot;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use actix_web::http::StatusCode;
@@ -11,7 +10,7 @@ use actix_web::{get, web, HttpResponse};
 use domain::audit::{audit_with_secrets, AuditReport, Divergence};
 use domain::engine::{Outcome, Seat, Viewer};
 use domain::log::GameLog;
-use domain::records::export_record;
+use domain::records::{export_record, has_record_notation, record_tags};
 use domain::table::Status;
 use serde::Serialize;
 use serde_json::Value;
@@ -51,7 +50,7 @@ pub async fn state_at(
     path: web::Path<(String, u64)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, version) = path.into_inner();
-    let slot = state.games.slot(&id).await?;
+    let slot = state.games.slot(&id)?;
     let slot = slot.lock().await;
     let current = slot.game.version();
     if version == 0 || version > current {
@@ -62,11 +61,7 @@ pub async fn state_at(
         ));
     }
     let viewer = slot.viewer(player.as_ref().map(|p| p.id.as_str()));
-    let payloads: Vec<Value> = envelopes(&state.store, &id, Some(version))?
-        .into_iter()
-        .map(|e| e.payload)
-        .collect();
-    let then = fold(&state.registry, &id, &payloads)?;
+    let then = state.games.repository().game_at(&id, version)?;
     Ok(HttpResponse::Ok().json(StateAt {
         game: id,
         version,
@@ -109,7 +104,7 @@ pub async fn audit(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let slot = state.games.slot(&id).await?;
+    let slot = state.games.slot(&id)?;
     let slot = slot.lock().await;
     if !seen_whole(&slot) {
         return Err(ApiError::new(
@@ -118,7 +113,10 @@ pub async fn audit(
             "This game hides cards while it runs: its audit waits for its end, when the seed is revealed.",
         ));
     }
-    let log = read_log(&state.store, &id, slot.game.kind(), None)?;
+    let log = state
+        .games
+        .repository()
+        .read_log(&id, slot.game.kind(), None)?;
     // A running game never shuffles (it hides nothing), or is an analysis fork of an ended
     // game: its seeds serve, unseen.
     let mut secrets = slot.earlier_seeds().to_vec();
@@ -150,7 +148,7 @@ pub async fn game_log(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let slot = state.games.slot(&id).await?;
+    let slot = state.games.slot(&id)?;
     let slot = slot.lock().await;
     if !seen_whole(&slot) {
         return Err(ApiError::new(
@@ -159,7 +157,11 @@ pub async fn game_log(
             "This game hides cards while it runs: its whole log is shown once it has ended (GET /v1/games/{id}/events shows what you may see now).",
         ));
     }
-    Ok(HttpResponse::Ok().json(read_log(&state.store, &id, slot.game.kind(), None)?))
+    let log = state
+        .games
+        .repository()
+        .read_log(&id, slot.game.kind(), None)?;
+    Ok(HttpResponse::Ok().json(log))
 }
 
 /// An Avalanche Chess game as a record in the notation of the rules file (`1. e4/a6 Nf6/a3`),
@@ -173,9 +175,9 @@ pub async fn record(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let slot = state.games.slot(&id).await?;
+    let slot = state.games.slot(&id)?;
     let slot = slot.lock().await;
-    if slot.game.kind() != "avalanche-chess" {
+    if !has_record_notation(slot.game.kind()) {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "no_record_notation",
@@ -185,23 +187,13 @@ pub async fn record(
             ),
         ));
     }
-    let payloads: Vec<Value> = envelopes(&state.store, &id, None)?
-        .into_iter()
-        .map(|e| e.payload)
-        .collect();
-    let mut tags = vec![
-        ("Game".to_string(), id.to_string()),
-        (
-            "Variant".to_string(),
-            slot.game.variant().unwrap_or_else(|| "standard".into()),
-        ),
-    ];
-    for (seat, name) in [(0, "White"), (1, "Black")] {
-        if let Some(Some(player)) = slot.game.players().get(seat) {
-            let shown = state.players.name(player).unwrap_or_else(|| player.clone());
-            tags.push((name.to_string(), shown));
-        }
-    }
+    let payloads = state.games.repository().payloads(&id)?;
+    let players = slot.game.players();
+    let name = |seat: usize| {
+        let player = players.get(seat).cloned().flatten()?;
+        Some(state.players.name(&player).unwrap_or(player))
+    };
+    let tags = record_tags(&id, slot.game.variant(), name(0), name(1));
     let text = export_record(&payloads, &tags).map_err(ApiError::internal)?;
     Ok(HttpResponse::Ok()
         .content_type("text/plain; charset=utf-8")

@@ -6,15 +6,14 @@
 use super::notification::{notifications, Notification};
 use super::signature::{sign, DELIVERY_HEADER, SIGNATURE_HEADER};
 use super::{Webhook, CURSORS};
-use crate::archive::logged_until;
+use crate::app::index;
+use crate::app::Repository;
 use domain::registry::LiveGame;
-use domain::table::Status;
-use domain::Registry;
-use serde_json::Value;
+use domain::table::{Status, TableFact};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
-use storage::{Envelope, Store};
+use storage::{Envelope, Storage};
 
 /// Events read from the log at a time.
 const PAGE: usize = 256;
@@ -42,8 +41,9 @@ impl Default for DeliverySettings {
 
 /// What every worker shares.
 pub struct Shared {
-    pub store: Store,
-    pub registry: Arc<Registry>,
+    pub store: Arc<dyn Storage>,
+    /// Folds the player's games when a worker has not kept them.
+    pub repository: Repository,
     pub http: reqwest::Client,
     pub settings: DeliverySettings,
 }
@@ -67,7 +67,7 @@ pub struct Worker {
     games: HashMap<String, Box<dyn LiveGame>>,
 }
 
-pub fn load_cursor(store: &Store, id: &str) -> Option<u64> {
+pub fn load_cursor(store: &dyn Storage, id: &str) -> Option<u64> {
     let bytes = store.get_record(CURSORS, id).ok()??;
     String::from_utf8(bytes).ok()?.parse().ok()
 }
@@ -151,7 +151,7 @@ impl Worker {
         // Seats are never given up, so a game without the player in its index never had them.
         let mine = tags
             .iter()
-            .any(|(name, value)| name == "player" && value == &self.hook.player_id);
+            .any(|(name, value)| name == index::PLAYER && value == &self.hook.player_id);
         let command = store
             .command(&envelope.stream, envelope.version)
             .map_err(|e| e.to_string())?
@@ -188,7 +188,7 @@ impl Worker {
             .filter(|g| g.version() + 1 == batch.first_version);
         // A fork or an import is written from a log, command by command: its copied past
         // notifies nobody; a fork appears, whole, with its `forked` batch.
-        let silent_until = match logged_until(&self.shared.store, &batch.stream) {
+        let silent_until = match self.shared.repository.logged_until(&batch.stream) {
             Ok(until) => until,
             Err(error) => {
                 tracing::error!(game = %batch.stream, %error, "cannot read how the game was written");
@@ -200,7 +200,13 @@ impl Worker {
         let (silent, appears) = match silent_until {
             Some(until) if last.version < until => (true, true),
             Some(until) if last.version == until => {
-                (!batch.events.iter().any(|e| e.event_type == "forked"), true)
+                let forked = batch.events.iter().any(|e| {
+                    matches!(
+                        TableFact::of_stored(&e.payload),
+                        Some(TableFact::Forked { .. })
+                    )
+                });
+                (!forked, true)
             }
             _ => (false, batch.first_version == 1),
         };
@@ -252,30 +258,10 @@ impl Worker {
 
     /// Game `id` folded from its stream up to `version`.
     fn fold(&self, id: &str, version: u64) -> Result<Box<dyn LiveGame>, String> {
-        let mut payloads: Vec<Value> = Vec::new();
-        while (payloads.len() as u64) < version {
-            let from = payloads.len() as u64;
-            let want = (version - from).min(1000) as usize;
-            let page = self
-                .shared
-                .store
-                .read_stream(id, from, want)
-                .map_err(|e| e.to_string())?;
-            if page.is_empty() {
-                break;
-            }
-            payloads.extend(page.into_iter().map(|e| e.payload));
-        }
-        let kind_id = payloads
-            .first()
-            .and_then(|p| p["kind"].as_str())
-            .ok_or("a game without its created event")?;
-        let kind = self
-            .shared
-            .registry
-            .get(kind_id)
-            .ok_or_else(|| format!("unknown kind {kind_id}"))?;
-        kind.fold(&payloads).map_err(|e| e.to_string())
+        self.shared
+            .repository
+            .game_at(id, version)
+            .map_err(|e| e.to_string())
     }
 
     /// POSTs the notification until the receiver answers 2xx, waiting longer after each

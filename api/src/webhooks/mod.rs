@@ -7,7 +7,8 @@ pub mod delivery;
 pub mod notification;
 pub mod signature;
 
-use crate::players::random_hex;
+use crate::app::randomness::random_hex;
+use crate::app::Repository;
 use crate::problem::ApiError;
 use actix_web::http::StatusCode;
 use chrono::{DateTime, Utc};
@@ -16,7 +17,7 @@ use domain::Registry;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use storage::Store;
+use storage::Storage;
 use utoipa::ToSchema;
 
 /// Webhooks by `<player id>/<webhook id>`, so that a player's are listed together.
@@ -78,7 +79,7 @@ impl Webhooks {
     /// Starts the delivery thread and a worker for every registered webhook, each from its
     /// stored cursor.
     pub fn start(
-        store: Store,
+        store: Arc<dyn Storage>,
         registry: Arc<Registry>,
         settings: DeliverySettings,
     ) -> std::io::Result<Webhooks> {
@@ -102,8 +103,8 @@ impl Webhooks {
             })?;
         let webhooks = Webhooks {
             shared: Arc::new(Shared {
+                repository: Repository::new(store.clone(), registry, 1),
                 store,
-                registry,
                 http,
                 settings,
             }),
@@ -120,7 +121,7 @@ impl Webhooks {
         for (key, bytes) in registered {
             match serde_json::from_slice::<Webhook>(&bytes) {
                 Ok(hook) => {
-                    let cursor = load_cursor(&webhooks.shared.store, &hook.id).unwrap_or(0);
+                    let cursor = load_cursor(webhooks.shared.store.as_ref(), &hook.id).unwrap_or(0);
                     webhooks.spawn(hook, cursor);
                 }
                 Err(error) => tracing::error!(%key, %error, "an unreadable webhook"),

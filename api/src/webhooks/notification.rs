@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use domain::registry::LiveGame;
-use domain::table::Status;
+use domain::table::{Status, TableFact};
 use domain::{Outcome, Seat};
 use serde::Serialize;
 use storage::Envelope;
@@ -111,20 +111,17 @@ pub fn notifications(
     };
     let mut found = Vec::new();
     for event in events {
-        let by = event.payload.get("seat").and_then(|s| s.as_u64());
-        let Some(by) = by.map(|s| s as Seat) else {
-            continue;
-        };
-        // An offer is for the others: never tell a player of their own offer.
-        if seats.contains(&by) {
-            continue;
-        }
-        match event.event_type.as_str() {
-            "draw_offered" => found.push(make(NotificationType::DrawOffered, Some(by))),
-            "takeback_requested" => found.push(Notification {
-                takeback_to_version: event.payload.get("version").and_then(|v| v.as_u64()),
-                ..make(NotificationType::TakebackRequested, Some(by))
-            }),
+        match TableFact::of_stored(&event.payload) {
+            // An offer is for the others: never tell a player of their own offer.
+            Some(TableFact::DrawOffered { seat: by }) if !seats.contains(&by) => {
+                found.push(make(NotificationType::DrawOffered, Some(by)))
+            }
+            Some(TableFact::TakebackRequested { seat: by, version }) if !seats.contains(&by) => {
+                found.push(Notification {
+                    takeback_to_version: Some(version),
+                    ..make(NotificationType::TakebackRequested, Some(by))
+                })
+            }
             _ => {}
         }
     }

@@ -5,7 +5,7 @@ use super::command::{Actor, TableCommand};
 use super::event::TableEvent;
 use super::sealed::seed_revealed;
 use super::state::{Status, Table};
-use crate::engine::{Context, Engine, Legal, Outcome, RuleError, Seat};
+use crate::engine::{Context, Engine, ErrorCode, Legal, Outcome, RuleError, Seat};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
@@ -90,7 +90,7 @@ impl<E: Engine> Table<E> {
                 if let Some(deadline) = self.clocks.get(seat).and_then(SeatClock::deadline) {
                     if deadline <= ctx.now && self.timed() {
                         return Err(RuleError::new(
-                            "out_of_time",
+                            ErrorCode::OutOfTime,
                             format!("Your time ran out at {deadline}: this game is lost on time."),
                         ));
                     }
@@ -114,23 +114,23 @@ impl<E: Engine> Table<E> {
     fn acting_seat(&self, actor: &Actor) -> Result<Seat, RuleError> {
         let seat = match actor {
             Actor::Player { id } => self.seat_of(id).ok_or_else(|| {
-                RuleError::new("not_seated", "You do not hold a seat in this game.")
+                RuleError::new(ErrorCode::NotSeated, "You do not hold a seat in this game.")
             })?,
             Actor::System => {
                 return Err(RuleError::new(
-                    "not_seated",
+                    ErrorCode::NotSeated,
                     "The server does not play for a seat.",
                 ))
             }
         };
         match self.status {
             Status::Open => Err(RuleError::new(
-                "not_started",
+                ErrorCode::NotStarted,
                 "The game has not started: it is waiting for players to take the free seats.",
             )),
             Status::Finished => Err(RuleError::game_over()),
             Status::Active if self.resigned[seat] => Err(RuleError::new(
-                "resigned",
+                ErrorCode::Resigned,
                 "You have resigned from this game.",
             )),
             Status::Active => Ok(seat),
@@ -148,13 +148,13 @@ impl<E: Engine> Table<E> {
         };
         if self.status != Status::Open {
             return Err(RuleError::new(
-                "game_full",
+                ErrorCode::GameFull,
                 "Every seat of this game is already taken.",
             ));
         }
         if self.seat_of(id).is_some() {
             return Err(RuleError::new(
-                "already_seated",
+                ErrorCode::AlreadySeated,
                 "You already hold a seat in this game.",
             ));
         }
@@ -167,7 +167,7 @@ impl<E: Engine> Table<E> {
             }
             Some(seat) if self.players[seat].is_some() => {
                 return Err(RuleError::new(
-                    "seat_taken",
+                    ErrorCode::SeatTaken,
                     format!("Seat {seat} is already taken."),
                 ))
             }
@@ -176,7 +176,9 @@ impl<E: Engine> Table<E> {
                 .players
                 .iter()
                 .position(Option::is_none)
-                .ok_or_else(|| RuleError::new("game_full", "Every seat is already taken."))?,
+                .ok_or_else(|| {
+                    RuleError::new(ErrorCode::GameFull, "Every seat is already taken.")
+                })?,
         };
         let mut events = vec![TableEvent::SeatTaken {
             seat,
@@ -204,7 +206,7 @@ impl<E: Engine> Table<E> {
         let two_players = self.setup.seats == 2;
         let draw_only_for_two = || {
             RuleError::new(
-                "draw_not_available",
+                ErrorCode::DrawNotAvailable,
                 "Draws by agreement are for two-player games.",
             )
         };
@@ -228,11 +230,11 @@ impl<E: Engine> Table<E> {
                 }
                 match self.draw_offer {
                     Some(s) if s == seat => Err(RuleError::new(
-                        "draw_already_offered",
+                        ErrorCode::DrawAlreadyOffered,
                         "You have already offered a draw.",
                     )),
                     Some(_) => Err(RuleError::new(
-                        "draw_already_offered",
+                        ErrorCode::DrawAlreadyOffered,
                         "Your opponent has offered a draw: accept or decline it.",
                     )),
                     None => Ok(vec![TableEvent::DrawOffered { seat }]),
@@ -264,7 +266,7 @@ impl<E: Engine> Table<E> {
                         ])
                     }
                     _ => Err(RuleError::new(
-                        "no_draw_offered",
+                        ErrorCode::NoDrawOffered,
                         "Your opponent has not offered a draw.",
                     )),
                 }
@@ -280,14 +282,14 @@ impl<E: Engine> Table<E> {
     ) -> Result<Vec<TableEvent<E>>, RuleError> {
         if self.takeback.is_some() {
             return Err(RuleError::new(
-                "takeback_pending",
+                ErrorCode::TakebackPending,
                 "A takeback is already asked for: it must be accepted or declined first.",
             ));
         }
         let first = self.started_at.unwrap_or(self.version);
         if version < first || version >= self.version {
             return Err(RuleError::new(
-                "bad_takeback_version",
+                ErrorCode::BadTakebackVersion,
                 format!(
                     "A takeback goes back to a version from {first} (the start of play) to {}.",
                     self.version - 1
@@ -308,7 +310,7 @@ impl<E: Engine> Table<E> {
         };
         if request.accepted.contains(&seat) {
             return Err(RuleError::new(
-                "takeback_already_accepted",
+                ErrorCode::TakebackAlreadyAccepted,
                 "You have already accepted this takeback.",
             ));
         }
@@ -371,7 +373,7 @@ impl<E: Engine> Table<E> {
     ) -> Result<Vec<TableEvent<E>>, RuleError> {
         if self.status == Status::Open {
             return Err(RuleError::new(
-                "fork_before_start",
+                ErrorCode::ForkBeforeStart,
                 "A game can be forked once it has begun; before, create a new game.",
             ));
         }
@@ -494,14 +496,14 @@ fn no_timeout(next: Option<DateTime<Utc>>) -> RuleError {
         None => String::new(),
     };
     RuleError::new(
-        "no_timeout",
+        ErrorCode::NoTimeout,
         format!("No other seat has let its deadline pass.{when}"),
     )
 }
 
 fn no_takeback() -> RuleError {
     RuleError::new(
-        "no_takeback_requested",
+        ErrorCode::NoTakebackRequested,
         "No other seat has asked for a takeback.",
     )
 }

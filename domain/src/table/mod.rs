@@ -7,11 +7,15 @@ mod clock;
 mod command;
 mod decide;
 mod event;
+mod fact;
 mod sealed;
 mod state;
+mod vacation;
 
 pub use clock::{SeatClock, SystemCommand, TimeControl, MAX_SECONDS_PER_MOVE};
 pub use command::{Actor, TableCommand, TABLE_COMMAND_TYPES};
 pub use decide::Command;
 pub use event::{type_name, TableEvent};
+pub use fact::{kind_of_stream, TableFact};
 pub use state::{FoldError, ForkOrigin, Status, Table, TakebackRequest};
+pub use vacation::{VacationEndReason, VacationEvent};

@@ -23,7 +23,7 @@
 
 use super::event::TableEvent;
 use super::state::{Status, Table};
-use crate::engine::{Context, Engine, RuleError};
+use crate::engine::{Context, Engine, ErrorCode, RuleError, Viewer};
 
 /// The event that reveals the seed of the context and the earlier ones.
 pub(crate) fn seed_revealed<E: Engine>(ctx: &Context) -> TableEvent<E> {
@@ -40,6 +40,19 @@ impl<E: Engine> Table<E> {
         E::info().hidden_information
             && self.status == Status::Finished
             && self.revealed_seed.is_none()
+    }
+
+    /// Whether this game may be forked for analysis (one player at every seat, everything
+    /// shown): only where nothing is secret any more, a game without hidden information or one
+    /// that has ended (a game sealed by a takeback still hides what goes on in its fork).
+    pub fn check_analysis_fork(&self) -> Result<(), RuleError> {
+        if E::info().hidden_information && self.viewer_for(None) != Viewer::Everyone {
+            return Err(RuleError::new(
+                ErrorCode::ForkNotAvailable,
+                "This game hides cards while it runs (or, superseded by a takeback, until the fork that goes on from it ends): an analysis fork may be made once it has ended.",
+            ));
+        }
+        Ok(())
     }
 
     /// The events that make this game (a copy of `parent` up to here) the fork of an agreed
@@ -59,7 +72,7 @@ impl<E: Engine> Table<E> {
         let mut events = self.forked(parent, players, false)?;
         if self.status != Status::Active {
             return Err(RuleError::new(
-                "fork_not_available",
+                ErrorCode::ForkNotAvailable,
                 "A takeback goes on from a running game.",
             ));
         }
@@ -85,7 +98,7 @@ impl<E: Engine> Table<E> {
     pub fn reveal_seed(&self, ctx: &Context) -> Result<Vec<TableEvent<E>>, RuleError> {
         if !self.sealed() {
             return Err(RuleError::new(
-                "not_sealed",
+                ErrorCode::NotSealed,
                 "Only a game superseded by a takeback keeps its seed after its end.",
             ));
         }

@@ -3,11 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
-use storage::{Batch, NewEvent, Store};
-
-pub fn store() -> Store {
-    Store::temporary().expect("a temporary store opens")
-}
+use storage::{Batch, NewEvent};
 
 pub fn at() -> DateTime<Utc> {
     DateTime::from_timestamp(1_800_000_000, 123_456_789).expect("valid time")

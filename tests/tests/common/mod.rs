@@ -28,7 +28,7 @@ impl TestApp {
     /// Starts the server on port 0 with an empty database.
     pub fn spawn() -> TestApp {
         let dir = tempfile::tempdir().expect("temporary directory");
-        let store = storage::Store::open(dir.path()).expect("store opens");
+        let store = storage::SledStore::open(dir.path()).expect("store opens");
         let listener = TcpListener::bind("127.0.0.1:0").expect("free port");
         let base = format!("http://{}", listener.local_addr().expect("address"));
         std::thread::spawn(move || {

@@ -90,7 +90,7 @@ fn choose(
 ) -> Result<Vec<Event>, RuleError> {
     if !state.choosing.get(seat).copied().unwrap_or(false) {
         return Err(RuleError::new(
-            "not_your_turn",
+            crate::engine::ErrorCode::NotYourTurn,
             "You have returned your cards: wait for the other players to choose.",
         ));
     }

@@ -24,7 +24,7 @@ pub fn decide(state: &State, seat: Seat, command: &Command) -> Result<Vec<Event>
     if Some(seat) != state.seat_to_act() {
         return Err(match state.pending {
             Some(pending) => RuleError::new(
-                "not_your_turn",
+                crate::engine::ErrorCode::NotYourTurn,
                 format!(
                     "It is not your turn: {} chooses the piece for the pawn on {} first.",
                     color_name(state.position.side),

@@ -67,7 +67,7 @@ pub fn decide(
     }
     if let Some(alta) = state.alta_of(round) {
         return Err(RuleError::new(
-            "round_over",
+            crate::engine::ErrorCode::RoundOver,
             format!("Round {round} ended when seat {alta} called Alta."),
         ));
     }

@@ -23,10 +23,10 @@ pub(crate) struct Opened {
     pub recovered: bool,
 }
 
-pub(crate) fn open(path: &Path) -> Result<Opened, OpenError> {
+pub(crate) fn open(path: &Path, cache_bytes: u64) -> Result<Opened, OpenError> {
     let path_buf = path.to_path_buf();
     let existing = check_directory(path)?;
-    let config = sled::Config::new().path(path);
+    let config = sled::Config::new().path(path).cache_capacity(cache_bytes);
     let opened = open_config(config, path_buf)?;
     if existing && !opened.recovered {
         // Sled found files but nothing in them: rather than start afresh over what may be
@@ -171,7 +171,7 @@ fn check_format(db: &sled::Db, path: &Path) -> Result<u64, OpenError> {
             let id = meta.get(STORE_ID_KEY).map_err(storage)?;
             return id
                 .as_deref()
-                .and_then(crate::keys::read_u64)
+                .and_then(crate::sled_store::keys::read_u64)
                 .ok_or_else(|| OpenError::Damaged {
                     path: path.to_path_buf(),
                     detail: "the store id is missing".into(),

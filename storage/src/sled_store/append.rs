@@ -4,17 +4,14 @@ use std::sync::mpsc;
 
 use tokio::sync::oneshot;
 
-use crate::codec;
-use crate::committer::{Reply, Request};
 use crate::envelope::{Appended, Batch};
 use crate::error::{AppendError, StorageError};
-use crate::keys;
-use crate::store::Store;
+use crate::sled_store::codec;
+use crate::sled_store::committer::{Reply, Request};
+use crate::sled_store::keys;
+use crate::sled_store::store::SledStore;
 
-/// Longest stream name, tag, command id or secret name, in bytes: keys stay small.
-const MAX_NAME: usize = 512;
-
-impl Store {
+impl SledStore {
     /// Appends `batch` to `stream` if its head is `expected_version`; returns once it is on disk.
     pub async fn append(
         &self,
@@ -57,7 +54,7 @@ fn prepare(
     batch: Batch,
     reply: Reply,
 ) -> Result<Request, AppendError> {
-    validate(stream, &batch)?;
+    crate::limits::validate(stream, &batch)?;
     let body = codec::encode_batch_body(&batch)?;
     Ok(Request {
         stream: stream.to_string(),
@@ -80,40 +77,4 @@ pub(crate) fn decode_stream(value: &[u8]) -> Result<(u64, u64), StorageError> {
         (Some(stream_id), Some(head)) => Ok((stream_id, head)),
         _ => Err(StorageError::Corrupt("a stream entry is too short".into())),
     }
-}
-
-fn validate(stream: &str, batch: &Batch) -> Result<(), AppendError> {
-    if batch.events.is_empty() {
-        return Err(AppendError::EmptyBatch);
-    }
-    let name = |what: &str, text: &str| {
-        if text.is_empty() {
-            Err(AppendError::Invalid(format!("{what} is empty")))
-        } else if text.len() > MAX_NAME {
-            Err(AppendError::Invalid(format!(
-                "{what} is longer than {MAX_NAME} bytes"
-            )))
-        } else {
-            Ok(())
-        }
-    };
-    name("the stream name", stream)?;
-    for event in &batch.events {
-        name("an event type", &event.event_type)?;
-    }
-    if let Some(command_id) = &batch.command_id {
-        name("the command id", command_id)?;
-    }
-    for (tag, value) in batch.tags.iter().flatten() {
-        name("a tag name", tag)?;
-        if value.len() > MAX_NAME {
-            return Err(AppendError::Invalid(format!(
-                "a tag value is longer than {MAX_NAME} bytes"
-            )));
-        }
-    }
-    for (secret, _) in &batch.secrets {
-        name("a secret name", secret)?;
-    }
-    Ok(())
 }

@@ -1,6 +1,6 @@
 //! Keys of the store's trees: big-endian numbers and length-prefixed names, so ranges iterate in order.
 
-use crate::codec::put_varint;
+use crate::sled_store::codec::put_varint;
 
 /// The key of an event and of a batch record: stream id, then version.
 pub(crate) fn stream_version(stream_id: u64, version: u64) -> [u8; 16] {

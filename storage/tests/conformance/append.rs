@@ -1,8 +1,7 @@
 //! Appending: gapless versions, conflicts, idempotency and all-or-nothing batches.
 
-mod common;
-
-use common::{batch, command_batch, store};
+use crate::backend::store;
+use crate::common::{batch, command_batch};
 use storage::{AppendError, Appended};
 
 #[test]

@@ -1,8 +1,7 @@
 //! Reading: stream pages, the global log, envelopes as written, commands, tags, secrets, records.
 
-mod common;
-
-use common::{at, batch, command_batch, store};
+use crate::backend::store;
+use crate::common::{at, batch, command_batch};
 use std::collections::HashSet;
 
 #[test]
@@ -271,15 +270,6 @@ async fn records_can_be_written_without_blocking_the_runtime() {
         store.get_record("tokens", "t-1").expect("reads"),
         Some(b"ann".to_vec())
     );
-}
-
-#[test]
-fn the_size_on_disk_is_reported() {
-    let store = store();
-    store
-        .append_blocking("game-1", 0, batch(10))
-        .expect("appends");
-    assert!(store.size_on_disk().expect("measures") > 0);
 }
 
 #[test]

@@ -3,14 +3,15 @@
 //! (`vacations-<player id>`), recorded before the clocks of their games are stopped or
 //! started again (as `vacation_started` / `vacation_ended` events of each game).
 
-use crate::games::{append_error, Games};
+use crate::app::commands::{append_error, Games};
 use crate::problem::ApiError;
 use actix_web::http::StatusCode;
 use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
-use serde::Serialize;
-use serde_json::json;
+use domain::table::{type_name, VacationEndReason, VacationEvent};
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use storage::{Batch, NewEvent, Store};
+use std::sync::Arc;
+use storage::{Batch, NewEvent, Storage};
 use utoipa::ToSchema;
 
 /// The vacation days each player has in a calendar year (UTC).
@@ -94,7 +95,7 @@ impl History {
 
 /// Every player's vacations, read through to the store.
 pub struct Vacations {
-    store: Store,
+    store: Arc<dyn Storage>,
     histories: tokio::sync::Mutex<HashMap<String, History>>,
 }
 
@@ -103,7 +104,7 @@ fn stream(player: &str) -> String {
 }
 
 impl Vacations {
-    pub fn new(store: Store) -> Vacations {
+    pub fn new(store: Arc<dyn Storage>) -> Vacations {
         Vacations {
             store,
             histories: tokio::sync::Mutex::new(HashMap::new()),
@@ -118,20 +119,20 @@ impl Vacations {
         let mut history = History::default();
         for envelope in envelopes {
             history.version = envelope.version;
-            match envelope.event_type.as_str() {
-                "vacation_started" => {
+            match VacationEvent::deserialize(&envelope.payload) {
+                Ok(VacationEvent::VacationStarted { ends_by }) => {
                     history.periods.push((envelope.recorded_at, None));
-                    history.ends_by = envelope.payload["ends_by"]
-                        .as_str()
-                        .and_then(|s| s.parse().ok());
+                    history.ends_by = Some(ends_by);
                 }
-                "vacation_ended" => {
+                Ok(VacationEvent::VacationEnded { .. }) => {
                     if let Some((_, end)) = history.periods.last_mut() {
                         *end = Some(envelope.recorded_at);
                     }
                     history.ends_by = None;
                 }
-                _ => {}
+                Err(error) => {
+                    tracing::error!(%player, version = envelope.version, %error, "an unreadable vacation event")
+                }
             }
         }
         Ok(history)
@@ -183,7 +184,7 @@ impl Vacations {
             ));
         }
         let ends_by = now + left;
-        let event = json!({"type": "vacation_started", "ends_by": ends_by});
+        let event = VacationEvent::VacationStarted { ends_by };
         self.record(player, &history, event, now, true).await?;
         history.periods.push((now, None));
         history.ends_by = Some(ends_by);
@@ -202,7 +203,7 @@ impl Vacations {
     pub async fn end(
         &self,
         player: &str,
-        reason: &str,
+        reason: VacationEndReason,
         games: &Games,
     ) -> Result<Vacation, ApiError> {
         let mut histories = self.histories.lock().await;
@@ -215,7 +216,7 @@ impl Vacations {
                 "You are not on vacation.",
             ));
         }
-        let event = json!({"type": "vacation_ended", "reason": reason});
+        let event = VacationEvent::VacationEnded { reason };
         self.record(player, &history, event, now, false).await?;
         if let Some((_, end)) = history.periods.last_mut() {
             *end = Some(now);
@@ -224,7 +225,7 @@ impl Vacations {
         history.version += 1;
         histories.insert(player.to_string(), history.clone());
         drop(histories);
-        tracing::info!(%player, reason, "vacation ended");
+        tracing::info!(%player, reason = reason.as_str(), "vacation ended");
         games.set_away(player, false);
         let changed = games.apply_vacation(player, false).await?;
         tracing::info!(%player, games = changed, "vacation over: clocks running again");
@@ -235,7 +236,7 @@ impl Vacations {
         &self,
         player: &str,
         history: &History,
-        event: serde_json::Value,
+        event: VacationEvent,
         now: DateTime<Utc>,
         away: bool,
     ) -> Result<(), ApiError> {
@@ -245,11 +246,12 @@ impl Vacations {
         } else {
             Vec::new()
         };
+        let payload = serde_json::to_value(&event).map_err(ApiError::internal)?;
         let batch = Batch {
             events: vec![NewEvent {
-                event_type: event["type"].as_str().unwrap_or_default().to_string(),
+                event_type: type_name(&payload),
                 schema_version: 1,
-                payload: event,
+                payload,
             }],
             actor: format!("player:{player}"),
             command_id: None,

@@ -2,15 +2,15 @@
 
 use std::collections::HashMap;
 
-use crate::append::decode_stream;
-use crate::codec::{self, BatchRecord};
 use crate::envelope::{Appended, Envelope, NewEvent, StoredCommand};
 use crate::error::StorageError;
-use crate::keys;
-use crate::store::Store;
+use crate::sled_store::append::decode_stream;
+use crate::sled_store::codec::{self, BatchRecord};
+use crate::sled_store::keys;
+use crate::sled_store::store::SledStore;
 use chrono::{DateTime, Utc};
 
-impl Store {
+impl SledStore {
     /// The id of the event at global `position`: unique across stores too.
     fn event_id(&self, position: u64) -> String {
         format!("{:016x}{:016x}", self.inner.store_id, position)

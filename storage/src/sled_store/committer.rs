@@ -13,12 +13,12 @@ use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
 use tokio::sync::oneshot;
 
-use crate::codec;
 use crate::envelope::Appended;
 use crate::error::{AppendError, StorageError};
-use crate::group_commit::GroupCommit;
-use crate::keys;
-use crate::store::Trees;
+use crate::sled_store::codec;
+use crate::sled_store::group_commit::GroupCommit;
+use crate::sled_store::keys;
+use crate::sled_store::store::Trees;
 
 /// Most appends written by one transaction.
 const MAX_GROUP: usize = 256;
@@ -271,7 +271,7 @@ impl Committer {
                 .get(stream.as_bytes())
                 .map_err(StorageError::from)?
             {
-                Some(value) => Some(crate::append::decode_stream(&value)?),
+                Some(value) => Some(crate::sled_store::append::decode_stream(&value)?),
                 None => None,
             },
         };

@@ -1,8 +1,7 @@
 //! Waiting for new events without polling: per-stream waits and the global position.
 
-mod common;
-
-use common::{batch, store};
+use crate::backend::store;
+use crate::common::batch;
 use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

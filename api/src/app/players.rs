@@ -1,14 +1,14 @@
 //! Players and their secret bearer tokens. Only the SHA-256 of a token is stored, so a copy of
 //! the database does not let anyone act for a player.
 
+use crate::app::randomness::random_hex;
 use crate::problem::ApiError;
 use chrono::{DateTime, Utc};
-use rand_core::{OsRng, TryRngCore};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use std::sync::RwLock;
-use storage::Store;
+use std::sync::{Arc, RwLock};
+use storage::Storage;
 use utoipa::ToSchema;
 
 const PLAYERS: &str = "players";
@@ -27,22 +27,8 @@ pub struct Player {
 
 /// The players, read through to the store and cached in memory (names are shown in every game).
 pub struct Players {
-    store: Store,
+    store: Arc<dyn Storage>,
     cache: RwLock<HashMap<String, Player>>,
-}
-
-/// `N` random bytes from the operating system.
-pub fn random_bytes<const N: usize>() -> Result<[u8; N], ApiError> {
-    let mut bytes = [0u8; N];
-    OsRng.try_fill_bytes(&mut bytes).map_err(|e| {
-        ApiError::internal(format!("the operating system gave no random bytes: {e}"))
-    })?;
-    Ok(bytes)
-}
-
-/// `N` random bytes from the operating system, as hex.
-pub fn random_hex<const N: usize>() -> Result<String, ApiError> {
-    Ok(hex::encode(random_bytes::<N>()?))
 }
 
 fn token_hash(token: &str) -> String {
@@ -50,7 +36,7 @@ fn token_hash(token: &str) -> String {
 }
 
 impl Players {
-    pub fn new(store: Store) -> Players {
+    pub fn new(store: Arc<dyn Storage>) -> Players {
         Players {
             store,
             cache: RwLock::new(HashMap::new()),

@@ -10,9 +10,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::watch;
 
-use crate::disk_sync::DiskSync;
 use crate::error::StorageError;
-use crate::watchers::Watchers;
+use crate::sled_store::disk_sync::DiskSync;
+use crate::sled_store::watchers::Watchers;
 
 /// How far flushing got, as seen by waiting writers.
 #[derive(Clone, Debug, Default)]

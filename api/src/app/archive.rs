@@ -1,0 +1,140 @@
+//! Whole game logs in and out of the store: a game's log (events and the commands beside
+//! them) for replays, audits and exports, and an audited log written as a new game (imports
+//! and forks).
+
+use crate::app::commands::append_error;
+use crate::app::index::tags;
+use crate::app::randomness::game_id;
+use crate::app::repository::{Repository, EARLIER_SEEDS, SEED};
+use crate::problem::ApiError;
+use domain::log::{GameLog, LoggedCommand, LoggedEvent};
+use domain::registry::EventRecord;
+use domain::Seed;
+use serde_json::Value;
+use storage::Batch;
+
+/// Games written from a log: game id -> the version its log ends at. Their batches up to
+/// there are a copy of the past, which webhooks must not announce as news.
+pub(crate) const LOGGED_GAMES: &str = "logged_games";
+
+impl Repository {
+    /// The version up to which game `id` was written from a log (a fork or an import), if it was.
+    pub fn logged_until(&self, id: &str) -> Result<Option<u64>, ApiError> {
+        let Some(bytes) = self
+            .store()
+            .get_record(LOGGED_GAMES, id)
+            .map_err(ApiError::internal)?
+        else {
+            return Ok(None);
+        };
+        let text = String::from_utf8(bytes).map_err(ApiError::internal)?;
+        text.parse().map(Some).map_err(ApiError::internal)
+    }
+
+    /// The log of game `id` (of `kind`) up to `up_to`: its events, and each command with the
+    /// versions it produced. The last command may go on past `up_to`.
+    pub fn read_log(&self, id: &str, kind: &str, up_to: Option<u64>) -> Result<GameLog, ApiError> {
+        let envelopes = self.envelopes(id, up_to)?;
+        let last = envelopes.len() as u64;
+        let mut commands = Vec::new();
+        let mut version = 1;
+        while version <= last {
+            let logged = match self
+                .store()
+                .command(id, version)
+                .map_err(ApiError::internal)?
+            {
+                Some(stored) => LoggedCommand {
+                    first_version: stored.first_version,
+                    last_version: stored.last_version,
+                    actor: stored.actor,
+                    recorded_at: stored.recorded_at,
+                    command: stored.command,
+                },
+                // Shown as it is: the audit reports an event no command explains.
+                None => {
+                    let envelope = &envelopes[(version - 1) as usize];
+                    LoggedCommand {
+                        first_version: version,
+                        last_version: version,
+                        actor: envelope.actor.clone(),
+                        recorded_at: envelope.recorded_at,
+                        command: None,
+                    }
+                }
+            };
+            version = logged.last_version.max(version) + 1;
+            commands.push(logged);
+        }
+        Ok(GameLog {
+            kind: kind.to_string(),
+            game: Some(id.to_string()),
+            events: envelopes
+                .into_iter()
+                .map(|e| LoggedEvent {
+                    version: e.version,
+                    event_type: e.event_type,
+                    payload: e.payload,
+                    recorded_at: Some(e.recorded_at),
+                    actor: Some(e.actor),
+                })
+                .collect(),
+            commands,
+        })
+    }
+
+    /// Writes `log` (already audited) as a new game with secret `seed` (and `earlier`, the seeds of
+    /// the stream's earlier commitments, oldest first), batch by batch with the
+    /// commands, actors and times of the log; returns its id. The game is listed (tagged) only
+    /// with its last batch, so a write cut short leaves no half game in any list.
+    pub async fn write_game(
+        &self,
+        log: &GameLog,
+        seed: Seed,
+        earlier: &[Seed],
+    ) -> Result<String, ApiError> {
+        let id = game_id()?;
+        let payloads: Vec<Value> = log.events.iter().map(|e| e.payload.clone()).collect();
+        let game = self.fold(&id, &payloads)?;
+        let last = log.commands.len().saturating_sub(1);
+        if let Some(command) = log.commands.last() {
+            // Before the first event, so that no reader of the log ever sees the copy as news.
+            let until = command.last_version.min(log.events.len() as u64);
+            self.store()
+                .put_record_async(LOGGED_GAMES, &id, until.to_string().as_bytes())
+                .await
+                .map_err(ApiError::internal)?;
+        }
+        for (i, command) in log.commands.iter().enumerate() {
+            let from = (command.first_version - 1) as usize;
+            let to = (command.last_version as usize).min(log.events.len());
+            let events: Vec<EventRecord> = log.events[from..to]
+                .iter()
+                .map(|e| EventRecord::stored(e.event_type.clone(), e.payload.clone()))
+                .collect();
+            let batch = Batch {
+                events: crate::app::commands::to_new_events(&events),
+                actor: command.actor.clone(),
+                command_id: None,
+                command: command.command.clone(),
+                recorded_at: command.recorded_at,
+                tags: (i == last).then(|| tags(game.as_ref())),
+                secrets: if i == 0 {
+                    let mut secrets = vec![(SEED.to_string(), seed.0.to_vec())];
+                    if !earlier.is_empty() {
+                        let bytes = earlier.iter().flat_map(|s| s.0).collect();
+                        secrets.push((EARLIER_SEEDS.to_string(), bytes));
+                    }
+                    secrets
+                } else {
+                    Vec::new()
+                },
+            };
+            self.store()
+                .append(&id, from as u64, batch)
+                .await
+                .map_err(|e| append_error(&id, e))?;
+        }
+        Ok(id)
+    }
+}

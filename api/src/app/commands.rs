@@ -1,0 +1,636 @@
+//! The command service: the flow of every command in one place, in the spirit of cqrs-es's
+//! `CqrsFramework::execute`. Load the game (a cached fold of its stream), let `domain` decide,
+//! append the events durably with the expected version, fold them in, then react to what the
+//! table says happened: an agreed takeback forks, a revealed seed unseals the games it
+//! superseded, a start puts the clocks in line with vacations. Commands of one game are
+//! decided one at a time, in arrival order (a fair lock per game); games run in parallel.
+
+use crate::app::deadlines::Deadlines;
+use crate::app::index::{self, tags};
+use crate::app::randomness;
+use crate::app::repository::{Repository, Slot, SlotRef, SEED};
+use crate::problem::ApiError;
+use chrono::{DateTime, Utc};
+use domain::engine::{Context, ErrorCode, Seat};
+use domain::log::GameLog;
+use domain::registry::{EventRecord, LiveGame};
+use domain::table::{Actor, SystemCommand, TableCommand, TableFact, TimeControl};
+use domain::{Registry, RuleError, Seed};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use storage::{AppendError, Batch, Envelope, NewEvent, Storage};
+use utoipa::ToSchema;
+
+/// Every event's schema version today.
+const SCHEMA_VERSION: u32 = 1;
+
+/// A new game. The creator takes a seat: `seat`, or the first one.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"kind": "avalanche-chess", "variant": "balanced", "seats": 2}))]
+pub struct NewGame {
+    /// The game id: see `GET /v1/kinds`.
+    pub kind: String,
+    /// A variant of the game (its default when absent).
+    pub variant: Option<String>,
+    /// The game's own options (see its `Options` schema); defaults when absent.
+    #[schema(value_type = Option<Object>)]
+    pub options: Option<Value>,
+    /// The number of seats (players).
+    pub seats: usize,
+    /// The seat the creator takes (the first free one when absent).
+    pub seat: Option<Seat>,
+    /// How long each move may take: `none` (the default), `days_per_move` (1 to 14) or
+    /// `seconds_per_move` (1 to 86400). A seat that lets its deadline pass loses on time.
+    pub time_control: Option<TimeControl>,
+}
+
+/// What a command left: the events appended (or, for a retry, those of the first time) and the
+/// game, folded to after them.
+pub struct Played {
+    pub first_version: u64,
+    pub envelopes: Vec<Envelope>,
+    /// True when this answers a retry of an `Idempotency-Key` already played.
+    pub duplicate: bool,
+    pub slot: SlotRef,
+}
+
+/// One command of a player: the game, who, what, and the guards that came with it.
+pub struct PlayerCommand<'a> {
+    pub game: &'a str,
+    pub player: &'a str,
+    pub command: Value,
+    /// From `If-Match`: refuses a command made on a stale version.
+    pub expected: Option<u64>,
+    /// From `Idempotency-Key`: a retry returns the first answer without new events.
+    pub key: Option<&'a str>,
+}
+
+pub struct Games {
+    repository: Repository,
+    deadlines: Deadlines,
+    /// The players on vacation now (kept by [`crate::app::vacations::Vacations`]).
+    away: Mutex<HashSet<String>>,
+}
+
+pub(crate) fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
+    events
+        .iter()
+        .map(|e| NewEvent {
+            event_type: e.event_type.clone(),
+            schema_version: SCHEMA_VERSION,
+            payload: e.payload.clone(),
+        })
+        .collect()
+}
+
+pub(crate) fn append_error(id: &str, error: AppendError) -> ApiError {
+    match error {
+        AppendError::Conflict { actual, .. } => ApiError::version_conflict(
+            actual,
+            format!("Game {id} moved on while your command was decided; look again and retry."),
+        ),
+        other => ApiError::internal(format!("append to {id}: {other}")),
+    }
+}
+
+/// Folds `events` into a copy of `game`: the game as it will be once they are stored.
+fn after(game: &dyn LiveGame, events: &[EventRecord]) -> Result<Box<dyn LiveGame>, ApiError> {
+    let mut after = game.clone_box();
+    for event in events {
+        after.evolve(&event.payload).map_err(ApiError::internal)?;
+    }
+    Ok(after)
+}
+
+impl Games {
+    pub fn new(store: Arc<dyn Storage>, registry: Arc<Registry>, cache_capacity: usize) -> Games {
+        Games {
+            repository: Repository::new(store, registry, cache_capacity),
+            deadlines: Deadlines::default(),
+            away: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// Where games are read: folds, logs, events, lists.
+    pub fn repository(&self) -> &Repository {
+        &self.repository
+    }
+
+    pub fn registry(&self) -> &Registry {
+        self.repository.registry()
+    }
+
+    /// The game `id`, folded (from the cache, or from its stream), its deadline watched.
+    pub fn slot(&self, id: &str) -> Result<SlotRef, ApiError> {
+        self.repository.slot(id)
+    }
+
+    fn lock_away(&self) -> MutexGuard<'_, HashSet<String>> {
+        self.away.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Watches the next deadline of game `slot` (or stops watching it).
+    pub(crate) fn watch(&self, id: &str, slot: &Slot) {
+        self.watch_deadline(id, slot.game.as_ref());
+    }
+
+    /// Watches `game`'s next deadline (or stops watching it).
+    fn watch_deadline(&self, id: &str, game: &dyn LiveGame) {
+        self.deadlines.set(id, game.next_deadline());
+    }
+
+    /// The games whose next deadline is at or before `now`.
+    pub fn due(&self, now: DateTime<Utc>) -> Vec<String> {
+        self.deadlines.due(now)
+    }
+
+    /// Marks `player` as on vacation or back, for games that start while they are away.
+    pub fn set_away(&self, player: &str, away: bool) {
+        let mut players = self.lock_away();
+        if away {
+            players.insert(player.to_string());
+        } else {
+            players.remove(player);
+        }
+    }
+
+    fn is_away(&self, player: &str) -> bool {
+        self.lock_away().contains(player)
+    }
+
+    /// Creates a game as asked; the creator takes a seat (the given one or the first).
+    pub async fn create(&self, creator: &str, new: NewGame) -> Result<SlotRef, ApiError> {
+        let NewGame {
+            kind: kind_id,
+            variant,
+            options,
+            seats,
+            seat,
+            time_control,
+        } = new;
+        let kind_id = kind_id.as_str();
+        let time_control = time_control.unwrap_or_default();
+        let registry = self.registry();
+        let kind = registry.get(kind_id).ok_or_else(|| {
+            ApiError::bad_request(
+                "unknown_kind",
+                format!(
+                    "There is no game \"{kind_id}\"; the games are {}.",
+                    registry.ids().join(", ")
+                ),
+            )
+        })?;
+        let seed = randomness::seed()?;
+        let created =
+            kind.create_timed(variant, options, seats, seed.commitment(), time_control)?;
+        let mut game = kind
+            .fold(std::slice::from_ref(&created.payload))
+            .map_err(ApiError::internal)?;
+        let now = Utc::now();
+        // Written as it always was: stored commands stay byte for byte what they were.
+        let join = serde_json::json!({"type": "join", "seat": seat});
+        let ctx = Context::new(seed, 1, now);
+        let joined = game.decide(&Actor::player(creator), &join, &ctx)?;
+        for event in &joined {
+            game.evolve(&event.payload).map_err(ApiError::internal)?;
+        }
+        let id = randomness::game_id()?;
+        let mut events = vec![created];
+        events.extend(joined);
+        let batch = Batch {
+            events: to_new_events(&events),
+            actor: format!("player:{creator}"),
+            command_id: None,
+            command: Some(join),
+            recorded_at: now,
+            tags: Some(tags(game.as_ref())),
+            secrets: vec![(SEED.to_string(), seed.0.to_vec())],
+        };
+        self.repository
+            .store()
+            .append(&id, 0, batch)
+            .await
+            .map_err(|e| append_error(&id, e))?;
+        tracing::info!(game = %id, kind = kind_id, seats, ?time_control, "game created");
+        self.watch_deadline(&id, game.as_ref());
+        Ok(self.repository.remember(Slot {
+            id,
+            game,
+            seed,
+            earlier: Vec::new(),
+            created_at: now,
+            updated_at: now,
+        }))
+    }
+
+    /// Decides and durably records one command of a player (game and table commands alike),
+    /// then does what follows from it: an agreed takeback forks the game, a revealed seed
+    /// unseals the games it superseded. What follows is ours: a failure there is logged, as
+    /// the command itself is already durable.
+    pub async fn play(&self, command: PlayerCommand<'_>) -> Result<Played, ApiError> {
+        let (id, player) = (command.game, command.player);
+        if let Ok(TableCommand::RequestTakeback { version }) =
+            TableCommand::deserialize(&command.command)
+        {
+            self.check_takeback_version(id, version)?;
+        }
+        let (played, facts) = self.decide_and_append(command).await?;
+        if played.duplicate {
+            return Ok(played);
+        }
+        for fact in &facts {
+            match fact {
+                TableFact::TakebackAgreed { version } => {
+                    // The same players at the same seats go on in a fork at the agreed version.
+                    let slot = played.slot.lock().await;
+                    let players = slot.game.players();
+                    match self
+                        .fork_game(&slot, *version, players, false, player)
+                        .await
+                    {
+                        Ok(fork) => {
+                            tracing::info!(game = %fork, parent = %id, version, "takeback: play goes on in a fork")
+                        }
+                        Err(error) => {
+                            tracing::error!(game = %id, version, %error, "takeback agreed but its fork failed")
+                        }
+                    }
+                }
+                TableFact::SeedRevealed { .. } => {
+                    let parent = played.slot.lock().await.game.parent().map(|o| o.game);
+                    self.reveal_superseded(id, parent).await;
+                }
+                _ => {}
+            }
+        }
+        Ok(played)
+    }
+
+    /// A takeback goes back to the end of a command's events, where a fork can begin.
+    fn check_takeback_version(&self, id: &str, version: u64) -> Result<(), ApiError> {
+        if self.repository.ends_a_command(id, version)? {
+            return Ok(());
+        }
+        Err(RuleError::new(
+            ErrorCode::BadTakebackVersion,
+            format!("Version {version} is not the end of a command's events: take back to a version a command answer gave."),
+        )
+        .into())
+    }
+
+    /// Load, decide, append, fold: the heart of [`Games::play`]. Returns the facts the
+    /// decided events state.
+    async fn decide_and_append(
+        &self,
+        command: PlayerCommand<'_>,
+    ) -> Result<(Played, Vec<TableFact>), ApiError> {
+        let PlayerCommand {
+            game: id,
+            player,
+            command,
+            expected,
+            key,
+        } = command;
+        let store = self.repository.store();
+        let slot_ref = self.slot(id)?;
+        let mut slot = slot_ref.lock().await;
+        let command_id = key.map(|k| format!("{player}:{k}"));
+        if let Some(command_id) = &command_id {
+            if let Some(done) = store
+                .appended_for(id, command_id)
+                .map_err(ApiError::internal)?
+            {
+                let envelopes = self.repository.events(
+                    id,
+                    done.first_version - 1,
+                    (done.last_version + 1 - done.first_version) as usize,
+                )?;
+                drop(slot);
+                let played = Played {
+                    first_version: done.first_version,
+                    envelopes,
+                    duplicate: true,
+                    slot: slot_ref,
+                };
+                return Ok((played, Vec::new()));
+            }
+        }
+        let version = slot.game.version();
+        if let Some(expected) = expected {
+            if expected != version {
+                return Err(ApiError::version_conflict(
+                    version,
+                    format!(
+                        "You played on version {expected}, but the game is at version {version}: look at the game again."
+                    ),
+                ));
+            }
+        }
+        let now = Utc::now();
+        let events = slot
+            .game
+            .decide(&Actor::player(player), &command, &slot.context(now))?;
+        let facts: Vec<TableFact> = events.iter().filter_map(|e| e.fact.clone()).collect();
+        let changes_index = facts.iter().any(TableFact::changes_index);
+        let new_tags = if changes_index {
+            Some(tags(after(slot.game.as_ref(), &events)?.as_ref()))
+        } else {
+            None
+        };
+        let actor_name = match slot.game.seat_of(player) {
+            Some(seat) => format!("seat:{seat}"),
+            None => format!("player:{player}"),
+        };
+        let batch = Batch {
+            events: to_new_events(&events),
+            actor: actor_name.clone(),
+            command_id: command_id.clone(),
+            command: Some(command),
+            recorded_at: now,
+            tags: new_tags,
+            secrets: Vec::new(),
+        };
+        let appended = match store.append(id, version, batch).await {
+            Ok(appended) if !appended.duplicate => appended,
+            outcome => {
+                // Someone else wrote this stream (or the disk failed): fold again next time.
+                drop(slot);
+                self.repository.forget(id);
+                return Err(match outcome {
+                    Err(error) => append_error(id, error),
+                    Ok(_) => ApiError::version_conflict(
+                        version,
+                        format!("Game {id} already has this command: look again."),
+                    ),
+                });
+            }
+        };
+        for event in &events {
+            if let Err(error) = slot.game.evolve(&event.payload) {
+                drop(slot);
+                self.repository.forget(id);
+                return Err(ApiError::internal(format!(
+                    "{id}: own event does not fold: {error}"
+                )));
+            }
+        }
+        slot.updated_at = now;
+        self.watch_deadline(id, slot.game.as_ref());
+        // The answer's envelopes are made from what was just written, not read back.
+        let envelopes = store.appended_envelopes(
+            id,
+            &appended,
+            &actor_name,
+            command_id.as_deref(),
+            now,
+            to_new_events(&events),
+        );
+        if facts.contains(&TableFact::Started) {
+            self.reconcile_vacations(&mut slot).await;
+        }
+        if let Some(TableFact::Finished { outcome }) = facts
+            .iter()
+            .find(|f| matches!(f, TableFact::Finished { .. }))
+        {
+            tracing::info!(game = %id, ?outcome, "game finished");
+        }
+        drop(slot);
+        let played = Played {
+            first_version: appended.first_version,
+            envelopes,
+            duplicate: false,
+            slot: slot_ref,
+        };
+        Ok((played, facts))
+    }
+
+    /// Lets the server itself act on game `id`: record a timeout, stop or start a player's
+    /// clocks. Returns the number of events appended (none when there was nothing to do).
+    pub async fn system(&self, id: &str, command: &SystemCommand) -> Result<usize, ApiError> {
+        let slot_ref = self.slot(id)?;
+        let mut slot = slot_ref.lock().await;
+        let appended = self.system_locked(&mut slot, command).await;
+        let torn = |e: &ApiError| e.code == "version_conflict" || e.status.is_server_error();
+        if appended.as_ref().is_err_and(torn) {
+            // Someone else wrote this stream (or the disk failed): fold again next time.
+            drop(slot);
+            self.repository.forget(id);
+            return appended.map(|(n, _)| n);
+        }
+        let ended = matches!(&appended, Ok((_, facts)) if facts.iter().any(|f| matches!(f, TableFact::SeedRevealed { .. })));
+        if ended {
+            // A timeout ended the game: the games it superseded by takebacks are unsealed.
+            let parent = slot.game.parent().map(|origin| origin.game);
+            drop(slot);
+            self.reveal_superseded(id, parent).await;
+        }
+        appended.map(|(n, _)| n)
+    }
+
+    /// Decides and records a command of the server on a locked game; returns how many events
+    /// it appended and the facts they state.
+    async fn system_locked(
+        &self,
+        slot: &mut Slot,
+        command: &SystemCommand,
+    ) -> Result<(usize, Vec<TableFact>), ApiError> {
+        let id = slot.id.clone();
+        let version = slot.game.version();
+        let now = Utc::now();
+        let json = serde_json::to_value(command).map_err(ApiError::internal)?;
+        let decided = slot.game.decide(&Actor::System, &json, &slot.context(now));
+        let events = match decided {
+            Ok(events) => events,
+            Err(refused) => {
+                // Nothing to do after all (the deadline moved): watch the new one.
+                self.watch_deadline(&id, slot.game.as_ref());
+                return Err(refused.into());
+            }
+        };
+        if events.is_empty() {
+            return Ok((0, Vec::new()));
+        }
+        let facts: Vec<TableFact> = events.iter().filter_map(|e| e.fact.clone()).collect();
+        let after = after(slot.game.as_ref(), &events)?;
+        let batch = Batch {
+            events: to_new_events(&events),
+            actor: "system".to_string(),
+            command_id: None,
+            command: Some(json),
+            recorded_at: now,
+            tags: Some(tags(after.as_ref())),
+            secrets: Vec::new(),
+        };
+        self.repository
+            .store()
+            .append(&id, version, batch)
+            .await
+            .map_err(|e| append_error(&id, e))?;
+        slot.game = after;
+        slot.updated_at = now;
+        self.watch_deadline(&id, slot.game.as_ref());
+        match command {
+            SystemCommand::Timeout => {
+                tracing::info!(game = %id, outcome = ?slot.game.outcome(), "deadline passed: timeout recorded")
+            }
+            SystemCommand::Vacation { player, away } => {
+                tracing::info!(game = %id, %player, away, "vacation: clocks updated")
+            }
+            SystemCommand::RevealSeed => {
+                tracing::info!(game = %id, "sealed game's seed revealed: the fork that superseded it has ended")
+            }
+        }
+        Ok((events.len(), facts))
+    }
+
+    /// Game `id` has ended and revealed its seed: reveals the seeds of the games it superseded
+    /// by takebacks (`parent`, that game's parent and so on) as long as they are sealed. A
+    /// failure is ours, logged, not the player's: the ancestor stays sealed, which leaks
+    /// nothing.
+    pub async fn reveal_superseded(&self, id: &str, parent: Option<String>) {
+        let mut next = parent;
+        while let Some(ancestor) = next {
+            next = match self.reveal_sealed_seed(&ancestor).await {
+                Ok(parent) => parent,
+                Err(error) => {
+                    tracing::error!(game = %ancestor, fork = %id, %error, "a sealed game's seed could not be revealed");
+                    None
+                }
+            };
+        }
+    }
+
+    /// Reveals the seed of game `id` if it is sealed (superseded by a takeback in a game with
+    /// hidden cards, its seed kept), as the system: called once the fork that goes on from it
+    /// has ended. Returns the game it was forked from, if any, which may be sealed too.
+    async fn reveal_sealed_seed(&self, id: &str) -> Result<Option<String>, ApiError> {
+        let slot_ref = self.slot(id)?;
+        let mut slot = slot_ref.lock().await;
+        let parent = slot.game.parent().map(|origin| origin.game);
+        if !slot.game.sealed() {
+            return Ok(None);
+        }
+        self.system_locked(&mut slot, &SystemCommand::RevealSeed)
+            .await
+            .inspect_err(|_| self.repository.forget(id))?;
+        Ok(parent)
+    }
+
+    /// Puts the clocks of game `slot` in line with its players' vacations: stopped for those
+    /// away, running for the others. Called when a game starts and, for every active game,
+    /// when the server starts (a crash may have come between a vacation and its games). A
+    /// failure is logged: the command that led here is already durable.
+    async fn reconcile_vacations(&self, slot: &mut Slot) {
+        let players: Vec<String> = slot.game.players().into_iter().flatten().collect();
+        for player in players {
+            let away = self.is_away(&player);
+            let command = SystemCommand::Vacation { player, away };
+            if let Err(error) = self.system_locked(slot, &command).await {
+                tracing::error!(game = %slot.id, %error, "could not set an away player's clock");
+            }
+        }
+    }
+
+    /// Brings every seat of `player`'s games in line with their vacation: clocks stopped while
+    /// away, running again once back. Returns the games changed.
+    pub async fn apply_vacation(&self, player: &str, away: bool) -> Result<usize, ApiError> {
+        let mut changed = 0;
+        let mut after: Option<String> = None;
+        loop {
+            let page = self
+                .repository
+                .ids_tagged(index::PLAYER, player, after.as_deref(), 500)?;
+            for id in &page {
+                let command = SystemCommand::Vacation {
+                    player: player.to_string(),
+                    away,
+                };
+                if self.system(id, &command).await? > 0 {
+                    changed += 1;
+                }
+            }
+            match page.last() {
+                Some(last) if page.len() == 500 => after = Some(last.clone()),
+                _ => return Ok(changed),
+            }
+        }
+    }
+
+    /// After a restart: watches the deadline of every active timed game (each folded once, on
+    /// its way through the bounded cache), puts in line with vacations every game with a
+    /// stopped clock (a crash may have come between a player's return and their games), and
+    /// unseals what a crash left sealed. Games of players still away are put in line by
+    /// [`Games::apply_vacation`]. Returns how many games it looked at.
+    pub async fn watch_active(&self) -> Result<usize, ApiError> {
+        let mut looked = 0;
+        let mut after: Option<String> = None;
+        loop {
+            let (name, value) = index::CLOCK_RUNNING;
+            let page = self
+                .repository
+                .ids_tagged(name, value, after.as_deref(), 500)?;
+            for id in &page {
+                let slot = self.slot(id)?;
+                let slot = slot.lock().await;
+                self.watch_deadline(id, slot.game.as_ref());
+            }
+            looked += page.len();
+            match page.last() {
+                Some(last) if page.len() == 500 => after = Some(last.clone()),
+                _ => break,
+            }
+        }
+        let (name, value) = index::VACATION_PAUSED;
+        let paused = self.repository.ids_tagged(name, value, None, usize::MAX)?;
+        for id in &paused {
+            let slot = self.slot(id)?;
+            let mut slot = slot.lock().await;
+            self.reconcile_vacations(&mut slot).await;
+        }
+        let away: Vec<String> = self.lock_away().iter().cloned().collect();
+        for player in away {
+            self.apply_vacation(&player, true).await?;
+        }
+        self.unseal_finished_chains().await?;
+        Ok(looked + paused.len())
+    }
+
+    /// After a restart: a sealed game whose takeback fork has ended (revealed its seed) should
+    /// have been revealed too; a crash may have come in between. Reveals those.
+    async fn unseal_finished_chains(&self) -> Result<(), ApiError> {
+        let (name, value) = index::SEALED;
+        for id in self.repository.ids_tagged(name, value, None, usize::MAX)? {
+            for fork in self
+                .repository
+                .ids_tagged(index::PARENT, &id, None, usize::MAX)?
+            {
+                let slot = self.slot(&fork)?;
+                let slot = slot.lock().await;
+                let ended = slot.game.revealed_seed().is_some();
+                let parent = slot.game.parent().map(|origin| origin.game);
+                drop(slot);
+                if ended {
+                    tracing::warn!(game = %id, %fork, "revealing a sealed game's seed after a restart");
+                    self.reveal_superseded(&fork, parent).await;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores an audited finished game from elsewhere (`log`, dealt from `seed` and the
+    /// `earlier` seeds); returns it folded.
+    pub async fn import(
+        &self,
+        log: &GameLog,
+        seed: Seed,
+        earlier: &[Seed],
+    ) -> Result<SlotRef, ApiError> {
+        let id = self.repository.write_game(log, seed, earlier).await?;
+        tracing::info!(game = %id, kind = %log.kind, "game imported");
+        self.slot(&id)
+    }
+}

@@ -1,0 +1,62 @@
+//! The index policy: which entries a game has in the store's index, written in the same batch
+//! as its events, so that lists and restarts find games without folding them.
+
+use domain::registry::LiveGame;
+use domain::table::Status;
+
+/// Every game: the list without filters.
+pub const LISTED: (&str, &str) = ("listed", "all");
+/// A game's kind (`kind = altitude`).
+pub const KIND: &str = "kind";
+/// A game's status (`status = open`).
+pub const STATUS: &str = "status";
+/// A game's status and kind together (`status_kind = open/altitude`): a list filtered by both
+/// reads only what it shows, however rare the kind.
+pub const STATUS_KIND: &str = "status_kind";
+/// A seated player's games (`player = p-...`).
+pub const PLAYER: &str = "player";
+/// The forks of a game (`parent = g-...`).
+pub const PARENT: &str = "parent";
+/// Superseded by a takeback with its seed kept: a restart checks it is revealed in time.
+pub const SEALED: (&str, &str) = ("sealed", "yes");
+/// An active timed game: what the clock keeper watches after a restart.
+pub const CLOCK_RUNNING: (&str, &str) = ("clock", "running");
+/// An active game with a seat's clock stopped by a vacation.
+pub const VACATION_PAUSED: (&str, &str) = ("vacation", "paused");
+
+/// The value of the `status_kind` entry.
+pub fn status_kind(status: Status, kind: &str) -> String {
+    format!("{}/{kind}", status.as_str())
+}
+
+/// The index entries of a game.
+pub fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
+    let entry = |(name, value): (&str, &str)| (name.to_string(), value.to_string());
+    let mut tags = vec![
+        entry(LISTED),
+        (KIND.to_string(), game.kind().to_string()),
+        (STATUS.to_string(), game.status().as_str().to_string()),
+        (
+            STATUS_KIND.to_string(),
+            status_kind(game.status(), game.kind()),
+        ),
+    ];
+    for player in game.players().into_iter().flatten() {
+        tags.push((PLAYER.to_string(), player));
+    }
+    if let Some(parent) = game.parent() {
+        tags.push((PARENT.to_string(), parent.game));
+    }
+    if game.sealed() {
+        tags.push(entry(SEALED));
+    }
+    if game.status() == Status::Active {
+        if !game.time_control().is_none() {
+            tags.push(entry(CLOCK_RUNNING));
+        }
+        if game.away().contains(&true) {
+            tags.push(entry(VACATION_PAUSED));
+        }
+    }
+    tags
+}

@@ -1,0 +1,20 @@
+//! The application layer: between the HTTP routes and `domain` / `storage`. The repository
+//! alone reads games (pages, folds by kind, secrets, a bounded cache); the command service
+//! runs every command's flow in one place, with what follows a commit; forks, the index
+//! policy, deadlines and randomness each have their own file. Routes call in here once per
+//! request and never touch the store.
+
+pub mod archive;
+pub mod cache;
+pub mod commands;
+pub mod deadlines;
+pub mod forks;
+pub mod index;
+pub mod lists;
+pub mod players;
+pub mod randomness;
+pub mod repository;
+pub mod vacations;
+
+pub use commands::{Games, NewGame, Played, PlayerCommand};
+pub use repository::{Repository, Slot, SlotRef};

@@ -1,0 +1,267 @@
+//! The repository: the one place that reads games from the store. It pages through streams,
+//! folds them by kind, reads their secrets and keeps a bounded cache of folded games.
+
+use crate::app::cache::Lru;
+use crate::problem::ApiError;
+use chrono::{DateTime, Utc};
+use domain::engine::{Context, Viewer};
+use domain::registry::LiveGame;
+use domain::table::kind_of_stream;
+use domain::{Registry, Seed};
+use serde_json::Value;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+use storage::{Envelope, Storage};
+
+/// The secret under which a game's seed is stored, beside its events.
+pub(crate) const SEED: &str = "seed";
+/// The secret under which the seeds of a stream's earlier commitments are stored, 32 bytes
+/// each, oldest first: a fork by takeback in a game with hidden cards was dealt up to the fork
+/// from its parent's seed (see `domain/src/table/sealed.rs`). Absent when there are none.
+pub(crate) const EARLIER_SEEDS: &str = "earlier_seeds";
+/// Events read from the store at a time when folding a stream.
+const PAGE: usize = 1000;
+
+/// A game in memory: its folded state and its secret seeds.
+pub struct Slot {
+    pub id: String,
+    pub game: Box<dyn LiveGame>,
+    pub(crate) seed: Seed,
+    /// The seeds of the stream's earlier commitments, oldest first (usually none).
+    pub(crate) earlier: Vec<Seed>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl Slot {
+    /// How a player (or an anonymous reader) may see this game now.
+    pub fn viewer(&self, player: Option<&str>) -> Viewer {
+        self.game.viewer_for(player)
+    }
+
+    /// The game's secret seed: never shown, only copied into its forks or used to audit a
+    /// running game without hidden information.
+    pub(crate) fn secret_seed(&self) -> Seed {
+        self.seed
+    }
+
+    /// The seeds of the stream's earlier commitments, oldest first: secret like the seed.
+    pub(crate) fn earlier_seeds(&self) -> &[Seed] {
+        &self.earlier
+    }
+
+    /// The context to decide a command on this game at its version, at `now`.
+    pub(crate) fn context(&self, now: DateTime<Utc>) -> Context {
+        Context::new(self.seed, self.game.version(), now).with_earlier_seeds(self.earlier.clone())
+    }
+}
+
+/// A folded game shared by the requests that use it; its lock puts one game's commands in a
+/// row, in arrival order.
+pub type SlotRef = Arc<tokio::sync::Mutex<Slot>>;
+
+pub struct Repository {
+    store: Arc<dyn Storage>,
+    registry: Arc<Registry>,
+    cache: Mutex<Lru<tokio::sync::Mutex<Slot>>>,
+}
+
+impl Repository {
+    /// A repository over `store` keeping at most `cache_capacity` games folded.
+    pub fn new(
+        store: Arc<dyn Storage>,
+        registry: Arc<Registry>,
+        cache_capacity: usize,
+    ) -> Repository {
+        Repository {
+            store,
+            registry,
+            cache: Mutex::new(Lru::new(cache_capacity)),
+        }
+    }
+
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The store, for the application's other parts (the command service appends through it).
+    pub(crate) fn store(&self) -> &dyn Storage {
+        self.store.as_ref()
+    }
+
+    fn cache(&self) -> MutexGuard<'_, Lru<tokio::sync::Mutex<Slot>>> {
+        // A panic while holding this lock cannot leave the cache torn: take it anyway.
+        self.cache.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// How many games are folded in memory now.
+    pub fn cached(&self) -> usize {
+        self.cache().len()
+    }
+
+    /// The game `id`, folded from its stream unless it is cached.
+    pub fn slot(&self, id: &str) -> Result<SlotRef, ApiError> {
+        if let Some(slot) = self.cache().get(id) {
+            return Ok(slot);
+        }
+        if !id.starts_with("g-") {
+            // Other streams (a player's vacations) are not games.
+            return Err(ApiError::game_not_found(id));
+        }
+        let loaded = self.load(id)?;
+        Ok(self.remember(loaded))
+    }
+
+    /// Keeps a game just folded or made (or the one already kept, if another request was first).
+    pub(crate) fn remember(&self, slot: Slot) -> SlotRef {
+        let id = slot.id.clone();
+        self.cache()
+            .get_or_insert(&id, tokio::sync::Mutex::new(slot))
+    }
+
+    /// Forgets a cached game, so that the next use folds it again from the store.
+    pub(crate) fn forget(&self, id: &str) {
+        self.cache().remove(id);
+    }
+
+    /// The envelopes of a stream from version 1, up to `up_to` (all when `None`).
+    pub fn envelopes(&self, id: &str, up_to: Option<u64>) -> Result<Vec<Envelope>, ApiError> {
+        let mut envelopes: Vec<Envelope> = Vec::new();
+        loop {
+            let from = envelopes.len() as u64;
+            let want = match up_to {
+                Some(last) if last <= from => break,
+                Some(last) => PAGE.min((last - from) as usize),
+                None => PAGE,
+            };
+            let page = self
+                .store
+                .read_stream(id, from, want)
+                .map_err(ApiError::internal)?;
+            let done = page.len() < want;
+            envelopes.extend(page);
+            if done {
+                break;
+            }
+        }
+        Ok(envelopes)
+    }
+
+    /// Folds the payloads of a game's first events (from version 1) by the kind its first
+    /// event names.
+    pub fn fold(&self, id: &str, payloads: &[Value]) -> Result<Box<dyn LiveGame>, ApiError> {
+        let Some(first) = payloads.first() else {
+            return Err(ApiError::game_not_found(id));
+        };
+        let kind_id = kind_of_stream(first).unwrap_or_default();
+        let kind = self
+            .registry
+            .get(&kind_id)
+            .ok_or_else(|| ApiError::internal(format!("game {id} is of unknown kind {kind_id}")))?;
+        kind.fold(payloads)
+            .map_err(|e| ApiError::internal(format!("game {id} does not fold: {e}")))
+    }
+
+    /// Game `id` as it stood at `version`, folded from its stream.
+    pub fn game_at(&self, id: &str, version: u64) -> Result<Box<dyn LiveGame>, ApiError> {
+        let payloads: Vec<Value> = self
+            .envelopes(id, Some(version))?
+            .into_iter()
+            .map(|e| e.payload)
+            .collect();
+        self.fold(id, &payloads)
+    }
+
+    /// The view `player` had of game `slot` at `version`.
+    pub fn view_at(&self, slot: &Slot, version: u64, player: &str) -> Result<Value, ApiError> {
+        let game = self.game_at(&slot.id, version)?;
+        Ok(game.view(game.viewer_for(Some(player))))
+    }
+
+    /// The payloads of a game's whole stream.
+    pub fn payloads(&self, id: &str) -> Result<Vec<Value>, ApiError> {
+        Ok(self
+            .envelopes(id, None)?
+            .into_iter()
+            .map(|e| e.payload)
+            .collect())
+    }
+
+    /// Folds a game's whole stream, with its secrets.
+    fn load(&self, id: &str) -> Result<Slot, ApiError> {
+        let envelopes = self.envelopes(id, None)?;
+        let (Some(first), Some(last)) = (envelopes.first(), envelopes.last()) else {
+            return Err(ApiError::game_not_found(id));
+        };
+        let (created_at, updated_at) = (first.recorded_at, last.recorded_at);
+        let payloads: Vec<Value> = envelopes.into_iter().map(|e| e.payload).collect();
+        let game = self.fold(id, &payloads)?;
+        let (seed, earlier) = self.secrets(id)?;
+        Ok(Slot {
+            id: id.to_string(),
+            game,
+            seed,
+            earlier,
+            created_at,
+            updated_at,
+        })
+    }
+
+    /// A game's secret seed and the seeds of its earlier commitments.
+    fn secrets(&self, id: &str) -> Result<(Seed, Vec<Seed>), ApiError> {
+        let seed_bytes = self
+            .store
+            .secret(id, SEED)
+            .map_err(ApiError::internal)?
+            .ok_or_else(|| ApiError::internal(format!("game {id} has no seed")))?;
+        let seed = Seed(
+            seed_bytes
+                .try_into()
+                .map_err(|_| ApiError::internal(format!("game {id} has a malformed seed")))?,
+        );
+        let earlier = self
+            .store
+            .secret(id, EARLIER_SEEDS)
+            .map_err(ApiError::internal)?
+            .unwrap_or_default()
+            .chunks(32)
+            .map(|bytes| bytes.try_into().map(Seed))
+            .collect::<Result<Vec<Seed>, _>>()
+            .map_err(|_| ApiError::internal(format!("game {id} has malformed earlier seeds")))?;
+        Ok((seed, earlier))
+    }
+
+    /// Ids of games with an index entry, in id order, after `after`.
+    pub fn ids_tagged(
+        &self,
+        name: &str,
+        value: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, ApiError> {
+        self.store
+            .streams_tagged(name, value, after, limit)
+            .map_err(ApiError::internal)
+    }
+
+    /// Up to `limit` stored events of game `id` after version `after`.
+    pub fn events(&self, id: &str, after: u64, limit: usize) -> Result<Vec<Envelope>, ApiError> {
+        self.store
+            .read_stream(id, after, limit)
+            .map_err(ApiError::internal)
+    }
+
+    /// Waits until game `id` has an event after `after`, or until `timeout`; its head either way.
+    pub async fn wait_for(&self, id: &str, after: u64, timeout: Duration) -> u64 {
+        self.store.wait_for(id, after, timeout).await
+    }
+
+    /// Whether `version` of game `id` is the end of a command's events, where a fork can begin.
+    pub fn ends_a_command(&self, id: &str, version: u64) -> Result<bool, ApiError> {
+        Ok(self
+            .store
+            .command(id, version)
+            .map_err(ApiError::internal)?
+            .is_some_and(|c| c.last_version == version))
+    }
+}

@@ -1,0 +1,94 @@
+//! The answer to a command, shared by `POST /v1/games/{id}/join` and `/commands`: the guards
+//! read from the headers, one call into the command service, and the answer shaped for the
+//! caller.
+
+use crate::app::PlayerCommand;
+use crate::problem::ApiError;
+use crate::state::AppState;
+use crate::summary::{events_for, summary, EventOut, GameSummary};
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// The answer to a command: the new version, the events it caused as the caller may see them,
+/// and the caller's new view of the game.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CommandAnswer {
+    pub version: u64,
+    /// True when this answers a retry of an `Idempotency-Key` already played: nothing new was
+    /// recorded.
+    pub replayed: bool,
+    pub events: Vec<EventOut>,
+    pub game: GameSummary,
+}
+
+/// Reads `If-Match: "<version>"` (quotes optional).
+fn expected_version(request: &HttpRequest) -> Result<Option<u64>, ApiError> {
+    let Some(value) = request.headers().get(header::IF_MATCH) else {
+        return Ok(None);
+    };
+    let text = value.to_str().unwrap_or_default().trim();
+    let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
+    text.parse().map(Some).map_err(|_| {
+        ApiError::bad_request(
+            "bad_if_match",
+            "If-Match holds the version you played on, for instance \"12\".",
+        )
+    })
+}
+
+fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
+    let Some(value) = request.headers().get("Idempotency-Key") else {
+        return Ok(None);
+    };
+    match value.to_str() {
+        Ok(key) if !key.is_empty() && key.len() <= 200 => Ok(Some(key.to_string())),
+        _ => Err(ApiError::bad_request(
+            "bad_idempotency_key",
+            "Idempotency-Key is 1 to 200 visible characters.",
+        )),
+    }
+}
+
+/// Plays `command` for `player` on game `id` and shapes the answer.
+pub async fn answer_command(
+    state: &AppState,
+    request: &HttpRequest,
+    id: &str,
+    player: &str,
+    command: Value,
+) -> Result<HttpResponse, ApiError> {
+    let expected = expected_version(request)?;
+    let key = idempotency_key(request)?;
+    let played = state
+        .games
+        .play(PlayerCommand {
+            game: id,
+            player,
+            command,
+            expected,
+            key: key.as_deref(),
+        })
+        .await?;
+    let slot = played.slot.lock().await;
+    let mut game = summary(&slot, &state.players, Some(player), true);
+    if played.duplicate {
+        // The first answer: the game as it was right after that command.
+        let last = played
+            .envelopes
+            .last()
+            .map_or(played.first_version, |e| e.version);
+        game.view = Some(state.games.repository().view_at(&slot, last, player)?);
+    }
+    let answer = CommandAnswer {
+        version: played.envelopes.last().map_or(game.version, |e| e.version),
+        replayed: played.duplicate,
+        events: events_for(&slot, Some(player), &played.envelopes),
+        game,
+    };
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
+        .json(answer))
+}

@@ -1,0 +1,146 @@
+//! The seam between the application and a backend: what an event store and a record store
+//! must do, whatever keeps the bytes. `tests/` holds the conformance suite every backend passes.
+//!
+//! Writes and waits are futures: they answer once the backend made the write durable (a flush
+//! shared by a group of appends on sled, a transaction's commit on a database server) or once
+//! another writer moved a stream on, and a server must not hold a thread meanwhile. Reads are
+//! plain calls: every backend answers them from what is committed, without waiting for anyone
+//! (sled from its page cache in microseconds; a database server from a pooled connection,
+//! which a backend may run on its own threads as sled's runs its committer), and the callers
+//! that fold, page and audit stay simple. The traits are object safe, so the application
+//! holds one `Arc<dyn Storage>` and never names a backend.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use tokio::sync::watch;
+
+use crate::envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
+use crate::error::{AppendError, StorageError};
+
+/// A future a backend returns from a write or a wait.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Append-only streams of envelopes with gapless versions, one global order of positions, an
+/// index of tags, and secrets kept beside a stream. Knows nothing of any game.
+pub trait EventStore: Send + Sync {
+    /// Appends `batch` to `stream` if its head is `expected_version`, whole or not at all,
+    /// with its command id, tags and secrets; answers once it is durable. A command id already
+    /// in the stream appends nothing and answers as the first time, with `duplicate` set.
+    fn append<'a>(
+        &'a self,
+        stream: &'a str,
+        expected_version: u64,
+        batch: Batch,
+    ) -> BoxFuture<'a, Result<Appended, AppendError>>;
+
+    /// `append` for callers outside an async runtime (tools, tests, the audit command).
+    fn append_blocking(
+        &self,
+        stream: &str,
+        expected_version: u64,
+        batch: Batch,
+    ) -> Result<Appended, AppendError>;
+
+    /// The envelopes `read_stream` gives for `events`, just appended to `stream` by one batch
+    /// (`actor`, `command_id`, `recorded_at`) as `appended`: made without reading them back.
+    fn appended_envelopes(
+        &self,
+        stream: &str,
+        appended: &Appended,
+        actor: &str,
+        command_id: Option<&str>,
+        recorded_at: DateTime<Utc>,
+        events: Vec<NewEvent>,
+    ) -> Vec<Envelope>;
+
+    /// The version of the stream's last event; 0 when the stream does not exist.
+    fn head(&self, stream: &str) -> Result<u64, StorageError>;
+
+    /// The original result of the batch that carried `command_id` in `stream`, if any.
+    fn appended_for(
+        &self,
+        stream: &str,
+        command_id: &str,
+    ) -> Result<Option<Appended>, StorageError>;
+
+    /// Up to `limit` events of the stream with versions above `after_version`, in order.
+    fn read_stream(
+        &self,
+        stream: &str,
+        after_version: u64,
+        limit: usize,
+    ) -> Result<Vec<Envelope>, StorageError>;
+
+    /// Up to `limit` events of every stream with positions above `after_position`, in order;
+    /// only durable ones, so a reader never sees a position before those below it.
+    fn read_all(&self, after_position: u64, limit: usize) -> Result<Vec<Envelope>, StorageError>;
+
+    /// The command that produced the event at `version`, with the versions it produced.
+    fn command(&self, stream: &str, version: u64) -> Result<Option<StoredCommand>, StorageError>;
+
+    /// Names of the streams tagged `name = value`, in name order, after the stream `after`.
+    fn streams_tagged(
+        &self,
+        name: &str,
+        value: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, StorageError>;
+
+    /// The stream's tags, as its last batch with tags set them.
+    fn tags(&self, stream: &str) -> Result<Vec<(String, String)>, StorageError>;
+
+    /// A secret written with one of the stream's batches.
+    fn secret(&self, stream: &str, name: &str) -> Result<Option<Vec<u8>>, StorageError>;
+
+    /// Waits until the stream's head is above `after_version`, or until `timeout`; returns
+    /// the head either way.
+    fn wait_for<'a>(
+        &'a self,
+        stream: &'a str,
+        after_version: u64,
+        timeout: Duration,
+    ) -> BoxFuture<'a, u64>;
+
+    /// The last durable global position; it changes whenever more events became durable.
+    fn subscribe_all(&self) -> watch::Receiver<u64>;
+}
+
+/// Small durable records by tree and key (players, tokens, webhooks, cursors), beside the
+/// streams.
+pub trait RecordStore: Send + Sync {
+    /// Stores a record durably: it is on disk when this returns.
+    fn put_record(&self, tree: &str, key: &str, value: &[u8]) -> Result<(), StorageError>;
+
+    /// `put_record` for async callers: waits for durability without blocking the thread.
+    fn put_record_async<'a>(
+        &'a self,
+        tree: &'a str,
+        key: &'a str,
+        value: &'a [u8],
+    ) -> BoxFuture<'a, Result<(), StorageError>>;
+
+    fn get_record(&self, tree: &str, key: &str) -> Result<Option<Vec<u8>>, StorageError>;
+
+    /// The records of `tree` whose keys begin with `prefix`, in key order.
+    fn records_with_prefix(
+        &self,
+        tree: &str,
+        prefix: &str,
+    ) -> Result<Vec<(String, Vec<u8>)>, StorageError>;
+
+    /// Removes a record durably; returns whether it was there.
+    fn remove_record_async<'a>(
+        &'a self,
+        tree: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<bool, StorageError>>;
+}
+
+/// A whole backend: streams and records in one place, as the application holds it.
+pub trait Storage: EventStore + RecordStore {}
+
+impl<T: EventStore + RecordStore> Storage for T {}
