@@ -2,7 +2,7 @@
 //! drawn from the legal list, and every game exported and imported back to the same game.
 
 use domain::games::chess::record::{export, import};
-use domain::games::chess::{AvalancheChess, Event, Variant};
+use domain::games::chess::{AvalancheChess, Command, Event, Variant};
 use domain::testing::{play_random, replay_matches, viewers};
 use domain::{Engine, Seed, Setup, Viewer};
 
@@ -52,10 +52,18 @@ fn random_games(variant: Variant) {
         let record = export(&played.events, &[], None);
         let imported = import(&record, variant)
             .unwrap_or_else(|e| panic!("{variant:?} game {game}: {e}\n{record}"));
-        assert_eq!(
-            imported.commands, played.commands,
-            "{variant:?} game {game}\n{record}"
-        );
+        // The legal list writes a move from-to (`g1f3`), a record in SAN (`Nf3`): the same
+        // turns, as the identical events below show, with the same pushes and choices.
+        assert_eq!(imported.commands.len(), played.commands.len());
+        for (read, offered) in imported.commands.iter().zip(&played.commands) {
+            assert_eq!(read.0, offered.0, "{variant:?} game {game}\n{record}");
+            match (&read.1, &offered.1) {
+                (Command::Turn { push: a, .. }, Command::Turn { push: b, .. }) => {
+                    assert_eq!(a, b, "{variant:?} game {game}\n{record}")
+                }
+                _ => assert_eq!(read, offered, "{variant:?} game {game}\n{record}"),
+            }
+        }
         assert_eq!(
             imported.events, played.events,
             "{variant:?} game {game}\n{record}"
