@@ -184,29 +184,47 @@ async function altitudeTurn(page) {
 
 const TURNS = { avalanche: avalancheTurn, 'ski-runs': skiRunsTurn, altitude: altitudeTurn };
 
+/**
+ * Clicks a Vamanos button and waits for the click's effect (`done(arg)` in the page); false
+ * when the button was gone before the click could land. The page redraws its table at every
+ * move of the other seat, and in this test the other seat moves as fast as it can, so a button
+ * found a moment ago may have been replaced, or the choice it offered may be gone: the click
+ * is forced (no wait for two still frames), and a miss sends the caller back to read the page
+ * again rather than retrying a choice that may no longer exist.
+ */
+async function clickWhileRedrawing(page, locator, done, arg) {
+  try {
+    await locator.click({ force: true, timeout: 3000 });
+  } catch {
+    return false;
+  }
+  await page.waitForFunction(done, arg, { timeout: 15000, polling: 20 });
+  return true;
+}
+
 // Vamanos: no turns. Each seat draws and places as fast as its page lets it; both at once.
 async function vamanosSeat(page, seat, gameId, stats) {
   const root = page.locator('.table-root');
+  let missed = 0;
   for (let i = 0; i < 400; i += 1) {
     if (await status(page) === 'finished') return;
+    if (missed > 100) throw new Error(`seat ${seat} missed ${missed} buttons replaced under its clicks`);
     const draw = root.locator('[data-action="draw"]');
     const rows = root.locator('button.vrow.target');
     const faceDown = root.locator('[data-action="lay_face_down"]');
     if (await draw.count()) {
       const pileBefore = await draw.getAttribute('aria-label');
-      await draw.click();
-      await page.waitForFunction((label) => {
+      const landed = await clickWhileRedrawing(page, draw, (label) => {
         const d = document.querySelector('.table-root [data-action="draw"]');
         return !d || d.getAttribute('aria-label') !== label || document.querySelector('main').dataset.status === 'finished';
-      }, pileBefore, { timeout: 15000, polling: 20 });
-      stats.draws[seat] += 1;
+      }, pileBefore);
+      if (landed) stats.draws[seat] += 1; else missed += 1;
     } else if (await rows.count()) {
       const useFaceDown = (await faceDown.count()) && random() < 0.5;
       const target = useFaceDown ? faceDown : rows.nth(Math.floor(random() * (await rows.count())));
-      await target.click();
-      await page.waitForFunction(() => !document.querySelector('.table-root button.vrow.target')
-        || document.querySelector('main').dataset.status === 'finished', null, { timeout: 15000, polling: 20 });
-      stats.places[seat] += 1;
+      const landed = await clickWhileRedrawing(page, target, () => !document.querySelector('.table-root button.vrow.target')
+        || document.querySelector('main').dataset.status === 'finished', null);
+      if (landed) stats.places[seat] += 1; else missed += 1;
     } else {
       // Between rounds or waiting for the next round's deal: follow the game live.
       const game = await call('GET', `/games/${gameId}`, null);
