@@ -95,7 +95,10 @@ fn two_players_meet_in_the_lobby_and_play_to_checkmate_while_a_spectator_watches
         let path = shot.as_str().expect("a path");
         assert!(std::path::Path::new(path).exists(), "{path}");
     }
-    // "a game page is drawn within 200 ms on localhost"
+    // "a game page is drawn within 200 ms on localhost": measured here and written in
+    // BENCHMARKS.md, not asserted, since a wall-clock bound fails on a busy machine (speed is
+    // judged from measurements, never from a timed test). That the page was drawn at all, seven
+    // times, is asserted.
     let times: Vec<f64> = result["drawMs"]
         .as_array()
         .expect("draw times")
@@ -103,6 +106,6 @@ fn two_players_meet_in_the_lobby_and_play_to_checkmate_while_a_spectator_watches
         .filter_map(Value::as_f64)
         .collect();
     let median = browser_harness::median(&times);
+    assert_eq!(times.len(), 7, "seven loads of the game page were timed");
     println!("game page drawn in {times:?} ms (median {median:.0} ms)");
-    assert!(median < 200.0, "the game page took {median} ms to draw");
 }
