@@ -82,3 +82,35 @@ pub struct StoredCommand {
     pub last_version: u64,
     pub last_position: u64,
 }
+
+/// The envelopes of `events`, just appended to `stream` by one batch (`actor`, `command_id`,
+/// `recorded_at`) as `appended`, exactly as a read of the stream gives them: every backend
+/// answers a command from these without reading its events back. `event_id` is the backend's
+/// id for a global position.
+pub(crate) fn envelopes_of_batch(
+    stream: &str,
+    appended: &Appended,
+    actor: &str,
+    command_id: Option<&str>,
+    recorded_at: DateTime<Utc>,
+    events: Vec<NewEvent>,
+    event_id: impl Fn(u64) -> String,
+) -> Vec<Envelope> {
+    let count = events.len() as u64;
+    let first_position = (appended.last_position + 1).saturating_sub(count);
+    (0u64..)
+        .zip(events)
+        .map(|(offset, event)| Envelope {
+            stream: stream.to_string(),
+            version: appended.first_version + offset,
+            position: first_position + offset,
+            event_id: event_id(first_position + offset),
+            event_type: event.event_type,
+            schema_version: event.schema_version,
+            recorded_at,
+            actor: actor.to_string(),
+            command_id: command_id.map(str::to_string),
+            payload: event.payload,
+        })
+        .collect()
+}

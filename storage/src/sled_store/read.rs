@@ -27,23 +27,15 @@ impl SledStore {
         recorded_at: DateTime<Utc>,
         events: Vec<NewEvent>,
     ) -> Vec<Envelope> {
-        let count = events.len() as u64;
-        let first_position = (appended.last_position + 1).saturating_sub(count);
-        (0u64..)
-            .zip(events)
-            .map(|(offset, event)| Envelope {
-                stream: stream.to_string(),
-                version: appended.first_version + offset,
-                position: first_position + offset,
-                event_id: self.event_id(first_position + offset),
-                event_type: event.event_type,
-                schema_version: event.schema_version,
-                recorded_at,
-                actor: actor.to_string(),
-                command_id: command_id.map(str::to_string),
-                payload: event.payload,
-            })
-            .collect()
+        crate::envelope::envelopes_of_batch(
+            stream,
+            appended,
+            actor,
+            command_id,
+            recorded_at,
+            events,
+            |position| self.event_id(position),
+        )
     }
 
     /// The version of the stream's last event; 0 when the stream does not exist.
