@@ -129,6 +129,14 @@ pub fn run_with(
     let openapi = crate::openapi::document(&registry);
     let state = web::Data::new(AppState::new(store, registry, delivery, memory)?);
     crate::clock::spawn(state.clone());
+    let reindexing = state.clone();
+    actix_web::rt::spawn(async move {
+        match reindexing.games.reindex().await {
+            Ok(0) => {}
+            Ok(games) => tracing::info!(games, "index of an older store brought up to date"),
+            Err(error) => tracing::error!(%error, "could not bring the index up to date"),
+        }
+    });
     let server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())

@@ -36,6 +36,17 @@ pub trait EventStore: Send + Sync {
         batch: Batch,
     ) -> BoxFuture<'a, Result<Appended, AppendError>>;
 
+    /// Replaces the stream's entries in the tag index if its head is still `expected_version`,
+    /// durably, without appending: for an index policy that gained an entry after the stream
+    /// was written (the application's reindex at startup). A stream that does not exist, or
+    /// whose head moved, is refused with a conflict.
+    fn retag<'a>(
+        &'a self,
+        stream: &'a str,
+        expected_version: u64,
+        tags: Vec<(String, String)>,
+    ) -> BoxFuture<'a, Result<(), AppendError>>;
+
     /// `append` for callers outside an async runtime (tools, tests, the audit command).
     fn append_blocking(
         &self,

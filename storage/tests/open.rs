@@ -36,6 +36,39 @@ fn a_reopened_store_has_everything_and_goes_on_counting() {
     assert_eq!(ids.len(), 4);
 }
 
+#[tokio::test]
+async fn a_retag_is_kept_across_reopening() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("events");
+    {
+        let store = Store::open(&path).expect("creates");
+        let mut create = batch(2);
+        create.tags = Some(vec![("status".into(), "open".into())]);
+        store.append("game-1", 0, create).await.expect("appends");
+        store
+            .retag(
+                "game-1",
+                2,
+                vec![
+                    ("status".into(), "open".into()),
+                    ("status_kind".into(), "open/altitude".into()),
+                ],
+            )
+            .await
+            .expect("retags");
+    }
+    let store = Store::open(&path).expect("reopens");
+    assert_eq!(
+        store
+            .streams_tagged("status_kind", "open/altitude", None, 10)
+            .expect("reads"),
+        vec!["game-1".to_string()]
+    );
+    assert_eq!(store.head("game-1").expect("reads"), 2);
+    let next = store.append("game-1", 2, batch(1)).await.expect("appends");
+    assert_eq!((next.first_version, next.last_position), (3, 3));
+}
+
 #[test]
 fn a_path_that_is_a_file_is_refused() {
     let dir = tempfile::tempdir().expect("a temporary directory");

@@ -16,5 +16,7 @@ mod backend {
 mod append;
 #[path = "conformance/read.rs"]
 mod read;
+#[path = "conformance/retag.rs"]
+mod retag;
 #[path = "conformance/wait.rs"]
 mod wait;

@@ -73,6 +73,8 @@ pub struct Games {
     deadlines: Deadlines,
     /// The players on vacation now (kept by [`crate::app::vacations::Vacations`]).
     away: Mutex<HashSet<String>>,
+    /// Whether the store's index follows the current policy (see [`crate::app::reindex`]).
+    pub(crate) index_current: std::sync::atomic::AtomicBool,
 }
 
 pub(crate) fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
@@ -111,6 +113,7 @@ impl Games {
             repository: Repository::new(store, registry, cache_capacity),
             deadlines: Deadlines::default(),
             away: Mutex::new(HashSet::new()),
+            index_current: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

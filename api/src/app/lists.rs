@@ -1,6 +1,7 @@
 //! Lists of games from the index: the lobby's list by kind and status in pages, and a
 //! player's own games. A list filtered by status and kind reads the compound entry, so it
-//! never walks the games of the status to find a rare kind.
+//! never walks the games of the status to find a rare kind (once an older store's index is
+//! brought up to date, see `reindex`).
 
 use crate::app::commands::Games;
 use crate::app::index;
@@ -29,6 +30,9 @@ impl Games {
             }
         }
         let (name, value) = match (filter.status, &filter.kind) {
+            (Some(status), Some(kind)) if !self.index_is_current() => {
+                return self.list_walking_the_status(status, kind, filter);
+            }
             (Some(status), Some(kind)) => (index::STATUS_KIND, index::status_kind(status, kind)),
             (Some(status), None) => (index::STATUS, status.as_str().to_string()),
             (None, Some(kind)) => (index::KIND, kind.clone()),
@@ -38,6 +42,39 @@ impl Games {
             self.repository()
                 .ids_tagged(name, &value, filter.after.as_deref(), filter.limit)?;
         ids.iter().map(|id| self.slot(id)).collect()
+    }
+
+    /// A page of games by status and kind from the status entries alone, for a store whose
+    /// older games may still lack their `status_kind` entry (until the reindex has run).
+    fn list_walking_the_status(
+        &self,
+        status: Status,
+        kind: &str,
+        filter: &GameFilter,
+    ) -> Result<Vec<SlotRef>, ApiError> {
+        const PAGE: usize = 500;
+        let mut found = Vec::new();
+        let mut from = filter.after.clone();
+        loop {
+            let ids = self.repository().ids_tagged(
+                index::STATUS,
+                status.as_str(),
+                from.as_deref(),
+                PAGE,
+            )?;
+            for id in &ids {
+                if self.repository().has_entry(id, index::KIND, kind)? {
+                    found.push(self.slot(id)?);
+                    if found.len() == filter.limit {
+                        return Ok(found);
+                    }
+                }
+            }
+            match ids.last() {
+                Some(last) if ids.len() == PAGE => from = Some(last.clone()),
+                _ => return Ok(found),
+            }
+        }
     }
 
     /// One page of the games where `player` holds a seat, in id order, after game `after`.

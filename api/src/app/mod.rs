@@ -13,6 +13,7 @@ pub mod index;
 pub mod lists;
 pub mod players;
 pub mod randomness;
+pub mod reindex;
 pub mod repository;
 pub mod vacations;
 

@@ -244,6 +244,16 @@ impl Repository {
             .map_err(ApiError::internal)
     }
 
+    /// Whether game `id` has the index entry `name = value`.
+    pub fn has_entry(&self, id: &str, name: &str, value: &str) -> Result<bool, ApiError> {
+        Ok(self
+            .store
+            .tags(id)
+            .map_err(ApiError::internal)?
+            .iter()
+            .any(|(tag, tagged)| tag == name && tagged == value))
+    }
+
     /// Up to `limit` stored events of game `id` after version `after`.
     pub fn events(&self, id: &str, after: u64, limit: usize) -> Result<Vec<Envelope>, ApiError> {
         self.store

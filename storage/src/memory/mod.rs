@@ -174,6 +174,37 @@ impl MemoryStore {
     }
 }
 
+impl MemoryStore {
+    fn retag_now(
+        &self,
+        stream: &str,
+        expected_version: u64,
+        tags: Vec<(String, String)>,
+    ) -> Result<(), AppendError> {
+        crate::limits::validate_retag(stream, &tags)?;
+        let mut state = self.lock();
+        let state = &mut *state;
+        let Some(entry) = state.streams.get_mut(stream) else {
+            return Err(AppendError::Invalid(format!(
+                "there is no stream \"{stream}\" to retag"
+            )));
+        };
+        if entry.head != expected_version {
+            return Err(AppendError::Conflict {
+                expected: expected_version,
+                actual: entry.head,
+            });
+        }
+        for (name, value) in std::mem::replace(&mut entry.tags, tags.clone()) {
+            state.tag_index.remove(&(name, value, stream.to_string()));
+        }
+        for (name, value) in tags {
+            state.tag_index.insert((name, value, stream.to_string()));
+        }
+        Ok(())
+    }
+}
+
 impl EventStore for MemoryStore {
     fn append<'a>(
         &'a self,
@@ -195,6 +226,19 @@ impl EventStore for MemoryStore {
         batch: Batch,
     ) -> Result<Appended, AppendError> {
         self.append_now(stream, expected_version, batch)
+    }
+
+    fn retag<'a>(
+        &'a self,
+        stream: &'a str,
+        expected_version: u64,
+        tags: Vec<(String, String)>,
+    ) -> BoxFuture<'a, Result<(), AppendError>> {
+        Box::pin(std::future::ready(self.retag_now(
+            stream,
+            expected_version,
+            tags,
+        )))
     }
 
     fn appended_envelopes(

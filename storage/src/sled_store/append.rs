@@ -29,6 +29,34 @@ impl SledStore {
         Ok(appended)
     }
 
+    /// Replaces the stream's tag index entries if its head is `expected_version`; returns once
+    /// on disk. Goes through the committer like an append (with no events), so that it is
+    /// ordered with the appends that set tags.
+    pub async fn retag(
+        &self,
+        stream: &str,
+        expected_version: u64,
+        tags: Vec<(String, String)>,
+    ) -> Result<(), AppendError> {
+        crate::limits::validate_retag(stream, &tags)?;
+        let (sender, receiver) = oneshot::channel();
+        self.inner.queue.push(Request {
+            stream: stream.to_string(),
+            expected_version,
+            command_id: None,
+            tags: Some(tags),
+            secrets: Vec::new(),
+            events: 0,
+            body: Vec::new(),
+            reply: Reply::Async(sender),
+        });
+        let (_, ticket) = receiver.await.map_err(|_| StorageError::Closed)??;
+        if let Some(ticket) = ticket {
+            self.inner.group_commit.wait(ticket).await?;
+        }
+        Ok(())
+    }
+
     /// `append` for callers outside an async runtime.
     pub fn append_blocking(
         &self,

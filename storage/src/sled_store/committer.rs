@@ -42,7 +42,8 @@ impl Reply {
     }
 }
 
-/// A checked, encoded batch on its way to the committer.
+/// A checked, encoded batch on its way to the committer; with no events, a retag of an
+/// existing stream (only its tags are written).
 pub(crate) struct Request {
     pub stream: String,
     pub expected_version: u64,
@@ -146,6 +147,11 @@ struct Accepted {
 }
 
 impl Accepted {
+    /// Whether this appends events; a retag only replaces the stream's tags.
+    fn has_events(&self) -> bool {
+        self.first_version <= self.last_version
+    }
+
     fn appended(&self, duplicate: bool) -> Appended {
         Appended {
             first_version: self.first_version,
@@ -290,6 +296,12 @@ impl Committer {
                 }));
             }
         }
+        if request.events == 0 && existing.is_none() {
+            // A retag: it names a stream that must be there already.
+            return Err(AppendError::Invalid(format!(
+                "there is no stream \"{stream}\" to retag"
+            )));
+        }
         let head = existing.map_or(0, |(_, head)| head);
         if head != request.expected_version {
             return Err(AppendError::Conflict {
@@ -376,16 +388,18 @@ impl Committer {
                  -> Result<(), ConflictableTransactionError<()>> {
                     for append in accepted {
                         let stream_key = append.stream_id.to_be_bytes();
-                        let first_position = keys::position(append.first_position);
-                        log.insert(&first_position, append.record.as_slice())?;
-                        stream_batches.insert(
-                            &keys::stream_version(append.stream_id, append.first_version),
-                            &first_position,
-                        )?;
-                        streams.insert(
-                            append.stream.as_bytes(),
-                            &keys::stream_version(append.stream_id, append.last_version),
-                        )?;
+                        if append.has_events() {
+                            let first_position = keys::position(append.first_position);
+                            log.insert(&first_position, append.record.as_slice())?;
+                            stream_batches.insert(
+                                &keys::stream_version(append.stream_id, append.first_version),
+                                &first_position,
+                            )?;
+                            streams.insert(
+                                append.stream.as_bytes(),
+                                &keys::stream_version(append.stream_id, append.last_version),
+                            )?;
+                        }
                         if append.new_stream {
                             names.insert(&stream_key, append.stream.as_bytes())?;
                         }

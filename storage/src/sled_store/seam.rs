@@ -20,6 +20,15 @@ impl EventStore for SledStore {
         Box::pin(SledStore::append(self, stream, expected_version, batch))
     }
 
+    fn retag<'a>(
+        &'a self,
+        stream: &'a str,
+        expected_version: u64,
+        tags: Vec<(String, String)>,
+    ) -> BoxFuture<'a, Result<(), AppendError>> {
+        Box::pin(SledStore::retag(self, stream, expected_version, tags))
+    }
+
     fn append_blocking(
         &self,
         stream: &str,

@@ -1,0 +1,104 @@
+//! Bringing the index of a store written by an older server up to the current index policy,
+//! at startup, without appending an event: streams stay byte for byte as they were.
+//!
+//! Version 2 of the policy added the `status_kind` entry (a list filtered by status and kind
+//! reads only what it shows). A store written before it has games with `status` and `kind`
+//! entries but no `status_kind` one until each is touched again. The reindex adds the entry to
+//! every such game, then records the policy's version, so that it runs once per store. Until
+//! it has finished, a list filtered by both walks the status and keeps the kind, as before.
+
+use crate::app::commands::Games;
+use crate::app::index;
+use crate::problem::ApiError;
+use std::sync::atomic::Ordering;
+use storage::AppendError;
+
+/// The version of the index policy this server writes.
+pub const INDEX_VERSION: u32 = 2;
+/// Where the store records the index policy's version.
+const META: (&str, &str) = ("meta", "index_version");
+/// Games looked at per page of the index.
+const PAGE: usize = 500;
+
+impl Games {
+    /// Whether every game's index entries follow the current policy (the reindex is done).
+    pub fn index_is_current(&self) -> bool {
+        self.index_current.load(Ordering::Acquire)
+    }
+
+    /// Adds what the current index policy has and an older one lacked to every game, unless
+    /// the store says it was done; returns how many games it changed. Safe while commands
+    /// run: a game whose stream moves on meanwhile gets its entries from its own new batch.
+    pub async fn reindex(&self) -> Result<usize, ApiError> {
+        let store = self.repository().store();
+        let recorded = store
+            .get_record(META.0, META.1)
+            .map_err(ApiError::internal)?
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .and_then(|text| text.parse::<u32>().ok());
+        if recorded.is_some_and(|version| version >= INDEX_VERSION) {
+            self.index_current.store(true, Ordering::Release);
+            return Ok(0);
+        }
+        let mut changed = 0;
+        let mut looked = 0;
+        let mut after: Option<String> = None;
+        loop {
+            let (name, value) = index::LISTED;
+            let page = self
+                .repository()
+                .ids_tagged(name, value, after.as_deref(), PAGE)?;
+            // A page at once, so that its retags share the store's flushes.
+            let added =
+                futures_util::future::join_all(page.iter().map(|id| self.add_missing_entries(id)))
+                    .await;
+            for added in added {
+                if added? {
+                    changed += 1;
+                }
+            }
+            looked += page.len();
+            if changed > 0 && page.len() == PAGE {
+                tracing::info!(looked, changed, "reindexing the games of an older store");
+            }
+            match page.last() {
+                Some(last) if page.len() == PAGE => after = Some(last.clone()),
+                _ => break,
+            }
+        }
+        store
+            .put_record_async(META.0, META.1, INDEX_VERSION.to_string().as_bytes())
+            .await
+            .map_err(ApiError::internal)?;
+        self.index_current.store(true, Ordering::Release);
+        Ok(changed)
+    }
+
+    /// Gives game `id` its `status_kind` entry from its `status` and `kind` ones, if it has
+    /// none; whether it changed anything.
+    async fn add_missing_entries(&self, id: &str) -> Result<bool, ApiError> {
+        let store = self.repository().store();
+        // The head first: if the game moves on after it, the retag is refused and the new
+        // batch has written the whole current entries itself.
+        let head = store.head(id).map_err(ApiError::internal)?;
+        let mut tags = store.tags(id).map_err(ApiError::internal)?;
+        let value_of = |name: &str| {
+            tags.iter()
+                .find(|(tag, _)| tag == name)
+                .map(|(_, value)| value.clone())
+        };
+        if value_of(index::STATUS_KIND).is_some() {
+            return Ok(false);
+        }
+        let (Some(status), Some(kind)) = (value_of(index::STATUS), value_of(index::KIND)) else {
+            tracing::warn!(game = %id, "a listed game without status or kind entries");
+            return Ok(false);
+        };
+        tags.push((index::STATUS_KIND.to_string(), format!("{status}/{kind}")));
+        match store.retag(id, head, tags).await {
+            Ok(()) => Ok(true),
+            Err(AppendError::Conflict { .. }) => Ok(false),
+            Err(error) => Err(ApiError::internal(format!("reindex {id}: {error}"))),
+        }
+    }
+}
