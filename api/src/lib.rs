@@ -14,4 +14,3 @@ pub mod startup;
 pub mod state;
 pub mod summary;
 pub mod telemetry;
-pub mod webhooks;

@@ -2,9 +2,9 @@
 //! schemas (options, commands, events, views), each game's under its own prefix
 //! (`AvalancheChess.Command`), since every engine names its types alike.
 
+use crate::app::webhooks::notification::{Notification, NotificationType};
 use crate::problem::Problem;
 use crate::routes;
-use crate::webhooks::notification::{Notification, NotificationType};
 use domain::Registry;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;

@@ -1,10 +1,10 @@
 //! Builds the application, so that tests can start it on port 0, and runs it.
 
+use crate::app::webhooks::delivery::DeliverySettings;
 use crate::configuration::ServeSettings;
 use crate::problem::{self, ApiError};
 use crate::routes;
 use crate::state::{AppState, MemorySettings};
-use crate::webhooks::delivery::DeliverySettings;
 use actix_web::http::StatusCode;
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
 use actix_web::{web, App, HttpServer, ResponseError};

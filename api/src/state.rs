@@ -4,9 +4,9 @@
 use crate::app::cache::DEFAULT_CAPACITY;
 use crate::app::players::Players;
 use crate::app::vacations::Vacations;
+use crate::app::webhooks::delivery::DeliverySettings;
+use crate::app::webhooks::Webhooks;
 use crate::app::Games;
-use crate::webhooks::delivery::DeliverySettings;
-use crate::webhooks::Webhooks;
 use domain::Registry;
 use std::sync::Arc;
 use storage::Storage;

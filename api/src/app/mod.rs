@@ -1,8 +1,9 @@
 //! The application layer: between the HTTP routes and `domain` / `storage`. The repository
 //! alone reads games (pages, folds by kind, secrets, a bounded cache); the command service
 //! runs every command's flow in one place, with what follows a commit; forks, the index
-//! policy, deadlines and randomness each have their own file. Routes call in here once per
-//! request and never touch the store.
+//! policy, deadlines and randomness each have their own file; `webhooks` delivers the
+//! notifications of what was stored. Routes call in here once per request and never touch the
+//! store: nothing outside this folder holds it.
 
 pub mod archive;
 pub mod cache;
@@ -16,6 +17,7 @@ pub mod randomness;
 pub mod reindex;
 pub mod repository;
 pub mod vacations;
+pub mod webhooks;
 
 pub use commands::{Games, NewGame, Played, PlayerCommand};
 pub use repository::{Repository, Slot, SlotRef};

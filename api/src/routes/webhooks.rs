@@ -1,10 +1,10 @@
 //! `/v1/players/me/webhooks`: register, list and delete the URLs told of your turns, of
 //! offers made to you and of the ends of your games.
 
+use crate::app::webhooks::WebhookInfo;
 use crate::auth::Authenticated;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
-use crate::webhooks::WebhookInfo;
 use actix_web::{delete, get, post, web, HttpResponse};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
