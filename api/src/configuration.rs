@@ -64,4 +64,16 @@ pub struct ServeSettings {
     /// The longest wait between two attempts of a webhook delivery, in milliseconds.
     #[arg(long, env = "AVALANCHE_WEBHOOK_RETRY_MAX_MS", default_value_t = 30_000)]
     pub webhook_retry_max_ms: u64,
+    /// Take webhook URLs with `http://` as well as `https://`.
+    #[arg(long, env = "AVALANCHE_WEBHOOK_ALLOW_HTTP")]
+    pub webhook_allow_http: bool,
+    /// A host (name or address, as written in URLs) a webhook may reach although it is inside
+    /// a private network or this machine: an internal receiver of the operator's own. Repeat
+    /// the option, or separate hosts with commas.
+    #[arg(
+        long = "webhook-allow-host",
+        env = "AVALANCHE_WEBHOOK_ALLOW_HOSTS",
+        value_delimiter = ','
+    )]
+    pub webhook_allow_hosts: Vec<String>,
 }

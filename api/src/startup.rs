@@ -1,5 +1,6 @@
 //! Builds the application, so that tests can start it on port 0, and runs it.
 
+use crate::app::webhooks::address::AddressPolicy;
 use crate::app::webhooks::delivery::DeliverySettings;
 use crate::configuration::ServeSettings;
 use crate::problem::{self, ApiError};
@@ -51,6 +52,10 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
         let delivery = DeliverySettings {
             retry_min: Duration::from_millis(settings.webhook_retry_ms),
             retry_max: Duration::from_millis(settings.webhook_retry_max_ms),
+            addresses: Arc::new(AddressPolicy {
+                allow_http: settings.webhook_allow_http,
+                allowed_hosts: settings.webhook_allow_hosts.clone(),
+            }),
             ..DeliverySettings::default()
         };
         let memory = MemorySettings {

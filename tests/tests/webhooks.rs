@@ -2,11 +2,14 @@
 //! and when one of their games ends, the server POSTs a JSON notification signed with
 //! HMAC-SHA256 ... Delivery is at least once ... never lost across a restart, and one slow or
 //! dead receiver never delays play or other receivers." (issue 11) Real receivers listen on
-//! 127.0.0.1 in the test.
+//! 127.0.0.1 in the test, a host the test's server is told to allow (issue 21: otherwise a
+//! webhook never reaches inside the server's network).
 
 mod common;
 
 use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+use api::app::webhooks::address::AddressPolicy;
+use api::app::webhooks::delivery::DeliverySettings;
 use common::binary::Server;
 use common::play::{is_table_command, SendOk};
 use common::{ok_json, problem, Player, TestApp};
@@ -125,6 +128,18 @@ impl Receiver {
         }
         false
     }
+}
+
+/// The server of these tests: webhooks may use http and reach the receivers on 127.0.0.1 (and
+/// example.com, which is registered but never called, without a name server).
+fn spawn_app() -> TestApp {
+    TestApp::spawn_with(DeliverySettings {
+        addresses: Arc::new(AddressPolicy {
+            allow_http: true,
+            allowed_hosts: vec!["127.0.0.1".into(), "example.com".into()],
+        }),
+        ..DeliverySettings::default()
+    })
 }
 
 fn register(app: &TestApp, player: &Player, url: &str) -> Value {
@@ -281,7 +296,7 @@ fn chess(app: &TestApp, players: &[Player], expected: &mut Expected) -> String {
 
 #[test]
 fn each_player_is_told_once_of_each_turn_offer_and_end_with_a_valid_signature() {
-    let app = TestApp::spawn();
+    let app = spawn_app();
     let players = vec![app.create_player("Ana"), app.create_player("Ben")];
     let receivers = [
         Receiver::spawn(0, Duration::ZERO),
@@ -387,7 +402,7 @@ fn each_player_is_told_once_of_each_turn_offer_and_end_with_a_valid_signature() 
 
 #[test]
 fn a_receiver_answering_500_is_retried_until_it_accepts_each_notification() {
-    let app = TestApp::spawn();
+    let app = spawn_app();
     let players = vec![app.create_player("Ana"), app.create_player("Ben")];
     let failing = Receiver::spawn(3, Duration::ZERO);
     let secret = register(&app, &players[0], &failing.url)["secret"]
@@ -420,7 +435,7 @@ fn a_receiver_answering_500_is_retried_until_it_accepts_each_notification() {
 
 #[test]
 fn a_slow_receiver_delays_neither_play_nor_another_players_receiver() {
-    let app = TestApp::spawn();
+    let app = spawn_app();
     let players = vec![app.create_player("Ana"), app.create_player("Ben")];
     let slow = Receiver::spawn(0, Duration::from_secs(5));
     let quick = Receiver::spawn(0, Duration::ZERO);
@@ -447,7 +462,7 @@ fn a_slow_receiver_delays_neither_play_nor_another_players_receiver() {
 
 #[test]
 fn a_webhook_is_registered_with_a_secret_shown_once_and_only_its_owner_deletes_it() {
-    let app = TestApp::spawn();
+    let app = spawn_app();
     let ana = app.create_player("Ana");
     let ben = app.create_player("Ben");
     let created = register(&app, &ana, "https://example.com/avalanche?x=1");
@@ -542,7 +557,15 @@ fn a_webhook_is_registered_with_a_secret_shown_once_and_only_its_owner_deletes_i
 fn start(data: &Path) -> Server {
     Server::start(
         data,
-        &["--webhook-retry-ms", "50", "--webhook-retry-max-ms", "500"],
+        &[
+            "--webhook-retry-ms",
+            "50",
+            "--webhook-retry-max-ms",
+            "500",
+            "--webhook-allow-http",
+            "--webhook-allow-host",
+            "127.0.0.1",
+        ],
     )
 }
 
@@ -606,7 +629,7 @@ fn every_notification_arrives_at_least_once_across_a_kill_9_mid_delivery() {
 
 #[test]
 fn an_accepted_takeback_ends_the_game_and_the_fork_tells_only_whose_turn_it_is() {
-    let app = TestApp::spawn();
+    let app = spawn_app();
     let players = vec![app.create_player("Ana"), app.create_player("Ben")];
     let receivers = [
         Receiver::spawn(0, Duration::ZERO),
@@ -679,7 +702,7 @@ fn an_accepted_takeback_ends_the_game_and_the_fork_tells_only_whose_turn_it_is()
 /// players are told `game_finished`, once, signed.
 #[test]
 fn a_game_ended_by_the_clock_is_announced_to_both_players() {
-    let app = TestApp::spawn();
+    let app = spawn_app();
     let players = [app.create_player("Ana"), app.create_player("Ben")];
     let receivers = [
         Receiver::spawn(0, Duration::ZERO),
@@ -740,4 +763,130 @@ fn a_game_ended_by_the_clock_is_announced_to_both_players() {
         assert_eq!(finished[0]["outcome"]["winners"], json!([1]));
         check_signed(receiver, secret, player);
     }
+}
+
+/// "A player can register a webhook to http://169.254.169.254/..., 127.0.0.1:22, localhost,
+/// 0.0.0.0, [::1], the private ranges, 0x7f000001, 2130706433, or the server's own API ...
+/// http:///x (no host) is accepted." (issue 21) Each is refused, with http allowed so that the
+/// address is what refuses it.
+#[test]
+fn a_webhook_cannot_point_inside_the_servers_network() {
+    let app = TestApp::spawn_with(DeliverySettings {
+        addresses: Arc::new(AddressPolicy {
+            allow_http: true,
+            allowed_hosts: vec![],
+        }),
+        ..DeliverySettings::default()
+    });
+    let ana = app.create_player("Ana");
+    let mut inside = vec![
+        "http://169.254.169.254/latest/meta-data/".to_string(),
+        "http://127.0.0.1:22/".into(),
+        "http://localhost/".into(),
+        "http://localhost.:8080/".into(),
+        "http://0.0.0.0/".into(),
+        "http://[::1]/".into(),
+        "http://[::ffff:127.0.0.1]/".into(),
+        "http://[fe80::1]/".into(),
+        "http://[fd00::1]/".into(),
+        "http://10.0.0.1/".into(),
+        "http://172.16.0.1/".into(),
+        "http://192.168.1.1/".into(),
+        "http://100.64.0.1/".into(),
+        "http://224.0.0.1/".into(),
+        "http://0x7f000001/".into(),
+        "http://2130706433/".into(),
+        "http://017700000001/".into(),
+        "http:///x".into(),
+        format!("{}/v1/games", app.base),
+    ];
+    // The machine's own address on the way out, if it has one: not loopback, still inside.
+    if let Some(own) = own_address() {
+        inside.push(format!("http://{own}:{}/v1/games", port_of(&app.base)));
+    }
+    for url in &inside {
+        let refused = app
+            .post("/v1/players/me/webhooks", Some(&ana))
+            .json(&json!({"url": url}))
+            .send()
+            .unwrap();
+        assert_eq!(
+            problem(refused, StatusCode::BAD_REQUEST),
+            "invalid_webhook_url",
+            "{url}"
+        );
+    }
+    let listed = ok_json(
+        app.get("/v1/players/me/webhooks", Some(&ana)).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(listed, json!([]));
+}
+
+#[test]
+fn http_is_refused_unless_the_operator_allows_it() {
+    let app = TestApp::spawn();
+    let ana = app.create_player("Ana");
+    let refused = app
+        .post("/v1/players/me/webhooks", Some(&ana))
+        .json(&json!({"url": "http://example.com/hook"}))
+        .send()
+        .unwrap();
+    let body: Value = refused.json().unwrap();
+    assert_eq!(body["code"], "invalid_webhook_url");
+    assert!(
+        body["detail"].as_str().unwrap().contains("only https://"),
+        "{body}"
+    );
+}
+
+/// "checked again at every delivery": a receiver the operator allowed once is not reached
+/// after the allowance is withdrawn, though the webhook is still registered.
+#[test]
+fn a_delivery_checks_the_address_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let receiver = Receiver::spawn(0, Duration::ZERO);
+    let server = start(dir.path());
+    let players = vec![
+        server.app.create_player("Ana"),
+        server.app.create_player("Ben"),
+    ];
+    for player in &players {
+        register(&server.app, player, &receiver.url);
+    }
+    drop(server);
+    let server = Server::start(
+        dir.path(),
+        &[
+            "--webhook-retry-ms",
+            "50",
+            "--webhook-retry-max-ms",
+            "200",
+            "--webhook-allow-http",
+        ],
+    );
+    let mut expected = Expected::default();
+    chess(&server.app, &players, &mut expected);
+    assert!(!expected.of(&players[0]).is_empty() || !expected.of(&players[1]).is_empty());
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(
+        receiver.attempts(),
+        0,
+        "nothing is sent to an address no longer allowed"
+    );
+}
+
+/// The address this machine leaves by (no packet is sent: a UDP socket only picks a route).
+fn own_address() -> Option<std::net::IpAddr> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    socket.connect("192.0.2.1:9").ok()?;
+    let ip = socket.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+fn port_of(base: &str) -> u16 {
+    base.rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("a port")
 }

@@ -27,14 +27,25 @@ pub struct Player {
 impl TestApp {
     /// Starts the server on port 0 with an empty database.
     pub fn spawn() -> TestApp {
+        TestApp::spawn_with(api::app::webhooks::delivery::DeliverySettings::default())
+    }
+
+    /// `spawn`, with webhook deliveries as given (such as the hosts they may reach).
+    pub fn spawn_with(delivery: api::app::webhooks::delivery::DeliverySettings) -> TestApp {
         let dir = tempfile::tempdir().expect("temporary directory");
         let store = storage::SledStore::open(dir.path()).expect("store opens");
         let listener = TcpListener::bind("127.0.0.1:0").expect("free port");
         let base = format!("http://{}", listener.local_addr().expect("address"));
         std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
-                let server = api::startup::run(listener, store, Registry::standard())
-                    .expect("server starts");
+                let server = api::startup::run_with(
+                    listener,
+                    std::sync::Arc::new(store),
+                    Registry::standard(),
+                    delivery,
+                    api::state::MemorySettings::default(),
+                )
+                .expect("server starts");
                 let _ = server.await;
             })
         });

@@ -3,6 +3,7 @@
 //! only past what was delivered, so nothing is lost across a restart (a notification may
 //! repeat after a crash between the answer and the cursor's write: at least once).
 
+use super::address::AddressPolicy;
 use super::notification::{notifications, Notification};
 use super::signature::{sign, DELIVERY_HEADER, SIGNATURE_HEADER};
 use super::{Webhook, CURSORS};
@@ -18,8 +19,8 @@ use storage::{Envelope, Storage};
 /// Events read from the log at a time.
 const PAGE: usize = 256;
 
-/// How deliveries are retried.
-#[derive(Clone, Copy, Debug)]
+/// How deliveries are retried, and where they may go.
+#[derive(Clone, Debug)]
 pub struct DeliverySettings {
     /// The wait after the first failed attempt; it doubles after each further failure.
     pub retry_min: Duration,
@@ -27,6 +28,8 @@ pub struct DeliverySettings {
     pub retry_max: Duration,
     /// How long a receiver may take to answer.
     pub timeout: Duration,
+    /// Which URLs a webhook may have (see `address`).
+    pub addresses: Arc<AddressPolicy>,
 }
 
 impl Default for DeliverySettings {
@@ -35,6 +38,7 @@ impl Default for DeliverySettings {
             retry_min: Duration::from_millis(200),
             retry_max: Duration::from_secs(30),
             timeout: Duration::from_secs(10),
+            addresses: Arc::new(AddressPolicy::default()),
         }
     }
 }
@@ -275,9 +279,19 @@ impl Worker {
             }
         };
         let signature = sign(&self.hook.secret, &body);
-        let settings = self.shared.settings;
+        let settings = &self.shared.settings;
         let mut wait = settings.retry_min;
         for attempt in 1u64.. {
+            // A host written as an address is not resolved, so the resolver cannot check it.
+            let checked = reqwest::Url::parse(&self.hook.url)
+                .map_err(|e| e.to_string())
+                .and_then(|url| settings.addresses.check_literal(&url));
+            if let Err(refused) = checked {
+                tracing::warn!(webhook = %self.hook.id, notification = %notification.id, %refused, attempt, retry_in_ms = wait.as_millis() as u64, "notification not sent: the address is refused");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(settings.retry_max);
+                continue;
+            }
             let answer = self
                 .shared
                 .http

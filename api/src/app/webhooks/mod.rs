@@ -3,6 +3,7 @@
 //! has its own worker and its own durable cursor in the event log, on a thread of their own,
 //! so a slow or dead receiver delays nobody but itself.
 
+pub mod address;
 pub mod delivery;
 pub mod notification;
 pub mod signature;
@@ -11,6 +12,7 @@ use crate::app::randomness::random_hex;
 use crate::app::Repository;
 use crate::problem::ApiError;
 use actix_web::http::StatusCode;
+use address::AddressPolicy;
 use chrono::{DateTime, Utc};
 use delivery::{load_cursor, DeliverySettings, Shared, Worker};
 use domain::Registry;
@@ -86,6 +88,10 @@ impl Webhooks {
         let http = reqwest::Client::builder()
             .timeout(settings.timeout)
             .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .dns_resolver(Arc::new(address::CheckedResolver {
+                policy: settings.addresses.clone(),
+            }))
             .user_agent(concat!("avalanche-webhooks/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(std::io::Error::other)?;
@@ -148,7 +154,7 @@ impl Webhooks {
     /// Registers `url` for `player`; returns the webhook with its secret, shown this once.
     /// It is told of what happens from now on, not of the past.
     pub async fn create(&self, player: &str, url: &str) -> Result<Webhook, ApiError> {
-        let url = parse_url(url)?;
+        let url = parse_url(&self.shared.settings.addresses, url).await?;
         let _one_at_a_time = self.changes.lock().await;
         if self.list(player)?.len() >= MAX_PER_PLAYER {
             return Err(ApiError::new(
@@ -220,24 +226,22 @@ impl Webhooks {
     }
 }
 
-/// An absolute http or https URL with a host, of at most `MAX_URL_LENGTH` characters.
-fn parse_url(text: &str) -> Result<String, ApiError> {
+/// A URL the policy takes, of at most `MAX_URL_LENGTH` characters, whose host is not inside.
+async fn parse_url(policy: &AddressPolicy, text: &str) -> Result<String, ApiError> {
     let refuse = |why: &str| {
         ApiError::bad_request(
             "invalid_webhook_url",
-            format!("A webhook URL is an absolute http:// or https:// URL of at most {MAX_URL_LENGTH} characters; {why}."),
+            format!("A webhook URL is an absolute https:// URL (or http:// where this server allows it) of at most {MAX_URL_LENGTH} characters, to a public address; {why}."),
         )
     };
     let text = text.trim();
     if text.len() > MAX_URL_LENGTH {
         return Err(refuse("this one is longer"));
     }
-    let url = reqwest::Url::parse(text).map_err(|e| refuse(&format!("this one is not: {e}")))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(refuse(&format!("not {}://", url.scheme())));
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err(refuse("this one names no host"));
-    }
+    let url = policy.parse(text).map_err(|why| refuse(&why))?;
+    policy
+        .check_addresses(&url)
+        .await
+        .map_err(|why| refuse(&why))?;
     Ok(url.to_string())
 }
