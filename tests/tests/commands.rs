@@ -42,7 +42,8 @@ fn a_stale_if_match_is_refused_with_the_current_version() {
 }
 
 #[test]
-fn a_repeated_idempotency_key_returns_the_first_answer_without_a_second_event() {
+fn a_repeated_idempotency_key_returns_the_first_answer_without_a_second_event_and_refuses_another_body(
+) {
     let app = TestApp::spawn();
     let (id, players) = chess(&app);
     let send = |command: Value| {
@@ -57,9 +58,9 @@ fn a_repeated_idempotency_key_returns_the_first_answer_without_a_second_event() 
         StatusCode::OK,
     );
     let v = version(&app, &id);
-    // The retry: even a different body (a client bug) gets the first answer, nothing new.
+    // The retry, the same body written another way: the first answer, nothing new.
     let again = ok_json(
-        Ok(send(json!({"type": "turn", "move": "d4", "push": "h6"}))),
+        Ok(send(json!({"push": "a6", "move": "e4", "type": "turn"}))),
         StatusCode::OK,
     );
     assert_eq!(again["replayed"], true);
@@ -83,6 +84,14 @@ fn a_repeated_idempotency_key_returns_the_first_answer_without_a_second_event() 
     );
     assert_eq!(late["events"], first["events"]);
     assert_eq!(late["game"]["view"], first["game"]["view"]);
+    // The same key with another body is a client's mistake, not a retry: refused, and the
+    // first answer stays what the key gives.
+    let reused = send(json!({"type": "turn", "move": "d4", "push": "h6"}));
+    assert_eq!(
+        problem(reused, StatusCode::UNPROCESSABLE_ENTITY),
+        "idempotency_key_reused"
+    );
+    assert_eq!(version(&app, &id), v + 1);
     // Another player's same key is another command.
     let other = app
         .post(&format!("/v1/games/{id}/commands"), Some(&players[1]))
@@ -304,4 +313,64 @@ fn legal_lists_only_for_a_seated_player() {
         .send()
         .unwrap();
     assert_eq!(problem(response, StatusCode::FORBIDDEN), "not_seated");
+}
+
+/// "Duplicate JSON keys: in a command the last one wins ({"type":"offer_draw", "type":"resign"}
+/// resigned the game)" (issue 21): a repeated key is refused with 400 in every body.
+#[test]
+fn a_body_that_repeats_a_key_is_refused_everywhere_and_changes_nothing() {
+    let app = TestApp::spawn();
+    let (id, players) = chess(&app);
+    let v = version(&app, &id);
+    let raw = |path: &str, body: &str| {
+        app.post(path, Some(&players[0]))
+            .header("Content-Type", "application/json")
+            .body(body.to_string())
+            .send()
+            .unwrap()
+    };
+    let commands = format!("/v1/games/{id}/commands");
+    for (path, body) in [
+        (
+            commands.as_str(),
+            r#"{"type":"offer_draw","type":"resign"}"#,
+        ),
+        (
+            commands.as_str(),
+            r#"{"type":"turn","move":"e4","push":"a6","push":"h6"}"#,
+        ),
+        (
+            "/v1/games",
+            r#"{"kind":"vamanos","seats":2,"options":{"target":30,"target":60}}"#,
+        ),
+        (
+            "/v1/games",
+            r#"{"kind":"altitude","kind":"avalanche","seats":2}"#,
+        ),
+        (
+            "/v1/players/me/webhooks",
+            r#"{"url":"https://example.com/a","url":"https://example.com/b"}"#,
+        ),
+        ("/v1/players", r#"{"name":"Ann","name":"Bob"}"#),
+        (
+            &format!("/v1/games/{id}/forks"),
+            r#"{"version":3,"version":4}"#,
+        ),
+    ] {
+        assert_eq!(
+            problem(raw(path, body), StatusCode::BAD_REQUEST),
+            "duplicate_key",
+            "{path} {body}"
+        );
+    }
+    assert_eq!(version(&app, &id), v, "nothing was played");
+    assert_eq!(app.game(None, &id)["status"], "active");
+    let open = app.create_game(&players[0], json!({"kind": "altitude", "seats": 2}));
+    let join = app
+        .post(&format!("/v1/games/{open}/join"), Some(&players[1]))
+        .header("Content-Type", "application/json")
+        .body(r#"{"seat":1,"seat":0}"#)
+        .send()
+        .unwrap();
+    assert_eq!(problem(join, StatusCode::BAD_REQUEST), "duplicate_key");
 }

@@ -306,6 +306,17 @@ impl Games {
                 .appended_for(id, command_id)
                 .map_err(ApiError::internal)?
             {
+                // The same key for another command is the client's mistake, not a retry.
+                let first = store
+                    .command(id, done.first_version)
+                    .map_err(ApiError::internal)?;
+                if first.and_then(|c| c.command).as_ref() != Some(&command) {
+                    return Err(ApiError::new(
+                        actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
+                        "idempotency_key_reused",
+                        "This Idempotency-Key was used for another command in this game: a retry sends the same body, a new command a new key.",
+                    ));
+                }
                 let envelopes = self.repository.events(
                     id,
                     done.first_version - 1,

@@ -33,7 +33,7 @@ pub async fn create_fork(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     id: web::Path<String>,
-    body: web::Json<NewFork>,
+    body: crate::json_body::Json<NewFork>,
 ) -> Result<HttpResponse, ApiError> {
     let slot = state
         .games

@@ -22,7 +22,7 @@ use utoipa::{IntoParams, ToSchema};
 pub async fn create_game(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
-    body: web::Json<NewGame>,
+    body: crate::json_body::Json<NewGame>,
 ) -> Result<HttpResponse, ApiError> {
     let slot = state.games.create(&player.id, body.into_inner()).await?;
     let slot = slot.lock().await;
@@ -129,6 +129,7 @@ pub async fn join_game(
     let seat = if body.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
+        crate::json_body::check_unique_keys(&body)?;
         serde_json::from_slice::<JoinRequest>(&body)
             .map_err(|e| {
                 ApiError::bad_request("malformed_json", format!("Unreadable join request: {e}."))

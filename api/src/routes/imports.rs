@@ -70,6 +70,7 @@ pub async fn import(
         }
         body.extend_from_slice(&chunk);
     }
+    crate::json_body::check_unique_keys(&body)?;
     let request: ImportRequest = serde_json::from_slice(&body)
         .map_err(|e| ApiError::bad_request("malformed_json", format!("Unreadable import: {e}.")))?;
     let (log, seed) = match request {

@@ -84,7 +84,7 @@ pub async fn play(
     Authenticated(player): Authenticated,
     id: web::Path<String>,
     request: HttpRequest,
-    command: web::Json<Value>,
+    command: crate::json_body::Json<Value>,
 ) -> Result<HttpResponse, ApiError> {
     answer_command(&state, &request, &id, &player.id, command.into_inner()).await
 }

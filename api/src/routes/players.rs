@@ -34,7 +34,7 @@ pub struct PlayerCreated {
 #[post("/v1/players")]
 pub async fn create_player(
     state: web::Data<AppState>,
-    body: web::Json<NewPlayer>,
+    body: crate::json_body::Json<NewPlayer>,
 ) -> Result<HttpResponse, ApiError> {
     let (player, token) = state.players.create(&body.name).await?;
     tracing::info!(player = %player.id, "player created");

@@ -45,7 +45,7 @@ pub struct WebhookCreated {
 pub async fn create_webhook(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
-    body: web::Json<NewWebhook>,
+    body: crate::json_body::Json<NewWebhook>,
 ) -> Result<HttpResponse, ApiError> {
     let hook = state.webhooks.create(&player.id, &body.url).await?;
     Ok(HttpResponse::Created()
