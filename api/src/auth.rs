@@ -14,7 +14,8 @@ pub struct Authenticated(pub Player);
 /// is present but wrong is refused rather than treated as a spectator.
 pub struct MaybeAuthenticated(pub Option<Player>);
 
-fn bearer(req: &HttpRequest) -> Result<Option<String>, ApiError> {
+/// The bearer token of a request, if it carries one.
+pub fn bearer(req: &HttpRequest) -> Result<Option<String>, ApiError> {
     let Some(header) = req.headers().get(actix_web::http::header::AUTHORIZATION) else {
         return Ok(None);
     };

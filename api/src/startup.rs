@@ -170,6 +170,8 @@ pub fn run_with(
             .service(routes::players::my_vacation)
             .service(routes::players::start_vacation)
             .service(routes::players::end_vacation)
+            .service(routes::players::issue_token)
+            .service(routes::players::revoke_token)
             .service(routes::webhooks::create_webhook)
             .service(routes::webhooks::list_webhooks)
             .service(routes::webhooks::delete_webhook)

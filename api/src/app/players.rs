@@ -72,6 +72,31 @@ impl Players {
         Ok((player, token))
     }
 
+    /// A new token for `player`, beside those they have; shown this once.
+    pub async fn issue_token(&self, player: &Player) -> Result<String, ApiError> {
+        let token = format!("av_{}", random_hex::<32>()?);
+        self.store
+            .put_record_async(TOKENS, &token_hash(&token), player.id.as_bytes())
+            .await
+            .map_err(ApiError::internal)?;
+        Ok(token)
+    }
+
+    /// Revokes `token`: from the moment this returns it acts for no one, on every server of
+    /// the store (tokens are looked up in the store at every request, never cached).
+    pub async fn revoke(&self, token: &str) -> Result<(), ApiError> {
+        let removed = self
+            .store
+            .remove_record_async(TOKENS, &token_hash(token))
+            .await
+            .map_err(ApiError::internal)?;
+        if removed {
+            Ok(())
+        } else {
+            Err(ApiError::unauthorized("This token belongs to no player."))
+        }
+    }
+
     /// The player a bearer token acts for.
     pub fn authenticate(&self, token: &str) -> Result<Player, ApiError> {
         let id = self

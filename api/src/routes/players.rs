@@ -137,3 +137,43 @@ pub async fn end_vacation(
         .await?;
     Ok(HttpResponse::Ok().json(shown))
 }
+
+/// A new token, shown this once.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenIssued {
+    /// Send it as `Authorization: Bearer <token>`. Keep it secret: it acts for you.
+    #[schema(example = "av_5c0ffee5...")]
+    pub token: String,
+}
+
+/// Issue a new token for me, beside the one in use (shown this once). To replace a token,
+/// issue a new one, then revoke the old one with `DELETE /v1/players/me/tokens/current`.
+#[utoipa::path(tag = "players", security(("bearer" = [])),
+    responses((status = 201, body = TokenIssued), (status = 401, body = Problem)))]
+#[post("/v1/players/me/tokens")]
+pub async fn issue_token(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    let token = state.players.issue_token(&player).await?;
+    tracing::info!(player = %player.id, "token issued");
+    Ok(HttpResponse::Created().json(TokenIssued { token }))
+}
+
+/// Revoke the token this request is sent with: it acts for no one from now on. Other tokens
+/// of mine go on working; without any, the account cannot be used again.
+#[utoipa::path(tag = "players", security(("bearer" = [])),
+    responses((status = 204, description = "Revoked"), (status = 401, body = Problem)))]
+#[delete("/v1/players/me/tokens/current")]
+pub async fn revoke_token(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    request: actix_web::HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let token = crate::auth::bearer(&request)?.ok_or_else(|| {
+        ApiError::unauthorized("Send the token to revoke as `Authorization: Bearer <token>`.")
+    })?;
+    state.players.revoke(&token).await?;
+    tracing::info!(player = %player.id, "token revoked");
+    Ok(HttpResponse::NoContent().finish())
+}
