@@ -70,6 +70,41 @@ async fn a_retag_is_kept_across_reopening() {
 }
 
 #[test]
+fn the_database_is_readable_by_its_owner_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("nested").join("events");
+    let mode =
+        |p: &std::path::Path| std::fs::metadata(p).expect("exists").permissions().mode() & 0o777;
+    {
+        let store = Store::open(&path).expect("creates");
+        store
+            .append_blocking("game-1", 0, batch(2))
+            .expect("appends");
+        store.put_record("secrets", "k", b"v").expect("writes");
+    }
+    // An existing directory opened with looser permissions is tightened too.
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    drop(Store::open(&path).expect("reopens"));
+    assert_eq!(mode(&path), 0o700, "the database directory");
+    let mut files = 0;
+    let mut folders = vec![path.clone()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("lists") {
+            let entry = entry.expect("an entry");
+            if entry.file_type().expect("a type").is_dir() {
+                assert_eq!(mode(&entry.path()), 0o700, "{}", entry.path().display());
+                folders.push(entry.path());
+            } else {
+                assert_eq!(mode(&entry.path()) & 0o077, 0, "{}", entry.path().display());
+                files += 1;
+            }
+        }
+    }
+    assert!(files >= 2, "sled's files were looked at");
+}
+
+#[test]
 fn a_path_that_is_a_file_is_refused() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("file");

@@ -26,8 +26,10 @@ pub(crate) struct Opened {
 pub(crate) fn open(path: &Path, cache_bytes: u64) -> Result<Opened, OpenError> {
     let path_buf = path.to_path_buf();
     let existing = check_directory(path)?;
+    owner_only_directory(path)?;
     let config = sled::Config::new().path(path).cache_capacity(cache_bytes);
     let opened = open_config(config, path_buf)?;
+    owner_only_files(path)?;
     if existing && !opened.recovered {
         // Sled found files but nothing in them: rather than start afresh over what may be
         // a truncated database, say so.
@@ -37,6 +39,51 @@ pub(crate) fn open(path: &Path, cache_bytes: u64) -> Result<Opened, OpenError> {
         });
     }
     Ok(opened)
+}
+
+/// Creates the directory (and missing parents) readable by its owner alone, or makes an
+/// existing one so: the store holds games' seeds and webhooks' secrets.
+fn owner_only_directory(path: &Path) -> Result<(), OpenError> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    let unreadable = |source| OpenError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    };
+    if path.exists() {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700)).map_err(unreadable)
+    } else {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(path)
+            .map_err(unreadable)
+    }
+}
+
+/// Makes the database's files readable and writable by their owner alone (sled creates them
+/// with the process's umask; the directory around them is owner-only already).
+fn owner_only_files(path: &Path) -> Result<(), OpenError> {
+    use std::os::unix::fs::PermissionsExt;
+    let unreadable = |source| OpenError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut folders = vec![path.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).map_err(unreadable)? {
+            let entry = entry.map_err(unreadable)?;
+            let kind = entry.file_type().map_err(unreadable)?;
+            let mode = if kind.is_dir() {
+                folders.push(entry.path());
+                0o700
+            } else {
+                0o600
+            };
+            std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(mode))
+                .map_err(unreadable)?;
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn temporary() -> Result<Opened, OpenError> {
