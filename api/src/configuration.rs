@@ -64,6 +64,10 @@ pub struct ServeSettings {
     /// The longest wait between two attempts of a webhook delivery, in milliseconds.
     #[arg(long, env = "AVALANCHE_WEBHOOK_RETRY_MAX_MS", default_value_t = 30_000)]
     pub webhook_retry_max_ms: u64,
+    /// How long, in seconds, a webhook notification is retried before the webhook is marked
+    /// `failing` and stopped until its owner re-enables it (default three days).
+    #[arg(long, env = "AVALANCHE_WEBHOOK_GIVE_UP_AFTER_S", default_value_t = 3 * 24 * 3600)]
+    pub webhook_give_up_after_s: u64,
     /// Take webhook URLs with `http://` as well as `https://`.
     #[arg(long, env = "AVALANCHE_WEBHOOK_ALLOW_HTTP")]
     pub webhook_allow_http: bool,

@@ -52,6 +52,7 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
         let delivery = DeliverySettings {
             retry_min: Duration::from_millis(settings.webhook_retry_ms),
             retry_max: Duration::from_millis(settings.webhook_retry_max_ms),
+            give_up_after: Duration::from_secs(settings.webhook_give_up_after_s),
             addresses: Arc::new(AddressPolicy {
                 allow_http: settings.webhook_allow_http,
                 allowed_hosts: settings.webhook_allow_hosts.clone(),
@@ -175,6 +176,7 @@ pub fn run_with(
             .service(routes::webhooks::create_webhook)
             .service(routes::webhooks::list_webhooks)
             .service(routes::webhooks::delete_webhook)
+            .service(routes::webhooks::enable_webhook)
             .service(routes::kinds::kinds)
             .service(routes::games::create_game)
             .service(routes::games::list_games)

@@ -41,6 +41,8 @@ impl Received {
 struct Log {
     attempts: usize,
     accepted: Vec<Received>,
+    /// Answers 500 to everything while set.
+    refusing: bool,
 }
 
 /// A webhook receiver on a free port: answers 500 to its first `fail_first` requests, then
@@ -64,12 +66,12 @@ impl Receiver {
                         move |req: HttpRequest, body: web::Bytes| {
                             let log = log.clone();
                             async move {
-                                let attempt = {
+                                let (attempt, refusing) = {
                                     let mut log = log.lock().unwrap();
                                     log.attempts += 1;
-                                    log.attempts
+                                    (log.attempts, log.refusing)
                                 };
-                                if attempt <= fail_first {
+                                if attempt <= fail_first || refusing {
                                     return HttpResponse::InternalServerError().finish();
                                 }
                                 actix_web::rt::time::sleep(delay).await;
@@ -110,6 +112,10 @@ impl Receiver {
             .iter()
             .map(|r| r.json()["id"].as_str().expect("id").to_string())
             .collect()
+    }
+
+    fn set_refusing(&self, refusing: bool) {
+        self.log.lock().unwrap().refusing = refusing;
     }
 
     fn attempts(&self) -> usize {
@@ -889,4 +895,80 @@ fn port_of(base: &str) -> u16 {
         .next()
         .and_then(|p| p.parse().ok())
         .expect("a port")
+}
+
+/// "Delivery gives up after a bounded time (for instance 3 days) and marks the webhook
+/// `failing` with its last error, visible to its owner, who can re-enable it." (issue 21)
+#[test]
+fn a_webhook_failing_for_too_long_stops_until_its_owner_re_enables_it_and_loses_nothing() {
+    let app = TestApp::spawn_with(DeliverySettings {
+        addresses: Arc::new(AddressPolicy {
+            allow_http: true,
+            allowed_hosts: vec!["127.0.0.1".into()],
+        }),
+        retry_min: Duration::from_millis(50),
+        retry_max: Duration::from_millis(100),
+        give_up_after: Duration::from_millis(800),
+        ..DeliverySettings::default()
+    });
+    let players = vec![app.create_player("Ana"), app.create_player("Ben")];
+    let receiver = Receiver::spawn(0, Duration::ZERO);
+    receiver.set_refusing(true);
+    let id = register(&app, &players[0], &receiver.url)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut expected = Expected::default();
+    chess(&app, &players, &mut expected);
+    let anas = expected.of(&players[0]);
+    assert!(!anas.is_empty(), "Ana is told it is her turn");
+
+    let listed = |app: &TestApp| {
+        ok_json(
+            app.get("/v1/players/me/webhooks", Some(&players[0])).send(),
+            StatusCode::OK,
+        )[0]
+        .clone()
+    };
+    let started = Instant::now();
+    while listed(&app)["status"] != "failing" {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "marked failing: {}",
+            listed(&app)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let failing = listed(&app);
+    assert!(
+        failing["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("500 Internal Server Error"),
+        "{failing}"
+    );
+    assert!(failing["failing_since"].is_string());
+    let attempts = receiver.attempts();
+    assert!(attempts >= 3, "retried before giving up: {attempts}");
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(
+        receiver.attempts(),
+        attempts,
+        "nothing is sent once failing"
+    );
+    assert!(receiver.ids().is_empty());
+
+    receiver.set_refusing(false);
+    let path = format!("/v1/players/me/webhooks/{id}/enable");
+    let by_ben = app.post(&path, Some(&players[1])).send().unwrap();
+    assert_eq!(problem(by_ben, StatusCode::NOT_FOUND), "webhook_not_found");
+    let enabled = ok_json(app.post(&path, Some(&players[0])).send(), StatusCode::OK);
+    assert_eq!(enabled["status"], "active");
+    assert!(enabled.get("last_error").is_none(), "{enabled}");
+    assert!(
+        receiver.wait_for(&anas, Duration::from_secs(20)),
+        "the notification given up arrives once re-enabled: {:?}",
+        receiver.ids()
+    );
+    assert_eq!(listed(&app)["status"], "active");
 }

@@ -13,7 +13,8 @@ use utoipa::ToSchema;
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewWebhook {
-    /// An absolute `http://` or `https://` URL, at most 2000 characters.
+    /// An absolute `https://` URL (`http://` where the server allows it) to a public address,
+    /// at most 2000 characters.
     #[schema(example = "https://example.com/avalanche")]
     pub url: String,
 }
@@ -35,7 +36,9 @@ pub struct WebhookCreated {
 /// when it becomes your turn in a game, when another seat offers you a draw or asks for a
 /// takeback, and when one of your games ends. Delivery is at least once (dedupe by the
 /// notification's `id`, also sent as `X-Avalanche-Delivery`); a receiver that does not answer
-/// 2xx is retried with growing waits (up to 30 s apart), never skipped. At most 10 a player.
+/// 2xx is retried with growing waits (up to 30 s apart), never skipped; after 3 days of
+/// failures the webhook is marked `failing` and waits to be re-enabled. At most 10 a player.
+/// The URL is `https://` and must lead to a public address.
 #[utoipa::path(tag = "players", security(("bearer" = [])), request_body = NewWebhook,
     responses((status = 201, body = WebhookCreated),
         (status = 400, description = "`invalid_webhook_url`", body = Problem),
@@ -88,4 +91,20 @@ pub async fn delete_webhook(
 ) -> Result<HttpResponse, ApiError> {
     state.webhooks.delete(&player.id, &id).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// Re-enable one of my webhooks that is `failing`: deliveries go on from the notification
+/// that was given up, nothing skipped. An active webhook is answered as it is.
+#[utoipa::path(tag = "players", security(("bearer" = [])),
+    params(("id" = String, Path, description = "The webhook's id")),
+    responses((status = 200, body = WebhookInfo), (status = 401, body = Problem),
+        (status = 404, description = "`webhook_not_found`", body = Problem)))]
+#[post("/v1/players/me/webhooks/{id}/enable")]
+pub async fn enable_webhook(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let hook = state.webhooks.enable(&player.id, &id).await?;
+    Ok(HttpResponse::Ok().json(WebhookInfo::from(&hook)))
 }

@@ -30,6 +30,9 @@ pub struct DeliverySettings {
     pub timeout: Duration,
     /// Which URLs a webhook may have (see `address`).
     pub addresses: Arc<AddressPolicy>,
+    /// How long a notification is retried before its webhook is marked failing and stopped
+    /// (its owner re-enables it; nothing after the undelivered notification is skipped).
+    pub give_up_after: Duration,
 }
 
 impl Default for DeliverySettings {
@@ -39,18 +42,25 @@ impl Default for DeliverySettings {
             retry_max: Duration::from_secs(30),
             timeout: Duration::from_secs(10),
             addresses: Arc::new(AddressPolicy::default()),
+            give_up_after: Duration::from_secs(3 * 24 * 3600),
         }
     }
 }
 
 /// What every worker shares.
 pub struct Shared {
+    /// Changes to the webhooks' records, one at a time (registrations, deletions, a worker
+    /// marking its webhook failing), so that none undoes another.
+    pub changes: tokio::sync::Mutex<()>,
     pub store: Arc<dyn Storage>,
     /// Folds the player's games when a worker has not kept them.
     pub repository: Repository,
     pub http: reqwest::Client,
     pub settings: DeliverySettings,
 }
+
+/// A notification retried for longer than `give_up_after`, with its last error.
+struct GaveUp(String);
 
 /// The events of one command (one append) in a game's stream.
 struct Batch {
@@ -116,23 +126,28 @@ impl Worker {
                 if envelope.position <= self.cursor {
                     continue; // part of a batch already handled
                 }
-                self.follow(envelope).await;
+                if let Err(GaveUp(error)) = self.follow(envelope).await {
+                    self.store_cursor().await;
+                    self.mark_failing(error).await;
+                    return;
+                }
             }
         }
     }
 
-    /// Handles the batch that `envelope` begins and moves the cursor past it.
-    async fn follow(&mut self, envelope: &Envelope) {
+    /// Handles the batch that `envelope` begins and moves the cursor past it; leaves the cursor
+    /// before it if a notification was given up.
+    async fn follow(&mut self, envelope: &Envelope) -> Result<(), GaveUp> {
         // Only games notify; other streams (a player's vacations, ...) are passed over.
         if !envelope.stream.starts_with("g-") {
             self.cursor = envelope.position;
-            return;
+            return Ok(());
         }
         match self.batch(envelope) {
             Ok(batch) => {
                 let found = self.derive(&batch);
                 for notification in &found {
-                    self.deliver(notification).await;
+                    self.deliver(notification).await?;
                 }
                 self.cursor = batch.last_position;
                 if !found.is_empty() {
@@ -144,6 +159,38 @@ impl Worker {
                 // rather than holding up every later notification.
                 tracing::error!(webhook = %self.hook.id, game = %envelope.stream, version = envelope.version, %error, "cannot derive notifications");
                 self.cursor = envelope.position;
+            }
+        }
+        Ok(())
+    }
+
+    /// Records that the webhook failed for too long, with its last error, unless it was
+    /// deleted meanwhile; its owner sees it and may re-enable it.
+    async fn mark_failing(&mut self, last_error: String) {
+        let _one_at_a_time = self.shared.changes.lock().await;
+        let store = &self.shared.store;
+        let key = super::key(&self.hook.player_id, &self.hook.id);
+        match store.get_record(super::WEBHOOKS, &key) {
+            Ok(Some(_)) => {}
+            _ => return, // deleted: nothing to mark
+        }
+        self.hook.failing = Some(super::Failing {
+            since: chrono::Utc::now(),
+            last_error,
+        });
+        let written = match serde_json::to_vec(&self.hook) {
+            Ok(record) => store
+                .put_record_async(super::WEBHOOKS, &key, &record)
+                .await
+                .map_err(|e| e.to_string()),
+            Err(error) => Err(error.to_string()),
+        };
+        match written {
+            Ok(()) => {
+                tracing::warn!(webhook = %self.hook.id, player = %self.hook.player_id, "webhook marked failing: deliveries stopped until its owner re-enables it")
+            }
+            Err(error) => {
+                tracing::error!(webhook = %self.hook.id, %error, "cannot mark the webhook failing")
             }
         }
     }
@@ -269,25 +316,32 @@ impl Worker {
     }
 
     /// POSTs the notification until the receiver answers 2xx, waiting longer after each
-    /// failure. Never gives up: a notification is not skipped, only late.
-    async fn deliver(&self, notification: &Notification) {
+    /// failure, for at most `give_up_after`: then gives up with the last error, and the
+    /// notification waits (with every later one) for the webhook to be re-enabled.
+    async fn deliver(&self, notification: &Notification) -> Result<(), GaveUp> {
         let body = match serde_json::to_vec(notification) {
             Ok(body) => body,
             Err(error) => {
                 tracing::error!(%error, "cannot write a notification");
-                return;
+                return Ok(());
             }
         };
+        let first_try = tokio::time::Instant::now();
+        let mut attempt = 0u64;
         let signature = sign(&self.hook.secret, &body);
         let settings = &self.shared.settings;
         let mut wait = settings.retry_min;
-        for attempt in 1u64.. {
+        loop {
+            attempt += 1;
             // A host written as an address is not resolved, so the resolver cannot check it.
             let checked = reqwest::Url::parse(&self.hook.url)
                 .map_err(|e| e.to_string())
                 .and_then(|url| settings.addresses.check_literal(&url));
             if let Err(refused) = checked {
                 tracing::warn!(webhook = %self.hook.id, notification = %notification.id, %refused, attempt, retry_in_ms = wait.as_millis() as u64, "notification not sent: the address is refused");
+                if first_try.elapsed() >= settings.give_up_after {
+                    return Err(GaveUp(format!("not sent: {refused}")));
+                }
                 tokio::time::sleep(wait).await;
                 wait = (wait * 2).min(settings.retry_max);
                 continue;
@@ -302,17 +356,22 @@ impl Worker {
                 .body(body.clone())
                 .send()
                 .await;
-            match answer {
+            let failure = match answer {
                 Ok(response) if response.status().is_success() => {
                     tracing::info!(webhook = %self.hook.id, notification = %notification.id, status = response.status().as_u16(), attempt, "notification delivered");
-                    return;
+                    return Ok(());
                 }
                 Ok(response) => {
                     tracing::warn!(webhook = %self.hook.id, notification = %notification.id, status = response.status().as_u16(), attempt, retry_in_ms = wait.as_millis() as u64, "receiver refused the notification");
+                    format!("the receiver answered {}", response.status())
                 }
                 Err(error) => {
                     tracing::warn!(webhook = %self.hook.id, notification = %notification.id, %error, attempt, retry_in_ms = wait.as_millis() as u64, "notification not delivered");
+                    format!("not delivered: {error}")
                 }
+            };
+            if first_try.elapsed() >= settings.give_up_after {
+                return Err(GaveUp(format!("{failure} ({attempt} attempts)")));
             }
             tokio::time::sleep(wait).await;
             wait = (wait * 2).min(settings.retry_max);

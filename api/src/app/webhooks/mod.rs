@@ -23,7 +23,7 @@ use storage::Storage;
 use utoipa::ToSchema;
 
 /// Webhooks by `<player id>/<webhook id>`, so that a player's are listed together.
-const WEBHOOKS: &str = "webhooks";
+pub(crate) const WEBHOOKS: &str = "webhooks";
 /// Each webhook's cursor: the global position of the last event it has handled.
 pub(crate) const CURSORS: &str = "webhook_cursors";
 /// A player may register this many webhooks.
@@ -39,6 +39,27 @@ pub struct Webhook {
     pub url: String,
     pub secret: String,
     pub created_at: DateTime<Utc>,
+    /// Set when deliveries were given up; nothing is sent until the owner re-enables it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing: Option<Failing>,
+}
+
+/// Why and since when a webhook's deliveries stopped.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Failing {
+    pub since: DateTime<Utc>,
+    pub last_error: String,
+}
+
+/// Whether a webhook is being delivered to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WebhookStatus {
+    /// Notifications are delivered (and retried while the receiver fails).
+    Active,
+    /// A notification was retried for too long: deliveries stopped until the owner re-enables
+    /// the webhook, which then goes on from that notification.
+    Failing,
 }
 
 /// A webhook as its owner may list it: never its secret.
@@ -49,6 +70,14 @@ pub struct WebhookInfo {
     #[schema(example = "https://example.com/avalanche")]
     pub url: String,
     pub created_at: DateTime<Utc>,
+    pub status: WebhookStatus,
+    /// When deliveries stopped (only when `failing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failing_since: Option<DateTime<Utc>>,
+    /// The last delivery's error (only when `failing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "the receiver answered 503 Service Unavailable (41 attempts)")]
+    pub last_error: Option<String>,
 }
 
 impl From<&Webhook> for WebhookInfo {
@@ -57,11 +86,17 @@ impl From<&Webhook> for WebhookInfo {
             id: hook.id.clone(),
             url: hook.url.clone(),
             created_at: hook.created_at,
+            status: match hook.failing {
+                Some(_) => WebhookStatus::Failing,
+                None => WebhookStatus::Active,
+            },
+            failing_since: hook.failing.as_ref().map(|f| f.since),
+            last_error: hook.failing.as_ref().map(|f| f.last_error.clone()),
         }
     }
 }
 
-fn key(player: &str, id: &str) -> String {
+pub(crate) fn key(player: &str, id: &str) -> String {
     format!("{player}/{id}")
 }
 
@@ -71,8 +106,6 @@ pub struct Webhooks {
     /// The delivery thread's runtime, where every worker runs.
     runtime: tokio::runtime::Handle,
     workers: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
-    /// Registrations one at a time, so that the limit per player holds.
-    changes: tokio::sync::Mutex<()>,
     /// Stops the delivery thread when the webhooks are dropped.
     _stop: tokio::sync::oneshot::Sender<()>,
 }
@@ -109,6 +142,7 @@ impl Webhooks {
             })?;
         let webhooks = Webhooks {
             shared: Arc::new(Shared {
+                changes: tokio::sync::Mutex::new(()),
                 repository: Repository::new(store.clone(), registry, 1),
                 store,
                 http,
@@ -116,7 +150,6 @@ impl Webhooks {
             }),
             runtime: handle,
             workers: Mutex::new(HashMap::new()),
-            changes: tokio::sync::Mutex::new(()),
             _stop: stop,
         };
         let registered = webhooks
@@ -126,6 +159,9 @@ impl Webhooks {
             .map_err(std::io::Error::other)?;
         for (key, bytes) in registered {
             match serde_json::from_slice::<Webhook>(&bytes) {
+                Ok(hook) if hook.failing.is_some() => {
+                    tracing::warn!(webhook = %hook.id, "webhook failing: not delivered to until re-enabled");
+                }
                 Ok(hook) => {
                     let cursor = load_cursor(webhooks.shared.store.as_ref(), &hook.id).unwrap_or(0);
                     webhooks.spawn(hook, cursor);
@@ -155,7 +191,7 @@ impl Webhooks {
     /// It is told of what happens from now on, not of the past.
     pub async fn create(&self, player: &str, url: &str) -> Result<Webhook, ApiError> {
         let url = parse_url(&self.shared.settings.addresses, url).await?;
-        let _one_at_a_time = self.changes.lock().await;
+        let _one_at_a_time = self.shared.changes.lock().await;
         if self.list(player)?.len() >= MAX_PER_PLAYER {
             return Err(ApiError::new(
                 StatusCode::CONFLICT,
@@ -169,6 +205,7 @@ impl Webhooks {
             url,
             secret: format!("whsec_{}", random_hex::<32>()?),
             created_at: Utc::now(),
+            failing: None,
         };
         // From the current end of the log: the cursor first, so that a crash between the two
         // writes cannot start the webhook from the beginning of history.
@@ -199,9 +236,39 @@ impl Webhooks {
             .collect()
     }
 
+    /// Re-enables one of the player's webhooks that was failing: deliveries go on from the
+    /// notification that was given up. An active webhook is left as it is.
+    pub async fn enable(&self, player: &str, id: &str) -> Result<Webhook, ApiError> {
+        let _one_at_a_time = self.shared.changes.lock().await;
+        let store = &self.shared.store;
+        let Some(bytes) = store
+            .get_record(WEBHOOKS, &key(player, id))
+            .map_err(ApiError::internal)?
+        else {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "webhook_not_found",
+                format!("You have no webhook \"{id}\"."),
+            ));
+        };
+        let mut hook: Webhook = serde_json::from_slice(&bytes).map_err(ApiError::internal)?;
+        if hook.failing.take().is_none() {
+            return Ok(hook);
+        }
+        let record = serde_json::to_vec(&hook).map_err(ApiError::internal)?;
+        store
+            .put_record_async(WEBHOOKS, &key(player, id), &record)
+            .await
+            .map_err(ApiError::internal)?;
+        let cursor = load_cursor(store.as_ref(), id).unwrap_or(0);
+        self.spawn(hook.clone(), cursor);
+        tracing::info!(webhook = %id, %player, cursor, "webhook re-enabled");
+        Ok(hook)
+    }
+
     /// Deletes one of the player's webhooks and stops its worker.
     pub async fn delete(&self, player: &str, id: &str) -> Result<(), ApiError> {
-        let _one_at_a_time = self.changes.lock().await;
+        let _one_at_a_time = self.shared.changes.lock().await;
         let store = &self.shared.store;
         let removed = store
             .remove_record_async(WEBHOOKS, &key(player, id))
