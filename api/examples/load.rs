@@ -125,8 +125,17 @@ impl Server {
         let (sender, receiver) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
-                let server = api::startup::run(listener, store, Registry::standard())
-                    .expect("the server starts");
+                // No quotas or rate limits: the benchmark's clients are few players playing
+                // as fast as they can.
+                let server = api::startup::run_with(
+                    listener,
+                    Arc::new(store),
+                    Registry::standard(),
+                    api::app::webhooks::delivery::DeliverySettings::default(),
+                    api::state::MemorySettings::default(),
+                    api::limits::LimitSettings::unlimited(),
+                )
+                .expect("the server starts");
                 sender.send(server.handle()).expect("main waits");
                 let _ = server.await;
             })

@@ -60,6 +60,7 @@ pub async fn answer_command(
     player: &str,
     command: Value,
 ) -> Result<HttpResponse, ApiError> {
+    state.limits.command(player)?;
     let expected = expected_version(request)?;
     let key = idempotency_key(request)?;
     let played = state

@@ -68,6 +68,21 @@ pub struct ServeSettings {
     /// `failing` and stopped until its owner re-enables it (default three days).
     #[arg(long, env = "AVALANCHE_WEBHOOK_GIVE_UP_AFTER_S", default_value_t = 3 * 24 * 3600)]
     pub webhook_give_up_after_s: u64,
+    /// Players created per client address per hour (0: no limit).
+    #[arg(long, env = "AVALANCHE_LIMIT_PLAYERS_PER_HOUR", default_value_t = crate::limits::LimitSettings::default().players_per_hour_per_address)]
+    pub limit_players_per_hour: u32,
+    /// Games created per player per hour (0: no limit).
+    #[arg(long, env = "AVALANCHE_LIMIT_GAMES_PER_HOUR", default_value_t = crate::limits::LimitSettings::default().games_per_hour_per_player)]
+    pub limit_games_per_hour: u32,
+    /// Games waiting for players in which one player may hold a seat (0: no limit).
+    #[arg(long, env = "AVALANCHE_LIMIT_OPEN_SEATS", default_value_t = crate::limits::LimitSettings::default().open_seats_per_player)]
+    pub limit_open_seats: usize,
+    /// Commands per player per second, twice as many at once (0: no limit).
+    #[arg(long, env = "AVALANCHE_LIMIT_COMMANDS_PER_SECOND", default_value_t = crate::limits::LimitSettings::default().commands_per_second_per_player)]
+    pub limit_commands_per_second: u32,
+    /// Event streams and long-polls one player (or address) may hold open at once (0: no limit).
+    #[arg(long, env = "AVALANCHE_LIMIT_STREAMS", default_value_t = crate::limits::LimitSettings::default().streams_per_player)]
+    pub limit_streams: usize,
     /// Take webhook URLs with `http://` as well as `https://`.
     #[arg(long, env = "AVALANCHE_WEBHOOK_ALLOW_HTTP")]
     pub webhook_allow_http: bool,

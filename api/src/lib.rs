@@ -7,6 +7,7 @@ pub mod clock;
 pub mod command_answer;
 pub mod configuration;
 pub mod json_body;
+pub mod limits;
 pub mod offline;
 pub mod openapi;
 pub mod problem;

@@ -38,6 +38,8 @@ pub struct ApiError {
     pub detail: String,
     pub current_version: Option<u64>,
     pub details: Option<serde_json::Value>,
+    /// Seconds for a `Retry-After` header (a limit was reached).
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -48,6 +50,15 @@ impl ApiError {
             detail: detail.into(),
             current_version: None,
             details: None,
+            retry_after: None,
+        }
+    }
+
+    /// The same problem, telling the client when to try again.
+    pub fn with_retry_after(self, seconds: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(seconds),
+            ..self
         }
     }
 
@@ -142,7 +153,11 @@ impl ResponseError for ApiError {
             current_version: self.current_version,
             details: self.details.clone(),
         };
-        HttpResponse::build(self.status)
+        let mut response = HttpResponse::build(self.status);
+        if let Some(seconds) = self.retry_after {
+            response.insert_header(("Retry-After", seconds.to_string()));
+        }
+        response
             .content_type("application/problem+json")
             .json(problem)
     }

@@ -3,6 +3,7 @@
 use crate::app::webhooks::address::AddressPolicy;
 use crate::app::webhooks::delivery::DeliverySettings;
 use crate::configuration::ServeSettings;
+use crate::limits::LimitSettings;
 use crate::problem::{self, ApiError};
 use crate::routes;
 use crate::state::{AppState, MemorySettings};
@@ -62,12 +63,20 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
         let memory = MemorySettings {
             game_cache: settings.game_cache,
         };
+        let limits = LimitSettings {
+            players_per_hour_per_address: settings.limit_players_per_hour,
+            games_per_hour_per_player: settings.limit_games_per_hour,
+            open_seats_per_player: settings.limit_open_seats,
+            commands_per_second_per_player: settings.limit_commands_per_second,
+            streams_per_player: settings.limit_streams,
+        };
         let server = run_with(
             listener,
             Arc::new(store),
             Registry::standard(),
             delivery,
             memory,
+            limits,
         )?;
         tracing::info!(addr = %settings.addr, data = %settings.data.display(), "avalanche is serving");
         server.await?;
@@ -121,19 +130,21 @@ pub fn run(
         registry,
         DeliverySettings::default(),
         MemorySettings::default(),
+        LimitSettings::default(),
     )
 }
 
-/// `run`, with the retries of webhook deliveries and the memory settings as given.
+/// `run`, with the webhook deliveries, the memory settings and the limits as given.
 pub fn run_with(
     listener: TcpListener,
     store: Arc<dyn Storage>,
     registry: Registry,
     delivery: DeliverySettings,
     memory: MemorySettings,
+    limits: LimitSettings,
 ) -> std::io::Result<actix_web::dev::Server> {
     let openapi = crate::openapi::document(&registry);
-    let state = web::Data::new(AppState::new(store, registry, delivery, memory)?);
+    let state = web::Data::new(AppState::new(store, registry, delivery, memory, limits)?);
     crate::clock::spawn(state.clone());
     let reindexing = state.clone();
     actix_web::rt::spawn(async move {

@@ -13,6 +13,7 @@ use storage::Storage;
 
 pub struct AppState {
     pub games: Games,
+    pub limits: crate::limits::Limits,
     pub players: Players,
     pub vacations: Vacations,
     pub registry: Arc<Registry>,
@@ -41,11 +42,13 @@ impl AppState {
         registry: Registry,
         delivery: DeliverySettings,
         memory: MemorySettings,
+        limits: crate::limits::LimitSettings,
     ) -> std::io::Result<AppState> {
         let registry = Arc::new(registry);
         Ok(AppState {
             webhooks: Webhooks::start(store.clone(), registry.clone(), delivery)?,
             games: Games::new(store.clone(), registry.clone(), memory.game_cache),
+            limits: crate::limits::Limits::new(limits),
             players: Players::new(store.clone()),
             vacations: Vacations::new(store),
             registry,

@@ -37,7 +37,8 @@ async fn ids(games: &Games, filter: &GameFilter) -> Vec<String> {
     ids
 }
 
-/// Takes away every game's `status_kind` entry, as a store written before it has them.
+/// Takes away every game's `status_kind` and `open_seat` entries, as a store written before
+/// them has them.
 async fn as_written_by_an_older_server(store: &dyn Storage) {
     for id in store
         .streams_tagged("listed", "all", None, usize::MAX)
@@ -48,7 +49,7 @@ async fn as_written_by_an_older_server(store: &dyn Storage) {
             .tags(&id)
             .expect("reads")
             .into_iter()
-            .filter(|(name, _)| name != "status_kind")
+            .filter(|(name, _)| name != "status_kind" && name != "open_seat")
             .collect();
         store.retag(&id, head, older).await.expect("retags");
     }
@@ -100,6 +101,16 @@ async fn an_older_stores_games_are_listed_by_status_and_kind_before_and_after_th
         altitude
     );
     assert_eq!(ids(&games, &open_of("altitude")).await, altitude);
+    for n in 0..3 {
+        assert_eq!(
+            store
+                .streams_tagged("open_seat", &format!("p-{n}"), None, 10)
+                .expect("reads")
+                .len(),
+            2,
+            "each creator holds an open seat in two games"
+        );
+    }
     assert_eq!(store.read_all(0, 10_000).expect("reads"), events_before);
 
     // Once per store: the next server finds it done and changes nothing.

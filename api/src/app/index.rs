@@ -15,6 +15,9 @@ pub const STATUS: &str = "status";
 pub const STATUS_KIND: &str = "status_kind";
 /// A seated player's games (`player = p-...`).
 pub const PLAYER: &str = "player";
+/// A seated player's games still waiting for players (`open_seat = p-...`): the quota of open
+/// seats a player may hold is counted from it.
+pub const OPEN_SEAT: &str = "open_seat";
 /// The forks of a game (`parent = g-...`).
 pub const PARENT: &str = "parent";
 /// Superseded by a takeback with its seed kept: a restart checks it is revealed in time.
@@ -42,6 +45,9 @@ pub fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
         ),
     ];
     for player in game.players().into_iter().flatten() {
+        if game.status() == Status::Open {
+            tags.push((OPEN_SEAT.to_string(), player.clone()));
+        }
         tags.push((PLAYER.to_string(), player));
     }
     if let Some(parent) = game.parent() {

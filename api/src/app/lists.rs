@@ -77,6 +77,18 @@ impl Games {
         }
     }
 
+    /// How many games still waiting for players `player` holds a seat in, counted up to
+    /// `up_to` (0: not counted).
+    pub fn open_seats(&self, player: &str, up_to: usize) -> Result<usize, ApiError> {
+        if up_to == 0 {
+            return Ok(0);
+        }
+        Ok(self
+            .repository()
+            .ids_tagged(index::OPEN_SEAT, player, None, up_to)?
+            .len())
+    }
+
     /// One page of the games where `player` holds a seat, in id order, after game `after`.
     pub fn seated(
         &self,

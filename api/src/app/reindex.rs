@@ -2,19 +2,22 @@
 //! at startup, without appending an event: streams stay byte for byte as they were.
 //!
 //! Version 2 of the policy added the `status_kind` entry (a list filtered by status and kind
-//! reads only what it shows). A store written before it has games with `status` and `kind`
-//! entries but no `status_kind` one until each is touched again. The reindex adds the entry to
-//! every such game, then records the policy's version, so that it runs once per store. Until
-//! it has finished, a list filtered by both walks the status and keeps the kind, as before.
+//! reads only what it shows), version 3 the `open_seat` entries (a player's open seats are
+//! counted for their quota). A store written before has games without them until each is
+//! touched again. The reindex adds them to every such game, from the entries it has (`status`,
+//! `kind`, `player`), then records the policy's version, so that it runs once per store. Until
+//! it has finished, a list filtered by both walks the status and keeps the kind, as before,
+//! and the quota of open seats counts only the games indexed already.
 
 use crate::app::commands::Games;
 use crate::app::index;
 use crate::problem::ApiError;
+use domain::table::Status;
 use std::sync::atomic::Ordering;
 use storage::AppendError;
 
 /// The version of the index policy this server writes.
-pub const INDEX_VERSION: u32 = 2;
+pub const INDEX_VERSION: u32 = 3;
 /// Where the store records the index policy's version.
 const META: (&str, &str) = ("meta", "index_version");
 /// Games looked at per page of the index.
@@ -74,31 +77,46 @@ impl Games {
         Ok(changed)
     }
 
-    /// Gives game `id` its `status_kind` entry from its `status` and `kind` ones, if it has
-    /// none; whether it changed anything.
+    /// Gives game `id` the entries the current policy derives from those it has (its
+    /// `status_kind`, and an `open_seat` for each player while it is open), if it lacks any;
+    /// whether it changed anything.
     async fn add_missing_entries(&self, id: &str) -> Result<bool, ApiError> {
         let store = self.repository().store();
         // The head first: if the game moves on after it, the retag is refused and the new
         // batch has written the whole current entries itself.
         let head = store.head(id).map_err(ApiError::internal)?;
         let mut tags = store.tags(id).map_err(ApiError::internal)?;
-        let value_of = |name: &str| {
-            tags.iter()
-                .find(|(tag, _)| tag == name)
-                .map(|(_, value)| value.clone())
-        };
-        if value_of(index::STATUS_KIND).is_some() {
+        let missing: Vec<(String, String)> = derived(&tags)
+            .into_iter()
+            .filter(|entry| !tags.contains(entry))
+            .collect();
+        if missing.is_empty() {
             return Ok(false);
         }
-        let (Some(status), Some(kind)) = (value_of(index::STATUS), value_of(index::KIND)) else {
-            tracing::warn!(game = %id, "a listed game without status or kind entries");
-            return Ok(false);
-        };
-        tags.push((index::STATUS_KIND.to_string(), format!("{status}/{kind}")));
+        tags.extend(missing);
         match store.retag(id, head, tags).await {
             Ok(()) => Ok(true),
             Err(AppendError::Conflict { .. }) => Ok(false),
             Err(error) => Err(ApiError::internal(format!("reindex {id}: {error}"))),
         }
     }
+}
+
+/// The entries the current policy derives from a game's `status`, `kind` and `player` ones.
+fn derived(tags: &[(String, String)]) -> Vec<(String, String)> {
+    let value_of = |name: &str| {
+        tags.iter()
+            .find(|(tag, _)| tag == name)
+            .map(|(_, value)| value.as_str())
+    };
+    let (Some(status), Some(kind)) = (value_of(index::STATUS), value_of(index::KIND)) else {
+        return Vec::new();
+    };
+    let mut derived = vec![(index::STATUS_KIND.to_string(), format!("{status}/{kind}"))];
+    if status == Status::Open.as_str() {
+        for (_, player) in tags.iter().filter(|(tag, _)| tag == index::PLAYER) {
+            derived.push((index::OPEN_SEAT.to_string(), player.clone()));
+        }
+    }
+    derived
 }

@@ -47,11 +47,18 @@ pub async fn events(
     MaybeAuthenticated(player): MaybeAuthenticated,
     id: web::Path<String>,
     query: web::Query<EventsQuery>,
+    request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let player = player.map(|p| p.id);
     let after = query.after.unwrap_or(0);
     let limit = query.limit.unwrap_or(100).clamp(1, 1000);
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECONDS));
+    // A long-poll holds a place among the caller's open streams while it waits.
+    let _waiting = if wait.is_zero() {
+        None
+    } else {
+        Some(state.limits.stream(&holder(player.as_deref(), &request))?)
+    };
     let (slot, envelopes) = state.games.events(&id, after, limit, wait).await?;
     let slot = slot.lock().await;
     Ok(HttpResponse::Ok().json(EventPage {
@@ -74,6 +81,19 @@ struct Streaming {
     after: u64,
     pending: VecDeque<Bytes>,
     finished: bool,
+    /// The stream's place among the caller's open streams, freed when it ends.
+    _permit: crate::limits::StreamPermit,
+}
+
+/// Who holds a stream, for its limit: the player, or without a token the client address.
+fn holder(player: Option<&str>, request: &HttpRequest) -> String {
+    match player {
+        Some(player) => player.to_string(),
+        None => format!(
+            "address:{}",
+            crate::routes::players::client_address(request)
+        ),
+    }
 }
 
 fn frame(event: &EventOut) -> Bytes {
@@ -155,6 +175,8 @@ pub async fn stream(
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     state.games.slot(&id)?;
+    let player = player.map(|p| p.id);
+    let permit = state.limits.stream(&holder(player.as_deref(), &request))?;
     let last_event_id = request
         .headers()
         .get("Last-Event-ID")
@@ -163,10 +185,11 @@ pub async fn stream(
     let streaming = Streaming {
         state: state.clone(),
         id: id.into_inner(),
-        player: player.map(|p| p.id),
+        player,
         after: last_event_id.or(query.after).unwrap_or(0),
         pending: VecDeque::new(),
         finished: false,
+        _permit: permit,
     };
     Ok(HttpResponse::Ok()
         .content_type("text/event-stream")

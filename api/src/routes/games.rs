@@ -24,6 +24,12 @@ pub async fn create_game(
     Authenticated(player): Authenticated,
     body: crate::json_body::Json<NewGame>,
 ) -> Result<HttpResponse, ApiError> {
+    state.limits.game_created(&player.id)?;
+    state.limits.open_seat(
+        state
+            .games
+            .open_seats(&player.id, state.limits.settings.open_seats_per_player)?,
+    )?;
     let slot = state.games.create(&player.id, body.into_inner()).await?;
     let slot = slot.lock().await;
     let game = summary(&slot, &state.players, Some(&player.id), true);
@@ -136,6 +142,19 @@ pub async fn join_game(
             })?
             .seat
     };
+    // A seat that leaves the game still waiting for others counts as an open seat held.
+    let free = {
+        let slot = state.games.slot(&id)?;
+        let slot = slot.lock().await;
+        slot.game.players().iter().filter(|p| p.is_none()).count()
+    };
+    if free > 1 {
+        state.limits.open_seat(
+            state
+                .games
+                .open_seats(&player.id, state.limits.settings.open_seats_per_player)?,
+        )?;
+    }
     // Written as it always was: stored commands stay byte for byte what they were.
     let command = json!({"type": "join", "seat": seat});
     answer_command(&state, &request, &id, &player.id, command).await

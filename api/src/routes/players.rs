@@ -30,12 +30,15 @@ pub struct PlayerCreated {
 
 /// Create a player.
 #[utoipa::path(tag = "players", request_body = NewPlayer,
-    responses((status = 201, body = PlayerCreated), (status = 400, body = Problem)))]
+    responses((status = 201, body = PlayerCreated), (status = 400, body = Problem),
+        (status = 429, description = "`rate_limited`: too many players from one address", body = Problem)))]
 #[post("/v1/players")]
 pub async fn create_player(
     state: web::Data<AppState>,
+    request: actix_web::HttpRequest,
     body: crate::json_body::Json<NewPlayer>,
 ) -> Result<HttpResponse, ApiError> {
+    state.limits.player_created(&client_address(&request))?;
     let (player, token) = state.players.create(&body.name).await?;
     tracing::info!(player = %player.id, "player created");
     Ok(HttpResponse::Created().json(PlayerCreated { player, token }))
@@ -176,4 +179,11 @@ pub async fn revoke_token(
     state.players.revoke(&token).await?;
     tracing::info!(player = %player.id, "token revoked");
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// The address a request came from (the peer's; a proxy in front counts as one client).
+pub fn client_address(request: &actix_web::HttpRequest) -> String {
+    request
+        .peer_addr()
+        .map_or_else(|| "unknown".to_string(), |peer| peer.ip().to_string())
 }

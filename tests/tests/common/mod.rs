@@ -25,13 +25,29 @@ pub struct Player {
 }
 
 impl TestApp {
-    /// Starts the server on port 0 with an empty database.
+    /// Starts the server on port 0 with an empty database, without quotas or rate limits (the
+    /// tests play fast; `tests/limits.rs` tests the limits with `spawn_limited`).
     pub fn spawn() -> TestApp {
         TestApp::spawn_with(api::app::webhooks::delivery::DeliverySettings::default())
     }
 
     /// `spawn`, with webhook deliveries as given (such as the hosts they may reach).
     pub fn spawn_with(delivery: api::app::webhooks::delivery::DeliverySettings) -> TestApp {
+        TestApp::start(delivery, api::limits::LimitSettings::unlimited())
+    }
+
+    /// `spawn`, with the quotas and rate limits as given.
+    pub fn spawn_limited(limits: api::limits::LimitSettings) -> TestApp {
+        TestApp::start(
+            api::app::webhooks::delivery::DeliverySettings::default(),
+            limits,
+        )
+    }
+
+    fn start(
+        delivery: api::app::webhooks::delivery::DeliverySettings,
+        limits: api::limits::LimitSettings,
+    ) -> TestApp {
         let dir = tempfile::tempdir().expect("temporary directory");
         let store = storage::SledStore::open(dir.path()).expect("store opens");
         let listener = TcpListener::bind("127.0.0.1:0").expect("free port");
@@ -44,6 +60,7 @@ impl TestApp {
                     Registry::standard(),
                     delivery,
                     api::state::MemorySettings::default(),
+                    limits,
                 )
                 .expect("server starts");
                 let _ = server.await;
