@@ -146,6 +146,8 @@ async fn fill(args: &Args) -> String {
             println!("stored {next} games");
         }
     }
+    // As the server's first start on a store it wrote: its index is current.
+    games.reindex().await.expect("the index is current");
     token
 }
 

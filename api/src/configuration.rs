@@ -51,7 +51,7 @@ pub struct ServeSettings {
     #[arg(long, env = "AVALANCHE_DATA", default_value = "./data")]
     pub data: PathBuf,
     /// The most games kept folded in memory; the least recently used go first. About 2 KB a
-    /// game: the default 10000 holds some 20 MB.
+    /// game: the default 5000 holds some 10 MB.
     #[arg(long, env = "AVALANCHE_GAME_CACHE", default_value_t = crate::app::cache::DEFAULT_CAPACITY)]
     pub game_cache: usize,
     /// The most memory sled's page cache takes, in MiB.

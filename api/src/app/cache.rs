@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-/// The games kept folded unless the settings say otherwise: about 2 KB each, so some 20 MB.
-pub const DEFAULT_CAPACITY: usize = 10_000;
+/// The games kept folded unless the settings say otherwise: about 2 KB each, so some 10 MB.
+pub const DEFAULT_CAPACITY: usize = 5_000;
 
 pub struct Lru<V> {
     capacity: usize,

@@ -79,7 +79,7 @@ impl SledStore {
     /// Sled's page cache unless told otherwise, in MiB: recent streams and the indexes stay
     /// in memory, while the server's resident size stays well under 100 MB however many games
     /// it holds (sled's own default is 1 GiB).
-    pub const DEFAULT_CACHE_MB: u64 = 32;
+    pub const DEFAULT_CACHE_MB: u64 = 16;
 
     /// Opens (or creates) the event store in the directory `path`, with sled's page cache
     /// at [`SledStore::DEFAULT_CACHE_MB`].
