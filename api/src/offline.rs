@@ -45,13 +45,14 @@ fn audit_log(log: &GameLog, kind: Option<&str>) -> (bool, String) {
     match audit(&Registry::standard(), log, None) {
         Ok(report) => {
             let mut out = String::new();
+            let game = match report.variant.as_deref() {
+                Some(variant) => format!("{} {variant}", report.kind),
+                None => report.kind.clone(),
+            };
             let _ = writeln!(
                 out,
-                "valid: {} {}, {} events, {} commands decided again",
-                report.kind,
-                report.variant.as_deref().unwrap_or(""),
-                report.events,
-                report.commands
+                "valid: {game}, {} events, {} commands decided again",
+                report.events, report.commands
             );
             let _ = writeln!(
                 out,
@@ -142,5 +143,23 @@ fn winners_text(winners: &[usize], draw: bool) -> &'static str {
         (false, [0]) => "1-0",
         (false, [1]) => "0-1",
         _ => "*",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::audit_text;
+    use domain::testing::play_random_log;
+    use domain::{Registry, Seed};
+
+    #[test]
+    fn a_game_without_a_variant_is_named_without_a_stray_space() {
+        let registry = Registry::standard();
+        let kind = registry.get("altitude").expect("offered");
+        let log = play_random_log(kind, None, None, 2, Seed([3; 32]), 1, 2_000).expect("plays");
+        let text = serde_json::to_string(&log).expect("writes");
+        let (valid, out) = audit_text(&text, None, None);
+        assert!(valid, "{out}");
+        assert!(out.starts_with("valid: altitude, "), "{out}");
     }
 }

@@ -85,8 +85,61 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
     })
 }
 
-/// Answers unknown paths and methods with a problem rather than an empty body.
+/// The methods each path of the API takes, from the OpenAPI document, so that a wrong method
+/// on a known path is told which ones it takes.
+struct Allowed(Vec<(Vec<String>, Vec<&'static str>)>);
+
+impl Allowed {
+    fn of(openapi: &serde_json::Value) -> Allowed {
+        let mut paths = Vec::new();
+        for (path, item) in openapi["paths"].as_object().into_iter().flatten() {
+            let methods: Vec<&'static str> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+                .into_iter()
+                .filter(|method| item.get(method.to_ascii_lowercase()).is_some())
+                .collect();
+            paths.push((segments(path), methods));
+        }
+        Allowed(paths)
+    }
+
+    /// The methods `path` takes, if it is a path of the API.
+    fn methods(&self, path: &str) -> Option<Vec<&'static str>> {
+        let asked = segments(path);
+        let mut methods: Vec<&'static str> = Vec::new();
+        for (template, offered) in &self.0 {
+            let fits = template.len() == asked.len()
+                && template.iter().zip(&asked).all(|(t, a)| {
+                    t == a || (t.starts_with('{') && t.ends_with('}') && !a.is_empty())
+                });
+            if fits {
+                for method in offered {
+                    if !methods.contains(method) {
+                        methods.push(method);
+                    }
+                }
+            }
+        }
+        if methods.is_empty() {
+            return None;
+        }
+        if methods.contains(&"GET") {
+            methods.push("HEAD");
+        }
+        Some(methods)
+    }
+}
+
+fn segments(path: &str) -> Vec<String> {
+    path.trim_end_matches('/')
+        .split('/')
+        .map(str::to_string)
+        .collect()
+}
+
+/// Answers unknown paths and methods with a problem rather than an empty body; a known path
+/// asked with a method it does not take is `405` with `Allow`.
 fn not_found<B>(
+    allowed: &Allowed,
     res: actix_web::dev::ServiceResponse<B>,
 ) -> actix_web::Result<ErrorHandlerResponse<B>> {
     // A handler's own problem (`game_not_found`, `version_not_found`) stays as it is.
@@ -98,7 +151,19 @@ fn not_found<B>(
         return Ok(ErrorHandlerResponse::Response(res.map_into_left_body()));
     }
     let (req, res) = res.into_parts();
-    let error = if res.status() == StatusCode::METHOD_NOT_ALLOWED {
+    let methods = allowed.methods(req.path());
+    let error = if let Some(methods) = &methods {
+        ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            format!(
+                "{} does not take {}: it takes {}.",
+                req.path(),
+                req.method(),
+                methods.join(", ")
+            ),
+        )
+    } else if res.status() == StatusCode::METHOD_NOT_ALLOWED {
         ApiError::new(
             StatusCode::METHOD_NOT_ALLOWED,
             "method_not_allowed",
@@ -111,7 +176,15 @@ fn not_found<B>(
             "There is nothing at this path; see /docs/.",
         )
     };
-    let res = actix_web::dev::ServiceResponse::new(req, error.error_response())
+    let mut response = error.error_response();
+    if let Some(methods) = methods {
+        if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&methods.join(", ")) {
+            response
+                .headers_mut()
+                .insert(actix_web::http::header::ALLOW, value);
+        }
+    }
+    let res = actix_web::dev::ServiceResponse::new(req, response)
         .map_into_boxed_body()
         .map_into_right_body();
     Ok(ErrorHandlerResponse::Response(res))
@@ -145,6 +218,7 @@ pub fn run_with(
 ) -> std::io::Result<actix_web::dev::Server> {
     let openapi = crate::openapi::document(&registry);
     let state = web::Data::new(AppState::new(store, registry, delivery, memory, limits)?);
+    let allowed = Arc::new(Allowed::of(&openapi));
     crate::clock::spawn(state.clone());
     let reindexing = state.clone();
     actix_web::rt::spawn(async move {
@@ -169,11 +243,14 @@ pub fn run_with(
             .app_data(
                 web::PathConfig::default().error_handler(|e, _| problem::path_error(e).into()),
             )
-            .wrap(
+            .wrap({
+                let (for_404, for_405) = (allowed.clone(), allowed.clone());
                 ErrorHandlers::new()
-                    .handler(StatusCode::NOT_FOUND, not_found)
-                    .handler(StatusCode::METHOD_NOT_ALLOWED, not_found),
-            )
+                    .handler(StatusCode::NOT_FOUND, move |res| not_found(&for_404, res))
+                    .handler(StatusCode::METHOD_NOT_ALLOWED, move |res| {
+                        not_found(&for_405, res)
+                    })
+            })
             .wrap(RequestSpan)
             .service(routes::health::health)
             .service(routes::players::create_player)
@@ -206,6 +283,14 @@ pub fn run_with(
             .service(routes::imports::import)
             .service(routes::web::index)
             .service(routes::web::asset)
+            .route(
+                "/docs",
+                web::get().to(|| async {
+                    actix_web::HttpResponse::PermanentRedirect()
+                        .insert_header(("Location", "/docs/"))
+                        .finish()
+                }),
+            )
             .service(
                 SwaggerUi::new("/docs/{_:.*}")
                     .external_url_unchecked("/openapi.json", openapi.clone()),

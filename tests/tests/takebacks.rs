@@ -222,9 +222,14 @@ fn a_takeback_in_a_card_game_reshuffles_the_fork_and_seals_the_parent_until_the_
             .get(&format!("/v1/games/{id}/{path}"), None)
             .send()
             .unwrap();
-        assert_eq!(
-            problem(sealed, StatusCode::CONFLICT),
-            format!("{path}_not_available")
+        assert_eq!(sealed.status(), StatusCode::CONFLICT);
+        let body: Value = sealed.json().unwrap();
+        assert_eq!(body["code"], format!("{path}_not_available"));
+        // It ended: what keeps it sealed is the fork, and the message says so (issue 22).
+        let detail = body["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("superseded by a takeback") && detail.contains("until the fork"),
+            "{detail}"
         );
     }
     let analysis = app

@@ -23,9 +23,13 @@ impl Games {
     pub fn list(&self, filter: &GameFilter) -> Result<Vec<SlotRef>, ApiError> {
         if let Some(kind) = &filter.kind {
             if self.registry().get(kind).is_none() {
+                let kinds = self.registry().ids();
                 return Err(ApiError::bad_request(
                     "unknown_kind",
-                    format!("There is no game \"{kind}\"."),
+                    format!(
+                        "There is no game \"{kind}\": kind is one of {}.",
+                        kinds.join(", ")
+                    ),
                 ));
             }
         }

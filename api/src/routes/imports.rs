@@ -71,8 +71,17 @@ pub async fn import(
         body.extend_from_slice(&chunk);
     }
     crate::json_body::check_unique_keys(&body)?;
-    let request: ImportRequest = serde_json::from_slice(&body)
-        .map_err(|e| ApiError::bad_request("malformed_json", format!("Unreadable import: {e}.")))?;
+    let request: ImportRequest = serde_json::from_slice(&body).map_err(|e| {
+        if e.is_data() {
+            // Such as a missing `format`: JSON, but not an import.
+            ApiError::bad_request(
+                "bad_request",
+                format!("This is not an import ({e}): send {{\"format\": \"record\", \"record\": ...}} or {{\"format\": \"log\", \"log\": ...}}."),
+            )
+        } else {
+            ApiError::bad_request("malformed_json", format!("Unreadable import: {e}."))
+        }
+    })?;
     let (log, seed) = match request {
         ImportRequest::Record { record, variant } => from_record(&state, &record, variant)?,
         ImportRequest::Log { log } => from_log(&state, log)?,

@@ -107,10 +107,15 @@ pub async fn audit(
     let slot = state.games.slot(&id)?;
     let slot = slot.lock().await;
     if !seen_whole(&slot) {
+        let why = if slot.game.sealed() {
+            "This game was superseded by a takeback and stays sealed until the fork that goes on from it ends: its audit waits for then, when its seed is revealed."
+        } else {
+            "This game hides cards while it runs: its audit waits for its end, when the seed is revealed."
+        };
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "audit_not_available",
-            "This game hides cards while it runs: its audit waits for its end, when the seed is revealed.",
+            why,
         ));
     }
     let log = state
@@ -151,10 +156,15 @@ pub async fn game_log(
     let slot = state.games.slot(&id)?;
     let slot = slot.lock().await;
     if !seen_whole(&slot) {
+        let why = if slot.game.sealed() {
+            "This game was superseded by a takeback and stays sealed until the fork that goes on from it ends: its whole log is shown then (GET /v1/games/{id}/events shows what you may see now)."
+        } else {
+            "This game hides cards while it runs: its whole log is shown once it has ended (GET /v1/games/{id}/events shows what you may see now)."
+        };
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "log_not_available",
-            "This game hides cards while it runs: its whole log is shown once it has ended (GET /v1/games/{id}/events shows what you may see now).",
+            why,
         ));
     }
     let log = state

@@ -27,6 +27,16 @@ impl Server {
     /// Starts the binary over `data` with `args` besides the address and data directory, and
     /// waits until it answers.
     pub fn start(data: &Path, args: &[&str]) -> Server {
+        Server::start_with_output(data, args, Stdio::null(), "warn")
+    }
+
+    /// `start`, its log (level `info`) written to the file `log`.
+    pub fn start_logging(data: &Path, log: &Path) -> Server {
+        let file = std::fs::File::create(log).expect("the log file");
+        Server::start_with_output(data, &[], Stdio::from(file), "info")
+    }
+
+    fn start_with_output(data: &Path, args: &[&str], output: Stdio, level: &str) -> Server {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -36,8 +46,8 @@ impl Server {
             .args(["--addr", &format!("127.0.0.1:{port}"), "--data"])
             .arg(data)
             .args(args)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
+            .env("RUST_LOG", level)
+            .stdout(output)
             .stderr(Stdio::null())
             .spawn()
             .expect("the avalanche binary starts (cargo test --workspace builds it)");
