@@ -54,8 +54,10 @@ mod error;
 mod event_store;
 mod limits;
 mod memory;
+mod postgres;
 mod sled_store;
 
+pub use crate::postgres::PostgresStore;
 pub use envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
 pub use error::{AppendError, OpenError, StorageError};
 pub use event_store::{BoxFuture, EventStore, RecordStore, Storage};

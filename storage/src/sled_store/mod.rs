@@ -20,6 +20,6 @@ mod open;
 mod read;
 mod seam;
 mod store;
-mod watchers;
+pub(crate) mod watchers;
 
 pub use store::SledStore;
