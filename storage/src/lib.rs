@@ -49,6 +49,7 @@
 //! [`MemoryStore`] keeps it in memory for tests (`memory/`). `tests/` is a conformance suite
 //! that both pass; a new backend passes it too.
 
+mod copy;
 mod envelope;
 mod error;
 mod event_store;
@@ -58,6 +59,7 @@ mod postgres;
 mod sled_store;
 
 pub use crate::postgres::PostgresStore;
+pub use copy::{copy_sled_to_postgres, CopyError, CopyReport};
 pub use envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
 pub use error::{AppendError, OpenError, StorageError};
 pub use event_store::{BoxFuture, EventStore, RecordStore, Storage};

@@ -52,16 +52,20 @@
 //! `postgres_global_order.rs` holds an append uncommitted on purpose while another commits
 //! and a follower reads.
 //!
-//! # Waking readers
+//! # Waking readers, in this process and in others
 //!
 //! Appends made by this process announce their stream's head and the global position at once
 //! (`wait_for`, `subscribe_all`). Every append also sends `NOTIFY avalanche_appends`
-//! (delivered at commit, in commit order) for the listeners of other processes.
+//! (delivered at commit, in commit order); each store listens on its own connection
+//! (`listener.rs`) and announces the appends of other processes on the same database too.
 
+mod export;
+mod listener;
 mod pool;
 mod schema;
 mod seam;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use tokio::sync::watch;
@@ -69,9 +73,6 @@ use tokio::sync::watch;
 use crate::error::{OpenError, StorageError};
 use crate::sled_store::watchers::Watchers;
 use pool::Pool;
-
-/// How many connections (and threads) a store opens unless told otherwise.
-pub const DEFAULT_CONNECTIONS: usize = 8;
 
 /// The event store in a PostgreSQL database, reached by a `postgres://` URL.
 #[derive(Clone)]
@@ -81,18 +82,24 @@ pub struct PostgresStore {
 
 struct Inner {
     pool: Pool,
-    store_id: u64,
+    /// Set once at open; a copy from another store may adopt that store's id while empty.
+    store_id: AtomicU64,
     /// The last global position known durable (this process's appends and, with a listener,
     /// everyone's).
-    positions: watch::Sender<u64>,
+    positions: Arc<watch::Sender<u64>>,
     watchers: Arc<Watchers>,
+    /// Wakes this process's readers on other processes' appends; stops when dropped.
+    _listener: listener::Listener,
 }
 
 impl PostgresStore {
-    /// Opens the store in the database at `url` with [`DEFAULT_CONNECTIONS`] connections,
+    /// How many connections (and threads) a store opens unless told otherwise.
+    pub const DEFAULT_CONNECTIONS: usize = 8;
+
+    /// Opens the store in the database at `url` with [`Self::DEFAULT_CONNECTIONS`] connections,
     /// creating or migrating its schema.
     pub fn open(url: &str) -> Result<PostgresStore, OpenError> {
-        PostgresStore::open_with(url, DEFAULT_CONNECTIONS)
+        PostgresStore::open_with(url, Self::DEFAULT_CONNECTIONS)
     }
 
     /// Opens the store with `connections` connections (and as many threads).
@@ -121,19 +128,33 @@ impl PostgresStore {
                 Ok((store_id, head as u64))
             })
             .map_err(failed)?;
+        let positions = Arc::new(watch::Sender::new(last_position));
+        let watchers: Arc<Watchers> = Arc::default();
+        let listener = listener::start(
+            url,
+            listener::Announce {
+                watchers: Arc::clone(&watchers),
+                positions: Arc::clone(&positions),
+            },
+        )
+        .map_err(|e| OpenError::Database {
+            target: redacted(url),
+            detail: format!("cannot start the listening thread: {e}"),
+        })?;
         Ok(PostgresStore {
             inner: Arc::new(Inner {
                 pool,
-                store_id,
-                positions: watch::Sender::new(last_position),
-                watchers: Arc::default(),
+                store_id: AtomicU64::new(store_id),
+                positions,
+                watchers,
+                _listener: listener,
             }),
         })
     }
 
     /// The identity of this store, part of every event id.
     pub fn store_id(&self) -> u64 {
-        self.inner.store_id
+        self.inner.store_id.load(Ordering::Relaxed)
     }
 }
 

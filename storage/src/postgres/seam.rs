@@ -187,7 +187,7 @@ impl AppendParams {
 
 impl PostgresStore {
     fn event_id(&self, position: u64) -> String {
-        format!("{:016x}{:016x}", self.inner.store_id, position)
+        format!("{:016x}{:016x}", self.store_id(), position)
     }
 
     fn envelope(&self, row: &Row) -> Result<Envelope, StorageError> {

@@ -14,6 +14,7 @@ mod append;
 mod codec;
 mod committer;
 mod disk_sync;
+mod export;
 mod group_commit;
 mod keys;
 mod open;
