@@ -6,6 +6,7 @@ pub mod auth;
 pub mod clock;
 pub mod command_answer;
 pub mod configuration;
+pub mod migrate;
 pub mod offline;
 pub mod openapi;
 pub mod problem;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{batch, command_batch};
-use storage::{AppendError, EventStore, PostgresStore, Storage};
+use storage::{AppendError, PostgresStore, Storage};
 
 fn two_nodes() -> (Arc<dyn Storage>, Arc<dyn Storage>, String) {
     let url = cluster::Cluster::shared().new_database();

@@ -66,4 +66,20 @@ impl PostgresStore {
                 .collect()
         })
     }
+
+    /// The bytes the store's tables and their indexes take in the database.
+    pub fn size_on_disk(&self) -> Result<u64, StorageError> {
+        self.inner.pool.run(|connection| {
+            let rows = connection.query(
+                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+                 JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = current_schema() AND c.relkind = 'r'
+                   AND c.relname IN ('store_meta', 'log_head', 'streams', 'batches', 'events',
+                                     'stream_tags', 'secrets', 'records')",
+                &[],
+            )?;
+            let bytes: i64 = column(&rows[0], 0)?;
+            Ok(bytes.max(0) as u64)
+        })
+    }
 }

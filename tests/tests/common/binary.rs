@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 /// `target/<profile>/avalanche`, built by `cargo test --workspace` beside the tests.
-fn binary() -> PathBuf {
+pub fn path() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let dir = exe
         .parent()
@@ -32,7 +32,7 @@ impl Server {
             .local_addr()
             .unwrap()
             .port();
-        let mut child = Command::new(binary())
+        let mut child = Command::new(path())
             .args(["--addr", &format!("127.0.0.1:{port}"), "--data"])
             .arg(data)
             .args(args)
