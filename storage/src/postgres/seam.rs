@@ -433,12 +433,20 @@ impl EventStore for PostgresStore {
                 )
                 .await;
             match head {
-                Ok(head) => self.inner.watchers.announce(stream, head),
+                Ok(head) => {
+                    self.inner.watchers.announce(stream, head);
+                    watch.head_after(after_version, timeout).await
+                }
                 Err(error) => {
+                    // The head is unknown: wait for an append to be announced, else answer
+                    // "nothing new" rather than a head of 0.
                     tracing::warn!(%error, stream, "cannot read the head of a waited stream");
+                    watch
+                        .head_after(after_version, timeout)
+                        .await
+                        .max(after_version)
                 }
             }
-            watch.head_after(after_version, timeout).await
         })
     }
 
