@@ -45,9 +45,11 @@
 //! under way (a few milliseconds).
 //!
 //! Backends sit behind two traits, [`EventStore`] and [`RecordStore`] (together [`Storage`]):
-//! [`SledStore`] keeps everything in one embedded database directory (`sled_store/`), and
-//! [`MemoryStore`] keeps it in memory for tests (`memory/`). `tests/` is a conformance suite
-//! that both pass; a new backend passes it too.
+//! [`SledStore`] keeps everything in one embedded database directory (`sled_store/`),
+//! [`PostgresStore`] in a PostgreSQL database that several processes may share (`postgres/`),
+//! and [`MemoryStore`] in memory for tests (`memory/`). `tests/` is a conformance suite that
+//! all three pass; a new backend passes it too. [`copy_sled_to_postgres`] moves a sled store
+//! into PostgreSQL exactly.
 
 mod copy;
 mod envelope;
