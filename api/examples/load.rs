@@ -5,6 +5,7 @@
 //! cargo run --release -p api --example load -- --games 13 --clients 64 --seconds 20
 //! cargo run --release -p api --example load -- --prefill 1000000 --data /tmp/db --seconds 20
 //! cargo run --release -p api --example load -- --cold-start --data /tmp/db
+//! cargo run --release -p api --example load -- --database postgres://localhost/bench
 //! ```
 //!
 //! Every command is durable before it is answered, as in production. Only the command POSTs
@@ -61,6 +62,10 @@ struct Args {
     /// The database directory (kept); a temporary one when absent.
     #[arg(long)]
     data: Option<PathBuf>,
+    /// Run the server on this PostgreSQL database instead of sled (an empty one, so that the
+    /// bytes per event are the load's); not with `--prefill` or `--cold-start`.
+    #[arg(long)]
+    database: Option<String>,
     /// Only measure a cold start on `--data`: open the store, start, first requests.
     #[arg(long)]
     cold_start: bool,
@@ -81,6 +86,29 @@ fn main() {
         .enable_all()
         .build()
         .expect("a runtime");
+    if let Some(url) = &args.database {
+        assert!(
+            args.prefill == 0 && !args.cold_start,
+            "--prefill and --cold-start are for sled"
+        );
+        let store = storage::PostgresStore::open(url).expect("the PostgreSQL store opens");
+        let before = *storage::EventStore::subscribe_all(&store).borrow();
+        let server = Server::start(store.clone());
+        let report = runtime.block_on(async {
+            let report = load(&server.base, &args).await;
+            server.stop().await;
+            report
+        });
+        let after = *storage::EventStore::subscribe_all(&store).borrow();
+        report.print(&args);
+        let size = store.size_on_disk().expect("size on disk");
+        println!(
+            "stored events: {before} before the load, {after} after; {:.1} MB in PostgreSQL's tables and indexes, {:.0} bytes per event",
+            size as f64 / 1e6,
+            size as f64 / after.max(1) as f64
+        );
+        return;
+    }
     if args.cold_start {
         runtime.block_on(cold_start(&dir));
         return;
@@ -119,7 +147,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(store: Store) -> Server {
+    fn start(store: impl storage::Storage + 'static) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
         let base = format!("http://{}", listener.local_addr().expect("an address"));
         let (sender, receiver) = std::sync::mpsc::channel();

@@ -27,6 +27,20 @@ pub enum Subcommand {
     /// Audit a game without a server: a log (`GET /v1/games/{id}/log`) or an Avalanche Chess
     /// record. Exits 0 with a summary when it is sound, 1 with the first failure otherwise.
     Audit(AuditArgs),
+    /// Copy a sled store (`--data` of `serve`) into an empty PostgreSQL database, exactly,
+    /// then audit every copied game there. Stop the server first; it refuses a database that
+    /// holds anything.
+    Migrate(MigrateArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MigrateArgs {
+    /// The directory of the sled store to copy.
+    #[arg(long)]
+    pub from: PathBuf,
+    /// The PostgreSQL database to copy into, as a connection string (`postgres://...`).
+    #[arg(long)]
+    pub to: String,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -47,9 +61,17 @@ pub struct ServeSettings {
     /// The address to listen on.
     #[arg(long, env = "AVALANCHE_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
-    /// The directory of the sled database.
+    /// The directory of the sled database (the default store, embedded in the process).
     #[arg(long, env = "AVALANCHE_DATA", default_value = "./data")]
     pub data: PathBuf,
+    /// A PostgreSQL database to keep everything in instead of `--data`, as a connection string
+    /// (`postgres://user:password@host:5432/avalanche`); the server creates and migrates its
+    /// tables. Several servers may share one database.
+    #[arg(long, env = "AVALANCHE_DATABASE")]
+    pub database: Option<String>,
+    /// How many connections to PostgreSQL this server opens (with `--database`).
+    #[arg(long, env = "AVALANCHE_DATABASE_CONNECTIONS", default_value_t = storage::PostgresStore::DEFAULT_CONNECTIONS)]
+    pub database_connections: usize,
     /// The most games kept folded in memory; the least recently used go first. About 2 KB a
     /// game: the default 5000 holds some 10 MB.
     #[arg(long, env = "AVALANCHE_GAME_CACHE", default_value_t = crate::app::cache::DEFAULT_CAPACITY)]

@@ -1,5 +1,6 @@
 //! The `avalanche` command: `serve` (the default) starts the HTTP server; `openapi` prints the
-//! API document; `audit FILE` audits a game log or a chess record without a server.
+//! API document; `audit FILE` audits a game log or a chess record without a server; `migrate`
+//! copies a sled store into PostgreSQL.
 
 use api::configuration::{Cli, Subcommand};
 use clap::Parser;
@@ -27,6 +28,16 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
+        Subcommand::Migrate(args) => match api::migrate::migrate(&args.from, &args.to) {
+            Ok(migrated) => {
+                print!("{migrated}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("avalanche migrate: {error}");
+                ExitCode::FAILURE
+            }
+        },
         Subcommand::Openapi => {
             print!("{}", api::openapi::pretty(&domain::Registry::standard()));
             ExitCode::SUCCESS

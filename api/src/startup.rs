@@ -14,7 +14,7 @@ use domain::Registry;
 use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;
-use storage::{SledStore, Storage};
+use storage::{PostgresStore, SledStore, Storage};
 use tracing_actix::RequestSpan;
 use utoipa_swagger_ui::SwaggerUi;
 
@@ -33,18 +33,36 @@ pub enum StartupError {
         path: std::path::PathBuf,
         source: storage::OpenError,
     },
+    #[error("cannot open the database: {source}")]
+    Database { source: storage::OpenError },
     #[error("server error: {0}")]
     Server(#[from] std::io::Error),
+}
+
+/// Opens the store the settings name: PostgreSQL with `--database`, else sled in `--data`.
+pub fn open_store(settings: &ServeSettings) -> Result<Arc<dyn Storage>, StartupError> {
+    match &settings.database {
+        Some(url) => {
+            let store = PostgresStore::open_with(url, settings.database_connections)
+                .map_err(|source| StartupError::Database { source })?;
+            Ok(Arc::new(store))
+        }
+        None => {
+            let store =
+                SledStore::open_with_cache(&settings.data, settings.store_cache_mb * 1024 * 1024)
+                    .map_err(|source| StartupError::Store {
+                    path: settings.data.clone(),
+                    source,
+                })?;
+            Ok(Arc::new(store))
+        }
+    }
 }
 
 /// Opens the database, starts the server and blocks until it stops (Ctrl-C or SIGTERM stop
 /// it cleanly: requests in flight finish, nothing acknowledged is lost).
 pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
-    let store = SledStore::open_with_cache(&settings.data, settings.store_cache_mb * 1024 * 1024)
-        .map_err(|source| StartupError::Store {
-        path: settings.data.clone(),
-        source,
-    })?;
+    let store = open_store(&settings)?;
     let listener = TcpListener::bind(settings.addr).map_err(|source| StartupError::Listen {
         addr: settings.addr,
         source,
@@ -72,13 +90,18 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
         };
         let server = run_with(
             listener,
-            Arc::new(store),
+            store,
             Registry::standard(),
             delivery,
             memory,
             limits,
         )?;
-        tracing::info!(addr = %settings.addr, data = %settings.data.display(), "avalanche is serving");
+        match &settings.database {
+            Some(_) => tracing::info!(addr = %settings.addr, "avalanche is serving from PostgreSQL"),
+            None => {
+                tracing::info!(addr = %settings.addr, data = %settings.data.display(), "avalanche is serving")
+            }
+        }
         server.await?;
         tracing::info!("avalanche stopped cleanly");
         Ok(())

@@ -28,6 +28,9 @@ pub enum OpenError {
     Locked { path: PathBuf },
     #[error("{path}: cannot open the database ({detail})")]
     Storage { path: PathBuf, detail: String },
+    /// A database server's store (`target` is its connection string without the password).
+    #[error("{target}: cannot open the event store ({detail})")]
+    Database { target: String, detail: String },
 }
 
 /// A failure of the storage itself: the disk, or data that cannot be decoded.

@@ -45,17 +45,23 @@
 //! under way (a few milliseconds).
 //!
 //! Backends sit behind two traits, [`EventStore`] and [`RecordStore`] (together [`Storage`]):
-//! [`SledStore`] keeps everything in one embedded database directory (`sled_store/`), and
-//! [`MemoryStore`] keeps it in memory for tests (`memory/`). `tests/` is a conformance suite
-//! that both pass; a new backend passes it too.
+//! [`SledStore`] keeps everything in one embedded database directory (`sled_store/`),
+//! [`PostgresStore`] in a PostgreSQL database that several processes may share (`postgres/`),
+//! and [`MemoryStore`] in memory for tests (`memory/`). `tests/` is a conformance suite that
+//! all three pass; a new backend passes it too. [`copy_sled_to_postgres`] moves a sled store
+//! into PostgreSQL exactly.
 
+mod copy;
 mod envelope;
 mod error;
 mod event_store;
 mod limits;
 mod memory;
+mod postgres;
 mod sled_store;
 
+pub use crate::postgres::PostgresStore;
+pub use copy::{copy_sled_to_postgres, CopyError, CopyReport};
 pub use envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
 pub use error::{AppendError, OpenError, StorageError};
 pub use event_store::{BoxFuture, EventStore, RecordStore, Storage};

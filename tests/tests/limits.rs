@@ -184,8 +184,30 @@ fn streams_held_open_by_one_player_are_limited_and_freed_when_they_end() {
 /// The real binary has limits on by default, each a setting.
 #[test]
 fn the_binary_limits_by_default_and_each_limit_is_a_setting() {
+    // By default: one player may hold at most 16 streams.
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), &["--limit-players-per-hour", "2"]);
+    let server = Server::start_with_limits(dir.path(), &[]);
+    let (id, players) = server.app.full_game("altitude", 2, json!({}));
+    let streams: Vec<Response> = (0..16)
+        .map(|_| {
+            server
+                .app
+                .get(&format!("/v1/games/{id}/stream"), Some(&players[0]))
+                .send()
+                .unwrap()
+        })
+        .collect();
+    assert!(streams.iter().all(|s| s.status() == StatusCode::OK));
+    let seventeenth = server
+        .app
+        .get(&format!("/v1/games/{id}/stream"), Some(&players[0]))
+        .send()
+        .unwrap();
+    limited(seventeenth, "streams_per_player");
+    drop(server);
+
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with_limits(dir.path(), &["--limit-players-per-hour", "2"]);
     for n in 0..2 {
         server.app.create_player(&format!("P{n}"));
     }

@@ -14,12 +14,13 @@ mod append;
 mod codec;
 mod committer;
 mod disk_sync;
+mod export;
 mod group_commit;
 mod keys;
 mod open;
 mod read;
 mod seam;
 mod store;
-mod watchers;
+pub(crate) mod watchers;
 
 pub use store::SledStore;

@@ -73,7 +73,7 @@ impl Drop for Inner {
     }
 }
 
-const RECORD_TREE_PREFIX: &str = "record/";
+pub(crate) const RECORD_TREE_PREFIX: &str = "record/";
 
 impl SledStore {
     /// Sled's page cache unless told otherwise, in MiB: recent streams and the indexes stay

@@ -26,6 +26,11 @@ impl Watchers {
         }
     }
 
+    /// The streams someone is waiting on now.
+    pub(crate) fn watched(&self) -> Vec<Arc<str>> {
+        self.lock().keys().cloned().collect()
+    }
+
     /// Watches a stream; `current_head` gives its head when nobody watched it yet.
     pub(crate) fn watch(
         self: &Arc<Self>,

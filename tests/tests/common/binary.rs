@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 /// `target/<profile>/avalanche`, built by `cargo test --workspace` beside the tests.
-fn binary() -> PathBuf {
+pub fn path() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let dir = exe
         .parent()
@@ -16,6 +16,20 @@ fn binary() -> PathBuf {
         .expect("target directory");
     dir.join(format!("avalanche{}", std::env::consts::EXE_SUFFIX))
 }
+
+/// The settings that turn every quota and rate limit off.
+const UNLIMITED: &[&str] = &[
+    "--limit-players-per-hour",
+    "0",
+    "--limit-games-per-hour",
+    "0",
+    "--limit-open-seats",
+    "0",
+    "--limit-commands-per-second",
+    "0",
+    "--limit-streams",
+    "0",
+];
 
 /// A running binary and a [`TestApp`] that talks to it.
 pub struct Server {
@@ -26,7 +40,16 @@ pub struct Server {
 impl Server {
     /// Starts the binary over `data` with `args` besides the address and data directory, and
     /// waits until it answers.
+    /// The tests play fast, so the binary runs without quotas or rate limits here, as
+    /// `TestApp::spawn` does; `start_with_limits` keeps the binary's own.
     pub fn start(data: &Path, args: &[&str]) -> Server {
+        let mut all = UNLIMITED.to_vec();
+        all.extend_from_slice(args);
+        Server::start_with_output(data, &all, Stdio::null(), "warn")
+    }
+
+    /// `start` with the binary's default limits, and `args`.
+    pub fn start_with_limits(data: &Path, args: &[&str]) -> Server {
         Server::start_with_output(data, args, Stdio::null(), "warn")
     }
 
@@ -42,7 +65,7 @@ impl Server {
             .local_addr()
             .unwrap()
             .port();
-        let mut child = Command::new(binary())
+        let mut child = Command::new(path())
             .args(["--addr", &format!("127.0.0.1:{port}"), "--data"])
             .arg(data)
             .args(args)

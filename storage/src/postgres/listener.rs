@@ -1,0 +1,132 @@
+//! Wakes this process's waiting readers when another process appends to the same database:
+//! one thread with its own connection does `LISTEN avalanche_appends` and announces every
+//! append's stream head and global position (the append function sends them with
+//! `pg_notify`, delivered at commit and in commit order, so a position announced has every
+//! position below it committed). When its connection breaks, notifications sent meanwhile are
+//! lost: once connected again it reads the log's head and the heads of the watched streams and
+//! announces those, then listens on.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::NoTls;
+use tokio::sync::watch;
+
+use crate::sled_store::watchers::Watchers;
+
+/// The channel the append function notifies.
+pub(crate) const CHANNEL: &str = "avalanche_appends";
+
+/// The listener's connection, as `pg_stat_activity` shows it.
+pub const APPLICATION_NAME: &str = "avalanche-listener";
+
+/// How often the thread looks whether the store was closed, and waits before reconnecting.
+const TICK: Duration = Duration::from_millis(200);
+
+pub(crate) struct Listener {
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// What the listener announces to.
+pub(crate) struct Announce {
+    pub watchers: Arc<Watchers>,
+    pub positions: Arc<watch::Sender<u64>>,
+}
+
+impl Announce {
+    pub(crate) fn head(&self, stream: &str, head: u64) {
+        self.watchers.announce(stream, head);
+    }
+
+    pub(crate) fn position(&self, position: u64) {
+        self.positions.send_if_modified(|last| {
+            let newer = position > *last;
+            *last = (*last).max(position);
+            newer
+        });
+    }
+}
+
+/// Starts the listening thread; it stops soon after the returned `Listener` is dropped.
+pub(crate) fn start(url: &str, announce: Announce) -> std::io::Result<Listener> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopping = Arc::clone(&stop);
+    let url = url.to_string();
+    std::thread::Builder::new()
+        .name("postgres-listen".into())
+        .spawn(move || {
+            let mut announced_failure = false;
+            while !stopping.load(Ordering::Relaxed) {
+                match listen(&url, &announce, &stopping) {
+                    Ok(()) => return,
+                    Err(error) => {
+                        if !announced_failure {
+                            tracing::warn!(%error, "listening for other servers' appends failed; retrying");
+                            announced_failure = true;
+                        }
+                        std::thread::sleep(TICK);
+                    }
+                }
+            }
+        })?;
+    Ok(Listener { stop })
+}
+
+/// Listens until `stop` is set (`Ok`) or the connection fails (`Err`).
+fn listen(url: &str, announce: &Announce, stop: &AtomicBool) -> Result<(), String> {
+    let failed = |e: postgres::Error| e.to_string();
+    let mut config: postgres::Config = url.parse().map_err(failed)?;
+    config.application_name(APPLICATION_NAME);
+    let mut client = config.connect(NoTls).map_err(failed)?;
+    client
+        .batch_execute(&format!("LISTEN {CHANNEL}"))
+        .map_err(failed)?;
+    // Catch up with what was appended while nobody listened.
+    let position: i64 = client
+        .query_one("SELECT position FROM log_head", &[])
+        .map_err(failed)?
+        .get(0);
+    announce.position(position.max(0) as u64);
+    for stream in announce.watchers.watched() {
+        let head: Option<i64> = client
+            .query_opt("SELECT head FROM streams WHERE name = $1", &[&&*stream])
+            .map_err(failed)?
+            .map(|row| row.get(0));
+        announce.head(&stream, head.unwrap_or(0).max(0) as u64);
+    }
+    while !stop.load(Ordering::Relaxed) {
+        {
+            let mut notifications = client.notifications();
+            let mut arrived = notifications.timeout_iter(TICK);
+            while let Some(notification) = arrived.next().map_err(failed)? {
+                // "<head> <position> <stream>"; the stream name may hold spaces, so it comes last.
+                let mut parts = notification.payload().splitn(3, ' ');
+                let (Some(head), Some(position), Some(stream)) = (
+                    parts.next().and_then(|h| h.parse::<u64>().ok()),
+                    parts.next().and_then(|p| p.parse::<u64>().ok()),
+                    parts.next(),
+                ) else {
+                    tracing::warn!(
+                        payload = notification.payload(),
+                        "an append notice not understood"
+                    );
+                    continue;
+                };
+                announce.head(stream, head);
+                announce.position(position);
+            }
+        }
+        if client.is_closed() {
+            return Err("the connection closed".into());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,171 @@
+//! The store's own connection threads: each owns one synchronous `postgres::Client` and runs the
+//! jobs it takes from one shared queue; callers wait on a plain channel (reads, blocking calls)
+//! or on a oneshot future (appends, async writes). See the module comment of `postgres/`.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{mpsc, Arc, Mutex, PoisonError};
+
+use postgres::types::ToSql;
+use postgres::{Client, NoTls, Row, Statement};
+
+use crate::error::StorageError;
+
+/// What a connection thread runs.
+type Job = Box<dyn FnOnce(&mut Connection) + Send>;
+
+/// One connection, opened on first use and again after it broke, with its prepared statements.
+pub(crate) struct Connection {
+    url: Arc<str>,
+    client: Option<Client>,
+    statements: HashMap<&'static str, Statement>,
+}
+
+/// A database error as the store reports it, with the server's message when there is one.
+pub(crate) fn database_error(error: &postgres::Error) -> StorageError {
+    match error.as_db_error() {
+        Some(db) => StorageError::Database(format!("{}: {}", db.code().code(), db.message())),
+        None => StorageError::Database(error.to_string()),
+    }
+}
+
+impl Connection {
+    fn new(url: Arc<str>) -> Connection {
+        Connection {
+            url,
+            client: None,
+            statements: HashMap::new(),
+        }
+    }
+
+    /// The client, connecting first when there is none or the last one broke.
+    pub(crate) fn client(&mut self) -> Result<&mut Client, StorageError> {
+        if self.client.as_ref().is_some_and(Client::is_closed) {
+            self.forget();
+        }
+        if self.client.is_none() {
+            let client = Client::connect(&self.url, NoTls)
+                .map_err(|e| StorageError::Database(format!("cannot connect: {e}")))?;
+            self.client = Some(client);
+        }
+        self.client.as_mut().ok_or(StorageError::Closed)
+    }
+
+    /// Drops the client (after a broken connection or an interrupted job).
+    pub(crate) fn forget(&mut self) {
+        self.client = None;
+        self.statements.clear();
+    }
+
+    fn prepared(&mut self, sql: &'static str) -> Result<Statement, StorageError> {
+        if let Some(statement) = self.statements.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = self
+            .client()?
+            .prepare(sql)
+            .map_err(|e| database_error(&e))?;
+        self.statements.insert(sql, statement.clone());
+        Ok(statement)
+    }
+
+    /// Runs one statement of the store's (prepared once per connection) in its own transaction.
+    pub(crate) fn query(
+        &mut self,
+        sql: &'static str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>, StorageError> {
+        // Reconnects first when the last connection broke, forgetting its statements.
+        self.client()?;
+        let statement = self.prepared(sql)?;
+        self.client()?
+            .query(&statement, params)
+            .map_err(|e| database_error(&e))
+    }
+}
+
+/// The connection threads and the queue they share. Dropping it ends the threads once they
+/// finish the jobs under way, and closes their connections.
+pub(crate) struct Pool {
+    jobs: Mutex<Option<mpsc::Sender<Job>>>,
+}
+
+impl Pool {
+    pub(crate) fn start(url: &str, size: usize) -> Result<Pool, StorageError> {
+        let (sender, receiver) = mpsc::channel::<Job>();
+        let receiver = Arc::new(Mutex::new(receiver));
+        let url: Arc<str> = Arc::from(url);
+        for n in 0..size.max(1) {
+            let receiver = Arc::clone(&receiver);
+            let mut connection = Connection::new(Arc::clone(&url));
+            std::thread::Builder::new()
+                .name(format!("postgres-{n}"))
+                .spawn(move || loop {
+                    let next = receiver
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .recv();
+                    let Ok(job) = next else { return };
+                    // A job that panics drops its answer channel (its caller sees `Closed`); the
+                    // connection may be mid-statement, so it is not used again.
+                    if catch_unwind(AssertUnwindSafe(|| job(&mut connection))).is_err() {
+                        connection.forget();
+                    }
+                })
+                .map_err(|e| StorageError::Database(format!("cannot start a thread: {e}")))?;
+        }
+        Ok(Pool {
+            jobs: Mutex::new(Some(sender)),
+        })
+    }
+
+    fn submit(&self, job: Job) -> Result<(), StorageError> {
+        let jobs = self.jobs.lock().unwrap_or_else(PoisonError::into_inner);
+        let sender = jobs.as_ref().ok_or(StorageError::Closed)?;
+        sender.send(job).map_err(|_| StorageError::Closed)
+    }
+
+    /// Runs `work` on a connection thread and blocks the calling thread (any thread, inside an
+    /// async runtime or not) on a plain channel until it is done.
+    pub(crate) fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Result<T, StorageError> + Send + 'static,
+    ) -> Result<T, StorageError> {
+        let (answer, answered) = mpsc::sync_channel(1);
+        self.submit(Box::new(move |connection| {
+            let _ = answer.send(work(connection));
+        }))?;
+        answered.recv().map_err(|_| StorageError::Closed)?
+    }
+
+    /// Runs `work` on a connection thread; the future resolves when it is done, without holding
+    /// the caller's thread meanwhile.
+    pub(crate) fn run_async<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Result<T, StorageError> + Send + 'static,
+    ) -> impl Future<Output = Result<T, StorageError>> + Send + 'static {
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        let submitted = self.submit(Box::new(move |connection| {
+            let _ = answer.send(work(connection));
+        }));
+        async move {
+            submitted?;
+            answered.await.map_err(|_| StorageError::Closed)?
+        }
+    }
+
+    /// Stops taking jobs; the threads end once the queue is empty.
+    pub(crate) fn close(&self) {
+        self.jobs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.close();
+    }
+}

@@ -1,0 +1,572 @@
+//! `EventStore` and `RecordStore` for [`PostgresStore`]: each call is one statement run on a
+//! connection thread.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use postgres::types::FromSql;
+use postgres::Row;
+use tokio::sync::watch;
+
+use super::pool::Connection;
+use super::PostgresStore;
+use crate::envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
+use crate::error::{AppendError, StorageError};
+use crate::event_store::{BoxFuture, EventStore, RecordStore};
+
+/// The store's statements, each prepared once per connection.
+pub(super) mod sql {
+    pub const STORE_ID: &str = "WITH proposed AS (
+             INSERT INTO store_meta (key, value) VALUES ('store_id', $1)
+             ON CONFLICT (key) DO NOTHING RETURNING value)
+         SELECT value FROM proposed
+         UNION ALL SELECT value FROM store_meta WHERE key = 'store_id'";
+    pub const LOG_HEAD: &str = "SELECT position FROM log_head";
+    pub const APPEND: &str = "SELECT outcome, first_version, last_version, last_position
+         FROM avalanche_append($1::text, $2::bigint, $3::text, $4::text, $5::json, $6::bigint,
+                               $7::text[], $8::integer[], $9::json[], $10::boolean,
+                               $11::text[], $12::text[], $13::text[], $14::bytea[])";
+    pub const HEAD: &str = "SELECT head FROM streams WHERE name = $1";
+    pub const APPENDED_FOR: &str = "SELECT first_version, last_version, last_position
+         FROM batches WHERE stream = $1 AND command_id = $2";
+    pub const READ_STREAM: &str = "SELECT e.stream, e.version, e.position, e.event_type,
+                e.schema_version, e.payload, b.actor, b.command_id, b.recorded_at_ns
+         FROM events e
+         JOIN batches b ON b.stream = e.stream AND b.first_version = e.batch_first_version
+         WHERE e.stream = $1 AND e.version > $2 ORDER BY e.version LIMIT $3";
+    pub const READ_ALL: &str = "SELECT e.stream, e.version, e.position, e.event_type,
+                e.schema_version, e.payload, b.actor, b.command_id, b.recorded_at_ns
+         FROM events e
+         JOIN batches b ON b.stream = e.stream AND b.first_version = e.batch_first_version
+         WHERE e.position > $1 ORDER BY e.position LIMIT $2";
+    pub const COMMAND: &str = "SELECT command_id, actor, command, recorded_at_ns, first_version,
+                last_version, last_position
+         FROM batches WHERE stream = $1 AND first_version <= $2 AND last_version >= $2";
+    pub const TAGGED: &str = "SELECT stream FROM stream_tags
+         WHERE name = $1 AND value = $2 AND stream > $3 ORDER BY stream LIMIT $4";
+    pub const TAGS: &str = "SELECT tag_names, tag_values FROM streams WHERE name = $1";
+    pub const LOCK_HEAD: &str = "SELECT head FROM streams WHERE name = $1 FOR UPDATE";
+    pub const SET_TAGS: &str = "UPDATE streams SET tag_names = $2, tag_values = $3 WHERE name = $1";
+    pub const CLEAR_TAG_INDEX: &str = "DELETE FROM stream_tags WHERE stream = $1";
+    pub const FILL_TAG_INDEX: &str = "INSERT INTO stream_tags (name, value, stream)
+        SELECT t.name, t.value, $1 FROM unnest($2::text[], $3::text[]) AS t(name, value)
+        ON CONFLICT DO NOTHING";
+    pub const SECRET: &str = "SELECT value FROM secrets WHERE stream = $1 AND name = $2";
+    pub const PUT_RECORD: &str = "INSERT INTO records (tree, key, value) VALUES ($1, $2, $3)
+         ON CONFLICT (tree, key) DO UPDATE SET value = excluded.value";
+    pub const GET_RECORD: &str = "SELECT value FROM records WHERE tree = $1 AND key = $2";
+    pub const RECORDS_WITH_PREFIX: &str = "SELECT key, value FROM records
+         WHERE tree = $1 AND key >= $2 AND starts_with(key, $2) ORDER BY key";
+    pub const REMOVE_RECORD: &str = "DELETE FROM records WHERE tree = $1 AND key = $2 RETURNING 1";
+}
+
+/// Column `index` of `row`, or `Corrupt` when it does not hold what the schema says.
+pub(super) fn column<'a, T: FromSql<'a>>(row: &'a Row, index: usize) -> Result<T, StorageError> {
+    row.try_get(index)
+        .map_err(|e| StorageError::Corrupt(format!("column {index}: {e}")))
+}
+
+/// A version, position or limit as SQL's `bigint`; beyond it, the largest (no row is there).
+fn bigint<T: TryInto<i64>>(value: T) -> i64 {
+    value.try_into().unwrap_or(i64::MAX)
+}
+
+fn from_bigint(value: i64) -> Result<u64, StorageError> {
+    u64::try_from(value).map_err(|_| StorageError::Corrupt(format!("negative number {value}")))
+}
+
+fn time_of(nanos: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_nanos(nanos)
+}
+
+/// A batch as the append function's parameters.
+struct AppendParams {
+    stream: String,
+    expected: i64,
+    actor: String,
+    command_id: Option<String>,
+    command: Option<serde_json::Value>,
+    recorded_at_ns: i64,
+    types: Vec<String>,
+    schema_versions: Vec<i32>,
+    payloads: Vec<serde_json::Value>,
+    set_tags: bool,
+    tag_names: Vec<String>,
+    tag_values: Vec<String>,
+    secret_names: Vec<String>,
+    secret_values: Vec<Vec<u8>>,
+}
+
+impl AppendParams {
+    fn new(stream: &str, expected_version: u64, batch: Batch) -> Result<Self, AppendError> {
+        crate::limits::validate(stream, &batch)?;
+        let recorded_at_ns = batch.recorded_at.timestamp_nanos_opt().ok_or_else(|| {
+            AppendError::Invalid("the time recorded is outside 1677-2262".to_string())
+        })?;
+        // A secret named twice keeps its last value, as a write of each in turn would.
+        let mut secrets: Vec<(String, Vec<u8>)> = Vec::new();
+        for (name, value) in batch.secrets {
+            match secrets.iter_mut().find(|(known, _)| *known == name) {
+                Some(slot) => slot.1 = value,
+                None => secrets.push((name, value)),
+            }
+        }
+        let (secret_names, secret_values) = secrets.into_iter().unzip();
+        let set_tags = batch.tags.is_some();
+        let (tag_names, tag_values) = batch.tags.unwrap_or_default().into_iter().unzip();
+        let mut types = Vec::with_capacity(batch.events.len());
+        let mut schema_versions = Vec::with_capacity(batch.events.len());
+        let mut payloads = Vec::with_capacity(batch.events.len());
+        for event in batch.events {
+            types.push(event.event_type);
+            // Kept bit for bit in SQL's signed `integer`.
+            schema_versions.push(event.schema_version as i32);
+            payloads.push(event.payload);
+        }
+        Ok(AppendParams {
+            stream: stream.to_string(),
+            expected: bigint(expected_version),
+            actor: batch.actor,
+            command_id: batch.command_id,
+            command: batch.command,
+            recorded_at_ns,
+            types,
+            schema_versions,
+            payloads,
+            set_tags,
+            tag_names,
+            tag_values,
+            secret_names,
+            secret_values,
+        })
+    }
+
+    fn run(
+        self,
+        connection: &mut Connection,
+    ) -> Result<Result<Appended, AppendError>, StorageError> {
+        let rows = connection.query(
+            sql::APPEND,
+            &[
+                &self.stream,
+                &self.expected,
+                &self.actor,
+                &self.command_id,
+                &self.command,
+                &self.recorded_at_ns,
+                &self.types,
+                &self.schema_versions,
+                &self.payloads,
+                &self.set_tags,
+                &self.tag_names,
+                &self.tag_values,
+                &self.secret_names,
+                &self.secret_values,
+            ],
+        )?;
+        let row = rows
+            .first()
+            .ok_or_else(|| StorageError::Database("the append answered nothing".into()))?;
+        let outcome: String = column(row, 0)?;
+        let number = |index| -> Result<u64, StorageError> {
+            from_bigint(column::<Option<i64>>(row, index)?.unwrap_or_default())
+        };
+        Ok(match outcome.as_str() {
+            "conflict" => Err(AppendError::Conflict {
+                expected: from_bigint(self.expected)?,
+                actual: number(2)?,
+            }),
+            "appended" | "duplicate" => Ok(Appended {
+                first_version: number(1)?,
+                last_version: number(2)?,
+                last_position: number(3)?,
+                duplicate: outcome == "duplicate",
+            }),
+            other => {
+                return Err(StorageError::Corrupt(format!(
+                    "the append answered {other:?}"
+                )))
+            }
+        })
+    }
+}
+
+impl PostgresStore {
+    fn event_id(&self, position: u64) -> String {
+        format!("{:016x}{:016x}", self.store_id(), position)
+    }
+
+    fn envelope(&self, row: &Row) -> Result<Envelope, StorageError> {
+        let position = from_bigint(column(row, 2)?)?;
+        Ok(Envelope {
+            stream: column(row, 0)?,
+            version: from_bigint(column(row, 1)?)?,
+            position,
+            event_id: self.event_id(position),
+            event_type: column(row, 3)?,
+            schema_version: column::<i32>(row, 4)? as u32,
+            payload: column(row, 5)?,
+            actor: column(row, 6)?,
+            command_id: column(row, 7)?,
+            recorded_at: time_of(column(row, 8)?),
+        })
+    }
+
+    /// Tells this process's waiting readers about an append that committed.
+    fn announce(&self, stream: &str, appended: &Appended) {
+        if appended.duplicate {
+            return;
+        }
+        self.inner.watchers.announce(stream, appended.last_version);
+        self.inner.positions.send_if_modified(|last| {
+            let newer = appended.last_position > *last;
+            *last = (*last).max(appended.last_position);
+            newer
+        });
+    }
+
+    /// Runs one read on a connection thread, blocking the caller until it answers.
+    fn read<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> Result<T, StorageError> + Send + 'static,
+    ) -> Result<T, StorageError> {
+        self.inner.pool.run(work)
+    }
+}
+
+impl EventStore for PostgresStore {
+    fn append<'a>(
+        &'a self,
+        stream: &'a str,
+        expected_version: u64,
+        batch: Batch,
+    ) -> BoxFuture<'a, Result<Appended, AppendError>> {
+        Box::pin(async move {
+            let params = AppendParams::new(stream, expected_version, batch)?;
+            let appended = self
+                .inner
+                .pool
+                .run_async(move |connection| params.run(connection))
+                .await??;
+            self.announce(stream, &appended);
+            Ok(appended)
+        })
+    }
+
+    fn retag<'a>(
+        &'a self,
+        stream: &'a str,
+        expected_version: u64,
+        tags: Vec<(String, String)>,
+    ) -> BoxFuture<'a, Result<(), AppendError>> {
+        Box::pin(async move {
+            crate::limits::validate_retag(stream, &tags)?;
+            let stream = stream.to_string();
+            let (names, values): (Vec<String>, Vec<String>) = tags.into_iter().unzip();
+            // One transaction holding the stream's row, as an append does: a concurrent append
+            // waits for it, or it finds the head moved.
+            self.inner
+                .pool
+                .run_async(move |connection| {
+                    let failed = |e: postgres::Error| super::pool::database_error(&e);
+                    let mut transaction = connection.client()?.transaction().map_err(failed)?;
+                    let rows = transaction
+                        .query(sql::LOCK_HEAD, &[&stream])
+                        .map_err(failed)?;
+                    let Some(row) = rows.first() else {
+                        return Ok(Err(AppendError::Invalid(format!(
+                            "there is no stream \"{stream}\" to retag"
+                        ))));
+                    };
+                    let head = from_bigint(column(row, 0)?)?;
+                    if head != expected_version {
+                        return Ok(Err(AppendError::Conflict {
+                            expected: expected_version,
+                            actual: head,
+                        }));
+                    }
+                    transaction
+                        .execute(sql::SET_TAGS, &[&stream, &names, &values])
+                        .map_err(failed)?;
+                    transaction
+                        .execute(sql::CLEAR_TAG_INDEX, &[&stream])
+                        .map_err(failed)?;
+                    transaction
+                        .execute(sql::FILL_TAG_INDEX, &[&stream, &names, &values])
+                        .map_err(failed)?;
+                    transaction.commit().map_err(failed)?;
+                    Ok(Ok(()))
+                })
+                .await?
+        })
+    }
+
+    fn append_blocking(
+        &self,
+        stream: &str,
+        expected_version: u64,
+        batch: Batch,
+    ) -> Result<Appended, AppendError> {
+        let params = AppendParams::new(stream, expected_version, batch)?;
+        let appended = self
+            .inner
+            .pool
+            .run(move |connection| params.run(connection))??;
+        self.announce(stream, &appended);
+        Ok(appended)
+    }
+
+    fn appended_envelopes(
+        &self,
+        stream: &str,
+        appended: &Appended,
+        actor: &str,
+        command_id: Option<&str>,
+        recorded_at: DateTime<Utc>,
+        events: Vec<NewEvent>,
+    ) -> Vec<Envelope> {
+        crate::envelope::envelopes_of_batch(
+            stream,
+            appended,
+            actor,
+            command_id,
+            recorded_at,
+            events,
+            |position| self.event_id(position),
+        )
+    }
+
+    fn head(&self, stream: &str) -> Result<u64, StorageError> {
+        let stream = stream.to_string();
+        self.read(
+            move |connection| match connection.query(sql::HEAD, &[&stream])?.first() {
+                Some(row) => from_bigint(column(row, 0)?),
+                None => Ok(0),
+            },
+        )
+    }
+
+    fn appended_for(
+        &self,
+        stream: &str,
+        command_id: &str,
+    ) -> Result<Option<Appended>, StorageError> {
+        let (stream, command_id) = (stream.to_string(), command_id.to_string());
+        self.read(move |connection| {
+            let rows = connection.query(sql::APPENDED_FOR, &[&stream, &command_id])?;
+            rows.first()
+                .map(|row| {
+                    Ok(Appended {
+                        first_version: from_bigint(column(row, 0)?)?,
+                        last_version: from_bigint(column(row, 1)?)?,
+                        last_position: from_bigint(column(row, 2)?)?,
+                        duplicate: true,
+                    })
+                })
+                .transpose()
+        })
+    }
+
+    fn read_stream(
+        &self,
+        stream: &str,
+        after_version: u64,
+        limit: usize,
+    ) -> Result<Vec<Envelope>, StorageError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let store = self.clone();
+        let stream = stream.to_string();
+        self.read(move |connection| {
+            let rows = connection.query(
+                sql::READ_STREAM,
+                &[&stream, &bigint(after_version), &bigint(limit)],
+            )?;
+            rows.iter().map(|row| store.envelope(row)).collect()
+        })
+    }
+
+    fn read_all(&self, after_position: u64, limit: usize) -> Result<Vec<Envelope>, StorageError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let store = self.clone();
+        self.read(move |connection| {
+            let rows =
+                connection.query(sql::READ_ALL, &[&bigint(after_position), &bigint(limit)])?;
+            rows.iter().map(|row| store.envelope(row)).collect()
+        })
+    }
+
+    fn command(&self, stream: &str, version: u64) -> Result<Option<StoredCommand>, StorageError> {
+        let stream = stream.to_string();
+        self.read(move |connection| {
+            let rows = connection.query(sql::COMMAND, &[&stream, &bigint(version)])?;
+            rows.first()
+                .map(|row| {
+                    Ok(StoredCommand {
+                        command_id: column(row, 0)?,
+                        actor: column(row, 1)?,
+                        command: column(row, 2)?,
+                        recorded_at: time_of(column(row, 3)?),
+                        first_version: from_bigint(column(row, 4)?)?,
+                        last_version: from_bigint(column(row, 5)?)?,
+                        last_position: from_bigint(column(row, 6)?)?,
+                    })
+                })
+                .transpose()
+        })
+    }
+
+    fn streams_tagged(
+        &self,
+        name: &str,
+        value: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, StorageError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        // Stream names are never empty, so "after the empty name" is "from the first".
+        let (name, value) = (name.to_string(), value.to_string());
+        let after = after.unwrap_or_default().to_string();
+        self.read(move |connection| {
+            connection
+                .query(sql::TAGGED, &[&name, &value, &after, &bigint(limit)])?
+                .iter()
+                .map(|row| column(row, 0))
+                .collect()
+        })
+    }
+
+    fn tags(&self, stream: &str) -> Result<Vec<(String, String)>, StorageError> {
+        let stream = stream.to_string();
+        self.read(move |connection| {
+            let rows = connection.query(sql::TAGS, &[&stream])?;
+            let Some(row) = rows.first() else {
+                return Ok(Vec::new());
+            };
+            let names: Vec<String> = column(row, 0)?;
+            let values: Vec<String> = column(row, 1)?;
+            Ok(names.into_iter().zip(values).collect())
+        })
+    }
+
+    fn secret(&self, stream: &str, name: &str) -> Result<Option<Vec<u8>>, StorageError> {
+        let (stream, name) = (stream.to_string(), name.to_string());
+        self.read(move |connection| {
+            connection
+                .query(sql::SECRET, &[&stream, &name])?
+                .first()
+                .map(|row| column(row, 0))
+                .transpose()
+        })
+    }
+
+    fn wait_for<'a>(
+        &'a self,
+        stream: &'a str,
+        after_version: u64,
+        timeout: Duration,
+    ) -> BoxFuture<'a, u64> {
+        Box::pin(async move {
+            // Watch first, then read the head and announce it: an append that commits after
+            // the read is announced to this watch; one before it is in the head read.
+            let mut watch = self.inner.watchers.watch(stream, || 0);
+            let name = stream.to_string();
+            let head = self
+                .inner
+                .pool
+                .run_async(
+                    move |connection| match connection.query(sql::HEAD, &[&name])?.first() {
+                        Some(row) => from_bigint(column(row, 0)?),
+                        None => Ok(0),
+                    },
+                )
+                .await;
+            match head {
+                Ok(head) => {
+                    self.inner.watchers.announce(stream, head);
+                    watch.head_after(after_version, timeout).await
+                }
+                Err(error) => {
+                    // The head is unknown: wait for an append to be announced, else answer
+                    // "nothing new" rather than a head of 0.
+                    tracing::warn!(%error, stream, "cannot read the head of a waited stream");
+                    watch
+                        .head_after(after_version, timeout)
+                        .await
+                        .max(after_version)
+                }
+            }
+        })
+    }
+
+    fn subscribe_all(&self) -> watch::Receiver<u64> {
+        self.inner.positions.subscribe()
+    }
+}
+
+impl RecordStore for PostgresStore {
+    fn put_record(&self, tree: &str, key: &str, value: &[u8]) -> Result<(), StorageError> {
+        let (tree, key, value) = (tree.to_string(), key.to_string(), value.to_vec());
+        self.read(move |connection| {
+            connection.query(sql::PUT_RECORD, &[&tree, &key, &value])?;
+            Ok(())
+        })
+    }
+
+    fn put_record_async<'a>(
+        &'a self,
+        tree: &'a str,
+        key: &'a str,
+        value: &'a [u8],
+    ) -> BoxFuture<'a, Result<(), StorageError>> {
+        let (tree, key, value) = (tree.to_string(), key.to_string(), value.to_vec());
+        Box::pin(self.inner.pool.run_async(move |connection| {
+            connection.query(sql::PUT_RECORD, &[&tree, &key, &value])?;
+            Ok(())
+        }))
+    }
+
+    fn get_record(&self, tree: &str, key: &str) -> Result<Option<Vec<u8>>, StorageError> {
+        let (tree, key) = (tree.to_string(), key.to_string());
+        self.read(move |connection| {
+            connection
+                .query(sql::GET_RECORD, &[&tree, &key])?
+                .first()
+                .map(|row| column(row, 0))
+                .transpose()
+        })
+    }
+
+    fn records_with_prefix(
+        &self,
+        tree: &str,
+        prefix: &str,
+    ) -> Result<Vec<(String, Vec<u8>)>, StorageError> {
+        let (tree, prefix) = (tree.to_string(), prefix.to_string());
+        self.read(move |connection| {
+            connection
+                .query(sql::RECORDS_WITH_PREFIX, &[&tree, &prefix])?
+                .iter()
+                .map(|row| Ok((column(row, 0)?, column(row, 1)?)))
+                .collect()
+        })
+    }
+
+    fn remove_record_async<'a>(
+        &'a self,
+        tree: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<bool, StorageError>> {
+        let (tree, key) = (tree.to_string(), key.to_string());
+        Box::pin(self.inner.pool.run_async(move |connection| {
+            Ok(!connection
+                .query(sql::REMOVE_RECORD, &[&tree, &key])?
+                .is_empty())
+        }))
+    }
+}

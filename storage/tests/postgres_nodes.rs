@@ -1,0 +1,118 @@
+//! Two stores on one PostgreSQL database, as two server processes would hold them: each one's
+//! waiting readers wake on the other's appends, versions and idempotency keys hold across
+//! both, and a listener whose connection is cut catches up once it is back.
+
+mod common;
+
+#[path = "common/cluster.rs"]
+mod cluster;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{batch, command_batch};
+use storage::{AppendError, PostgresStore, Storage};
+
+fn two_nodes() -> (Arc<dyn Storage>, Arc<dyn Storage>, String) {
+    let url = cluster::Cluster::shared().new_database();
+    let open = || -> Arc<dyn Storage> {
+        Arc::new(PostgresStore::open_with(&url, 2).expect("the PostgreSQL store opens"))
+    };
+    (open(), open(), url)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_waiting_on_one_node_wakes_when_the_other_appends() {
+    let (one, other, _) = two_nodes();
+    one.append("game-1", 0, batch(1)).await.expect("appends");
+    let waiter = {
+        let other = other.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            let head = other.wait_for("game-1", 1, Duration::from_secs(60)).await;
+            (head, started.elapsed())
+        })
+    };
+    let mut positions = other.subscribe_all();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    one.append("game-1", 1, batch(2)).await.expect("appends");
+    let (head, waited) = waiter.await.expect("the waiter finishes");
+    assert_eq!(head, 3);
+    assert!(
+        waited < Duration::from_secs(10),
+        "woken, not timed out: {waited:?}"
+    );
+    let seen = tokio::time::timeout(
+        Duration::from_secs(10),
+        positions.wait_for(|position| *position >= 3),
+    )
+    .await
+    .expect("the other node announces the position")
+    .map(|position| *position)
+    .expect("the store is open");
+    assert_eq!(seen, 3);
+}
+
+#[test]
+fn versions_and_command_ids_hold_across_nodes() {
+    let (one, other, _) = two_nodes();
+    let first = one
+        .append_blocking("game-1", 0, command_batch(2, "create"))
+        .expect("appends");
+    // The other node retries the same command: it gets the first answer, nothing appended.
+    let retried = other
+        .append_blocking("game-1", 0, command_batch(2, "create"))
+        .expect("a retry is not an error");
+    assert!(retried.duplicate);
+    assert_eq!(retried.last_position, first.last_position);
+    // A command decided on a version the other node has moved past is a conflict.
+    other
+        .append_blocking("game-1", 2, batch(1))
+        .expect("appends");
+    assert_eq!(
+        one.append_blocking("game-1", 2, batch(1)),
+        Err(AppendError::Conflict {
+            expected: 2,
+            actual: 3
+        })
+    );
+    assert_eq!(one.head("game-1").expect("reads"), 3);
+    assert_eq!(
+        one.read_all(0, 10).expect("reads"),
+        other.read_all(0, 10).expect("reads")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listener_whose_connection_is_cut_catches_up_when_it_is_back() {
+    let (one, other, url) = two_nodes();
+    let mut positions = other.subscribe_all();
+    let waiter = {
+        let other = other.clone();
+        tokio::spawn(async move { other.wait_for("game-1", 0, Duration::from_secs(60)).await })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Cut both nodes' listening connections, then append while they are down.
+    let database = url.rsplit('/').next().expect("a database name").to_string();
+    let cut = cluster::Cluster::shared().psql(
+        &database,
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+         WHERE application_name = 'avalanche-listener' AND datname = current_database()",
+    );
+    assert_eq!(cut, "2", "both listeners were connected");
+    one.append("game-1", 0, batch(4)).await.expect("appends");
+    let head = tokio::time::timeout(Duration::from_secs(20), waiter)
+        .await
+        .expect("the waiter wakes once its node listens again")
+        .expect("the waiter finishes");
+    assert_eq!(head, 4);
+    let seen = tokio::time::timeout(
+        Duration::from_secs(20),
+        positions.wait_for(|position| *position >= 4),
+    )
+    .await
+    .expect("the position is announced after the reconnection")
+    .map(|position| *position)
+    .expect("the store is open");
+    assert_eq!(seen, 4);
+}
