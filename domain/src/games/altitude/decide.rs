@@ -58,10 +58,35 @@ pub fn retire(state: &State, seat: Seat) -> Vec<Event> {
     } else {
         None
     };
-    vec![Event::Retired { seat, discarded }]
+    with_end(state, vec![Event::Retired { seat, discarded }])
+}
+
+/// From revision 3, the events of a command (or of a seat leaving) are followed by the end of
+/// the game when they complete a round of passes once the deck is empty.
+pub fn with_end(state: &State, mut events: Vec<Event>) -> Vec<Event> {
+    if !state.rules.end_is_decided() {
+        return events;
+    }
+    let mut after = state.clone();
+    for event in &events {
+        after.evolve(event);
+    }
+    if after.all_passed() {
+        events.push(Event::GameEnded);
+    }
+    events
 }
 
 pub fn decide(
+    state: &State,
+    seat: Seat,
+    command: &Command,
+    ctx: &Context,
+) -> Result<Vec<Event>, RuleError> {
+    decide_command(state, seat, command, ctx).map(|events| with_end(state, events))
+}
+
+fn decide_command(
     state: &State,
     seat: Seat,
     command: &Command,

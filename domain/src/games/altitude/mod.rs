@@ -63,7 +63,8 @@ impl Engine for Altitude {
              Saint-Bernards rescue. Alone, it is a patience.",
         )
         .with_hidden_information()
-        .revised(revision::CURRENT, revision::REVISION_2)
+        .revised(2, revision::REVISION_2)
+        .revised(revision::CURRENT, revision::REVISION_3)
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {

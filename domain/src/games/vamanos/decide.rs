@@ -152,7 +152,7 @@ pub fn decide(
 }
 
 /// "When a player places their last card the round stops at once": Alta, the scores, and the
-/// next deal unless a total has passed the target.
+/// next deal unless a total has passed the target; then, from revision 2, the end of the game.
 fn end_round(state: &State, seat: Seat, round: u32, events: &mut Vec<Event>, ctx: &Context) {
     events.push(Event::AltaCalled { seat, round });
     let mut after = state.clone();
@@ -177,8 +177,10 @@ fn end_round(state: &State, seat: Seat, round: u32, events: &mut Vec<Event>, ctx
     let scored = Event::RoundScored { round, scores };
     after.evolve(&scored);
     events.push(scored);
-    if !after.over {
+    if !after.target_passed() {
         events.push(deal(&after, round + 1, ctx));
+    } else if after.rules.end_is_decided() {
+        events.push(Event::GameEnded { round });
     }
 }
 

@@ -17,6 +17,7 @@ pub mod event;
 pub mod evolve;
 pub mod legal;
 pub mod options;
+pub mod revision;
 pub mod score;
 pub mod state;
 pub mod view;
@@ -25,6 +26,7 @@ pub use cards::{Card, Colour, Picture};
 pub use command::Command;
 pub use event::{Event, Pile};
 pub use options::Options;
+pub use revision::Rules;
 pub use score::{Combination, SeatScore, StackScore};
 pub use state::{Player, State};
 pub use view::{Phase, PlayerView, View};
@@ -56,6 +58,7 @@ impl Engine for Vamanos {
              shorter games).",
         )
         .with_hidden_information()
+        .revised(revision::CURRENT, revision::REVISION_2)
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
