@@ -95,6 +95,26 @@ fn a_new_game_records_the_current_revision_of_its_rules() {
     }
 }
 
+/// Every game keeps its revisions in its own `revision.rs`, whose `CURRENT` is the revision
+/// `GET /v1/kinds` names and new games get.
+#[test]
+fn each_game_names_its_current_revision_in_its_revision_file() {
+    use domain::games::{altitude, avalanche, chess, ski_runs, vamanos};
+    let registry = Registry::standard();
+    for (kind, current) in [
+        ("avalanche-chess", chess::revision::CURRENT),
+        ("avalanche", avalanche::revision::CURRENT),
+        ("ski-runs", ski_runs::revision::CURRENT),
+        ("vamanos", vamanos::revision::CURRENT),
+        ("altitude", altitude::revision::CURRENT),
+    ] {
+        let info = registry.get(kind).expect("kind").info();
+        assert_eq!(info.revision, current, "{kind}");
+        let revisions: Vec<u32> = info.revisions.iter().map(|r| r.revision).collect();
+        assert_eq!(revisions, (1..=current).collect::<Vec<_>>(), "{kind}");
+    }
+}
+
 /// "a correction of a rule never makes a stored game invalid": games stored under revision 1
 /// (their `created` names no revision, as before the corrections) replay and audit as valid;
 /// audited as if created under revision 2, some of them diverge, so the revision recorded is

@@ -6,6 +6,7 @@
 
 pub mod cards;
 pub mod command;
+pub mod deal;
 pub mod decide;
 pub mod event;
 pub mod evolve;
@@ -81,7 +82,7 @@ impl Engine for Altitude {
     }
 
     fn start(state: &State, ctx: &Context) -> Vec<Event> {
-        decide::start(state, ctx)
+        deal::start(state, ctx)
     }
 
     fn decide(
@@ -122,6 +123,6 @@ impl Engine for Altitude {
     }
 
     fn reshuffle(state: &State, ctx: &Context) -> Vec<Event> {
-        decide::reshuffle(state, ctx)
+        deal::reshuffle(state, ctx)
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod cards;
 pub mod command;
+pub mod deal;
 pub mod decide;
 pub mod event;
 pub mod evolve;
@@ -79,7 +80,7 @@ impl Engine for Vamanos {
     }
 
     fn start(state: &State, ctx: &Context) -> Vec<Event> {
-        vec![decide::deal(state, 1, ctx)]
+        vec![deal::deal(state, 1, ctx)]
     }
 
     fn decide(
@@ -120,6 +121,6 @@ impl Engine for Vamanos {
     }
 
     fn reshuffle(state: &State, ctx: &Context) -> Vec<Event> {
-        decide::reshuffle(state, ctx)
+        deal::reshuffle(state, ctx)
     }
 }
