@@ -281,6 +281,19 @@ pub fn under<O>(setup: Setup<O>, revision: u32) -> Setup<O> {
     Setup { revision, ..setup }
 }
 
+/// The same setup with other options (a deck of other counts, a lower target).
+pub fn with_options<O>(setup: Setup<O>, options: O) -> Setup<O> {
+    Setup { options, ..setup }
+}
+
+/// The same setup with a variant.
+pub fn with_variant<O>(setup: Setup<O>, variant: &str) -> Setup<O> {
+    Setup {
+        variant: Some(variant.to_string()),
+        ..setup
+    }
+}
+
 /// A rules test in the given/when/then shape: `given(setup, events)` is the game after those
 /// events, `.when(seat, command)` decides a command there, and `.then(events)` checks the
 /// events it gives or `.refused(code)` that it is refused with that code.
@@ -314,6 +327,24 @@ pub fn given<E: Engine>(
     Given { state, version }
 }
 
+/// The context the harness decides in: a fixed seed, `nonce`, and the test time.
+pub fn context(nonce: u64) -> Context {
+    Context::new(Seed([3; 32]), nonce, test_time())
+}
+
+/// A rules test from a position arranged by hand (a state no short list of events reaches
+/// as well, such as a mountain already built): as [`given`], from that state.
+pub fn arranged<E: Engine>(state: E::State) -> Given<E> {
+    Given { state, version: 0 }
+}
+
+/// A game just dealt by the engine from `seed`: [`given`] the events of [`Engine::start`].
+pub fn dealt<E: Engine>(setup: Setup<E::Options>, seed: Seed) -> Given<E> {
+    let state = E::initial(&setup);
+    let start = E::start(&state, &Context::new(seed, 0, test_time()));
+    given::<E>(setup, start)
+}
+
 /// A game after the events it was given (see [`given`]).
 #[derive(Clone, Debug)]
 pub struct Given<E: Engine> {
@@ -336,6 +367,59 @@ impl<E: Engine> Given<E> {
         self
     }
 
+    /// The state, to arrange a position by hand before the command is decided.
+    pub fn state_mut(&mut self) -> &mut E::State {
+        &mut self.state
+    }
+
+    /// The same game with its state arranged by `arrange`.
+    pub fn with(mut self, arrange: impl FnOnce(&mut E::State)) -> Given<E> {
+        arrange(&mut self.state);
+        self
+    }
+
+    /// The events of `seat` leaving the game ([`Engine::retire`]), checked to be exactly
+    /// `expected`; returns the game after them.
+    #[track_caller]
+    pub fn retires(self, seat: Seat, expected: impl IntoIterator<Item = E::Event>) -> Given<E> {
+        let events = E::retire(&self.state, seat);
+        let expected: Vec<E::Event> = expected.into_iter().collect();
+        assert_eq!(events, expected, "the events of seat {seat} leaving");
+        self.and(events)
+    }
+
+    /// Decides `command` of `seat` and folds its events into the game, for a test that plays
+    /// several commands in a row: the events, or the refusal (the game is then unchanged).
+    pub fn play(
+        &mut self,
+        seat: Seat,
+        command: E::Command,
+    ) -> Result<Vec<E::Event>, crate::engine::RuleError> {
+        let events = E::decide(&self.state, seat, &command, &self.context())?;
+        self.fold(events.iter().cloned());
+        Ok(events)
+    }
+
+    /// Folds more events into the game (as [`Given::and`], in place).
+    pub fn fold(&mut self, events: impl IntoIterator<Item = E::Event>) {
+        for event in events {
+            E::evolve(&mut self.state, &event);
+            self.version += 1;
+        }
+    }
+
+    /// The events of `seat` leaving the game ([`Engine::retire`]), folded into it.
+    pub fn retire(&mut self, seat: Seat) -> Vec<E::Event> {
+        let events = E::retire(&self.state, seat);
+        self.fold(events.iter().cloned());
+        events
+    }
+
+    /// The context a command is decided in (see [`context`]), the game's version as the nonce.
+    fn context(&self) -> Context {
+        context(self.version)
+    }
+
     /// The commands `seat` may give now.
     pub fn legal(&self, seat: Seat) -> Vec<E::Command> {
         E::legal(&self.state, seat)
@@ -346,13 +430,28 @@ impl<E: Engine> Given<E> {
 
     /// Decides `command` of `seat` in this game (with a fixed seed and the test time).
     pub fn when(self, seat: Seat, command: E::Command) -> When<E> {
-        let ctx = Context::new(Seed([3; 32]), self.version, test_time());
-        let decided = E::decide(&self.state, seat, &command, &ctx);
+        let decided = E::decide(&self.state, seat, &command, &self.context());
         When {
             given: self,
             command,
             decided,
         }
+    }
+}
+
+/// A game in a test reads as its state: `game.turn`, `game.hands[0]`. Writing through it
+/// arranges a position by hand, as [`Given::with`] does.
+impl<E: Engine> std::ops::Deref for Given<E> {
+    type Target = E::State;
+
+    fn deref(&self) -> &E::State {
+        &self.state
+    }
+}
+
+impl<E: Engine> std::ops::DerefMut for Given<E> {
+    fn deref_mut(&mut self) -> &mut E::State {
+        &mut self.state
     }
 }
 

@@ -1,13 +1,9 @@
 //! The rules of Altitude, one test per rule of `rules/altitude.md`.
 
-use domain::engine::{Context, Engine, Outcome, RuleError, Seat, Setup, Viewer};
+use domain::engine::{Engine, Outcome, RuleError, Seat, Viewer};
 use domain::fairness::Seed;
 use domain::games::altitude::*;
-use domain::testing::test_time;
-
-fn ctx() -> Context {
-    Context::new(Seed([3; 32]), 1, test_time())
-}
+use domain::testing::{arranged, context, dealt, setup, with_options, Given};
 
 fn number(id: u16, value: u8) -> Card {
     Card {
@@ -44,7 +40,7 @@ fn at(floor: u8, slot: i32) -> Position {
 }
 
 /// A game of `seats` in play: seat 0 to move, hands of four 1s, a deck of 2s.
-fn table(seats: usize) -> State {
+fn table(seats: usize) -> Given<Altitude> {
     let mut state = State::new(
         seats,
         Options::default(),
@@ -61,7 +57,7 @@ fn table(seats: usize) -> State {
         })
         .collect();
     state.deck = (600..640).map(|i| number(i, 2)).collect();
-    state
+    arranged::<Altitude>(state)
 }
 
 fn build(state: &mut State, seat: Seat, cards: &[(Position, Card)]) {
@@ -78,19 +74,11 @@ fn base(state: &mut State, seat: Seat, values: &[u8]) {
     }
 }
 
-fn apply(state: &mut State, seat: Seat, command: Command) -> Result<Vec<Event>, RuleError> {
-    let events = Altitude::decide(state, seat, &command, &ctx())?;
-    for event in &events {
-        Altitude::evolve(state, event);
-    }
-    Ok(events)
-}
-
 /// The seat to move draws `card` (put on top of the deck first).
-fn draw(state: &mut State, card: Card) {
+fn draw(state: &mut Given<Altitude>, card: Card) {
     state.deck.push(card);
     let seat = state.turn;
-    apply(state, seat, Command::Draw).expect("draw");
+    state.play(seat, Command::Draw).expect("draw");
     assert_eq!(state.drawn, Some(card));
 }
 
@@ -141,12 +129,7 @@ fn the_default_deck_has_120_cards_as_in_the_table() {
 /// "a game may be created with other counts" — and `check` refuses counts it cannot deal.
 #[test]
 fn a_game_may_be_created_with_other_counts() {
-    let setup = |options: Options, seats| Setup {
-        variant: None,
-        options,
-        seats,
-        revision: Altitude::info().revision,
-    };
+    let setup = |options: Options, seats| with_options(setup::<Altitude>(seats), options);
     let small = Options {
         mountain_copies: 1,
         animal_copies: 0,
@@ -192,12 +175,14 @@ fn the_base_holds_at_most_10_cards() {
     base(&mut state, 0, &[1, 2, 3, 4, 5, 6, 7, 8, 9]);
     let tenth = number(1, 20);
     draw(&mut state, tenth);
-    apply(&mut state, 0, lay(&tenth, at(1, 9))).expect("the tenth card");
+    state
+        .play(0, lay(&tenth, at(1, 9)))
+        .expect("the tenth card");
     let eleventh = number(2, 21);
     draw(&mut state, eleventh);
-    let error = refused(apply(&mut state, 0, lay(&eleventh, at(1, 10))));
+    let error = refused(state.play(0, lay(&eleventh, at(1, 10))));
     assert!(error.message.contains("at most 10"), "{}", error.message);
-    refused(apply(&mut state, 0, lay(&eleventh, at(1, -1))));
+    refused(state.play(0, lay(&eleventh, at(1, -1))));
     assert!(Altitude::legal(&state, 0)
         .iter()
         .all(|l| !matches!(l.command, Command::Lay { at: p, .. } if p.floor == 1)));
@@ -210,15 +195,15 @@ fn the_base_is_extended_at_either_end() {
     let mut state = table(1);
     let first = number(1, 5);
     draw(&mut state, first);
-    refused(apply(&mut state, 0, lay(&first, at(1, 3))));
-    apply(&mut state, 0, lay(&first, at(1, 0))).unwrap();
+    refused(state.play(0, lay(&first, at(1, 3))));
+    state.play(0, lay(&first, at(1, 0))).unwrap();
     let left = number(2, 6);
     draw(&mut state, left);
-    apply(&mut state, 0, lay(&left, at(1, -1))).unwrap();
+    state.play(0, lay(&left, at(1, -1))).unwrap();
     let right = number(3, 7);
     draw(&mut state, right);
-    refused(apply(&mut state, 0, lay(&right, at(1, 2))));
-    apply(&mut state, 0, lay(&right, at(1, 1))).unwrap();
+    refused(state.play(0, lay(&right, at(1, 2))));
+    state.play(0, lay(&right, at(1, 1))).unwrap();
     let mountain = &state.mountains[0];
     assert_eq!(mountain.get(at(1, -1)), Some(left));
     assert_eq!(mountain.get(at(1, 0)), Some(first));
@@ -242,7 +227,7 @@ fn a_13_lies_on_a_9_and_a_12() {
         notation.contains("lay 13 on floor 2 slot 0 between 9 and 12"),
         "{notation}"
     );
-    apply(&mut state, 0, lay(&thirteen, at(2, 0))).unwrap();
+    state.play(0, lay(&thirteen, at(2, 0))).unwrap();
     assert_eq!(state.mountains[0].height(), 2);
 }
 
@@ -254,7 +239,7 @@ fn a_card_must_be_higher_than_both_not_their_sum() {
     base(&mut state, 0, &[9, 12]);
     let twelve = number(1, 12);
     draw(&mut state, twelve);
-    let error = refused(apply(&mut state, 0, lay(&twelve, at(2, 0))));
+    let error = refused(state.play(0, lay(&twelve, at(2, 0))));
     assert!(
         error.message.contains("higher than both"),
         "{}",
@@ -262,11 +247,11 @@ fn a_card_must_be_higher_than_both_not_their_sum() {
     );
     let ten = number(2, 10);
     state.drawn = Some(ten);
-    refused(apply(&mut state, 0, lay(&ten, at(2, 0))));
+    refused(state.play(0, lay(&ten, at(2, 0))));
     // An animal is laid like a mountain card of its number.
     let ibex = animal(3, Animal::Ibex, 17);
     state.drawn = Some(ibex);
-    apply(&mut state, 0, lay(&ibex, at(2, 0))).unwrap();
+    state.play(0, lay(&ibex, at(2, 0))).unwrap();
 }
 
 /// "An upper floor can be started as soon as two neighbours below it exist."
@@ -276,10 +261,10 @@ fn an_upper_floor_can_be_started_as_soon_as_two_neighbours_below_exist() {
     base(&mut state, 0, &[3]);
     let eight = number(1, 8);
     draw(&mut state, eight);
-    refused(apply(&mut state, 0, lay(&eight, at(2, 0))));
-    refused(apply(&mut state, 0, lay(&eight, at(2, -1))));
+    refused(state.play(0, lay(&eight, at(2, 0))));
+    refused(state.play(0, lay(&eight, at(2, -1))));
     base(&mut state, 0, &[3, 4]);
-    apply(&mut state, 0, lay(&eight, at(2, 0))).unwrap();
+    state.play(0, lay(&eight, at(2, 0))).unwrap();
     // Floor 3 as soon as two neighbours exist on floor 2, with the base still short.
     build(
         &mut state,
@@ -288,7 +273,7 @@ fn an_upper_floor_can_be_started_as_soon_as_two_neighbours_below_exist() {
     );
     let ten = number(2, 10);
     draw(&mut state, ten);
-    apply(&mut state, 0, lay(&ten, at(3, 0))).unwrap();
+    state.play(0, lay(&ten, at(3, 0))).unwrap();
     assert_eq!(state.mountains[0].height(), 3);
 }
 
@@ -300,16 +285,16 @@ fn a_cable_car_counts_as_0_for_the_card_laid_on_it() {
     base(&mut state, 0, &[9, 20, 22]);
     let car = cable_car(1);
     draw(&mut state, car);
-    apply(&mut state, 0, lay(&car, at(1, 3))).unwrap();
+    state.play(0, lay(&car, at(1, 3))).unwrap();
     let high = cable_car(2);
     draw(&mut state, high);
     // On a 20 and a 22: a cable car needs no higher value.
-    apply(&mut state, 0, lay(&high, at(2, 1))).unwrap();
+    state.play(0, lay(&high, at(2, 1))).unwrap();
     let thirteen = number(3, 13);
     draw(&mut state, thirteen);
     // Higher than a 0 is not enough when the other neighbour is a 20 or a 22.
-    refused(apply(&mut state, 0, lay(&thirteen, at(2, 0))));
-    refused(apply(&mut state, 0, lay(&thirteen, at(2, 2))));
+    refused(state.play(0, lay(&thirteen, at(2, 0))));
+    refused(state.play(0, lay(&thirteen, at(2, 2))));
     // The original: a 13 upon a 9 and a cable car.
     let mut state = table(1);
     build(
@@ -318,7 +303,7 @@ fn a_cable_car_counts_as_0_for_the_card_laid_on_it() {
         &[(at(1, 0), number(50, 9)), (at(1, 1), cable_car(51))],
     );
     draw(&mut state, thirteen);
-    apply(&mut state, 0, lay(&thirteen, at(2, 0))).unwrap();
+    state.play(0, lay(&thirteen, at(2, 0))).unwrap();
 }
 
 /// "even on an avalanche": a cable car may be laid on an avalanche.
@@ -332,7 +317,7 @@ fn a_cable_car_may_be_laid_on_an_avalanche() {
     );
     let car = cable_car(1);
     draw(&mut state, car);
-    apply(&mut state, 0, lay(&car, at(2, 0))).unwrap();
+    state.play(0, lay(&car, at(2, 0))).unwrap();
     assert!(state.mountains[0].is_covered(at(1, 1)));
 }
 
@@ -342,7 +327,7 @@ fn a_cable_car_may_be_in_the_base() {
     let mut state = table(1);
     let car = cable_car(1);
     draw(&mut state, car);
-    apply(&mut state, 0, lay(&car, at(1, 0))).unwrap();
+    state.play(0, lay(&car, at(1, 0))).unwrap();
     assert_eq!(state.mountains[0].get(at(1, 0)), Some(car));
 }
 
@@ -356,10 +341,9 @@ fn an_avalanche_is_laid_only_in_an_opponents_started_mountain() {
     base(&mut state, 1, &[6, 7]);
     let snow = avalanche(1);
     draw(&mut state, snow);
-    let own = refused(apply(&mut state, 0, lay(&snow, at(1, 1))));
+    let own = refused(state.play(0, lay(&snow, at(1, 1))));
     assert!(own.message.contains("opponent"), "{}", own.message);
-    let unstarted = refused(apply(
-        &mut state,
+    let unstarted = refused(state.play(
         0,
         Command::LayOnOpponent {
             opponent: 2,
@@ -387,15 +371,15 @@ fn an_avalanche_is_laid_only_in_an_opponents_started_mountain() {
     assert!(legal
         .iter()
         .all(|l| !matches!(l.command, Command::LayOnOpponent { opponent: 2, .. })));
-    apply(
-        &mut state,
-        0,
-        Command::LayOnOpponent {
-            opponent: 1,
-            at: at(1, 2),
-        },
-    )
-    .unwrap();
+    state
+        .play(
+            0,
+            Command::LayOnOpponent {
+                opponent: 1,
+                at: at(1, 2),
+            },
+        )
+        .unwrap();
     assert_eq!(state.mountains[1].get(at(1, 2)), Some(snow));
 }
 
@@ -405,15 +389,15 @@ fn an_avalanche_is_laid_without_the_value_rule() {
     let mut state = table(2);
     base(&mut state, 1, &[20, 22]);
     draw(&mut state, avalanche(1));
-    apply(
-        &mut state,
-        0,
-        Command::LayOnOpponent {
-            opponent: 1,
-            at: at(2, 0),
-        },
-    )
-    .unwrap();
+    state
+        .play(
+            0,
+            Command::LayOnOpponent {
+                opponent: 1,
+                at: at(2, 0),
+            },
+        )
+        .unwrap();
     assert_eq!(state.mountains[1].height(), 2);
 }
 
@@ -428,13 +412,12 @@ fn only_a_cable_car_may_be_laid_on_an_avalanche() {
     );
     let high = number(1, 24);
     draw(&mut state, high);
-    let error = refused(apply(&mut state, 0, lay(&high, at(2, 0))));
+    let error = refused(state.play(0, lay(&high, at(2, 0))));
     assert!(error.message.contains("cable car"), "{}", error.message);
     // Nor may an opponent lay an avalanche on it.
     state.turn = 1;
     state.drawn = Some(avalanche(2));
-    refused(apply(
-        &mut state,
+    refused(state.play(
         1,
         Command::LayOnOpponent {
             opponent: 0,
@@ -458,11 +441,10 @@ fn a_covered_card_can_never_be_replaced_or_removed() {
         ],
     );
     draw(&mut state, number(1, 2));
-    let error = refused(apply(&mut state, 0, Command::Replace { at: at(1, 0) }));
+    let error = refused(state.play(0, Command::Replace { at: at(1, 0) }));
     assert!(error.message.contains("covered"), "{}", error.message);
     state.drawn = Some(saint_bernard(2));
-    let error = refused(apply(
-        &mut state,
+    let error = refused(state.play(
         0,
         Command::SaintBernard {
             card: 2,
@@ -482,38 +464,28 @@ fn the_height_is_the_number_of_floors_and_avalanches_count() {
     base(&mut state, 1, &[3, 4]);
     assert_eq!(state.mountains[1].height(), 1);
     draw(&mut state, avalanche(1));
-    apply(
-        &mut state,
-        0,
-        Command::LayOnOpponent {
-            opponent: 1,
-            at: at(2, 0),
-        },
-    )
-    .unwrap();
+    state
+        .play(
+            0,
+            Command::LayOnOpponent {
+                opponent: 1,
+                at: at(2, 0),
+            },
+        )
+        .unwrap();
     assert_eq!(state.mountains[1].height(), 2);
     assert_eq!(score(&state, 1).floors, 2);
 }
 
 // ---------------------------------------------------------------- setup and hands
 
-fn started(seats: usize) -> State {
-    let setup = Setup {
-        variant: None,
-        options: Options::default(),
-        seats,
-        revision: Altitude::info().revision,
-    };
-    let mut state = Altitude::initial(&setup);
-    for event in Altitude::start(&state, &Context::new(Seed([9; 32]), 0, test_time())) {
-        Altitude::evolve(&mut state, &event);
-    }
-    state
+fn started(seats: usize) -> Given<Altitude> {
+    dealt::<Altitude>(setup::<Altitude>(seats), Seed([9; 32]))
 }
 
-fn return_first_two(state: &mut State, seat: Seat) -> Vec<Event> {
+fn return_first_two(state: &mut Given<Altitude>, seat: Seat) -> Vec<Event> {
     let cards = state.hands[seat][..2].iter().map(|c| c.id).collect();
-    apply(state, seat, Command::ReturnCards { cards }).unwrap()
+    state.play(seat, Command::ReturnCards { cards }).unwrap()
 }
 
 /// "Deal 6 cards to each player; each keeps 4 secretly and returns 2 to the deck, which is
@@ -525,15 +497,10 @@ fn each_player_is_dealt_6_keeps_4_and_returns_2_to_the_deck() {
     assert!(state.hands.iter().all(|h| h.len() == 6));
     assert_eq!(state.deck.len(), 120 - 18);
     let mine = state.hands[0][0].id;
-    let error = refused(apply(
-        &mut state,
-        0,
-        Command::ReturnCards { cards: vec![mine] },
-    ));
+    let error = refused(state.play(0, Command::ReturnCards { cards: vec![mine] }));
     assert!(error.message.contains("exactly 2"), "{}", error.message);
     let other = state.hands[1][0].id;
-    refused(apply(
-        &mut state,
+    refused(state.play(
         0,
         Command::ReturnCards {
             cards: vec![mine, other],
@@ -557,9 +524,9 @@ fn every_player_chooses_at_once_which_2_to_return() {
     assert_eq!(Altitude::to_act(&state), vec![0, 1]);
     assert!(Altitude::legal(&state, 2).is_empty());
     let again = state.hands[2][..2].iter().map(|c| c.id).collect();
-    let error = refused(apply(&mut state, 2, Command::ReturnCards { cards: again }));
+    let error = refused(state.play(2, Command::ReturnCards { cards: again }));
     assert_eq!(error.code, "not_your_turn");
-    refused(apply(&mut state, 0, Command::Draw));
+    refused(state.play(0, Command::Draw));
     return_first_two(&mut state, 0);
     assert_eq!(Altitude::to_act(&state), vec![1]);
 }
@@ -610,7 +577,7 @@ fn a_player_holds_4_cards_and_may_never_discard_from_the_hand() {
     let hand = state.hands[0].clone();
     draw(&mut state, number(1, 7));
     // `discard` takes no card: it is always the drawn one.
-    let events = apply(&mut state, 0, Command::Discard).unwrap();
+    let events = state.play(0, Command::Discard).unwrap();
     assert_eq!(
         events,
         vec![Event::Discarded {
@@ -622,7 +589,7 @@ fn a_player_holds_4_cards_and_may_never_discard_from_the_hand() {
     // A hand card may not replace a mountain card either: replacing takes the drawn card.
     base(&mut state, 0, &[3]);
     draw(&mut state, number(2, 8));
-    apply(&mut state, 0, Command::Replace { at: at(1, 0) }).unwrap();
+    state.play(0, Command::Replace { at: at(1, 0) }).unwrap();
     assert_eq!(state.mountains[0].get(at(1, 0)), Some(number(2, 8)));
     assert_eq!(state.hands[0].len(), 4);
 }
@@ -634,7 +601,7 @@ fn a_player_holds_4_cards_and_may_never_discard_from_the_hand() {
 #[test]
 fn a_turn_begins_with_a_draw() {
     let mut state = table(2);
-    let error = refused(apply(&mut state, 0, Command::Discard));
+    let error = refused(state.play(0, Command::Discard));
     assert!(error.message.contains("Draw"), "{}", error.message);
     assert_eq!(
         Altitude::legal(&state, 0)
@@ -643,13 +610,10 @@ fn a_turn_begins_with_a_draw() {
             .collect::<Vec<_>>(),
         vec!["draw"]
     );
-    assert_eq!(
-        refused(apply(&mut state, 1, Command::Draw)).code,
-        "not_your_turn"
-    );
+    assert_eq!(refused(state.play(1, Command::Draw)).code, "not_your_turn");
     let top = number(1, 17);
     draw(&mut state, top);
-    refused(apply(&mut state, 0, Command::Draw));
+    refused(state.play(0, Command::Draw));
     assert_eq!(Altitude::view(&state, Viewer::Seat(0)).drawn, Some(top));
     assert_eq!(Altitude::view(&state, Viewer::Seat(1)).drawn, None);
     assert_eq!(Altitude::view(&state, Viewer::Spectator).drawn, None);
@@ -673,7 +637,7 @@ fn the_drawn_card_may_be_laid_in_the_own_mountain() {
     let mut state = table(2);
     let card = number(1, 11);
     draw(&mut state, card);
-    apply(&mut state, 0, lay(&card, at(1, 0))).unwrap();
+    state.play(0, lay(&card, at(1, 0))).unwrap();
     assert_eq!(state.mountains[0].get(at(1, 0)), Some(card));
     assert_eq!(state.drawn, None);
     assert_eq!(state.turn, 1);
@@ -684,7 +648,7 @@ fn the_drawn_card_may_be_laid_in_the_own_mountain() {
 fn the_drawn_card_may_be_discarded() {
     let mut state = table(2);
     draw(&mut state, number(1, 11));
-    apply(&mut state, 0, Command::Discard).unwrap();
+    state.play(0, Command::Discard).unwrap();
     assert_eq!(state.discard, vec![number(1, 11)]);
     assert_eq!(state.turn, 1);
 }
@@ -696,38 +660,35 @@ fn only_the_drawn_card_may_be_laid_in_an_opponents_started_mountain() {
     base(&mut state, 1, &[9, 12]);
     let thirteen = number(1, 13);
     draw(&mut state, thirteen);
-    apply(
-        &mut state,
-        0,
-        Command::LayOnOpponent {
-            opponent: 1,
-            at: at(2, 0),
-        },
-    )
-    .unwrap();
+    state
+        .play(
+            0,
+            Command::LayOnOpponent {
+                opponent: 1,
+                at: at(2, 0),
+            },
+        )
+        .unwrap();
     assert_eq!(state.mountains[1].get(at(2, 0)), Some(thirteen));
     // The placement rules hold there too.
     state.turn = 0;
     state.turns_left = 1;
     draw(&mut state, number(2, 5));
-    refused(apply(
-        &mut state,
+    refused(state.play(
         0,
         Command::LayOnOpponent {
             opponent: 1,
             at: at(3, 0),
         },
     ));
-    refused(apply(
-        &mut state,
+    refused(state.play(
         0,
         Command::LayOnOpponent {
             opponent: 0,
             at: at(1, 0),
         },
     ));
-    refused(apply(
-        &mut state,
+    refused(state.play(
         0,
         Command::LayOnOpponent {
             opponent: 9,
@@ -746,7 +707,7 @@ fn the_drawn_card_may_go_to_the_hand_while_a_hand_card_is_laid() {
     let legal = Altitude::legal(&state, 0);
     assert!(legal.iter().any(|l| l.command == lay(&kept, at(1, 0))
         && l.notation == "keep the drawn 20 and lay 1 from the hand on floor 1 slot 0"));
-    let events = apply(&mut state, 0, lay(&kept, at(1, 0))).unwrap();
+    let events = state.play(0, lay(&kept, at(1, 0))).unwrap();
     assert_eq!(
         events,
         vec![Event::Laid {
@@ -771,16 +732,16 @@ fn an_uncovered_card_may_be_replaced_by_the_drawn_card() {
     let low = number(1, 10);
     draw(&mut state, low);
     // The new card must still beat 9 and 12.
-    let error = refused(apply(&mut state, 0, Command::Replace { at: at(2, 0) }));
+    let error = refused(state.play(0, Command::Replace { at: at(2, 0) }));
     assert!(
         error.message.contains("higher than both"),
         "{}",
         error.message
     );
-    refused(apply(&mut state, 0, Command::Replace { at: at(2, 5) }));
+    refused(state.play(0, Command::Replace { at: at(2, 5) }));
     let high = number(2, 22);
     state.drawn = Some(high);
-    apply(&mut state, 0, Command::Replace { at: at(2, 0) }).unwrap();
+    state.play(0, Command::Replace { at: at(2, 0) }).unwrap();
     assert_eq!(state.mountains[0].get(at(2, 0)), Some(high));
     assert_eq!(state.discard, vec![number(60, 13)]);
 }
@@ -803,23 +764,22 @@ fn a_saint_bernard_removes_an_uncovered_avalanche_as_drawn() {
         l.command,
         Command::LayOnOpponent { .. } | Command::Lay { card: 1, .. }
     )));
-    refused(apply(
-        &mut state,
+    refused(state.play(
         0,
         Command::SaintBernard {
             card: 1,
             at: at(1, 0),
         },
     ));
-    apply(
-        &mut state,
-        0,
-        Command::SaintBernard {
-            card: 1,
-            at: at(1, 1),
-        },
-    )
-    .unwrap();
+    state
+        .play(
+            0,
+            Command::SaintBernard {
+                card: 1,
+                at: at(1, 1),
+            },
+        )
+        .unwrap();
     assert_eq!(state.mountains[0].get(at(1, 1)), None);
     assert_eq!(state.discard, vec![avalanche(51), dog]);
 }
@@ -842,8 +802,7 @@ fn a_saint_bernard_may_be_used_from_the_hand_keeping_the_drawn_card() {
     assert!(legal.iter().any(|l| l.notation
         == "a kept Saint-Bernard removes the avalanche at floor 1 slot 1, keeping the drawn 14"));
     // A number cannot play the Saint-Bernard's part.
-    let error = refused(apply(
-        &mut state,
+    let error = refused(state.play(
         0,
         Command::SaintBernard {
             card: 1,
@@ -855,15 +814,15 @@ fn a_saint_bernard_may_be_used_from_the_hand_keeping_the_drawn_card() {
         "{}",
         error.message
     );
-    apply(
-        &mut state,
-        0,
-        Command::SaintBernard {
-            card: 9,
-            at: at(1, 1),
-        },
-    )
-    .unwrap();
+    state
+        .play(
+            0,
+            Command::SaintBernard {
+                card: 9,
+                at: at(1, 1),
+            },
+        )
+        .unwrap();
     assert!(state.hands[0].contains(&drawn));
     assert!(!state.hands[0].contains(&dog));
     assert_eq!(state.hands[0].len(), 4);
@@ -889,16 +848,16 @@ fn a_player_with_5_floors_plays_two_turns_each_round() {
     assert_eq!(state.mountains[0].height(), 4);
     let top = number(1, 24);
     draw(&mut state, top);
-    apply(&mut state, 0, lay(&top, at(5, 0))).unwrap();
+    state.play(0, lay(&top, at(5, 0))).unwrap();
     assert!(state.two_turns[0]);
     assert_eq!(state.turn, 1, "the new rhythm starts with the next round");
     draw(&mut state, number(2, 2));
-    apply(&mut state, 1, Command::Discard).unwrap();
+    state.play(1, Command::Discard).unwrap();
     assert_eq!((state.turn, state.turns_left), (0, 2));
     for _ in 0..2 {
         assert_eq!(Altitude::to_act(&state), vec![0]);
         draw(&mut state, number(3, 2));
-        apply(&mut state, 0, Command::Discard).unwrap();
+        state.play(0, Command::Discard).unwrap();
     }
     assert_eq!(state.turn, 1);
     assert!(Altitude::view(&state, Viewer::Spectator).players[0].two_turns);
@@ -922,37 +881,37 @@ fn two_turns_a_round_are_kept_when_a_saint_bernard_lowers_the_mountain() {
     }
     base(&mut state, 1, &[1, 2]);
     draw(&mut state, number(1, 2));
-    apply(&mut state, 0, Command::Discard).unwrap();
+    state.play(0, Command::Discard).unwrap();
     // Seat 1 lays an avalanche as seat 0's 5th floor: seat 0 has reached 5 floors.
     draw(&mut state, avalanche(2));
-    apply(
-        &mut state,
-        1,
-        Command::LayOnOpponent {
-            opponent: 0,
-            at: at(5, 0),
-        },
-    )
-    .unwrap();
+    state
+        .play(
+            1,
+            Command::LayOnOpponent {
+                opponent: 0,
+                at: at(5, 0),
+            },
+        )
+        .unwrap();
     assert_eq!(state.mountains[0].height(), 5);
     assert_eq!((state.turn, state.turns_left), (0, 2));
     // A Saint-Bernard removes it: the mountain is 4 floors again, the privilege stays.
     draw(&mut state, saint_bernard(3));
-    apply(
-        &mut state,
-        0,
-        Command::SaintBernard {
-            card: 3,
-            at: at(5, 0),
-        },
-    )
-    .unwrap();
+    state
+        .play(
+            0,
+            Command::SaintBernard {
+                card: 3,
+                at: at(5, 0),
+            },
+        )
+        .unwrap();
     assert_eq!(state.mountains[0].height(), 4);
     assert_eq!((state.turn, state.turns_left), (0, 1));
     draw(&mut state, number(4, 2));
-    apply(&mut state, 0, Command::Discard).unwrap();
+    state.play(0, Command::Discard).unwrap();
     draw(&mut state, number(5, 2));
-    apply(&mut state, 1, Command::Discard).unwrap();
+    state.play(1, Command::Discard).unwrap();
     assert_eq!((state.turn, state.turns_left), (0, 2), "still two turns");
     assert!(Altitude::view(&state, Viewer::Spectator).players[0].two_turns);
 }
@@ -990,14 +949,13 @@ fn a_drawn_avalanche_never_goes_into_a_hand() {
             .all(|c| matches!(c, Command::Discard | Command::LayOnOpponent { .. })),
         "nothing keeps the drawn avalanche: {legal:?}"
     );
-    let error = refused(apply(&mut state.clone(), 0, lay(&number(12, 5), at(1, 2))));
+    let error = refused(state.clone().play(0, lay(&number(12, 5), at(1, 2))));
     assert!(
         error.message.contains("never goes into a hand"),
         "{}",
         error.message
     );
-    let error = refused(apply(
-        &mut state.clone(),
+    let error = refused(state.clone().play(
         0,
         Command::SaintBernard {
             card: 11,
@@ -1023,7 +981,7 @@ fn under_revision_1_a_drawn_avalanche_could_be_kept_in_the_hand() {
     assert!(Altitude::legal(&state, 0)
         .iter()
         .any(|l| l.command == lay(&card, at(1, 0))));
-    apply(&mut state, 0, lay(&card, at(1, 0))).unwrap();
+    state.play(0, lay(&card, at(1, 0))).unwrap();
     assert!(state.hands[0].contains(&avalanche(1)));
 }
 
@@ -1036,7 +994,7 @@ fn once_the_deck_is_empty_players_lay_their_hands_one_card_a_turn() {
     let mut state = table(2);
     state.deck.clear();
     draw(&mut state, number(1, 5));
-    apply(&mut state, 0, Command::Discard).unwrap();
+    state.play(0, Command::Discard).unwrap();
     assert_eq!(state.phase, Phase::LayingHands);
     assert_eq!(state.turn, 1);
     let legal = Altitude::legal(&state, 1);
@@ -1044,10 +1002,10 @@ fn once_the_deck_is_empty_players_lay_their_hands_one_card_a_turn() {
     assert!(legal
         .iter()
         .all(|l| matches!(l.command, Command::Pass | Command::Lay { .. })));
-    refused(apply(&mut state, 1, Command::Draw));
-    refused(apply(&mut state, 1, Command::Discard));
+    refused(state.play(1, Command::Draw));
+    refused(state.play(1, Command::Discard));
     let card = state.hands[1][0];
-    apply(&mut state, 1, lay(&card, at(1, 0))).unwrap();
+    state.play(1, lay(&card, at(1, 0))).unwrap();
     assert_eq!(state.hands[1].len(), 3);
     assert_eq!(state.turn, 0, "one card a turn");
 }
@@ -1057,26 +1015,84 @@ fn once_the_deck_is_empty_players_lay_their_hands_one_card_a_turn() {
 fn the_game_ends_when_every_player_passes_in_a_row() {
     let mut state = table(3);
     state.phase = Phase::LayingHands;
-    apply(&mut state, 0, Command::Pass).unwrap();
-    apply(&mut state, 1, Command::Pass).unwrap();
+    state.play(0, Command::Pass).unwrap();
+    state.play(1, Command::Pass).unwrap();
     let card = state.hands[2][0];
-    apply(&mut state, 2, lay(&card, at(1, 0))).unwrap();
+    state.play(2, lay(&card, at(1, 0))).unwrap();
     assert_eq!(
         state.phase,
         Phase::LayingHands,
         "a card laid breaks the row"
     );
-    for seat in [0, 1, 2] {
+    for seat in [0, 1] {
         assert_eq!(Altitude::outcome(&state), None);
-        apply(&mut state, seat, Command::Pass).unwrap();
+        state.play(seat, Command::Pass).unwrap();
     }
+    assert_eq!(
+        state.play(2, Command::Pass).unwrap(),
+        vec![Event::Passed { seat: 2 }, Event::GameEnded],
+        "the pass that completes the row ends the game (revision 3)"
+    );
     assert_eq!(state.phase, Phase::Over);
     assert!(Altitude::outcome(&state).is_some());
     assert!(Altitude::to_act(&state).is_empty());
-    assert_eq!(
-        refused(apply(&mut state, 0, Command::Pass)).code,
-        "game_over"
+    assert_eq!(refused(state.play(0, Command::Pass)).code, "game_over");
+}
+
+/// The hands being laid: every seat has passed but `last`, whose turn it is.
+fn all_passed_but(seats: usize, last: Seat, revision: u32) -> Given<Altitude> {
+    let mut state = table(seats);
+    state.rules = Rules::of(revision);
+    state.phase = Phase::LayingHands;
+    state.turn = last;
+    state.passed = (0..seats).map(|s| s != last).collect();
+    state
+}
+
+/// Revision 3: the end of the game is decided with the pass that completes the row, as a
+/// `game_ended` event.
+#[test]
+fn the_pass_that_completes_the_row_is_followed_by_the_end_of_the_game() {
+    let ended = all_passed_but(2, 1, 3)
+        .when(1, Command::Pass)
+        .then([Event::Passed { seat: 1 }, Event::GameEnded]);
+    assert_eq!(ended.state().phase, Phase::Over);
+    assert!(Altitude::outcome(ended.state()).is_some());
+    ended.when(0, Command::Pass).refused("game_over");
+}
+
+/// Revision 3: a seat leaving while every other seat has passed completes the row too.
+#[test]
+fn a_seat_leaving_when_the_others_have_passed_ends_the_game_with_the_event() {
+    let ended = all_passed_but(3, 2, 3).retires(
+        2,
+        [
+            Event::Retired {
+                seat: 2,
+                discarded: None,
+            },
+            Event::GameEnded,
+        ],
     );
+    assert_eq!(ended.state().phase, Phase::Over);
+}
+
+/// A stored game of revision 2 keeps its rules: no `game_ended` is decided, the fold finds the
+/// end itself, so its stream replays and audits as it was recorded.
+#[test]
+fn under_revision_2_the_end_was_found_by_the_fold_without_an_event() {
+    let ended = all_passed_but(2, 1, 2)
+        .when(1, Command::Pass)
+        .then([Event::Passed { seat: 1 }]);
+    assert_eq!(ended.state().phase, Phase::Over);
+    let left = all_passed_but(3, 2, 2).retires(
+        2,
+        [Event::Retired {
+            seat: 2,
+            discarded: None,
+        }],
+    );
+    assert_eq!(left.state().phase, Phase::Over);
 }
 
 /// "Score: the number of floors"
@@ -1151,12 +1167,7 @@ fn the_highest_score_wins_and_equal_scores_share_the_win() {
 /// "Alone, the same rules apply and the aim is the highest score."
 #[test]
 fn alone_the_same_rules_apply() {
-    let setup = Setup {
-        variant: None,
-        options: Options::default(),
-        seats: 1,
-        revision: Altitude::info().revision,
-    };
+    let setup = setup::<Altitude>(1);
     let game = domain::testing::play_random::<Altitude>(&setup, Seed([4; 32]), 1, 5000, |_, _| {})
         .unwrap();
     assert!(game.finished);
@@ -1177,7 +1188,7 @@ fn alone_the_same_rules_apply() {
 fn a_retired_seat_is_skipped_from_then_on() {
     let mut state = table(3);
     draw(&mut state, number(1, 9));
-    let events = Altitude::retire(&state, 0);
+    let events = state.retire(0);
     assert_eq!(
         events,
         vec![Event::Retired {
@@ -1185,20 +1196,14 @@ fn a_retired_seat_is_skipped_from_then_on() {
             discarded: Some(number(1, 9))
         }]
     );
-    for event in &events {
-        Altitude::evolve(&mut state, event);
-    }
     assert_eq!(Altitude::to_act(&state), vec![1]);
     assert_eq!(state.hands[0].len(), 4);
     draw(&mut state, number(2, 9));
-    apply(&mut state, 1, Command::Discard).unwrap();
+    state.play(1, Command::Discard).unwrap();
     draw(&mut state, number(3, 9));
-    apply(&mut state, 2, Command::Discard).unwrap();
+    state.play(2, Command::Discard).unwrap();
     assert_eq!(state.turn, 1);
-    assert_eq!(
-        refused(apply(&mut state, 0, Command::Draw)).code,
-        "not_your_turn"
-    );
+    assert_eq!(refused(state.play(0, Command::Draw)).code, "not_your_turn");
 }
 
 /// A seat retiring while the others have chosen leaves the shuffle to the next draw.
@@ -1207,12 +1212,10 @@ fn a_seat_retiring_at_the_deal_leaves_the_shuffle_to_the_first_draw() {
     let mut state = started(3);
     return_first_two(&mut state, 0);
     return_first_two(&mut state, 1);
-    for event in Altitude::retire(&state, 2) {
-        Altitude::evolve(&mut state, &event);
-    }
+    state.retire(2);
     assert_eq!(state.phase, Phase::Playing);
     assert!(state.shuffle_owed);
-    let events = apply(&mut state, 0, Command::Draw).unwrap();
+    let events = state.play(0, Command::Draw).unwrap();
     assert!(matches!(events[0], Event::DeckShuffled { .. }));
     assert!(matches!(events[1], Event::Drew { .. }));
 }
@@ -1224,7 +1227,7 @@ fn a_reshuffle_keeps_the_cards_of_the_deck() {
     return_first_two(&mut state, 0);
     return_first_two(&mut state, 1);
     let before = state.deck.clone();
-    let events = Altitude::reshuffle(&state, &Context::new(Seed([8; 32]), 77, test_time()));
+    let events = Altitude::reshuffle(&state, &context(77));
     let [Event::DeckShuffled { cards, .. }] = events.as_slice() else {
         panic!("{events:?}");
     };
@@ -1244,13 +1247,13 @@ fn positions_stay_stable_when_the_base_grows_to_the_left() {
     base(&mut state, 0, &[4, 6]);
     let seven = number(1, 7);
     draw(&mut state, seven);
-    apply(&mut state, 0, lay(&seven, at(2, 0))).unwrap();
+    state.play(0, lay(&seven, at(2, 0))).unwrap();
     let two = number(2, 2);
     draw(&mut state, two);
-    apply(&mut state, 0, lay(&two, at(1, -1))).unwrap();
+    state.play(0, lay(&two, at(1, -1))).unwrap();
     let five = number(3, 5);
     draw(&mut state, five);
-    apply(&mut state, 0, lay(&five, at(2, -1))).unwrap();
+    state.play(0, lay(&five, at(2, -1))).unwrap();
     let view = Altitude::view(&state, Viewer::Spectator);
     let places: Vec<Position> = view.players[0].mountain.iter().map(|p| p.at).collect();
     assert_eq!(
@@ -1264,10 +1267,7 @@ fn positions_stay_stable_when_the_base_grows_to_the_left() {
 #[test]
 fn nonsense_is_refused_without_panic() {
     let mut state = table(2);
-    assert_eq!(
-        refused(apply(&mut state, 7, Command::Draw)).code,
-        "not_your_turn"
-    );
+    assert_eq!(refused(state.play(7, Command::Draw)).code, "not_your_turn");
     draw(&mut state, number(1, 5));
     for command in [
         lay(&number(999, 1), at(1, 0)),
@@ -1288,7 +1288,7 @@ fn nonsense_is_refused_without_panic() {
             at: at(1, 0),
         },
     ] {
-        refused(apply(&mut state, 0, command));
+        refused(state.play(0, command));
     }
     assert!(serde_json::from_str::<Command>(r#"{"type":"lay","card":-1}"#).is_err());
     let _ = Altitude::view(&state, Viewer::Seat(99));
@@ -1307,7 +1307,7 @@ fn an_avalanche_is_removed_by_a_saint_bernard_not_replaced() {
         &[(at(1, 0), number(50, 3)), (at(1, 1), avalanche(51))],
     );
     draw(&mut state, number(1, 20));
-    let error = refused(apply(&mut state, 0, Command::Replace { at: at(1, 1) }));
+    let error = refused(state.play(0, Command::Replace { at: at(1, 1) }));
     assert!(error.message.contains("Saint-Bernard"), "{}", error.message);
     assert!(Altitude::legal(&state, 0)
         .iter()

@@ -1,20 +1,11 @@
 //! Properties of Altitude over thousands of random games: every game ends, no card is ever
 //! created or lost, and nobody sees another seat's hand or an undrawn card.
 
-use domain::engine::{Context, Engine, Seat, Setup, Viewer};
+use domain::engine::{Context, Engine, Seat, Viewer};
 use domain::fairness::Seed;
 use domain::games::altitude::*;
-use domain::testing::{play_random, replay_matches, test_time, viewers};
+use domain::testing::{play_random, replay_matches, setup, test_time, viewers, with_options};
 use std::collections::BTreeSet;
-
-fn setup(seats: usize, options: Options) -> Setup<Options> {
-    Setup {
-        variant: None,
-        options,
-        seats,
-        revision: Altitude::info().revision,
-    }
-}
 
 fn seed(n: u64) -> Seed {
     let mut bytes = [7u8; 32];
@@ -79,7 +70,7 @@ fn event_cards(event: &Event) -> Vec<Card> {
             saint_bernard,
             ..
         } => vec![*avalanche, *saint_bernard],
-        Event::Passed { .. } => Vec::new(),
+        Event::Passed { .. } | Event::GameEnded => Vec::new(),
         Event::Retired { discarded, .. } => discarded.iter().copied().collect(),
     }
 }
@@ -176,7 +167,7 @@ fn thousands_of_random_games_end_and_keep_every_card() {
         // laying from the hand is never an avalanche.
         let mut drawn: Option<Card> = None;
         let game = play_random::<Altitude>(
-            &setup(seats, Options::default()),
+            &setup::<Altitude>(seats),
             seed(n),
             n,
             3000,
@@ -267,7 +258,7 @@ fn random_games_with_other_counts_end() {
         for n in 0..40u64 {
             let seats = (n % 4) as usize + 1;
             let game = play_random::<Altitude>(
-                &setup(seats, options.clone()),
+                &with_options(setup::<Altitude>(seats), options.clone()),
                 seed(n + 10_000),
                 n + 10_000 * d as u64,
                 5000,
@@ -287,7 +278,7 @@ fn nobody_sees_another_hand_or_the_deck() {
         let seats = (n % 4) as usize + 1;
         let mut known = vec![BTreeSet::new(); seats];
         let game = play_random::<Altitude>(
-            &setup(seats, Options::default()),
+            &setup::<Altitude>(seats),
             seed(n + 500),
             n + 500,
             3000,
@@ -308,7 +299,7 @@ fn random_games_with_retired_seats_end_and_keep_every_card() {
     for n in 0..200u64 {
         let seats = 3 + (n % 2) as usize;
         let mut picker = seed(n).dealer(n);
-        let mut state = Altitude::initial(&setup(seats, Options::default()));
+        let mut state = Altitude::initial(&setup::<Altitude>(seats));
         let mut version = 0;
         for event in Altitude::start(&state, &Context::new(seed(n), 0, test_time())) {
             Altitude::evolve(&mut state, &event);

@@ -1,13 +1,13 @@
 //! The rules of Avalanche (`rules/avalanche.md`), one test per rule, driven through the engine
 //! contract: positions are built by folding a recorded deal, then commands are decided.
 
-use domain::engine::{Context, Engine, RuleError, Seat, Setup, Viewer};
+use domain::engine::{Context, Engine, Seat, Viewer};
 use domain::fairness::Seed;
 use domain::games::avalanche::cards::{deck, Cards, Rank, DECK, DECK_SIZE};
 use domain::games::avalanche::deal::{dealer_draw, HAND_SIZE};
 use domain::games::avalanche::view::PhaseView;
-use domain::games::avalanche::{Avalanche, Command, DrawnCard, Event, Options, Play, SecretCards};
-use domain::testing::{given, test_time, under};
+use domain::games::avalanche::{Avalanche, Command, DrawnCard, Event, Play, SecretCards};
+use domain::testing::{context, dealt as dealt_from, given, setup, test_time, under, Given};
 
 type State = <Avalanche as Engine>::State;
 
@@ -21,23 +21,9 @@ fn cards(text: &str) -> Vec<Rank> {
         .collect()
 }
 
-fn setup(seats: usize) -> Setup<Options> {
-    Setup {
-        variant: None,
-        options: Options::default(),
-        seats,
-        revision: Avalanche::info().revision,
-    }
-}
-
-fn ctx(nonce: u64) -> Context {
-    Context::new(Seed([3; 32]), nonce, test_time())
-}
-
 /// A game dealt with the given hands and draw pile (top card first), `first` to play.
-fn dealt(hands: &[&str], pile: &str, first: Seat) -> State {
+fn dealt(hands: &[&str], pile: &str, first: Seat) -> Given<Avalanche> {
     let seats = hands.len();
-    let mut state = Avalanche::initial(&setup(seats));
     let events = [
         Event::DealerDrawn {
             rounds: Vec::new(),
@@ -49,28 +35,18 @@ fn dealt(hands: &[&str], pile: &str, first: Seat) -> State {
             first,
         },
     ];
-    for event in &events {
-        Avalanche::evolve(&mut state, event);
-    }
+    given::<Avalanche>(setup::<Avalanche>(seats), events)
+}
+
+fn play(state: &mut Given<Avalanche>, seat: Seat, text: &str) -> Vec<Event> {
     state
-}
-
-/// Decides a command and folds its events.
-fn command(state: &mut State, seat: Seat, command: Command) -> Result<Vec<Event>, RuleError> {
-    let events = Avalanche::decide(state, seat, &command, &ctx(9))?;
-    for event in &events {
-        Avalanche::evolve(state, event);
-    }
-    Ok(events)
-}
-
-fn play(state: &mut State, seat: Seat, text: &str) -> Vec<Event> {
-    command(state, seat, Command::Play { cards: cards(text) })
+        .play(seat, Command::Play { cards: cards(text) })
         .unwrap_or_else(|e| panic!("seat {seat} could not play {text}: {e}"))
 }
 
-fn snow_fall(state: &mut State, seat: Seat) -> Vec<Event> {
-    command(state, seat, Command::SnowFall)
+fn snow_fall(state: &mut Given<Avalanche>, seat: Seat) -> Vec<Event> {
+    state
+        .play(seat, Command::SnowFall)
         .unwrap_or_else(|e| panic!("seat {seat} could not snow fall: {e}"))
 }
 
@@ -208,7 +184,7 @@ fn the_service_does_the_dealer_draw_from_the_seeded_shuffle_and_records_it() {
     let mut seen_a_tie = false;
     for byte in 0..40u8 {
         let seed = Seed([byte; 32]);
-        let state = Avalanche::initial(&setup(6));
+        let state = Avalanche::initial(&setup::<Avalanche>(6));
         let context = Context::new(seed, 0, test_time());
         let events = Avalanche::start(&state, &context);
         assert_eq!(
@@ -244,7 +220,7 @@ fn the_service_does_the_dealer_draw_from_the_seeded_shuffle_and_records_it() {
 #[test]
 fn each_player_gets_10_cards_and_the_rest_is_the_draw_pile() {
     for seats in 2..=6 {
-        let mut state = Avalanche::initial(&setup(seats));
+        let mut state = Avalanche::initial(&setup::<Avalanche>(seats));
         let context = Context::new(Seed([5; 32]), 0, test_time());
         for event in Avalanche::start(&state, &context) {
             Avalanche::evolve(&mut state, &event);
@@ -265,10 +241,7 @@ fn each_player_gets_10_cards_and_the_rest_is_the_draw_pile() {
 /// "The player to the dealer's left starts; play passes to the left."
 #[test]
 fn the_player_to_the_dealers_left_starts_and_play_passes_to_the_left() {
-    let mut state = Avalanche::initial(&setup(4));
-    for event in Avalanche::start(&state, &ctx(0)) {
-        Avalanche::evolve(&mut state, &event);
-    }
+    let mut state = dealt_from::<Avalanche>(setup::<Avalanche>(4), Seed([3; 32]));
     let dealer = state.dealer.unwrap();
     assert_eq!(Avalanche::to_act(&state), vec![(dealer + 1) % 4]);
     for step in 1..=4 {
@@ -303,7 +276,7 @@ fn snow_fall_draws_the_top_card_and_ends_the_turn() {
 #[test]
 fn snow_fall_is_not_allowed_when_the_draw_pile_is_empty() {
     let mut state = dealt(&["5", "6"], "", 0);
-    let error = command(&mut state, 0, Command::SnowFall).unwrap_err();
+    let error = state.play(0, Command::SnowFall).unwrap_err();
     assert_eq!(error.code, "illegal_command");
     assert!(error.message.contains("draw pile is empty"), "{error}");
     assert!(!notations(&state, 0).contains(&"snow fall".to_string()));
@@ -323,14 +296,14 @@ fn start_the_avalanche_with_one_card_or_a_set_of_one_rank() {
             "play Q Q Q (start)"
         ]
     );
-    let error = command(
-        &mut state,
-        0,
-        Command::Play {
-            cards: cards("Q 4"),
-        },
-    )
-    .unwrap_err();
+    let error = state
+        .play(
+            0,
+            Command::Play {
+                cards: cards("Q 4"),
+            },
+        )
+        .unwrap_err();
     assert!(error.message.contains("one rank"), "{error}");
     let events = play(&mut state, 0, "Q Q Q");
     assert_eq!(
@@ -353,7 +326,7 @@ fn a_turn_is_exactly_one_of_snow_fall_or_a_start() {
     let mut state = dealt(&["5 5", "6 6"], "2 3", 0);
     snow_fall(&mut state, 0);
     assert_eq!(
-        command(&mut state, 0, Command::SnowFall).unwrap_err().code,
+        state.play(0, Command::SnowFall).unwrap_err().code,
         "not_your_turn"
     );
     play(&mut state, 1, "6");
@@ -369,7 +342,7 @@ fn a_turn_is_exactly_one_of_snow_fall_or_a_start() {
 fn no_drawing_while_an_avalanche_runs() {
     let mut state = dealt(&["5 5", "6 6"], "2 3", 0);
     play(&mut state, 0, "5");
-    let error = command(&mut state, 1, Command::SnowFall).unwrap_err();
+    let error = state.play(1, Command::SnowFall).unwrap_err();
     assert_eq!(error.code, "illegal_command");
     assert!(error.message.contains("no drawing"), "{error}");
     assert!(!notations(&state, 1).contains(&"snow fall".to_string()));
@@ -515,7 +488,7 @@ fn a_player_always_holds_a_card_and_can_always_contribute() {
     let legal = notations(&state, 1);
     assert_eq!(legal, ["play 2 (fall)", "play K (fall)"]);
     for legal in Avalanche::legal(&state, 1) {
-        assert!(Avalanche::decide(&state, 1, &legal.command, &ctx(1)).is_ok());
+        assert!(Avalanche::decide(&state, 1, &legal.command, &context(1)).is_ok());
     }
 }
 
@@ -616,7 +589,7 @@ fn a_player_with_no_cards_who_cannot_draw_is_out_and_skipped() {
         let seat = Avalanche::to_act(&state)[0];
         order.push(seat);
         let first = Avalanche::legal(&state, seat)[0].command.clone();
-        command(&mut state, seat, first).unwrap();
+        state.play(seat, first).unwrap();
     }
     assert_eq!(order, [2, 3, 0]);
     assert!(Avalanche::legal(&state, 1).is_empty());
@@ -673,7 +646,7 @@ fn when_only_one_player_holds_cards_the_game_ends_at_once() {
         Avalanche::view(&state, Viewer::Everyone).phase,
         PhaseView::Over
     );
-    let error = command(&mut state, 1, Command::SnowFall).unwrap_err();
+    let error = state.play(1, Command::SnowFall).unwrap_err();
     assert_eq!(error.code, "game_over");
 }
 
@@ -697,7 +670,7 @@ fn the_last_player_holding_cards_must_still_answer_the_running_avalanche() {
             first: 0,
         },
     ];
-    let game = given::<Avalanche>(setup(2), deal.clone())
+    let game = given::<Avalanche>(setup::<Avalanche>(2), deal.clone())
         .when(0, Command::Play { cards: cards("9") })
         .accepted()
         .when(1, Command::Play { cards: cards("Q") })
@@ -750,7 +723,7 @@ fn the_last_player_holding_cards_must_still_answer_the_running_avalanche() {
     assert_eq!(outcome.winners, vec![0]);
 
     // A Grow is an answer too: then the table goes to the neutral pile with the last hand.
-    let deal_again = given::<Avalanche>(setup(2), deal)
+    let deal_again = given::<Avalanche>(setup::<Avalanche>(2), deal)
         .when(0, Command::Play { cards: cards("9") })
         .accepted()
         .when(1, Command::Play { cards: cards("Q") })
@@ -801,7 +774,7 @@ fn under_revision_1_the_last_running_avalanche_went_to_the_neutral_pile_unanswer
             first: 0,
         },
     ];
-    let over = given::<Avalanche>(under(setup(2), 1), deal)
+    let over = given::<Avalanche>(under(setup::<Avalanche>(2), 1), deal)
         .when(
             0,
             Command::Play {
@@ -884,31 +857,33 @@ fn equal_highest_counts_share_the_win() {
 #[test]
 fn refusals_say_why() {
     let mut state = dealt(&["Q 4", "6"], "2", 0);
-    let error = command(
-        &mut state,
-        0,
-        Command::Play {
-            cards: cards("Q Q"),
-        },
-    )
-    .unwrap_err();
+    let error = state
+        .play(
+            0,
+            Command::Play {
+                cards: cards("Q Q"),
+            },
+        )
+        .unwrap_err();
     assert_eq!(error.code, "illegal_command");
     assert!(
         error.message.contains("you hold 1 of the Queens"),
         "{error}"
     );
-    let error = command(&mut state, 0, Command::Play { cards: Vec::new() }).unwrap_err();
+    let error = state
+        .play(0, Command::Play { cards: Vec::new() })
+        .unwrap_err();
     assert!(error.message.contains("at least one card"), "{error}");
     assert_eq!(
-        command(&mut state, 1, Command::SnowFall).unwrap_err().code,
+        state.play(1, Command::SnowFall).unwrap_err().code,
         "not_your_turn"
     );
     assert_eq!(
-        command(&mut state, 7, Command::SnowFall).unwrap_err().code,
+        state.play(7, Command::SnowFall).unwrap_err().code,
         "bad_command"
     );
-    let fresh = Avalanche::initial(&setup(3));
-    assert!(Avalanche::decide(&fresh, 0, &Command::SnowFall, &ctx(1)).is_err());
+    let fresh = Avalanche::initial(&setup::<Avalanche>(3));
+    assert!(Avalanche::decide(&fresh, 0, &Command::SnowFall, &context(1)).is_err());
     assert!(Avalanche::to_act(&fresh).is_empty());
 }
 
@@ -932,7 +907,7 @@ fn commands_read_from_json() {
 #[test]
 fn avalanche_is_played_by_2_to_6_players() {
     for seats in 0..=8 {
-        let ok = Avalanche::check(&setup(seats)).is_ok();
+        let ok = Avalanche::check(&setup::<Avalanche>(seats)).is_ok();
         assert_eq!(ok, (2..=6).contains(&seats), "{seats} seats");
     }
 }
@@ -945,7 +920,7 @@ fn a_retired_seat_gives_its_hand_to_the_neutral_pile_and_cannot_win() {
     play(&mut state, 0, "9");
     play(&mut state, 1, "8"); // seat 0 collects 2
     assert_eq!(Avalanche::to_act(&state), vec![2]);
-    let events = Avalanche::retire(&state, 0);
+    let events = state.retire(0);
     assert_eq!(
         events,
         vec![Event::Retired {
@@ -953,9 +928,6 @@ fn a_retired_seat_gives_its_hand_to_the_neutral_pile_and_cannot_win() {
             hand: SecretCards::shown(cards("K K"))
         }]
     );
-    for event in &events {
-        Avalanche::evolve(&mut state, event);
-    }
     assert_eq!(state.neutral.len(), 2);
     let redacted = Avalanche::redact(&events[0], Viewer::Seat(1));
     assert_eq!(
@@ -969,10 +941,7 @@ fn a_retired_seat_gives_its_hand_to_the_neutral_pile_and_cannot_win() {
         }
     );
     // Retiring the seat to act passes the turn on.
-    let events = Avalanche::retire(&state, 2);
-    for event in &events {
-        Avalanche::evolve(&mut state, event);
-    }
+    state.retire(2);
     assert_eq!(Avalanche::to_act(&state), vec![3]);
     play(&mut state, 3, "5 5 5");
     play(&mut state, 1, "K"); // falls to seat 3, and seat 1 is out: the end
@@ -996,12 +965,9 @@ fn a_retirement_that_leaves_one_holder_ends_the_game() {
 /// the same cards in a new order, hidden from every seat.
 #[test]
 fn a_reshuffle_keeps_the_cards_of_the_draw_pile_and_hides_them() {
-    let mut state = Avalanche::initial(&setup(2));
-    for event in Avalanche::start(&state, &ctx(0)) {
-        Avalanche::evolve(&mut state, &event);
-    }
+    let mut state = dealt_from::<Avalanche>(setup::<Avalanche>(2), Seed([3; 32]));
     let before = state.draw_pile.clone();
-    let events = Avalanche::reshuffle(&state, &ctx(17));
+    let events = Avalanche::reshuffle(&state, &context(17));
     assert_eq!(events.len(), 1);
     for event in &events {
         Avalanche::evolve(&mut state, event);

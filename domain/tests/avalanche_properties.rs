@@ -2,11 +2,11 @@
 //! conserved after every event, no viewer ever sees another seat's hand or the draw pile, and
 //! the fold of the events (and an audit's re-decision of the commands) gives the state.
 
-use domain::engine::{Engine, Seat, Setup, Viewer};
+use domain::engine::{Engine, Seat, Viewer};
 use domain::fairness::Seed;
 use domain::games::avalanche::cards::{deck, Cards, Rank};
-use domain::games::avalanche::{Avalanche, Event, Options, Phase};
-use domain::testing::{play_random, replay_matches, test_time, viewers};
+use domain::games::avalanche::{Avalanche, Event, Phase};
+use domain::testing::{play_random, replay_matches, setup, test_time, viewers};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -15,15 +15,6 @@ type State = <Avalanche as Engine>::State;
 /// Commands enough for any game: each turn draws a card from the pile or plays cards from a
 /// hand to the table, where they never come back from, so a game has at most 220 commands.
 const MAX_COMMANDS: usize = 400;
-
-fn setup(seats: usize) -> Setup<Options> {
-    Setup {
-        variant: None,
-        options: Options::default(),
-        seats,
-        revision: Avalanche::info().revision,
-    }
-}
 
 fn seed(seats: usize, game: u64) -> Seed {
     let mut bytes = [0u8; 32];
@@ -90,7 +81,7 @@ fn thousands_of_random_games_end_and_conserve_the_110_cards() {
             // player holding cards has not answered ("players must contribute to it").
             let mut last_set_by = None;
             let played = play_random::<Avalanche>(
-                &setup(seats),
+                &setup::<Avalanche>(seats),
                 seed(seats, game),
                 game * 7 + seats as u64,
                 MAX_COMMANDS,
@@ -225,7 +216,7 @@ fn no_viewer_sees_another_hand_or_the_draw_pile() {
         for game in 0..40u64 {
             let mut checked = 0usize;
             play_random::<Avalanche>(
-                &setup(seats),
+                &setup::<Avalanche>(seats),
                 seed(seats, 10_000 + game),
                 game,
                 MAX_COMMANDS,
@@ -273,7 +264,8 @@ fn no_viewer_sees_another_hand_or_the_draw_pile() {
 /// Once the game is over everything is revealed to `Everyone`: the draw pile and every hand.
 #[test]
 fn everything_is_revealed_to_everyone() {
-    let played = play_random::<Avalanche>(&setup(3), seed(3, 77), 3, 2, |_, _| {}).expect("a game");
+    let played = play_random::<Avalanche>(&setup::<Avalanche>(3), seed(3, 77), 3, 2, |_, _| {})
+        .expect("a game");
     let view = Avalanche::view(&played.state, Viewer::Everyone);
     assert_eq!(view.draw_pile, Some(played.state.draw_pile.clone()));
     assert!(view.seats.iter().all(|seat| seat.hand.is_some()));
@@ -290,7 +282,7 @@ fn random_games_with_retirements_end_and_conserve_the_cards() {
     for seats in 3..=6 {
         for game in 0..150u64 {
             let mut picker = seed(seats, 50_000 + game).dealer(game);
-            let mut state = Avalanche::initial(&setup(seats));
+            let mut state = Avalanche::initial(&setup::<Avalanche>(seats));
             let ctx = domain::engine::Context::new(seed(seats, game), 0, test_time());
             for event in Avalanche::start(&state, &ctx) {
                 Avalanche::evolve(&mut state, &event);

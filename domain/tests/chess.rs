@@ -5,27 +5,22 @@ use domain::games::chess::position::Position;
 use domain::games::chess::{
     AvalancheChess, Command, EndReason, Event, Options, PromotionPiece, State, Variant,
 };
-use domain::testing::test_time;
-use domain::{Context, Engine, RuleError, Seat, Seed, Setup, Viewer};
+use domain::testing::{arranged, context, given, setup, with_variant, Given};
+use domain::{Engine, Seat, Viewer};
 
 const WHITE: Seat = 0;
 const BLACK: Seat = 1;
 
-fn ctx() -> Context {
-    Context::new(Seed([1; 32]), 1, test_time())
+/// A position from its FEN.
+fn from_fen(variant: Variant, fen: &str) -> Given<AvalancheChess> {
+    arranged::<AvalancheChess>(
+        State::from_fen(variant, fen).unwrap_or_else(|e| panic!("{fen}: {e}")),
+    )
 }
 
-fn from_fen(variant: Variant, fen: &str) -> State {
-    State::from_fen(variant, fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
-}
-
-fn start(variant: Variant) -> State {
-    AvalancheChess::initial(&Setup {
-        variant: Some(variant.id().into()),
-        options: Options::default(),
-        seats: 2,
-        revision: AvalancheChess::info().revision,
-    })
+/// A new game of `variant`, at its start.
+fn start(variant: Variant) -> Given<AvalancheChess> {
+    given::<AvalancheChess>(with_variant(setup::<AvalancheChess>(2), variant.id()), [])
 }
 
 fn turn(mv: &str, push: Option<&str>) -> Command {
@@ -33,15 +28,6 @@ fn turn(mv: &str, push: Option<&str>) -> Command {
         mv: mv.into(),
         push: push.map(String::from),
     }
-}
-
-/// Decides and applies a command; every accepted command was also in the legal list.
-fn act(state: &mut State, seat: Seat, command: Command) -> Result<Vec<Event>, RuleError> {
-    let events = AvalancheChess::decide(state, seat, &command, &ctx())?;
-    for event in &events {
-        AvalancheChess::evolve(state, event);
-    }
-    Ok(events)
 }
 
 fn notations(state: &State, seat: Seat) -> Vec<String> {
@@ -72,12 +58,7 @@ fn the_default_variant_is_standard_and_balanced_and_reversed_may_be_combined() {
     );
     assert_eq!((info.min_seats, info.max_seats), (2, 2));
     assert!(!info.hidden_information);
-    let default = AvalancheChess::initial(&Setup {
-        variant: None,
-        options: Options::default(),
-        seats: 2,
-        revision: AvalancheChess::info().revision,
-    });
+    let default = AvalancheChess::initial(&setup::<AvalancheChess>(2));
     assert_eq!(default.variant, Variant::Standard);
     let both = start(Variant::BalancedReversed);
     assert_eq!(
@@ -85,12 +66,7 @@ fn the_default_variant_is_standard_and_balanced_and_reversed_may_be_combined() {
         "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
     );
     assert!(notations(&both, WHITE).iter().all(|n| n.ends_with("//")));
-    let bad = Setup {
-        variant: Some("crazy".into()),
-        options: Options::default(),
-        seats: 2,
-        revision: AvalancheChess::info().revision,
-    };
+    let bad = with_variant(setup::<AvalancheChess>(2), "crazy");
     assert_eq!(
         AvalancheChess::check(&bad).unwrap_err().code,
         "invalid_setup"
@@ -115,7 +91,7 @@ fn a_turn_is_a_move_then_a_push_of_an_opponents_pawn() {
     assert_eq!(legal.len(), 160);
     assert!(legal.contains(&"Nf3/a6".to_string()));
     assert!(notations(&state, BLACK).is_empty());
-    let events = act(&mut state, WHITE, turn("Nf3", Some("a6"))).unwrap();
+    let events = state.play(WHITE, turn("Nf3", Some("a6"))).unwrap();
     assert!(matches!(&events[0], Event::TurnPlayed { notation, .. } if notation == "Nf3/a6"));
     assert_eq!(
         placement(&state),
@@ -123,7 +99,7 @@ fn a_turn_is_a_move_then_a_push_of_an_opponents_pawn() {
     );
     assert_eq!(AvalancheChess::to_act(&state), vec![BLACK]);
     // UCI move text and a from-to push are read too.
-    act(&mut state, BLACK, turn("g8f6", Some("a2-a3"))).unwrap();
+    state.play(BLACK, turn("g8f6", Some("a2-a3"))).unwrap();
     assert_eq!(state.history, ["Nf3/a6", "Nf6/a3"]);
 }
 
@@ -132,11 +108,11 @@ fn a_turn_is_a_move_then_a_push_of_an_opponents_pawn() {
 fn there_is_no_en_passant() {
     // Black plays e7-e5 beside White's pawn on d5 and pushes the a-pawn.
     let mut state = from_fen(Variant::Standard, "4k3/4p3/8/3P4/8/8/P7/4K3 b - - 0 1");
-    act(&mut state, BLACK, turn("e5", Some("a3"))).unwrap();
+    state.play(BLACK, turn("e5", Some("a3"))).unwrap();
     assert!(!notations(&state, WHITE)
         .iter()
         .any(|n| n.starts_with("dxe6")));
-    let refused = act(&mut state, WHITE, turn("dxe6", None)).unwrap_err();
+    let refused = state.play(WHITE, turn("dxe6", None)).unwrap_err();
     assert_eq!(refused.code, "illegal_command");
     assert!(
         refused.message.contains("no en passant"),
@@ -152,7 +128,7 @@ fn a_push_can_never_parry_a_check() {
     // The bishop on a5 checks; pushing c4-c3 would block it, but the move must parry alone.
     let mut state = from_fen(Variant::Standard, "7k/8/8/b7/2p5/8/7P/4K3 w - - 0 1");
     assert!(!notations(&state, WHITE).iter().any(|n| n.starts_with("h3")));
-    let refused = act(&mut state, WHITE, turn("h3", Some("c3"))).unwrap_err();
+    let refused = state.play(WHITE, turn("h3", Some("c3"))).unwrap_err();
     assert!(refused.message.contains("in check"), "{}", refused.message);
 }
 
@@ -160,7 +136,7 @@ fn a_push_can_never_parry_a_check() {
 #[test]
 fn a_push_can_never_cover_a_pinned_piece() {
     let mut state = from_fen(Variant::Standard, "7k/8/8/8/1bp5/8/3N3P/4K3 w - - 0 1");
-    let refused = act(&mut state, WHITE, turn("Nf3", Some("c3"))).unwrap_err();
+    let refused = state.play(WHITE, turn("Nf3", Some("c3"))).unwrap_err();
     assert!(
         refused
             .message
@@ -174,7 +150,7 @@ fn a_push_can_never_cover_a_pinned_piece() {
 #[test]
 fn the_push_is_obligatory_whenever_any_opponent_pawn_can_advance() {
     let mut state = start(Variant::Standard);
-    let refused = act(&mut state, WHITE, turn("Nf3", None)).unwrap_err();
+    let refused = state.play(WHITE, turn("Nf3", None)).unwrap_err();
     assert!(
         refused.message.contains("obligatory"),
         "{}",
@@ -188,15 +164,15 @@ fn the_push_is_obligatory_whenever_any_opponent_pawn_can_advance() {
 #[test]
 fn a_push_is_one_square_onto_an_empty_square() {
     let mut state = from_fen(Variant::Standard, "4k3/p6p/N7/8/8/8/8/4K3 w - - 0 1");
-    assert!(act(&mut state.clone(), WHITE, turn("Kd1", Some("a5"))).is_err());
-    assert!(act(&mut state.clone(), WHITE, turn("Kd1", Some("h5"))).is_err());
+    assert!(state.clone().play(WHITE, turn("Kd1", Some("a5"))).is_err());
+    assert!(state.clone().play(WHITE, turn("Kd1", Some("h5"))).is_err());
     // The a-pawn is blocked by the knight: only h7-h6 is possible.
     let pushes: Vec<String> = notations(&state, WHITE)
         .into_iter()
         .filter(|n| n.starts_with("Kd1"))
         .collect();
     assert_eq!(pushes, ["Kd1/h6"]);
-    act(&mut state, WHITE, turn("Kd1", Some("h7-h6"))).unwrap();
+    state.play(WHITE, turn("Kd1", Some("h7-h6"))).unwrap();
 }
 
 /// "otherwise the turn has no push."
@@ -204,12 +180,15 @@ fn a_push_is_one_square_onto_an_empty_square() {
 fn without_a_pawn_to_push_the_turn_has_no_push() {
     let mut state = from_fen(Variant::Standard, "r6k/8/8/8/8/8/P7/R6K b - - 0 1");
     // White's a-pawn can be pushed; Black pushes it.
-    act(&mut state, BLACK, turn("Kg8", Some("a3"))).unwrap();
+    state.play(BLACK, turn("Kg8", Some("a3"))).unwrap();
     // Black has no pawn: White's turns have no push.
     assert!(notations(&state, WHITE).iter().all(|n| n.contains("//")));
-    let refused = act(&mut state.clone(), WHITE, turn("Kg1", Some("a6"))).unwrap_err();
+    let refused = state
+        .clone()
+        .play(WHITE, turn("Kg1", Some("a6")))
+        .unwrap_err();
     assert!(refused.message.contains("no push"), "{}", refused.message);
-    act(&mut state, WHITE, turn("Kg1", None)).unwrap();
+    state.play(WHITE, turn("Kg1", None)).unwrap();
 }
 
 /// "In `balanced`, White's first turn has no push."
@@ -219,13 +198,16 @@ fn in_balanced_whites_first_turn_has_no_push() {
     let legal = notations(&state, WHITE);
     assert_eq!(legal.len(), 20);
     assert!(legal.contains(&"e4//".to_string()));
-    let refused = act(&mut state.clone(), WHITE, turn("e4", Some("a6"))).unwrap_err();
+    let refused = state
+        .clone()
+        .play(WHITE, turn("e4", Some("a6")))
+        .unwrap_err();
     assert!(
         refused.message.contains("first turn has no push"),
         "{}",
         refused.message
     );
-    act(&mut state, WHITE, turn("e4", None)).unwrap();
+    state.play(WHITE, turn("e4", None)).unwrap();
     // Black's first turn pushes as usual.
     assert!(notations(&state, BLACK).iter().all(|n| !n.contains("//")));
 }
@@ -238,14 +220,14 @@ fn self_check_by_push_loses_even_when_the_move_mated() {
     let mut state = from_fen(Variant::Standard, position);
     assert!(notations(&state, WHITE).contains(&"Ra8/b4+".to_string()));
     // Ra8 mates, but the pushed pawn on b4 attacks White's king on c3.
-    let events = act(&mut state, WHITE, turn("Ra8", Some("b4"))).unwrap();
+    let events = state.play(WHITE, turn("Ra8", Some("b4"))).unwrap();
     assert_eq!(ended(&events), Some((Some(BLACK), EndReason::LossByPush)));
     let outcome = AvalancheChess::outcome(&state).unwrap();
     assert_eq!(outcome.winners, vec![BLACK]);
     assert!(AvalancheChess::to_act(&state).is_empty());
     // The same move with a harmless push only checks (h7-h6 gives the king h7).
     let mut other = from_fen(Variant::Standard, position);
-    let events = act(&mut other, WHITE, turn("Ra8", Some("h6"))).unwrap();
+    let events = other.play(WHITE, turn("Ra8", Some("h6"))).unwrap();
     assert_eq!(ended(&events), None);
     assert_eq!(other.history, ["Ra8/h6+"]);
 }
@@ -255,10 +237,10 @@ fn self_check_by_push_loses_even_when_the_move_mated() {
 fn a_push_that_opens_a_line_to_the_pushers_king_loses() {
     let position = "k7/8/8/b7/1p6/8/8/4K2R w - - 0 1";
     let mut state = from_fen(Variant::Standard, position);
-    let events = act(&mut state, WHITE, turn("Rh2", Some("b3"))).unwrap();
+    let events = state.play(WHITE, turn("Rh2", Some("b3"))).unwrap();
     assert_eq!(ended(&events), Some((Some(BLACK), EndReason::LossByPush)));
     let mut state = from_fen(Variant::Standard, position);
-    let events = act(&mut state, WHITE, turn("Kf1", Some("b3"))).unwrap();
+    let events = state.play(WHITE, turn("Kf1", Some("b3"))).unwrap();
     assert_eq!(ended(&events), None);
 }
 
@@ -268,7 +250,7 @@ fn a_push_that_opens_a_line_to_the_pushers_king_loses() {
 fn a_pawn_pushed_onto_its_last_rank_is_promoted_by_its_owner_before_their_move() {
     let mut state = from_fen(Variant::Standard, "k7/8/8/8/8/8/1p1K4/7R w - - 0 1");
     assert!(notations(&state, WHITE).contains(&"Rg1/b1".to_string()));
-    act(&mut state, WHITE, turn("Rg1", Some("b1"))).unwrap();
+    state.play(WHITE, turn("Rg1", Some("b1"))).unwrap();
     assert_eq!(AvalancheChess::to_act(&state), vec![BLACK]);
     assert!(notations(&state, WHITE).is_empty());
     assert_eq!(notations(&state, BLACK), ["b1=Q", "b1=R", "b1=B", "b1=N"]);
@@ -279,25 +261,27 @@ fn a_pawn_pushed_onto_its_last_rank_is_promoted_by_its_owner_before_their_move()
     );
     assert_eq!(view.placement, "k7/8/8/8/8/8/3K4/1p4R1");
     assert_eq!(
-        act(&mut state.clone(), WHITE, turn("Kd3", None))
+        state
+            .clone()
+            .play(WHITE, turn("Kd3", None))
             .unwrap_err()
             .code,
         "not_your_turn"
     );
-    let refused = act(&mut state.clone(), BLACK, turn("Kg8", None)).unwrap_err();
+    let refused = state.clone().play(BLACK, turn("Kg8", None)).unwrap_err();
     assert!(
         refused.message.contains("First choose"),
         "{}",
         refused.message
     );
-    let events = act(
-        &mut state,
-        BLACK,
-        Command::Promote {
-            piece: PromotionPiece::Queen,
-        },
-    )
-    .unwrap();
+    let events = state
+        .play(
+            BLACK,
+            Command::Promote {
+                piece: PromotionPiece::Queen,
+            },
+        )
+        .unwrap();
     assert_eq!(ended(&events), None);
     assert_eq!(placement(&state), "k7/8/8/8/8/8/3K4/1q4R1");
     assert_eq!(state.history, ["Rg1/b1=Q"]);
@@ -311,16 +295,16 @@ fn a_pawn_pushed_onto_its_last_rank_is_promoted_by_its_owner_before_their_move()
 #[test]
 fn the_owners_choice_that_attacks_the_pushers_king_makes_the_pusher_lose() {
     let mut state = from_fen(Variant::Standard, "k7/8/8/8/8/8/1p1K4/7R w - - 0 1");
-    act(&mut state, WHITE, turn("Rg1", Some("b1"))).unwrap();
+    state.play(WHITE, turn("Rg1", Some("b1"))).unwrap();
     // A knight on b1 attacks d2.
-    let events = act(
-        &mut state,
-        BLACK,
-        Command::Promote {
-            piece: PromotionPiece::Knight,
-        },
-    )
-    .unwrap();
+    let events = state
+        .play(
+            BLACK,
+            Command::Promote {
+                piece: PromotionPiece::Knight,
+            },
+        )
+        .unwrap();
     assert_eq!(
         ended(&events),
         Some((Some(BLACK), EndReason::LossByPromotion))
@@ -332,13 +316,13 @@ fn the_owners_choice_that_attacks_the_pushers_king_makes_the_pusher_lose() {
 #[test]
 fn a_promotion_by_the_owners_own_move_is_chosen_in_that_move() {
     let mut state = from_fen(Variant::Standard, "7k/4P3/8/8/8/8/8/K7 w - - 0 1");
-    let refused = act(&mut state.clone(), WHITE, turn("e8", None)).unwrap_err();
+    let refused = state.clone().play(WHITE, turn("e8", None)).unwrap_err();
     assert!(
         refused.message.contains("which piece"),
         "{}",
         refused.message
     );
-    act(&mut state, WHITE, turn("e8=N", None)).unwrap();
+    state.play(WHITE, turn("e8=N", None)).unwrap();
     assert_eq!(placement(&state), "4N2k/8/8/8/8/8/8/K7");
     assert_eq!(state.history, ["e8=N//"]);
 }
@@ -347,13 +331,13 @@ fn a_promotion_by_the_owners_own_move_is_chosen_in_that_move() {
 #[test]
 fn checkmate_loses() {
     let mut state = from_fen(Variant::Standard, "7k/6pp/6PP/8/8/8/8/R5K1 w - - 0 1");
-    let events = act(&mut state, WHITE, turn("Ra8", None)).unwrap();
+    let events = state.play(WHITE, turn("Ra8", None)).unwrap();
     assert_eq!(ended(&events), Some((Some(WHITE), EndReason::Checkmate)));
     assert_eq!(state.history, ["Ra8//#"]);
     let outcome = AvalancheChess::outcome(&state).unwrap();
     assert_eq!((outcome.winners, outcome.draw), (vec![WHITE], false));
     assert_eq!(
-        act(&mut state, BLACK, turn("Kg8", None)).unwrap_err().code,
+        state.play(BLACK, turn("Kg8", None)).unwrap_err().code,
         "game_over"
     );
 }
@@ -362,7 +346,7 @@ fn checkmate_loses() {
 #[test]
 fn stalemate_is_a_draw() {
     let mut state = from_fen(Variant::Standard, "7k/8/6Q1/8/8/8/8/K7 w - - 0 1");
-    let events = act(&mut state, WHITE, turn("Qf7", None)).unwrap();
+    let events = state.play(WHITE, turn("Qf7", None)).unwrap();
     assert_eq!(ended(&events), Some((None, EndReason::Stalemate)));
     assert!(AvalancheChess::outcome(&state).unwrap().draw);
 }
@@ -371,16 +355,16 @@ fn stalemate_is_a_draw() {
 #[test]
 fn check_marks_describe_the_position_after_the_push() {
     let mut state = start(Variant::Standard);
-    act(&mut state, WHITE, turn("e4", Some("a6"))).unwrap();
-    act(&mut state, BLACK, turn("a5", Some("a3"))).unwrap();
+    state.play(WHITE, turn("e4", Some("a6"))).unwrap();
+    state.play(BLACK, turn("a5", Some("a3"))).unwrap();
     // Pushing f7-f6 opens the diagonal from h5 to Black's king.
     assert!(notations(&state, WHITE).contains(&"Qh5/f6+".to_string()));
-    act(&mut state, WHITE, turn("Qh5", Some("f6"))).unwrap();
+    state.play(WHITE, turn("Qh5", Some("f6"))).unwrap();
     assert!(AvalancheChess::view(&state, Viewer::Spectator).check);
     assert_eq!(state.history.last().unwrap(), "Qh5/f6+");
 }
 
-fn shuffle(state: &mut State) -> Vec<Event> {
+fn shuffle(state: &mut Given<AvalancheChess>) -> Vec<Event> {
     let mut last = Vec::new();
     for (seat, mv) in [
         (WHITE, "Kg1"),
@@ -388,7 +372,7 @@ fn shuffle(state: &mut State) -> Vec<Event> {
         (WHITE, "Kh1"),
         (BLACK, "Kh8"),
     ] {
-        last = act(state, seat, turn(mv, None)).unwrap();
+        last = state.play(seat, turn(mv, None)).unwrap();
     }
     last
 }
@@ -402,19 +386,21 @@ const ROOKS: &str = "r6k/8/8/8/8/8/8/R6K w - - 0 1";
 fn a_draw_may_be_claimed_on_threefold_repetition_and_is_automatic_on_fivefold() {
     let mut state = from_fen(Variant::Standard, ROOKS);
     shuffle(&mut state);
-    assert!(act(&mut state.clone(), WHITE, Command::ClaimDraw).is_err());
+    assert!(state.clone().play(WHITE, Command::ClaimDraw).is_err());
     assert!(!notations(&state, WHITE)
         .iter()
         .any(|n| n.starts_with("claim")));
     shuffle(&mut state);
     assert!(notations(&state, WHITE).contains(&"claim a draw (threefold repetition)".into()));
     assert_eq!(
-        act(&mut state.clone(), BLACK, Command::ClaimDraw)
+        state
+            .clone()
+            .play(BLACK, Command::ClaimDraw)
             .unwrap_err()
             .code,
         "not_your_turn"
     );
-    let events = act(&mut state.clone(), WHITE, Command::ClaimDraw).unwrap();
+    let events = state.clone().play(WHITE, Command::ClaimDraw).unwrap();
     assert_eq!(
         ended(&events),
         Some((None, EndReason::ThreefoldRepetitionClaimed))
@@ -429,13 +415,13 @@ fn a_draw_may_be_claimed_on_threefold_repetition_and_is_automatic_on_fivefold() 
 #[test]
 fn a_draw_may_be_claimed_after_fifty_moves_and_is_automatic_after_seventy_five() {
     let mut state = from_fen(Variant::Standard, "r6k/8/8/8/8/8/8/R6K w - - 99 80");
-    assert!(act(&mut state.clone(), WHITE, Command::ClaimDraw).is_err());
-    act(&mut state, WHITE, turn("Kg1", None)).unwrap();
-    let events = act(&mut state, BLACK, Command::ClaimDraw).unwrap();
+    assert!(state.clone().play(WHITE, Command::ClaimDraw).is_err());
+    state.play(WHITE, turn("Kg1", None)).unwrap();
+    let events = state.play(BLACK, Command::ClaimDraw).unwrap();
     assert_eq!(ended(&events), Some((None, EndReason::FiftyMovesClaimed)));
 
     let mut state = from_fen(Variant::Standard, "r6k/8/8/8/8/8/8/R6K w - - 149 100");
-    let events = act(&mut state, WHITE, turn("Kg1", None)).unwrap();
+    let events = state.play(WHITE, turn("Kg1", None)).unwrap();
     assert_eq!(ended(&events), Some((None, EndReason::SeventyFiveMoves)));
 }
 
@@ -443,9 +429,9 @@ fn a_draw_may_be_claimed_after_fifty_moves_and_is_automatic_after_seventy_five()
 #[test]
 fn a_push_resets_the_count_of_the_fifty_move_rule() {
     let mut state = from_fen(Variant::Standard, "r6k/p7/8/8/8/8/8/R6K w - - 40 80");
-    act(&mut state, WHITE, turn("Kg1", Some("a6"))).unwrap();
+    state.play(WHITE, turn("Kg1", Some("a6"))).unwrap();
     assert_eq!(state.halfmove_clock, 0);
-    act(&mut state, BLACK, turn("Kg8", None)).unwrap();
+    state.play(BLACK, turn("Kg8", None)).unwrap();
     assert_eq!(state.halfmove_clock, 1);
 }
 
@@ -454,7 +440,7 @@ fn a_push_resets_the_count_of_the_fifty_move_rule() {
 #[test]
 fn the_game_is_drawn_automatically_when_the_material_cannot_mate() {
     let mut state = from_fen(Variant::Standard, "k7/8/8/8/8/8/3n4/K1B5 w - - 0 1");
-    let events = act(&mut state, WHITE, turn("Bxd2", None)).unwrap();
+    let events = state.play(WHITE, turn("Bxd2", None)).unwrap();
     assert_eq!(
         ended(&events),
         Some((None, EndReason::InsufficientMaterial))
@@ -475,27 +461,27 @@ fn the_game_is_drawn_automatically_when_the_material_cannot_mate() {
 fn castling_in_reversed_follows_the_chess960_convention() {
     let position = "r2k3r/8/8/8/8/8/8/4K3 b kq - 0 1";
     let mut state = from_fen(Variant::Reversed, position);
-    act(&mut state, BLACK, turn("O-O", None)).unwrap();
+    state.play(BLACK, turn("O-O", None)).unwrap();
     assert_eq!(placement(&state), "r4rk1/8/8/8/8/8/8/4K3");
     let mut state = from_fen(Variant::Reversed, position);
-    act(&mut state, BLACK, turn("0-0-0", None)).unwrap();
+    state.play(BLACK, turn("0-0-0", None)).unwrap();
     assert_eq!(placement(&state), "2kr3r/8/8/8/8/8/8/4K3");
     // King takes rook is castling too; d8c8 is the king's ordinary step.
     let mut state = from_fen(Variant::Reversed, position);
-    act(&mut state, BLACK, turn("d8h8", None)).unwrap();
+    state.play(BLACK, turn("d8h8", None)).unwrap();
     assert_eq!(placement(&state), "r4rk1/8/8/8/8/8/8/4K3");
     let mut state = from_fen(Variant::Reversed, position);
-    act(&mut state, BLACK, turn("d8c8", None)).unwrap();
+    state.play(BLACK, turn("d8c8", None)).unwrap();
     assert_eq!(placement(&state), "r1k4r/8/8/8/8/8/8/4K3");
     assert_eq!(state.position.castling_text(), "-");
     // The king may not pass f8 while the rook on f1 attacks it.
     let mut state = from_fen(Variant::Reversed, "r2k3r/8/8/8/8/8/8/4KR2 b kq - 0 1");
-    assert!(act(&mut state.clone(), BLACK, turn("O-O", None)).is_err());
+    assert!(state.clone().play(BLACK, turn("O-O", None)).is_err());
     assert!(!notations(&state, BLACK)
         .iter()
         .any(|n| n.starts_with("O-O/") || n == "O-O//"));
-    act(&mut state, BLACK, turn("00", None)).unwrap_err();
-    act(&mut state, BLACK, turn("000", None)).unwrap();
+    state.play(BLACK, turn("00", None)).unwrap_err();
+    state.play(BLACK, turn("000", None)).unwrap();
 }
 
 /// Orthodox castling reads the king's two-square step too (`e1g1`).
@@ -503,7 +489,7 @@ fn castling_in_reversed_follows_the_chess960_convention() {
 fn castling_in_standard_reads_every_form() {
     for text in ["O-O", "0-0", "00", "e1g1", "e1h1", "Kg1"] {
         let mut state = from_fen(Variant::Standard, "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
-        let result = act(&mut state, WHITE, turn(text, None));
+        let result = state.play(WHITE, turn(text, None));
         if text == "Kg1" {
             assert!(result.is_err(), "{text}");
         } else {
@@ -530,7 +516,7 @@ fn commands_and_events_have_stable_json_shapes() {
     let claim: Command = serde_json::from_str(r#"{"type":"claim_draw"}"#).unwrap();
     assert_eq!(claim, Command::ClaimDraw);
     let mut state = start(Variant::Standard);
-    let events = act(&mut state, WHITE, self::turn("Nf3", Some("a6"))).unwrap();
+    let events = state.play(WHITE, self::turn("Nf3", Some("a6"))).unwrap();
     let json = serde_json::to_value(&events[0]).unwrap();
     assert_eq!(
         json,
@@ -545,31 +531,36 @@ fn commands_and_events_have_stable_json_shapes() {
 fn bad_commands_are_refused_with_a_reason() {
     let mut state = start(Variant::Standard);
     assert_eq!(
-        act(&mut state.clone(), 5, turn("e4", Some("a6")))
+        state
+            .clone()
+            .play(5, turn("e4", Some("a6")))
             .unwrap_err()
             .code,
         "bad_command"
     );
     for text in ["", "Zz9", "e9", "Nf3Nf3Nf3", "ä", "O-O-O-O", "Ke2"] {
-        let refused = act(&mut state.clone(), WHITE, turn(text, Some("a6"))).unwrap_err();
+        let refused = state
+            .clone()
+            .play(WHITE, turn(text, Some("a6")))
+            .unwrap_err();
         assert_eq!(refused.code, "illegal_command", "{text}");
     }
-    let refused = act(&mut state, WHITE, turn("e4", Some("b5"))).unwrap_err();
+    let refused = state.play(WHITE, turn("e4", Some("b5"))).unwrap_err();
     assert!(
         refused.message.contains("pushes possible"),
         "{}",
         refused.message
     );
     assert_eq!(
-        act(
-            &mut state,
-            WHITE,
-            Command::Promote {
-                piece: PromotionPiece::Queen
-            }
-        )
-        .unwrap_err()
-        .code,
+        state
+            .play(
+                WHITE,
+                Command::Promote {
+                    piece: PromotionPiece::Queen
+                }
+            )
+            .unwrap_err()
+            .code,
         "illegal_command"
     );
 }
@@ -586,7 +577,7 @@ fn the_registry_plays_avalanche_chess_with_json_commands() {
         .unwrap();
     let mut game = kind.fold(&[created.payload]).unwrap();
     for (i, player) in ["ann", "bob"].into_iter().enumerate() {
-        let ctx = Context::new(Seed([3; 32]), game.version(), test_time());
+        let ctx = context(game.version());
         let events = game
             .decide(
                 &Actor::player(player),
@@ -605,7 +596,7 @@ fn the_registry_plays_avalanche_chess_with_json_commands() {
         .filter(|l| l.command["type"] == "turn")
         .count();
     assert_eq!(turns, 160);
-    let ctx = Context::new(Seed([3; 32]), game.version(), test_time());
+    let ctx = context(game.version());
     let events = game
         .decide(
             &Actor::player("ann"),

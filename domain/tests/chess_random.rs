@@ -3,20 +3,11 @@
 
 use domain::games::chess::record::{export, import};
 use domain::games::chess::{AvalancheChess, Command, Event, Variant};
-use domain::testing::{play_random, replay_matches, viewers};
-use domain::{Engine, Seed, Setup, Viewer};
+use domain::testing::{play_random, replay_matches, setup, viewers, with_variant};
+use domain::{Engine, Seed, Viewer};
 
 const GAMES: u64 = 1000;
 const MAX_COMMANDS: usize = 200;
-
-fn setup(variant: Variant) -> Setup<domain::games::chess::Options> {
-    Setup {
-        variant: Some(variant.id().to_string()),
-        options: Default::default(),
-        seats: 2,
-        revision: AvalancheChess::info().revision,
-    }
-}
 
 fn random_games(variant: Variant) {
     let mut finished = 0;
@@ -24,7 +15,7 @@ fn random_games(variant: Variant) {
         let mut seed = [0u8; 32];
         seed[..8].copy_from_slice(&game.to_le_bytes());
         let played = play_random::<AvalancheChess>(
-            &setup(variant),
+            &with_variant(setup::<AvalancheChess>(2), variant.id()),
             Seed(seed),
             game * 4 + variant as u64,
             MAX_COMMANDS,

@@ -1,50 +1,24 @@
 //! The rules of Ski Runs (`rules/ski-runs.md`), one test per rule, through the engine's API.
 
-use domain::engine::{Context, Engine, RuleError, Seat, Setup, Viewer};
+use domain::engine::{Context, Engine, RuleError, Seat, Viewer};
 use domain::fairness::Seed;
 use domain::games::ski_runs::{
     Card, Cards, Command, DeckCounts, End, Event, Options, Pile, SkiRun, SkiRuns, State, Step,
 };
 use domain::registry::Registry;
-use domain::testing::{given, test_time, under};
+use domain::testing::{dealt as dealt_from, given, setup, test_time, under, with_options, Given};
 use serde_json::{json, Value};
 
 use Card::{Avalanche, BlackRun, BlueRun, GreenRun, Lift, RedRun};
 
-fn setup(seats: usize) -> Setup<Options> {
-    Setup {
-        variant: None,
-        options: Options::default(),
-        seats,
-        revision: SkiRuns::info().revision,
-    }
-}
-
-fn ctx() -> Context {
-    Context::new(Seed([3; 32]), 1, test_time())
-}
-
 /// A game of `seats` players just dealt.
-fn dealt(seats: usize) -> State {
+fn dealt(seats: usize) -> Given<SkiRuns> {
     dealt_under(seats, SkiRuns::info().revision)
 }
 
 /// A game of `seats` players just dealt, created under `revision` of the rules.
-fn dealt_under(seats: usize, revision: u32) -> State {
-    let mut state = SkiRuns::initial(&under(setup(seats), revision));
-    for event in SkiRuns::start(&state, &Context::new(Seed([9; 32]), 0, test_time())) {
-        SkiRuns::evolve(&mut state, &event);
-    }
-    state
-}
-
-/// Decides and applies a command, returning its events.
-fn act(state: &mut State, seat: Seat, command: Command) -> Result<Vec<Event>, RuleError> {
-    let events = SkiRuns::decide(state, seat, &command, &ctx())?;
-    for event in &events {
-        SkiRuns::evolve(state, event);
-    }
-    Ok(events)
+fn dealt_under(seats: usize, revision: u32) -> Given<SkiRuns> {
+    dealt_from::<SkiRuns>(under(setup::<SkiRuns>(seats), revision), Seed([9; 32]))
 }
 
 fn play(card: Card) -> Command {
@@ -79,10 +53,10 @@ fn refusal(result: Result<Vec<Event>, RuleError>) -> RuleError {
 #[test]
 fn ski_runs_is_played_by_2_to_6_players() {
     for seats in 0..10 {
-        let ok = SkiRuns::check(&setup(seats)).is_ok();
+        let ok = SkiRuns::check(&setup::<SkiRuns>(seats)).is_ok();
         assert_eq!(ok, (2..=6).contains(&seats), "{seats} players");
     }
-    let refused = SkiRuns::check(&setup(7)).unwrap_err();
+    let refused = SkiRuns::check(&setup::<SkiRuns>(7)).unwrap_err();
     assert_eq!(refused.code, "invalid_setup");
     assert!(refused.message.contains("2 to 6"), "{}", refused.message);
 }
@@ -138,17 +112,9 @@ fn a_game_may_be_created_with_other_counts() {
     options.deck.red = 0;
     options.deck.black = 0;
     options.deck.avalanche = 2;
-    let setup = Setup {
-        variant: None,
-        options,
-        seats: 2,
-        revision: SkiRuns::info().revision,
-    };
+    let setup = with_options(setup::<SkiRuns>(2), options);
     assert!(SkiRuns::check(&setup).is_ok());
-    let mut state = SkiRuns::initial(&setup);
-    for event in SkiRuns::start(&state, &ctx()) {
-        SkiRuns::evolve(&mut state, &event);
-    }
+    let state = dealt_from::<SkiRuns>(setup, Seed([3; 32]));
     assert_eq!(state.lift_pile, 0);
     assert_eq!(state.draw_pile.len(), 0);
     assert!(state.hands.iter().all(|h| h.len() == 5));
@@ -223,7 +189,7 @@ fn a_draw_takes_2_cards_from_either_pile_or_1_of_each() {
     ] {
         let mut state = base.clone();
         let before = state.hands[0].clone();
-        let events = act(&mut state, 0, Command::Draw { from }).unwrap();
+        let events = state.play(0, Command::Draw { from }).unwrap();
         assert_eq!(state.hands[0].len(), 7);
         assert_eq!(state.lift_pile, base.lift_pile - lifts);
         assert_eq!(state.draw_pile.len(), base.draw_pile.len() - (2 - lifts));
@@ -267,7 +233,7 @@ fn whatever_a_pile_cannot_supply_is_not_taken_nor_made_up_from_the_other_pile() 
         draw_pile: Cards::shown(vec![RedRun]),
         lift_pile: 5,
     };
-    let game = given::<SkiRuns>(setup(2), [one_card_left]);
+    let game = given::<SkiRuns>(setup::<SkiRuns>(2), [one_card_left]);
     assert_eq!(
         game.legal(0),
         vec![
@@ -292,7 +258,7 @@ fn whatever_a_pile_cannot_supply_is_not_taken_nor_made_up_from_the_other_pile() 
         draw_pile: Cards::shown(vec![GreenRun, BlueRun, RedRun]),
         lift_pile: 0,
     };
-    let game = given::<SkiRuns>(setup(2), [no_lifts_left]);
+    let game = given::<SkiRuns>(setup::<SkiRuns>(2), [no_lifts_left]);
     game.clone()
         .when(0, draw(Pile::DrawPile, Pile::LiftPile))
         .then([Event::Drew {
@@ -314,11 +280,7 @@ fn under_revision_1_a_short_draw_was_made_up_from_the_other_pile() {
     let mut state = dealt_under(2, 1);
     state.draw_pile.truncate(1);
     state.lift_pile = 5;
-    let refused = refusal(act(
-        &mut state.clone(),
-        0,
-        draw(Pile::DrawPile, Pile::DrawPile),
-    ));
+    let refused = refusal(state.clone().play(0, draw(Pile::DrawPile, Pile::DrawPile)));
     assert_eq!(refused.code, "illegal_command");
     assert!(
         refused.message.contains("must take 2 cards"),
@@ -340,7 +302,7 @@ fn under_revision_1_a_short_draw_was_made_up_from_the_other_pile() {
     let mut state = dealt_under(2, 1);
     state.draw_pile.clear();
     state.lift_pile = 0;
-    act(&mut state, 0, draw(Pile::LiftPile, Pile::DrawPile)).unwrap();
+    state.play(0, draw(Pile::LiftPile, Pile::DrawPile)).unwrap();
     assert_eq!(state.hands[0].len(), 5);
     assert_eq!(state.step, Step::Play { played: 0 });
 }
@@ -351,11 +313,7 @@ fn under_revision_1_a_short_draw_was_made_up_from_the_other_pile() {
 fn a_player_who_started_the_turn_with_an_empty_hand_picks_up_1_lift_and_4_cards() {
     let mut state = dealt(3);
     state.hands[0].clear();
-    let refused = refusal(act(
-        &mut state.clone(),
-        0,
-        draw(Pile::DrawPile, Pile::DrawPile),
-    ));
+    let refused = refusal(state.clone().play(0, draw(Pile::DrawPile, Pile::DrawPile)));
     assert!(
         refused.message.contains("empty hand"),
         "{}",
@@ -368,7 +326,7 @@ fn a_player_who_started_the_turn_with_an_empty_hand_picks_up_1_lift_and_4_cards(
     assert_eq!(legal, vec!["pick up lift + 4 draw-pile"]);
     let lifts = state.lift_pile;
     let pile = state.draw_pile.len();
-    act(&mut state, 0, Command::PickUp).unwrap();
+    state.play(0, Command::PickUp).unwrap();
     assert_eq!(state.hands[0].iter().filter(|&&c| c == Lift).count(), 1);
     assert_eq!(state.hands[0].len(), 5);
     assert_eq!(state.lift_pile, lifts - 1);
@@ -376,7 +334,7 @@ fn a_player_who_started_the_turn_with_an_empty_hand_picks_up_1_lift_and_4_cards(
     assert_eq!(state.step, Step::Play { played: 0 });
 
     // Only after an empty hand.
-    let refused = refusal(act(&mut dealt(3), 0, Command::PickUp));
+    let refused = refusal(dealt(3).play(0, Command::PickUp));
     assert!(
         refused.message.contains("empty hand"),
         "{}",
@@ -386,11 +344,11 @@ fn a_player_who_started_the_turn_with_an_empty_hand_picks_up_1_lift_and_4_cards(
     // A hand emptied by playing is picked up again on the next turn.
     let mut state = dealt(2);
     playing(&mut state, 0, &[Lift, GreenRun]);
-    act(&mut state, 0, play(Lift)).unwrap();
-    act(&mut state, 0, play(GreenRun)).unwrap();
-    act(&mut state, 0, Command::EndTurn).unwrap();
-    act(&mut state, 1, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
-    act(&mut state, 1, Command::EndTurn).unwrap();
+    state.play(0, play(Lift)).unwrap();
+    state.play(0, play(GreenRun)).unwrap();
+    state.play(0, Command::EndTurn).unwrap();
+    state.play(1, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
+    state.play(1, Command::EndTurn).unwrap();
     let legal: Vec<Command> = SkiRuns::legal(&state, 0)
         .into_iter()
         .map(|l| l.command)
@@ -403,10 +361,10 @@ fn a_player_who_started_the_turn_with_an_empty_hand_picks_up_1_lift_and_4_cards(
 fn up_to_3_cards_are_played_a_turn() {
     let mut state = dealt(2);
     playing(&mut state, 0, &[Lift, GreenRun, GreenRun, GreenRun]);
-    act(&mut state, 0, play(Lift)).unwrap();
-    act(&mut state, 0, play(GreenRun)).unwrap();
-    act(&mut state, 0, play(GreenRun)).unwrap();
-    let refused = refusal(act(&mut state.clone(), 0, play(GreenRun)));
+    state.play(0, play(Lift)).unwrap();
+    state.play(0, play(GreenRun)).unwrap();
+    state.play(0, play(GreenRun)).unwrap();
+    let refused = refusal(state.clone().play(0, play(GreenRun)));
     assert!(
         refused.message.contains("end your turn"),
         "{}",
@@ -419,8 +377,8 @@ fn up_to_3_cards_are_played_a_turn() {
     assert_eq!(legal, vec![Command::EndTurn]);
     // Playing none at all is allowed too.
     let mut state = dealt(2);
-    act(&mut state, 0, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
-    act(&mut state, 0, Command::EndTurn).unwrap();
+    state.play(0, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
+    state.play(0, Command::EndTurn).unwrap();
     assert_eq!(state.turn, 1);
 }
 
@@ -430,18 +388,14 @@ fn up_to_3_cards_are_played_a_turn() {
 fn a_turn_is_a_draw_then_plays_then_its_end() {
     let mut state = dealt(2);
     state.hands[0].push(GreenRun);
-    let before = refusal(act(&mut state.clone(), 0, play(Lift)));
+    let before = refusal(state.clone().play(0, play(Lift)));
     assert!(before.message.contains("Draw first"), "{}", before.message);
-    let end = refusal(act(&mut state.clone(), 0, Command::EndTurn));
+    let end = refusal(state.clone().play(0, Command::EndTurn));
     assert!(end.message.contains("Draw first"), "{}", end.message);
-    act(&mut state, 0, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
-    let again = refusal(act(
-        &mut state.clone(),
-        0,
-        draw(Pile::DrawPile, Pile::DrawPile),
-    ));
+    state.play(0, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
+    let again = refusal(state.clone().play(0, draw(Pile::DrawPile, Pile::DrawPile)));
     assert!(again.message.contains("already drawn"), "{}", again.message);
-    let other = refusal(act(&mut state.clone(), 1, Command::EndTurn));
+    let other = refusal(state.clone().play(1, Command::EndTurn));
     assert_eq!(other.code, "not_your_turn");
     assert!(SkiRuns::legal(&state, 1).is_empty());
     let view = SkiRuns::view(&state, Viewer::Seat(0));
@@ -457,15 +411,15 @@ fn a_turn_is_a_draw_then_plays_then_its_end() {
 fn a_ski_run_begins_with_a_lift_card() {
     let mut state = dealt(2);
     playing(&mut state, 0, &[GreenRun, Lift]);
-    let refused = refusal(act(&mut state.clone(), 0, play(GreenRun)));
+    let refused = refusal(state.clone().play(0, play(GreenRun)));
     assert!(
         refused.message.contains("begins with a lift"),
         "{}",
         refused.message
     );
-    act(&mut state, 0, play(Lift)).unwrap();
+    state.play(0, play(Lift)).unwrap();
     assert_eq!(state.runs[0], Some(run_of(&[])));
-    act(&mut state, 0, play(GreenRun)).unwrap();
+    state.play(0, play(GreenRun)).unwrap();
     assert_eq!(state.runs[0], Some(run_of(&[GreenRun])));
 }
 
@@ -475,8 +429,8 @@ fn a_ski_run_begins_with_a_lift_card() {
 fn a_player_has_at_most_one_unbanked_run() {
     let mut state = dealt(2);
     playing(&mut state, 0, &[Lift, Lift, Lift]);
-    act(&mut state, 0, play(Lift)).unwrap();
-    let refused = refusal(act(&mut state.clone(), 0, play(Lift)));
+    state.play(0, play(Lift)).unwrap();
+    let refused = refusal(state.clone().play(0, play(Lift)));
     assert!(
         refused.message.contains("already on a ski run"),
         "{}",
@@ -487,14 +441,14 @@ fn a_player_has_at_most_one_unbanked_run() {
         .any(|l| l.command == play(Lift)));
     // Once banked, a new run may start.
     state.runs[0] = Some(run_of(&[RedRun]));
-    act(&mut state, 0, Command::EndTurn).unwrap();
-    act(&mut state, 1, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
-    act(&mut state, 1, Command::EndTurn).unwrap();
-    act(&mut state, 0, Command::Bank).unwrap();
-    act(&mut state, 1, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
-    act(&mut state, 1, Command::EndTurn).unwrap();
-    act(&mut state, 0, draw(Pile::LiftPile, Pile::LiftPile)).unwrap();
-    act(&mut state, 0, play(Lift)).unwrap();
+    state.play(0, Command::EndTurn).unwrap();
+    state.play(1, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
+    state.play(1, Command::EndTurn).unwrap();
+    state.play(0, Command::Bank).unwrap();
+    state.play(1, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
+    state.play(1, Command::EndTurn).unwrap();
+    state.play(0, draw(Pile::LiftPile, Pile::LiftPile)).unwrap();
+    state.play(0, play(Lift)).unwrap();
     assert_eq!(state.runs[0], Some(run_of(&[])));
     assert_eq!(state.banked[0], vec![run_of(&[RedRun])]);
 }
@@ -524,7 +478,7 @@ fn a_run_card_links_to_the_same_or_a_neighbouring_colour() {
         let mut state = dealt(2);
         playing(&mut state, 0, &[card]);
         state.runs[0] = Some(run_of(&[GreenRun, last]));
-        let result = act(&mut state, 0, play(card));
+        let result = state.play(0, play(card));
         assert_eq!(result.is_ok(), links, "{card} after {last}");
         let listed = SkiRuns::legal(&dealt_with_run(last, card), 0)
             .iter()
@@ -537,7 +491,7 @@ fn a_run_card_links_to_the_same_or_a_neighbouring_colour() {
     }
 }
 
-fn dealt_with_run(last: Card, card: Card) -> State {
+fn dealt_with_run(last: Card, card: Card) -> Given<SkiRuns> {
     let mut state = dealt(2);
     playing(&mut state, 0, &[card]);
     state.runs[0] = Some(run_of(&[last]));
@@ -551,8 +505,8 @@ fn the_first_run_card_after_the_lift_may_be_any_colour() {
     for card in [GreenRun, BlueRun, RedRun, BlackRun] {
         let mut state = dealt(2);
         playing(&mut state, 0, &[Lift, card]);
-        act(&mut state, 0, play(Lift)).unwrap();
-        act(&mut state, 0, play(card)).unwrap();
+        state.play(0, play(Lift)).unwrap();
+        state.play(0, play(card)).unwrap();
         assert_eq!(state.runs[0], Some(run_of(&[card])));
     }
 }
@@ -569,7 +523,7 @@ fn an_avalanche_sweeps_every_unbanked_run_and_never_a_banked_one() {
     state.runs[2] = None;
     state.banked[0] = vec![run_of(&[BlackRun])];
     state.banked[2] = vec![run_of(&[GreenRun, GreenRun])];
-    act(&mut state, 1, play(Avalanche)).unwrap();
+    state.play(1, play(Avalanche)).unwrap();
     assert_eq!(state.runs, vec![None, None, None]);
     assert_eq!(state.banked[0], vec![run_of(&[BlackRun])]);
     assert_eq!(state.banked[2], vec![run_of(&[GreenRun, GreenRun])]);
@@ -592,7 +546,7 @@ fn banking_is_the_whole_turn() {
     state.runs[0] = Some(run_of(&[BlueRun, RedRun]));
     let hand = state.hands[0].clone();
     let draw_pile = state.draw_pile.len();
-    let events = act(&mut state, 0, Command::Bank).unwrap();
+    let events = state.play(0, Command::Bank).unwrap();
     assert_eq!(
         events,
         vec![Event::Banked {
@@ -613,8 +567,8 @@ fn banking_is_the_whole_turn() {
     // Not after drawing.
     let mut state = dealt(3);
     state.runs[0] = Some(run_of(&[BlueRun]));
-    act(&mut state, 0, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
-    let refused = refusal(act(&mut state, 0, Command::Bank));
+    state.play(0, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
+    let refused = refusal(state.play(0, Command::Bank));
     assert!(
         refused.message.contains("whole turn"),
         "{}",
@@ -626,14 +580,14 @@ fn banking_is_the_whole_turn() {
 #[test]
 fn a_run_without_a_run_card_cannot_be_banked() {
     let mut state = dealt(2);
-    let none = refusal(act(&mut state.clone(), 0, Command::Bank));
+    let none = refusal(state.clone().play(0, Command::Bank));
     assert!(
         none.message.contains("no unbanked ski run"),
         "{}",
         none.message
     );
     state.runs[0] = Some(run_of(&[]));
-    let empty = refusal(act(&mut state.clone(), 0, Command::Bank));
+    let empty = refusal(state.clone().play(0, Command::Bank));
     assert!(empty.message.contains("no run card"), "{}", empty.message);
     assert!(!SkiRuns::legal(&state, 0)
         .iter()
@@ -646,11 +600,11 @@ fn a_run_without_a_run_card_cannot_be_banked() {
 fn banked_runs_are_kept_apart() {
     let mut state = dealt(2);
     state.runs[0] = Some(run_of(&[GreenRun]));
-    act(&mut state, 0, Command::Bank).unwrap();
-    act(&mut state, 1, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
-    act(&mut state, 1, Command::EndTurn).unwrap();
+    state.play(0, Command::Bank).unwrap();
+    state.play(1, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
+    state.play(1, Command::EndTurn).unwrap();
     state.runs[0] = Some(run_of(&[RedRun, RedRun]));
-    act(&mut state, 0, Command::Bank).unwrap();
+    state.play(0, Command::Bank).unwrap();
     assert_eq!(
         state.banked[0],
         vec![run_of(&[GreenRun]), run_of(&[RedRun, RedRun])]
@@ -692,7 +646,7 @@ fn once_the_draw_pile_is_empty_nobody_draws_again_from_either_pile() {
         draw_pile: Cards::shown(vec![]),
         lift_pile: 12,
     };
-    let game = given::<SkiRuns>(setup(2), [draw_pile_empty]);
+    let game = given::<SkiRuns>(setup::<SkiRuns>(2), [draw_pile_empty]);
     assert_eq!(game.legal(0), vec![play(Lift), Command::EndTurn]);
     for no_draw in [
         draw(Pile::LiftPile, Pile::LiftPile),
@@ -746,13 +700,13 @@ fn under_revision_1_the_draw_went_on_from_the_lift_pile_after_the_draw_pile_ran_
         .map(|l| l.command)
         .collect();
     assert_eq!(legal, vec![draw(Pile::LiftPile, Pile::LiftPile)]);
-    act(&mut state, 0, draw(Pile::LiftPile, Pile::LiftPile)).unwrap();
-    act(&mut state, 0, play(Lift)).unwrap();
-    act(&mut state, 0, play(GreenRun)).unwrap();
-    act(&mut state, 0, Command::EndTurn).unwrap();
-    act(&mut state, 1, draw(Pile::LiftPile, Pile::LiftPile)).unwrap();
-    act(&mut state, 1, Command::EndTurn).unwrap();
-    act(&mut state, 0, Command::Bank).unwrap();
+    state.play(0, draw(Pile::LiftPile, Pile::LiftPile)).unwrap();
+    state.play(0, play(Lift)).unwrap();
+    state.play(0, play(GreenRun)).unwrap();
+    state.play(0, Command::EndTurn).unwrap();
+    state.play(1, draw(Pile::LiftPile, Pile::LiftPile)).unwrap();
+    state.play(1, Command::EndTurn).unwrap();
+    state.play(0, Command::Bank).unwrap();
     assert_eq!(state.end, None);
     assert_eq!(SkiRuns::to_act(&state), vec![1]);
     assert_eq!(state.score(0), 1);
@@ -768,34 +722,43 @@ fn the_game_ends_when_every_player_in_turn_neither_plays_nor_banks_once_the_draw
     let keep = state.draw_pile.len() - 2;
     state.draw_pile.drain(..keep);
     state.hands[1] = vec![Lift, GreenRun];
-    act(&mut state, 0, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
-    act(&mut state, 0, Command::EndTurn).unwrap();
+    state.play(0, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
+    state.play(0, Command::EndTurn).unwrap();
     assert_eq!(
         SkiRuns::view(&state, Viewer::Spectator).quiet_seats,
         vec![0]
     );
     // A play starts the count again.
-    act(&mut state, 1, play(Lift)).unwrap();
-    act(&mut state, 1, Command::EndTurn).unwrap();
+    state.play(1, play(Lift)).unwrap();
+    state.play(1, Command::EndTurn).unwrap();
     assert!(SkiRuns::view(&state, Viewer::Spectator)
         .quiet_seats
         .is_empty());
     for seat in [2, 0] {
-        act(&mut state, seat, Command::EndTurn).unwrap();
+        state.play(seat, Command::EndTurn).unwrap();
         assert_eq!(state.end, None);
     }
     // A bank starts it again too.
-    act(&mut state, 1, play(GreenRun)).unwrap();
-    act(&mut state, 1, Command::EndTurn).unwrap();
+    state.play(1, play(GreenRun)).unwrap();
+    state.play(1, Command::EndTurn).unwrap();
     for seat in [2, 0] {
-        act(&mut state, seat, Command::EndTurn).unwrap();
+        state.play(seat, Command::EndTurn).unwrap();
     }
-    act(&mut state, 1, Command::Bank).unwrap();
+    state.play(1, Command::Bank).unwrap();
     for seat in [2, 0] {
-        act(&mut state, seat, Command::EndTurn).unwrap();
+        state.play(seat, Command::EndTurn).unwrap();
         assert_eq!(state.end, None);
     }
-    act(&mut state, 1, Command::EndTurn).unwrap();
+    let events = state.play(1, Command::EndTurn).unwrap();
+    assert_eq!(
+        events,
+        vec![
+            Event::TurnEnded { seat: 1 },
+            Event::GameEnded {
+                reason: End::NoProgress
+            }
+        ]
+    );
     assert_eq!(state.end, Some(End::NoProgress));
     assert!(SkiRuns::to_act(&state).is_empty());
     let outcome = SkiRuns::outcome(&state).unwrap();
@@ -816,9 +779,9 @@ fn a_game_with_no_possible_progress_ends() {
         while state.end.is_none() {
             let seat = state.turn;
             if revision == 1 {
-                act(&mut state, seat, Command::PickUp).unwrap();
+                state.play(seat, Command::PickUp).unwrap();
             }
-            act(&mut state, seat, Command::EndTurn).unwrap();
+            state.play(seat, Command::EndTurn).unwrap();
             turns += 1;
         }
         assert_eq!(turns, 4);
@@ -833,26 +796,28 @@ fn the_game_ends_as_soon_as_the_5th_avalanche_card_is_played() {
     let mut state = dealt(3);
     for seat in [0, 1, 2, 0] {
         playing(&mut state, seat, &[Avalanche, GreenRun]);
-        act(&mut state, seat, play(Avalanche)).unwrap();
+        state.play(seat, play(Avalanche)).unwrap();
         assert_eq!(state.end, None);
     }
     playing(&mut state, 1, &[Lift, Avalanche, GreenRun]);
-    act(&mut state, 1, play(Lift)).unwrap();
-    let events = act(&mut state, 1, play(Avalanche)).unwrap();
+    state.play(1, play(Lift)).unwrap();
+    let events = state.play(1, play(Avalanche)).unwrap();
     assert_eq!(
         events,
-        vec![Event::Played {
-            seat: 1,
-            card: Avalanche
-        }]
+        vec![
+            Event::Played {
+                seat: 1,
+                card: Avalanche
+            },
+            Event::GameEnded {
+                reason: End::FinalAvalanche
+            }
+        ]
     );
     assert_eq!(state.end, Some(End::FinalAvalanche));
     assert!(SkiRuns::to_act(&state).is_empty());
     assert!(SkiRuns::legal(&state, 1).is_empty());
-    assert_eq!(
-        refusal(act(&mut state, 1, play(GreenRun))).code,
-        "game_over"
-    );
+    assert_eq!(refusal(state.play(1, play(GreenRun))).code, "game_over");
     let view = SkiRuns::view(&state, Viewer::Spectator);
     assert!(view.turn.is_none());
     assert_eq!(view.avalanches_to_end, 0);
@@ -860,6 +825,134 @@ fn the_game_ends_as_soon_as_the_5th_avalanche_card_is_played() {
         view.players.iter().all(|p| p.hand.is_some()),
         "the end reveals the hands"
     );
+}
+
+/// Two seats each holding avalanches, the draw pile `draw_pile` cards of green runs.
+fn avalanches_dealt(draw_pile: usize) -> Event {
+    Event::Dealt {
+        hands: vec![
+            Cards::shown(vec![Avalanche, Avalanche, Avalanche]),
+            Cards::shown(vec![Avalanche, Avalanche]),
+        ],
+        draw_pile: Cards::shown(vec![GreenRun; draw_pile]),
+        lift_pile: 10,
+    }
+}
+
+/// Four avalanches played in two turns each of two avalanches (drawing 2 lifts first).
+fn four_avalanches() -> Vec<Event> {
+    let mut events = vec![avalanches_dealt(8)];
+    for seat in [0, 1] {
+        events.push(Event::Drew {
+            seat,
+            lifts: 2,
+            cards: Cards::shown(Vec::new()),
+        });
+        for _ in 0..2 {
+            events.push(Event::Played {
+                seat,
+                card: Avalanche,
+            });
+        }
+        events.push(Event::TurnEnded { seat });
+    }
+    events.push(Event::Drew {
+        seat: 0,
+        lifts: 2,
+        cards: Cards::shown(Vec::new()),
+    });
+    events
+}
+
+/// Revision 3: the end of the game is decided with the command that causes it, as a
+/// `game_ended` event naming why: here the 5th avalanche card.
+#[test]
+fn the_5th_avalanche_card_is_followed_by_the_end_of_the_game() {
+    let ended = given::<SkiRuns>(setup::<SkiRuns>(2), four_avalanches())
+        .when(0, play(Avalanche))
+        .then([
+            Event::Played {
+                seat: 0,
+                card: Avalanche,
+            },
+            Event::GameEnded {
+                reason: End::FinalAvalanche,
+            },
+        ]);
+    assert_eq!(ended.state().end, Some(End::FinalAvalanche));
+    assert_eq!(
+        serde_json::to_value(Event::GameEnded {
+            reason: End::FinalAvalanche
+        })
+        .unwrap(),
+        json!({"type": "game_ended", "reason": "final_avalanche"})
+    );
+    ended.when(1, Command::EndTurn).refused("game_over");
+}
+
+/// Revision 3: the turn that completes a quiet round once the draw pile is empty is followed
+/// by the end of the game.
+#[test]
+fn the_last_quiet_turn_once_the_draw_pile_is_empty_is_followed_by_the_end_of_the_game() {
+    let nothing_left = Event::Dealt {
+        hands: vec![Cards::shown(Vec::new()), Cards::shown(Vec::new())],
+        draw_pile: Cards::shown(Vec::new()),
+        lift_pile: 0,
+    };
+    let ended = given::<SkiRuns>(setup::<SkiRuns>(2), [nothing_left])
+        .when(0, Command::EndTurn)
+        .then([Event::TurnEnded { seat: 0 }])
+        .when(1, Command::EndTurn)
+        .then([
+            Event::TurnEnded { seat: 1 },
+            Event::GameEnded {
+                reason: End::NoProgress,
+            },
+        ]);
+    assert_eq!(ended.state().end, Some(End::NoProgress));
+}
+
+/// Revision 3: a player leaving can complete the quiet round too (the others have all had a
+/// quiet turn): the leaving is followed by the end of the game.
+#[test]
+fn a_player_leaving_after_a_quiet_round_of_the_others_ends_the_game_with_the_event() {
+    let nothing_left = Event::Dealt {
+        hands: vec![Cards::shown(Vec::new()); 3],
+        draw_pile: Cards::shown(Vec::new()),
+        lift_pile: 0,
+    };
+    let quiet = given::<SkiRuns>(setup::<SkiRuns>(3), [nothing_left])
+        .when(0, Command::EndTurn)
+        .then([Event::TurnEnded { seat: 0 }])
+        .when(1, Command::EndTurn)
+        .then([Event::TurnEnded { seat: 1 }]);
+    assert_eq!(
+        SkiRuns::retire(quiet.state(), 2),
+        vec![
+            Event::Retired {
+                seat: 2,
+                hand: Cards::shown(Vec::new()),
+                run: None
+            },
+            Event::GameEnded {
+                reason: End::NoProgress
+            }
+        ]
+    );
+}
+
+/// A stored game of revision 2 keeps its rules: no `game_ended` is decided, the fold finds the
+/// end itself, so its stream replays and audits as it was recorded.
+#[test]
+fn under_revision_2_the_end_was_found_by_the_fold_without_an_event() {
+    let ended = given::<SkiRuns>(under(setup::<SkiRuns>(2), 2), four_avalanches())
+        .when(0, play(Avalanche))
+        .then([Event::Played {
+            seat: 0,
+            card: Avalanche,
+        }]);
+    assert_eq!(ended.state().end, Some(End::FinalAvalanche));
+    assert!(SkiRuns::outcome(ended.state()).is_some());
 }
 
 /// "Scores are announced starting with the player who played the final avalanche card."
@@ -871,7 +964,7 @@ fn scores_are_announced_starting_with_the_player_who_played_the_final_avalanche_
     state.banked[0] = vec![run_of(&[RedRun])];
     state.banked[3] = vec![run_of(&[BlueRun])];
     playing(&mut state, 2, &[Avalanche]);
-    act(&mut state, 2, play(Avalanche)).unwrap();
+    state.play(2, play(Avalanche)).unwrap();
     let view = SkiRuns::view(&state, Viewer::Everyone);
     let order: Vec<(Seat, i64)> = view
         .announcements
@@ -911,7 +1004,7 @@ fn the_highest_total_wins_and_equal_totals_share_the_win() {
 #[test]
 fn the_lift_pile_is_face_up_and_the_draw_pile_face_down() {
     let mut state = dealt(2);
-    let events = act(&mut state, 0, draw(Pile::DrawPile, Pile::LiftPile)).unwrap();
+    let events = state.play(0, draw(Pile::DrawPile, Pile::LiftPile)).unwrap();
     let seen_by_other = SkiRuns::redact(&events[0], Viewer::Seat(1));
     assert_eq!(
         seen_by_other,
@@ -939,13 +1032,10 @@ fn a_player_who_leaves_is_skipped_and_keeps_only_banked_runs() {
     let mut state = dealt(3);
     state.runs[1] = Some(run_of(&[GreenRun]));
     state.banked[1] = vec![run_of(&[BlackRun; 5])];
-    act(&mut state, 0, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
-    act(&mut state, 0, Command::EndTurn).unwrap();
+    state.play(0, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
+    state.play(0, Command::EndTurn).unwrap();
     assert_eq!(state.turn, 1);
-    let events = SkiRuns::retire(&state, 1);
-    for event in &events {
-        SkiRuns::evolve(&mut state, event);
-    }
+    let events = state.retire(1);
     assert!(matches!(
         SkiRuns::redact(&events[0], Viewer::Seat(0)),
         Event::Retired {
@@ -961,8 +1051,8 @@ fn a_player_who_leaves_is_skipped_and_keeps_only_banked_runs() {
     assert_eq!(state.runs[1], None);
     assert_eq!(state.discard_pile.len(), 5 + 2);
     assert_eq!(state.score(1), 24);
-    act(&mut state, 2, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
-    act(&mut state, 2, Command::EndTurn).unwrap();
+    state.play(2, draw(Pile::DrawPile, Pile::DrawPile)).unwrap();
+    state.play(2, Command::EndTurn).unwrap();
     assert_eq!(state.turn, 0, "seat 1 is skipped");
     state.end = Some(End::NoProgress);
     assert_eq!(SkiRuns::outcome(&state).unwrap().winners, vec![0, 2]);
@@ -998,17 +1088,12 @@ fn commands_have_stable_json_shapes() {
         assert!(serde_json::from_value::<Command>(bad).is_err());
     }
     let state = dealt(2);
-    assert_eq!(
-        refusal(SkiRuns::decide(&state, 7, &Command::Bank, &ctx())).code,
-        "not_your_turn"
-    );
     assert!(SkiRuns::legal(&state, 99).is_empty());
     assert!(SkiRuns::retire(&state, 99).is_empty());
-    let undealt = SkiRuns::initial(&setup(2));
-    assert_eq!(
-        refusal(SkiRuns::decide(&undealt, 0, &Command::Bank, &ctx())).code,
-        "illegal_command"
-    );
+    state.when(7, Command::Bank).refused("not_your_turn");
+    given::<SkiRuns>(setup::<SkiRuns>(2), [])
+        .when(0, Command::Bank)
+        .refused("illegal_command");
 }
 
 /// The engine plays through the type-erased registry with JSON, as the service drives it:

@@ -2,20 +2,13 @@
 //! vanishes, no viewer sees another seat's hand or an undrawn card, and a recorded game
 //! decides again to the same events.
 
-use domain::engine::{Context, Engine, Seat, Setup, Viewer};
+use domain::engine::{Context, Engine, Seat, Viewer};
 use domain::fairness::Seed;
 use domain::games::ski_runs::{Card, DeckCounts, Event, Options, SkiRuns, State};
-use domain::testing::{play_random, replay_matches, test_time, viewers, RandomGame};
+use domain::testing::{
+    play_random, replay_matches, setup, test_time, viewers, with_options, RandomGame,
+};
 use serde_json::Value;
-
-fn setup(seats: usize, deck: DeckCounts) -> Setup<Options> {
-    Setup {
-        variant: None,
-        options: Options { deck },
-        seats,
-        revision: SkiRuns::info().revision,
-    }
-}
 
 fn seed(n: u64) -> Seed {
     let mut bytes = [0u8; 32];
@@ -75,13 +68,19 @@ fn random_games_of_2_to_6_players_always_end() {
         };
         // "If the draw pile runs out, ... nobody draws again, from either pile."
         let mut draw_pile_ran_out = false;
-        let game = play_random::<SkiRuns>(&setup(seats, deck), seed(n), n, MAX_COMMANDS, |s, e| {
-            assert_conserved(s);
-            if draw_pile_ran_out {
-                assert!(!matches!(e, Event::Drew { .. } | Event::PickedUp { .. }));
-            }
-            draw_pile_ran_out = s.dealt && s.draw_pile.is_empty();
-        })
+        let game = play_random::<SkiRuns>(
+            &with_options(setup::<SkiRuns>(seats), Options { deck }),
+            seed(n),
+            n,
+            MAX_COMMANDS,
+            |s, e| {
+                assert_conserved(s);
+                if draw_pile_ran_out {
+                    assert!(!matches!(e, Event::Drew { .. } | Event::PickedUp { .. }));
+                }
+                draw_pile_ran_out = s.dealt && s.draw_pile.is_empty();
+            },
+        )
         .unwrap_or_else(|e| panic!("game {n} with {seats} players: {e}"));
         assert!(game.finished, "game {n} with {seats} players did not end");
         let outcome = SkiRuns::outcome(&game.state).expect("an outcome");
@@ -107,11 +106,14 @@ fn random_games_without_avalanche_cards_end_when_nobody_can_progress() {
             avalanche: 0,
             ..DeckCounts::default()
         };
-        let game =
-            play_random::<SkiRuns>(&setup(seats, deck), seed(n), n + 7, MAX_COMMANDS, |s, _| {
-                assert_conserved(s)
-            })
-            .unwrap_or_else(|e| panic!("game {n}: {e}"));
+        let game = play_random::<SkiRuns>(
+            &with_options(setup::<SkiRuns>(seats), Options { deck }),
+            seed(n),
+            n + 7,
+            MAX_COMMANDS,
+            |s, _| assert_conserved(s),
+        )
+        .unwrap_or_else(|e| panic!("game {n}: {e}"));
         assert!(game.finished);
         assert_eq!(
             game.state.end,
@@ -127,7 +129,7 @@ fn random_games_without_avalanche_cards_end_when_nobody_can_progress() {
 fn cards_are_conserved_after_every_event() {
     for n in 0..300u64 {
         let seats = 3 + (n % 4) as usize;
-        let setup = setup(seats, DeckCounts::default());
+        let setup = setup::<SkiRuns>(seats);
         let ctx = |v: u64| Context::new(seed(n), v, test_time());
         let mut state = SkiRuns::initial(&setup);
         let apply = |state: &mut State, events: Vec<Event>| {
@@ -213,7 +215,7 @@ fn visible_cards(event: &Event, viewer: Viewer) -> usize {
         Event::Retired { seat, hand, run } => {
             run.as_ref().map_or(0, |r| r.cards.len()) + if own(*seat) { hand.count } else { 0 }
         }
-        Event::TurnEnded { .. } | Event::DrawPileReshuffled { .. } => 0,
+        Event::TurnEnded { .. } | Event::DrawPileReshuffled { .. } | Event::GameEnded { .. } => 0,
     }
 }
 
@@ -294,7 +296,7 @@ fn no_viewer_sees_another_hand_or_an_undrawn_card() {
     for n in 0..40u64 {
         let seats = 2 + (n % 5) as usize;
         let game = play_random::<SkiRuns>(
-            &setup(seats, DeckCounts::default()),
+            &setup::<SkiRuns>(seats),
             seed(1000 + n),
             n,
             MAX_COMMANDS,
@@ -309,7 +311,7 @@ fn no_viewer_sees_another_hand_or_an_undrawn_card() {
 /// deals others.
 #[test]
 fn the_deal_follows_the_seed() {
-    let setup = setup(4, DeckCounts::default());
+    let setup = setup::<SkiRuns>(4);
     let state = SkiRuns::initial(&setup);
     let deal = |s: u64| SkiRuns::start(&state, &Context::new(seed(s), 0, test_time()));
     assert_eq!(deal(1), deal(1));

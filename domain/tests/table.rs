@@ -2,19 +2,15 @@
 
 mod common;
 
-use chrono::DateTime;
 use common::HighCard;
-use domain::engine::{Context, Viewer};
+use domain::engine::Viewer;
 use domain::registry::{Kind, LiveGame};
 use domain::table::{Actor, Status};
+use domain::testing::context;
 use domain::Seed;
 use serde_json::{json, Value};
 
 const SEED: Seed = Seed([3; 32]);
-
-fn ctx(nonce: u64) -> Context {
-    Context::new(SEED, nonce, DateTime::UNIX_EPOCH)
-}
 
 /// Creates a game of `seats` seats through the type-erased registry, as the API does.
 fn create(seats: usize) -> Box<dyn LiveGame> {
@@ -31,7 +27,7 @@ fn apply(
     command: Value,
 ) -> Result<Vec<Value>, String> {
     let events = game
-        .decide(actor, &command, &ctx(game.version()))
+        .decide(actor, &command, &context(game.version()))
         .map_err(|e| e.code)?;
     let payloads: Vec<Value> = events.into_iter().map(|e| e.payload).collect();
     for event in &payloads {
@@ -132,7 +128,7 @@ fn bad_commands_are_refused_with_a_clear_reason() {
         json!({"type": "resign", "extra": 1}),
     ] {
         let error = game
-            .decide(&player(0), &bad, &ctx(game.version()))
+            .decide(&player(0), &bad, &context(game.version()))
             .unwrap_err();
         assert_eq!(error.code, "bad_command", "{bad}");
         assert!(!error.message.is_empty());
@@ -301,7 +297,7 @@ fn legal_commands_are_postable_as_is() {
     let game = full(2);
     for legal in game.legal(0) {
         assert!(
-            game.decide(&player(0), &legal.command, &ctx(game.version()))
+            game.decide(&player(0), &legal.command, &context(game.version()))
                 .is_ok(),
             "{}",
             legal.notation

@@ -8,7 +8,7 @@ use domain::games::vamanos::cards::{deck, COLOURS, DECK_SIZE, PICTURES};
 use domain::games::vamanos::{
     Card, Colour, Combination, Command, Event, Options, Phase, Pile, SeatScore, StackScore, Vamanos,
 };
-use domain::testing::test_time;
+use domain::testing::{given, test_time, under, Given};
 use domain::{Registry, Setup};
 use std::collections::HashSet;
 use vamanos_support::{deck_starting_with, setup, Game};
@@ -800,9 +800,13 @@ fn the_game_ends_after_the_round_in_which_a_total_passes_500() {
     assert!(!outcome.draw);
     assert_eq!(Vamanos::to_act(&game.state), Vec::<usize>::new());
     assert!(Vamanos::legal(&game.state, 1).is_empty());
+    let last_round = game.round();
     assert!(
-        !matches!(game.events.last(), Some(Event::RoundDealt { .. })),
-        "no round is dealt after the last"
+        matches!(
+            game.events.as_slice(),
+            [.., Event::RoundScored { .. }, Event::GameEnded { round }] if *round == last_round
+        ),
+        "no round is dealt after the last: the game ends (revision 2)"
     );
     assert_eq!(game.view(Viewer::Everyone).phase, Phase::Over);
     let error = game
@@ -814,6 +818,68 @@ fn the_game_ends_after_the_round_in_which_a_total_passes_500() {
         )
         .unwrap_err();
     assert_eq!(error.code, "game_over");
+}
+
+/// A round of two seats, seat 0 holding a single card, seat 1 three; seat 0's total already
+/// far above `target`.
+fn last_round(revision: u32, target: u32) -> Given<Vamanos> {
+    let cards = deck();
+    let pile = |seat: usize, cards: &[Card]| Pile {
+        seat,
+        size: cards.len() as u32,
+        cards: Some(cards.to_vec()),
+    };
+    let dealt = Event::RoundDealt {
+        round: 1,
+        piles: vec![pile(0, &cards[..1]), pile(1, &cards[1..4])],
+    };
+    given::<Vamanos>(under(setup(2, target), revision), [dealt])
+        .with(|state| state.totals = vec![i64::from(target) * 10, 0])
+}
+
+/// Revision 2: when a round's scores take a total past the target, the command that ended the
+/// round is followed by the end of the game, instead of the next deal.
+#[test]
+fn the_round_that_passes_the_target_is_followed_by_the_end_of_the_game() {
+    let placed = last_round(2, 100)
+        .when(0, Command::Draw { round: 1 })
+        .accepted()
+        .when(0, Command::Place { round: 1, row: 1 });
+    let events = placed.events();
+    assert!(
+        matches!(
+            events.as_slice(),
+            [
+                ..,
+                Event::AltaCalled { seat: 0, round: 1 },
+                Event::RoundScored { .. },
+                Event::GameEnded { round: 1 }
+            ]
+        ),
+        "{events:?}"
+    );
+    let ended = placed.accepted();
+    assert!(ended.state().over);
+    assert!(Vamanos::outcome(ended.state()).is_some());
+    ended
+        .when(1, Command::Draw { round: 2 })
+        .refused("game_over");
+}
+
+/// A stored game of revision 1 keeps its rules: no `game_ended` is decided, the fold finds the
+/// end itself when the round is scored, so its stream replays and audits as recorded.
+#[test]
+fn under_revision_1_the_end_was_found_by_the_fold_without_an_event() {
+    let placed = last_round(1, 100)
+        .when(0, Command::Draw { round: 1 })
+        .accepted()
+        .when(0, Command::Place { round: 1, row: 1 });
+    let events = placed.events();
+    assert!(
+        matches!(events.as_slice(), [.., Event::RoundScored { .. }]),
+        "{events:?}"
+    );
+    assert!(placed.accepted().state().over);
 }
 
 /// "the highest total wins (**Ruling:** equal totals share the win)".
@@ -833,6 +899,8 @@ fn equal_totals_share_the_win() {
         round: 1,
         scores: vec![line(0, 120), line(1, 90), line(2, 120)],
     });
+    assert!(game.state.target_passed());
+    game.apply(Event::GameEnded { round: 1 });
     let outcome = Vamanos::outcome(&game.state).expect("a total passed 100");
     assert_eq!(outcome.winners, vec![0, 2]);
     assert!(!outcome.draw);
@@ -856,7 +924,13 @@ fn reaching_exactly_the_target_does_not_end_the_game() {
         round: 1,
         scores: vec![line(0, 100), line(1, 90)],
     });
+    assert!(!game.state.target_passed(), "100 does not pass 100");
     assert_eq!(Vamanos::outcome(&game.state), None);
+    game.apply(Event::RoundScored {
+        round: 1,
+        scores: vec![line(0, 101), line(1, 90)],
+    });
+    assert!(game.state.target_passed(), "101 does");
 }
 
 // ---------------------------------------------------------------- Options, leaving, forks

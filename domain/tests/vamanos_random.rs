@@ -119,7 +119,9 @@ fn assert_secrets_kept(state: &State, event: &Event) {
                     assert_eq!(stacks, state.players[score.seat].stacks);
                 }
             }
-            Event::AltaCalled { .. } | Event::Retired { .. } => assert!(named.is_empty()),
+            Event::AltaCalled { .. } | Event::Retired { .. } | Event::GameEnded { .. } => {
+                assert!(named.is_empty())
+            }
         }
     }
 }

@@ -6,15 +6,11 @@ use domain::engine::{Context, Engine, RuleError, Seat, Setup, Viewer};
 use domain::fairness::Seed;
 use domain::games::vamanos::cards::deck;
 use domain::games::vamanos::{Card, Command, Event, Options, Pile, State, Vamanos};
-use domain::testing::test_time;
+use domain::testing::{self, test_time, with_options};
 
+/// A new game of `seats` played to `target`.
 pub fn setup(seats: usize, target: u32) -> Setup<Options> {
-    Setup {
-        variant: None,
-        options: Options { target },
-        seats,
-        revision: Vamanos::info().revision,
-    }
+    with_options(testing::setup::<Vamanos>(seats), Options { target })
 }
 
 /// A game being played in a test: the state, every event so far, and the seed of its deals.

@@ -1,51 +1,13 @@
-//! The decisions of Altitude: the deal, every command checked against the rules, retiring
-//! and reshuffling.
+//! The decisions of Altitude: every command checked against the rules, retiring, and the end
+//! of the game. The deal and the reshuffles are in `deal.rs`.
 
-use super::cards::{Card, Face, DEALT};
+use super::cards::{Card, Face};
 use super::command::Command;
+use super::deal::shuffled;
 use super::event::Event;
 use super::mountain::{Mountain, Position};
 use super::state::{Phase, State};
 use crate::engine::{Context, RuleError, Seat};
-
-/// Shuffles the whole deck, then deals 6 cards from its top to each seat.
-pub fn start(state: &State, ctx: &Context) -> Vec<Event> {
-    if state.phase != Phase::NotStarted {
-        return Vec::new();
-    }
-    let mut deck = state.options.deck();
-    ctx.dealer(0).shuffle(&mut deck);
-    let mut events = vec![Event::DeckShuffled {
-        count: deck.len(),
-        cards: deck.clone(),
-    }];
-    for seat in 0..state.seats {
-        let at = deck.len().saturating_sub(DEALT);
-        let cards = deck.split_off(at);
-        events.push(Event::Dealt {
-            seat,
-            count: cards.len(),
-            cards,
-        });
-    }
-    events
-}
-
-/// The deck shuffled again (with the cards it holds), for a fork after a takeback.
-pub fn reshuffle(state: &State, ctx: &Context) -> Vec<Event> {
-    if state.deck.is_empty() || matches!(state.phase, Phase::NotStarted | Phase::Over) {
-        return Vec::new();
-    }
-    vec![shuffled(state.deck.clone(), ctx)]
-}
-
-fn shuffled(mut cards: Vec<Card>, ctx: &Context) -> Event {
-    ctx.dealer(0).shuffle(&mut cards);
-    Event::DeckShuffled {
-        count: cards.len(),
-        cards,
-    }
-}
 
 /// A retiring seat keeps its mountain and its hand (out of play, still secret); the card it
 /// had drawn, if any, is discarded; a choice of cards it still owed is dropped.
@@ -58,10 +20,35 @@ pub fn retire(state: &State, seat: Seat) -> Vec<Event> {
     } else {
         None
     };
-    vec![Event::Retired { seat, discarded }]
+    with_end(state, vec![Event::Retired { seat, discarded }])
+}
+
+/// From revision 3, the events of a command (or of a seat leaving) are followed by the end of
+/// the game when they complete a round of passes once the deck is empty.
+pub fn with_end(state: &State, mut events: Vec<Event>) -> Vec<Event> {
+    if !state.rules.end_is_decided() {
+        return events;
+    }
+    let mut after = state.clone();
+    for event in &events {
+        after.evolve(event);
+    }
+    if after.all_passed() {
+        events.push(Event::GameEnded);
+    }
+    events
 }
 
 pub fn decide(
+    state: &State,
+    seat: Seat,
+    command: &Command,
+    ctx: &Context,
+) -> Result<Vec<Event>, RuleError> {
+    decide_command(state, seat, command, ctx).map(|events| with_end(state, events))
+}
+
+fn decide_command(
     state: &State,
     seat: Seat,
     command: &Command,

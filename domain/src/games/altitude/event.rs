@@ -75,4 +75,8 @@ pub enum Event {
     /// A seat left the game (resigned or timed out); it is skipped from then on, keeps its
     /// mountain and its hand, and the card it had drawn (if any) was discarded.
     Retired { seat: Seat, discarded: Option<Card> },
+    /// Once the deck was empty, every seat still playing passed in a row: the game is over
+    /// and scored. Decided with the pass (or the leaving) that completed the round, since
+    /// revision 3; under earlier revisions the fold finds the end itself.
+    GameEnded,
 }

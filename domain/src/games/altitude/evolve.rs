@@ -1,5 +1,7 @@
 //! Applying an event of Altitude to the state (the fold): turns, two turns a round at 5
-//! floors, the laying of the hands and the end.
+//! floors, the laying of the hands and the end. From revision 3 the end is an event decided
+//! with the pass that causes it (see [`super::decide::with_end`]); under earlier revisions the
+//! fold finds it here, as it always did, so stored games fold as they were played.
 
 use super::cards::Card;
 use super::event::Event;
@@ -64,10 +66,13 @@ impl State {
         }
     }
 
-    /// A turn of the end: the next seat, or the end when every seat still playing passed.
+    /// A turn of the end: the next seat, or the end when every seat still playing passed
+    /// (found here before revision 3; from it, decided as [`Event::GameEnded`]).
     fn end_laying_turn(&mut self) {
-        if (0..self.seats).all(|s| !self.is_active(s) || self.passed[s]) {
-            self.phase = Phase::Over;
+        if self.all_passed() {
+            if !self.rules.end_is_decided() {
+                self.phase = Phase::Over;
+            }
             return;
         }
         self.turn = self.next_active(self.turn);
@@ -192,6 +197,7 @@ impl State {
                 self.end_laying_turn();
             }
             Event::Retired { seat, discarded } => self.retire(*seat, *discarded),
+            Event::GameEnded => self.phase = Phase::Over,
         }
     }
 
@@ -221,7 +227,7 @@ impl State {
                 if self.turn == seat {
                     // The retired seat's turn ends as if it had passed.
                     self.end_laying_turn();
-                } else if (0..self.seats).all(|s| !self.is_active(s) || self.passed[s]) {
+                } else if self.all_passed() && !self.rules.end_is_decided() {
                     self.phase = Phase::Over;
                 }
             }

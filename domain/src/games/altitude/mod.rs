@@ -6,6 +6,7 @@
 
 pub mod cards;
 pub mod command;
+pub mod deal;
 pub mod decide;
 pub mod event;
 pub mod evolve;
@@ -63,7 +64,8 @@ impl Engine for Altitude {
              Saint-Bernards rescue. Alone, it is a patience.",
         )
         .with_hidden_information()
-        .revised(revision::CURRENT, revision::REVISION_2)
+        .revised(2, revision::REVISION_2)
+        .revised(revision::CURRENT, revision::REVISION_3)
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
@@ -80,7 +82,7 @@ impl Engine for Altitude {
     }
 
     fn start(state: &State, ctx: &Context) -> Vec<Event> {
-        decide::start(state, ctx)
+        deal::start(state, ctx)
     }
 
     fn decide(
@@ -121,6 +123,6 @@ impl Engine for Altitude {
     }
 
     fn reshuffle(state: &State, ctx: &Context) -> Vec<Event> {
-        decide::reshuffle(state, ctx)
+        deal::reshuffle(state, ctx)
     }
 }

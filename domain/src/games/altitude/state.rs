@@ -103,6 +103,13 @@ impl State {
             && self.drawn.is_some_and(|card| card.face == Face::Avalanche))
     }
 
+    /// Whether every seat still playing has passed since a card was last laid from a hand,
+    /// once the deck is empty: the end of the game.
+    pub fn all_passed(&self) -> bool {
+        self.phase == Phase::LayingHands
+            && (0..self.seats).all(|s| !self.is_active(s) || self.passed[s])
+    }
+
     /// Whether the seat has the last point of the score: its hand holds nothing but
     /// Saint-Bernards.
     pub fn hand_laid_out(&self, seat: Seat) -> bool {

@@ -15,6 +15,7 @@ pub mod options;
 pub mod perft;
 pub mod position;
 pub mod record;
+pub mod revision;
 pub mod san;
 pub mod square;
 pub mod state;

@@ -5,10 +5,32 @@ use super::cards::{Card, Cards};
 use super::command::Command;
 use super::deal::top_of_draw_pile;
 use super::event::Event;
+use super::evolve::evolve;
 use super::state::{State, Step, DRAW_CARDS, HAND_DRAW_CARDS, PLAYS_PER_TURN};
 use crate::engine::{RuleError, Seat};
 
 pub fn decide(state: &State, seat: Seat, command: &Command) -> Result<Vec<Event>, RuleError> {
+    decide_step(state, seat, command).map(|events| with_end(state, events))
+}
+
+/// From revision 3, the events of a command (or of a player leaving) are followed by the end
+/// of the game when they end it: the 5th avalanche card, or the last quiet turn of a round
+/// once the draw pile is empty (see [`State::ending`]).
+pub fn with_end(state: &State, mut events: Vec<Event>) -> Vec<Event> {
+    if !state.rules.end_is_decided() {
+        return events;
+    }
+    let mut after = state.clone();
+    for event in &events {
+        evolve(&mut after, event);
+    }
+    if let Some(reason) = after.ending() {
+        events.push(Event::GameEnded { reason });
+    }
+    events
+}
+
+fn decide_step(state: &State, seat: Seat, command: &Command) -> Result<Vec<Event>, RuleError> {
     if state.end.is_some() {
         return Err(RuleError::game_over());
     }

@@ -2,7 +2,7 @@
 //! a fold never shuffles again.
 
 use super::cards::{Card, Cards};
-use super::state::SkiRun;
+use super::state::{End, SkiRun};
 use crate::engine::Seat;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -52,4 +52,8 @@ pub enum Event {
     },
     /// The draw pile was shuffled again (a takeback fork); its order is secret.
     DrawPileReshuffled { draw_pile: Cards },
+    /// The game ended, decided with the command (or the leaving) that ended it: the 5th
+    /// avalanche card was played, or a full round passed without progress once the draw pile
+    /// was empty. Since revision 3; under earlier revisions the fold finds the end itself.
+    GameEnded { reason: End },
 }

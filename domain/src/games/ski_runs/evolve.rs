@@ -1,5 +1,7 @@
 //! Applying an event of Ski Runs to the state: the effects of each card, the turn order, and
-//! the two ends of the game.
+//! the two ends of the game. From revision 3 the end is an event decided with the command
+//! that causes it (see [`super::decide::with_end`]); under earlier revisions the fold finds
+//! it here, as it always did, so stored games fold as they were played.
 
 use super::cards::{Card, Cards};
 use super::event::Event;
@@ -69,6 +71,7 @@ pub fn evolve(state: &mut State, event: &Event) {
                 check_no_progress(state);
             }
         }
+        Event::GameEnded { reason } => state.end = Some(*reason),
         Event::DrawPileReshuffled { draw_pile } => {
             if let Some(cards) = &draw_pile.cards {
                 state.draw_pile = cards.clone();
@@ -107,7 +110,7 @@ fn play(state: &mut State, seat: Seat, card: Card) {
                     state.discard_pile.extend(run.cards);
                 }
             }
-            if state.avalanches.len() >= FINAL_AVALANCHE {
+            if !state.rules.end_is_decided() && state.avalanches.len() >= FINAL_AVALANCHE {
                 state.end = Some(End::FinalAvalanche);
             }
         }
@@ -130,8 +133,10 @@ fn pass_turn(state: &mut State, seat: Seat) {
 /// player has had a turn, since the draw pile became empty and since anyone last played or
 /// banked, in which they neither played nor banked (a full round of such turns). A turn
 /// counts when the draw pile is empty at its end, so the turn that draws the last card counts.
+/// (Found here under revisions 1 and 2 only; see [`State::ending`].)
 fn check_no_progress(state: &mut State) {
-    if state.end.is_none()
+    if !state.rules.end_is_decided()
+        && state.end.is_none()
         && state.draw_pile.is_empty()
         && state.remaining().all(|s| state.quiet[s])
     {

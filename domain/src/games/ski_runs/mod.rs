@@ -13,6 +13,7 @@
 //! - **Banking** needs an unbanked run with at least one run card, at the start of a turn.
 //! - **The end when nobody plays or banks**: see [`evolve`]; a full round of turns ending
 //!   with the draw pile empty, by every remaining player, without a card played or a run banked.
+//!   From revision 3 the end is decided as a `game_ended` event (see [`decide::with_end`]).
 //! - **Announcements** start with the player who played the last avalanche card, or seat 0 if
 //!   none was played.
 //! - **Leaving** ([`SkiRuns::retire`]): the hand and unbanked run go face down to the discard
@@ -64,7 +65,8 @@ impl Engine for SkiRuns {
              banked. Bank runs to score; the 5th avalanche ends the game.",
         )
         .with_hidden_information()
-        .revised(revision::CURRENT, revision::REVISION_2)
+        .revised(2, revision::REVISION_2)
+        .revised(revision::CURRENT, revision::REVISION_3)
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
@@ -124,11 +126,12 @@ impl Engine for SkiRuns {
         if !state.running() || state.retired.get(seat).copied().unwrap_or(true) {
             return Vec::new();
         }
-        vec![Event::Retired {
+        let retired = Event::Retired {
             seat,
             hand: Cards::shown(state.hand(seat).to_vec()),
             run: state.run(seat).cloned(),
-        }]
+        };
+        decide::with_end(state, vec![retired])
     }
 
     fn reshuffle(state: &State, ctx: &Context) -> Vec<Event> {

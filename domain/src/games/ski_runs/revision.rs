@@ -2,7 +2,7 @@
 //! decided by the revision it was created under (see [`crate::revision`]).
 
 /// The revision new games are played under.
-pub const CURRENT: u32 = 2;
+pub const CURRENT: u32 = 3;
 
 /// What revision 2 corrected, as `GET /v1/kinds` tells it.
 pub const REVISION_2: &[&str] = &[
@@ -10,6 +10,14 @@ pub const REVISION_2: &[&str] = &[
      cards, or bank (revision 1 made the draw compulsory, from the lift pile alone).",
     "Whatever a pile cannot supply is not taken, and is not made up from the other pile \
      (revision 1 made a short draw up from the other pile).",
+];
+
+/// What revision 3 changed, as `GET /v1/kinds` tells it.
+pub const REVISION_3: &[&str] = &[
+    "The end of the game is recorded: the command that plays the 5th \
+     avalanche card, or ends the last quiet turn of the round once the draw pile is empty, is \
+     followed by a `game_ended` event naming why (revision 2 and earlier left the end to be \
+     found by replaying the events). The rules of play are those of revision 2.",
 ];
 
 /// The rules of one revision, as the engine asks them.
@@ -33,5 +41,11 @@ impl Rules {
     /// other pile." Revision 1 required the most cards the two piles could give together.
     pub fn short_draw_is_not_made_up(self) -> bool {
         self.revision >= 2
+    }
+
+    /// Revision 3: the end of the game is decided with the command that causes it, as a
+    /// `game_ended` event; before, the fold of the events found it.
+    pub fn end_is_decided(self) -> bool {
+        self.revision >= 3
     }
 }

@@ -238,6 +238,20 @@ impl State {
         DRAW_CARDS.min(self.draw_pile.len() + self.lift_pile)
     }
 
+    /// How the game ends now, if it does: the 5th avalanche card has been played, or the draw
+    /// pile is empty and every remaining player has had a quiet turn (see
+    /// [`super::evolve`]). `None` once the end is recorded.
+    pub fn ending(&self) -> Option<End> {
+        if !self.dealt || self.end.is_some() {
+            return None;
+        }
+        if self.avalanches.len() >= FINAL_AVALANCHE {
+            return Some(End::FinalAvalanche);
+        }
+        (self.draw_pile.is_empty() && self.remaining().all(|s| self.quiet[s]))
+            .then_some(End::NoProgress)
+    }
+
     /// Whether the turn of the seat to act has a draw step: always under revision 1; under
     /// revision 2 only while the draw pile has cards.
     pub fn has_draw_step(&self) -> bool {

@@ -206,6 +206,9 @@ pub fn redact(event: &Event, viewer: Viewer) -> Event {
         Event::DrawPileReshuffled { draw_pile } => Event::DrawPileReshuffled {
             draw_pile: draw_pile.for_viewer(viewer.sees_everything()),
         },
-        Event::Played { .. } | Event::TurnEnded { .. } | Event::Banked { .. } => event.clone(),
+        Event::Played { .. }
+        | Event::TurnEnded { .. }
+        | Event::Banked { .. }
+        | Event::GameEnded { .. } => event.clone(),
     }
 }

@@ -1,41 +1,12 @@
-//! Deciding commands: the deal, drawing and placing, "Alta", scoring, leaving and reshuffling.
+//! Deciding commands: drawing and placing, "Alta", scoring, the end, and leaving. The deals
+//! and the reshuffles are in `deal.rs`.
 
-use super::cards::{deck, Card};
 use super::command::Command;
-use super::event::{Event, Pile};
+use super::deal::deal;
+use super::event::Event;
 use super::score::{SeatScore, STACK_SIZE};
 use super::state::{row_index, State, ROWS};
 use crate::engine::{Context, RuleError, Seat};
-
-/// The deal of a round: each seat still playing gets its own deck, shuffled for it alone
-/// (salt = seat number, so each deck has its own shuffle).
-pub fn deal(state: &State, round: u32, ctx: &Context) -> Event {
-    Event::RoundDealt {
-        round,
-        piles: state
-            .playing()
-            .into_iter()
-            .map(|seat| {
-                let mut cards = deck();
-                ctx.dealer(salt(seat)).shuffle(&mut cards);
-                pile(seat, cards)
-            })
-            .collect(),
-    }
-}
-
-/// The shuffle of a seat's deck: seats are 0 to 5, so the seat number itself.
-fn salt(seat: Seat) -> u8 {
-    u8::try_from(seat).unwrap_or(u8::MAX)
-}
-
-fn pile(seat: Seat, cards: Vec<Card>) -> Pile {
-    Pile {
-        seat,
-        size: cards.len() as u32,
-        cards: Some(cards),
-    }
-}
 
 /// Decides a command of `seat` against the state at its arrival.
 pub fn decide(
@@ -152,7 +123,7 @@ pub fn decide(
 }
 
 /// "When a player places their last card the round stops at once": Alta, the scores, and the
-/// next deal unless a total has passed the target.
+/// next deal unless a total has passed the target; then, from revision 2, the end of the game.
 fn end_round(state: &State, seat: Seat, round: u32, events: &mut Vec<Event>, ctx: &Context) {
     events.push(Event::AltaCalled { seat, round });
     let mut after = state.clone();
@@ -177,8 +148,10 @@ fn end_round(state: &State, seat: Seat, round: u32, events: &mut Vec<Event>, ctx
     let scored = Event::RoundScored { round, scores };
     after.evolve(&scored);
     events.push(scored);
-    if !after.over {
+    if !after.target_passed() {
         events.push(deal(&after, round + 1, ctx));
+    } else if after.rules.end_is_decided() {
+        events.push(Event::GameEnded { round });
     }
 }
 
@@ -190,24 +163,4 @@ pub fn retire(state: &State, seat: Seat) -> Vec<Event> {
         return Vec::new();
     }
     vec![Event::Retired { seat }]
-}
-
-/// After a takeback fork: every pile still in play shuffled again, each with its own salt.
-pub fn reshuffle(state: &State, ctx: &Context) -> Vec<Event> {
-    if !state.round_running() {
-        return Vec::new();
-    }
-    let piles = state
-        .playing()
-        .into_iter()
-        .filter_map(|seat| {
-            let mut cards = state.players.get(seat)?.pile.clone();
-            ctx.dealer(salt(seat)).shuffle(&mut cards);
-            Some(pile(seat, cards))
-        })
-        .collect();
-    vec![Event::PilesReshuffled {
-        round: state.round,
-        piles,
-    }]
 }

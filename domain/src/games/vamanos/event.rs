@@ -59,6 +59,9 @@ pub enum Event {
     /// Every pile was shuffled again from a fresh source (a takeback forked the game), so that
     /// nobody profits from what they saw after the fork point.
     PilesReshuffled { round: u32, piles: Vec<Pile> },
+    /// The scores of `round` took a total past the target: the game is over, and no round is
+    /// dealt again. Since revision 2; under revision 1 the fold finds the end itself.
+    GameEnded { round: u32 },
 }
 
 /// One seat's pile of undrawn cards.

@@ -1,4 +1,6 @@
-//! Applying an event of Vamanos to the state (the fold).
+//! Applying an event of Vamanos to the state (the fold). From revision 2 the end is an event
+//! decided with the command that ends the last round; under revision 1 the fold finds it when
+//! a round is scored, as it always did, so stored games fold as they were played.
 
 use super::event::Event;
 use super::score::STACK_SIZE;
@@ -66,12 +68,11 @@ impl State {
                     }
                 }
                 self.last_scores = Some(scores.clone());
-                let target = self.target;
-                self.over = self
-                    .playing()
-                    .iter()
-                    .any(|&s| self.totals.get(s).is_some_and(|&t| t > target));
+                if !self.rules.end_is_decided() {
+                    self.over = self.target_passed();
+                }
             }
+            Event::GameEnded { .. } => self.over = true,
             Event::Retired { seat } => {
                 if let Some(flag) = self.retired.get_mut(*seat) {
                     *flag = true;

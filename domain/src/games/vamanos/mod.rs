@@ -12,11 +12,13 @@
 
 pub mod cards;
 pub mod command;
+pub mod deal;
 pub mod decide;
 pub mod event;
 pub mod evolve;
 pub mod legal;
 pub mod options;
+pub mod revision;
 pub mod score;
 pub mod state;
 pub mod view;
@@ -25,6 +27,7 @@ pub use cards::{Card, Colour, Picture};
 pub use command::Command;
 pub use event::{Event, Pile};
 pub use options::Options;
+pub use revision::Rules;
 pub use score::{Combination, SeatScore, StackScore};
 pub use state::{Player, State};
 pub use view::{Phase, PlayerView, View};
@@ -56,6 +59,7 @@ impl Engine for Vamanos {
              shorter games).",
         )
         .with_hidden_information()
+        .revised(revision::CURRENT, revision::REVISION_2)
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
@@ -76,7 +80,7 @@ impl Engine for Vamanos {
     }
 
     fn start(state: &State, ctx: &Context) -> Vec<Event> {
-        vec![decide::deal(state, 1, ctx)]
+        vec![deal::deal(state, 1, ctx)]
     }
 
     fn decide(
@@ -117,6 +121,6 @@ impl Engine for Vamanos {
     }
 
     fn reshuffle(state: &State, ctx: &Context) -> Vec<Event> {
-        decide::reshuffle(state, ctx)
+        deal::reshuffle(state, ctx)
     }
 }

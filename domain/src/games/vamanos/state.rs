@@ -2,6 +2,7 @@
 
 use super::cards::Card;
 use super::options::Options;
+use super::revision::Rules;
 use super::score::SeatScore;
 use crate::engine::{Seat, Setup};
 
@@ -43,6 +44,8 @@ impl Player {
 /// The whole state, secrets included.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct State {
+    /// The revision of the rules the game is played under.
+    pub rules: Rules,
     pub seats: usize,
     /// The score to pass (the rules: 500).
     pub target: i64,
@@ -64,6 +67,7 @@ pub struct State {
 impl State {
     pub fn new(setup: &Setup<Options>) -> State {
         State {
+            rules: Rules::of(setup.revision),
             seats: setup.seats,
             target: i64::from(setup.options.target),
             round: 0,
@@ -79,6 +83,13 @@ impl State {
     /// Whether the current round is being played: dealt, no "Alta" yet, game not over.
     pub fn round_running(&self) -> bool {
         !self.over && self.round >= 1 && self.altas.len() < self.round as usize
+    }
+
+    /// Whether a seat still playing has a total above the target: the game ends.
+    pub fn target_passed(&self) -> bool {
+        self.playing()
+            .iter()
+            .any(|&s| self.totals.get(s).is_some_and(|&t| t > self.target))
     }
 
     /// Whether `seat` is at the table and has not left it.
