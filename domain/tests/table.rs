@@ -198,7 +198,7 @@ fn an_accepted_draw_offer_ends_the_game_drawn() {
         Err("draw_already_offered".into())
     );
     let notations: Vec<String> = game.legal(1).into_iter().map(|l| l.notation).collect();
-    assert!(notations.contains(&"accept the draw".to_string()));
+    assert!(notations.contains(&"accept the draw (the game ends as a tie)".to_string()));
     let events = apply(&mut game, &player(1), json!({"type": "accept_draw"})).unwrap();
     assert_eq!(
         types(&events),

@@ -236,3 +236,35 @@ fn my_games_with_turn_mine_lists_where_i_must_act() {
     assert!(white_first(&players[0]).is_empty());
     assert_eq!(white_first(&players[1]).len(), 2);
 }
+
+/// "In the card games `legal` lists both "draw" (take a card) and the draw offer: label the
+/// offer "offer a draw (end the game as a tie)" or similar, in every game." (issue 22)
+#[test]
+fn the_draw_offer_is_never_confused_with_drawing_a_card() {
+    let app = TestApp::spawn();
+    for kind in [
+        "avalanche-chess",
+        "avalanche",
+        "ski-runs",
+        "vamanos",
+        "altitude",
+    ] {
+        let (id, players) = app.full_game(kind, 2, json!({}));
+        let offers: Vec<String> = players
+            .iter()
+            .flat_map(|p| {
+                app.legal(p, &id)["commands"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|l| l["command"]["type"] == "offer_draw")
+                    .map(|l| l["notation"].as_str().unwrap().to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(!offers.is_empty(), "{kind}: a draw can be offered");
+        for offer in offers {
+            assert_eq!(offer, "offer a draw (end the game as a tie)", "{kind}");
+        }
+    }
+}

@@ -53,9 +53,10 @@ impl TableCommand {
         match self {
             TableCommand::Join { .. } => "join",
             TableCommand::Resign => "resign",
-            TableCommand::OfferDraw => "offer a draw",
-            TableCommand::AcceptDraw => "accept the draw",
-            TableCommand::DeclineDraw => "decline the draw",
+            // "Draw" also means taking a card in three of the games: say which draw this is.
+            TableCommand::OfferDraw => "offer a draw (end the game as a tie)",
+            TableCommand::AcceptDraw => "accept the draw (the game ends as a tie)",
+            TableCommand::DeclineDraw => "decline the draw (play on)",
             TableCommand::RequestTakeback { .. } => "request a takeback",
             TableCommand::AcceptTakeback => "accept the takeback",
             TableCommand::DeclineTakeback => "decline the takeback",
