@@ -138,6 +138,14 @@ impl Limits {
     }
 }
 
+/// The address a request came from, the key of the limits counted per client address (the
+/// peer's: a proxy in front counts as one client).
+pub fn client_address(request: &actix_web::HttpRequest) -> String {
+    request
+        .peer_addr()
+        .map_or_else(|| "unknown".to_string(), |peer| peer.ip().to_string())
+}
+
 /// One open stream of a holder; dropping it (the stream ends) frees its place.
 pub struct StreamPermit {
     streams: Arc<Mutex<HashMap<String, usize>>>,

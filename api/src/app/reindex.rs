@@ -109,11 +109,17 @@ fn derived(tags: &[(String, String)]) -> Vec<(String, String)> {
             .find(|(tag, _)| tag == name)
             .map(|(_, value)| value.as_str())
     };
-    let (Some(status), Some(kind)) = (value_of(index::STATUS), value_of(index::KIND)) else {
+    let status = [Status::Open, Status::Active, Status::Finished]
+        .into_iter()
+        .find(|status| value_of(index::STATUS) == Some(status.as_str()));
+    let (Some(status), Some(kind)) = (status, value_of(index::KIND)) else {
         return Vec::new();
     };
-    let mut derived = vec![(index::STATUS_KIND.to_string(), format!("{status}/{kind}"))];
-    if status == Status::Open.as_str() {
+    let mut derived = vec![(
+        index::STATUS_KIND.to_string(),
+        index::status_kind(status, kind),
+    )];
+    if status == Status::Open {
         for (_, player) in tags.iter().filter(|(tag, _)| tag == index::PLAYER) {
             derived.push((index::OPEN_SEAT.to_string(), player.clone()));
         }

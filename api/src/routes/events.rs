@@ -89,10 +89,7 @@ struct Streaming {
 fn holder(player: Option<&str>, request: &HttpRequest) -> String {
     match player {
         Some(player) => player.to_string(),
-        None => format!(
-            "address:{}",
-            crate::routes::players::client_address(request)
-        ),
+        None => format!("address:{}", crate::limits::client_address(request)),
     }
 }
 

@@ -38,7 +38,9 @@ pub async fn create_player(
     request: actix_web::HttpRequest,
     body: crate::json_body::Json<NewPlayer>,
 ) -> Result<HttpResponse, ApiError> {
-    state.limits.player_created(&client_address(&request))?;
+    state
+        .limits
+        .player_created(&crate::limits::client_address(&request))?;
     let (player, token) = state.players.create(&body.name).await?;
     tracing::info!(player = %player.id, "player created");
     Ok(HttpResponse::Created().json(PlayerCreated { player, token }))
@@ -179,11 +181,4 @@ pub async fn revoke_token(
     state.players.revoke(&token).await?;
     tracing::info!(player = %player.id, "token revoked");
     Ok(HttpResponse::NoContent().finish())
-}
-
-/// The address a request came from (the peer's; a proxy in front counts as one client).
-pub fn client_address(request: &actix_web::HttpRequest) -> String {
-    request
-        .peer_addr()
-        .map_or_else(|| "unknown".to_string(), |peer| peer.ip().to_string())
 }
