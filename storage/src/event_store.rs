@@ -107,6 +107,11 @@ pub trait EventStore: Send + Sync {
     /// A secret written with one of the stream's batches.
     fn secret(&self, stream: &str, name: &str) -> Result<Option<Vec<u8>>, StorageError>;
 
+    /// Replaces secret `name` of `stream` with `value` (the same secret in another form: the
+    /// application seals the secrets of a store written before it sealed them), durably;
+    /// whether there was such a secret. Nothing else of the stream changes.
+    fn replace_secret(&self, stream: &str, name: &str, value: &[u8]) -> Result<bool, StorageError>;
+
     /// Waits until the stream's head is above `after_version`, or until `timeout`; returns
     /// the head either way.
     fn wait_for<'a>(

@@ -282,3 +282,17 @@ fn the_size_on_disk_is_reported() {
         .expect("appends");
     assert!(store.size_on_disk().expect("measures") > 0);
 }
+
+#[test]
+fn the_servers_secrets_key_may_lie_in_the_directory_before_and_beside_the_store() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("secrets.key"), b"00\n").expect("writes");
+    let store = Store::open(dir.path()).expect("a key alone is not a database: a new store");
+    drop(store);
+    Store::open(dir.path()).expect("opens again beside the key");
+    assert_eq!(
+        std::fs::read(dir.path().join("secrets.key")).expect("reads"),
+        b"00\n",
+        "left alone"
+    );
+}

@@ -395,6 +395,19 @@ impl EventStore for MemoryStore {
             .and_then(|s| s.secrets.get(name).cloned()))
     }
 
+    fn replace_secret(&self, stream: &str, name: &str, value: &[u8]) -> Result<bool, StorageError> {
+        let mut inner = self.lock();
+        let Some(secret) = inner
+            .streams
+            .get_mut(stream)
+            .and_then(|s| s.secrets.get_mut(name))
+        else {
+            return Ok(false);
+        };
+        *secret = value.to_vec();
+        Ok(true)
+    }
+
     fn wait_for<'a>(
         &'a self,
         stream: &'a str,

@@ -52,6 +52,8 @@ pub(super) mod sql {
         SELECT t.name, t.value, $1 FROM unnest($2::text[], $3::text[]) AS t(name, value)
         ON CONFLICT DO NOTHING";
     pub const SECRET: &str = "SELECT value FROM secrets WHERE stream = $1 AND name = $2";
+    pub const REPLACE_SECRET: &str =
+        "UPDATE secrets SET value = $3 WHERE stream = $1 AND name = $2 RETURNING name";
     pub const PUT_RECORD: &str = "INSERT INTO records (tree, key, value) VALUES ($1, $2, $3)
          ON CONFLICT (tree, key) DO UPDATE SET value = excluded.value";
     pub const GET_RECORD: &str = "SELECT value FROM records WHERE tree = $1 AND key = $2";
@@ -462,6 +464,14 @@ impl EventStore for PostgresStore {
                 .first()
                 .map(|row| column(row, 0))
                 .transpose()
+        })
+    }
+
+    fn replace_secret(&self, stream: &str, name: &str, value: &[u8]) -> Result<bool, StorageError> {
+        let (stream, name, value) = (stream.to_string(), name.to_string(), value.to_vec());
+        self.read(move |connection| {
+            let replaced = connection.query(sql::REPLACE_SECRET, &[&stream, &name, &value])?;
+            Ok(!replaced.is_empty())
         })
     }
 

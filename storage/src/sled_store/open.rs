@@ -14,6 +14,9 @@ pub(crate) const META_TREE: &str = "meta";
 
 /// Files that sled 0.34 keeps in its directory; anything else means the directory is not ours.
 const SLED_FILES: &[&str] = &["conf", "db", "blobs", "snap."];
+/// The files of the server's own that the directory may hold beside sled's: the key of the
+/// store's secrets (by default there; see the api's `sealing` module).
+const SERVER_FILES: &[&str] = &["secrets.key"];
 
 /// An opened, checked sled database and the store's id.
 pub(crate) struct Opened {
@@ -119,9 +122,10 @@ fn check_directory(path: &Path) -> Result<bool, OpenError> {
             path: path.to_path_buf(),
             source,
         })?;
-        empty = false;
         let name = entry.file_name().to_string_lossy().into_owned();
-        if !SLED_FILES.iter().any(|known| name.starts_with(known)) {
+        if SLED_FILES.iter().any(|known| name.starts_with(known)) {
+            empty = false;
+        } else if !SERVER_FILES.contains(&name.as_str()) {
             foreign.push(name);
         }
     }

@@ -105,6 +105,10 @@ impl EventStore for SledStore {
         SledStore::secret(self, stream, name)
     }
 
+    fn replace_secret(&self, stream: &str, name: &str, value: &[u8]) -> Result<bool, StorageError> {
+        SledStore::replace_secret(self, stream, name, value)
+    }
+
     fn wait_for<'a>(
         &'a self,
         stream: &'a str,

@@ -215,6 +215,35 @@ impl SledStore {
         self.inner.group_commit.wait_blocking(ticket)
     }
 
+    /// Replaces a stream's existing secret, durably; whether there was one.
+    pub fn replace_secret(
+        &self,
+        stream: &str,
+        name: &str,
+        value: &[u8],
+    ) -> Result<bool, StorageError> {
+        let Some(stream_id) = self.stream_id(stream)? else {
+            return Ok(false);
+        };
+        let key = keys::stream_name(stream_id, name);
+        let secrets = &self.inner.trees.secrets;
+        // Compare-and-swap: only a secret that is there is replaced, never one created.
+        let Some(old) = secrets.get(&key)? else {
+            return Ok(false);
+        };
+        if secrets
+            .compare_and_swap(&key, Some(old), Some(value))?
+            .is_err()
+        {
+            return Err(StorageError::Corrupt(format!(
+                "secret {name} of {stream} changed while it was being replaced"
+            )));
+        }
+        let ticket = self.inner.group_commit.written(None, Vec::new());
+        self.inner.group_commit.wait_blocking(ticket)?;
+        Ok(true)
+    }
+
     /// `put_record` for async callers: waits for the flush without blocking the thread.
     pub async fn put_record_async(
         &self,

@@ -233,6 +233,34 @@ fn secrets_are_read_by_stream_and_name() {
 }
 
 #[test]
+fn a_secret_is_replaced_in_place_and_only_if_it_exists() {
+    let store = store();
+    let mut create = batch(2);
+    create.secrets = vec![("seed".into(), vec![1; 32])];
+    store.append_blocking("game-1", 0, create).expect("appends");
+    let events = store.read_all(0, 100).expect("reads");
+
+    assert!(store
+        .replace_secret("game-1", "seed", &[9; 45])
+        .expect("replaces"));
+
+    assert_eq!(
+        store.secret("game-1", "seed").expect("reads"),
+        Some(vec![9; 45])
+    );
+    assert_eq!(store.read_all(0, 100).expect("reads"), events);
+    assert_eq!(store.head("game-1").expect("reads"), 2);
+    assert!(!store
+        .replace_secret("game-1", "earlier", &[9; 45])
+        .expect("answers"));
+    assert_eq!(store.secret("game-1", "earlier").expect("reads"), None);
+    assert!(!store
+        .replace_secret("game-2", "seed", &[9; 45])
+        .expect("answers"));
+    assert_eq!(store.secret("game-2", "seed").expect("reads"), None);
+}
+
+#[test]
 fn records_are_kept_by_tree_and_key() {
     let store = store();
     store
