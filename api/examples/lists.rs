@@ -26,6 +26,7 @@
 //! Figures and the exact commands are in BENCHMARKS.md ("Lists and memory").
 
 use api::app::players::Players;
+use api::app::sealing::{SecretsKey, DEFAULT_KEY_FILE};
 use api::app::{Games, NewGame, PlayerCommand};
 use clap::Parser;
 use domain::Registry;
@@ -116,7 +117,10 @@ async fn run(args: Args) {
 async fn fill(args: &Args) -> String {
     let store: Arc<dyn Storage> = Arc::new(SledStore::open(&args.data).expect("the store opens"));
     let registry = Arc::new(Registry::standard());
-    let games = Arc::new(Games::new(store.clone(), registry, 1_000));
+    // The key the server run on this directory will find there.
+    let key = SecretsKey::load_or_create(&args.data.join(DEFAULT_KEY_FILE)).expect("the key");
+    key.bind(store.as_ref()).expect("the store's key");
+    let games = Arc::new(Games::new(store.clone(), registry, Arc::new(key), 1_000));
     let (player, token) = Players::new(store.clone())
         .create("Lister")
         .await

@@ -159,6 +159,7 @@ impl Server {
                     listener,
                     Arc::new(store),
                     Registry::standard(),
+                    Arc::new(api::app::sealing::SecretsKey::generate().expect("a key")),
                     api::app::webhooks::delivery::DeliverySettings::default(),
                     api::state::MemorySettings::default(),
                     api::limits::LimitSettings::unlimited(),

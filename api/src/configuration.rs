@@ -41,6 +41,10 @@ pub struct MigrateArgs {
     /// The PostgreSQL database to copy into, as a connection string (`postgres://...`).
     #[arg(long)]
     pub to: String,
+    /// The key the store's secrets are sealed with (by default `secrets.key` in `--from`);
+    /// the servers on the copy are given the same key.
+    #[arg(long, env = "AVALANCHE_SECRETS_KEY")]
+    pub secrets_key: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -69,6 +73,12 @@ pub struct ServeSettings {
     /// tables. Several servers may share one database.
     #[arg(long, env = "AVALANCHE_DATABASE")]
     pub database: Option<String>,
+    /// The file of the key that seals the store's secrets (games' seeds, webhooks' signing
+    /// secrets): 64 hexadecimal digits, created (readable by its owner only) when missing. By
+    /// default `secrets.key` in `--data`; required with `--database`, where every server of
+    /// the database is given the same file. Keep it out of the database's backups.
+    #[arg(long, env = "AVALANCHE_SECRETS_KEY")]
+    pub secrets_key: Option<PathBuf>,
     /// How many connections to PostgreSQL this server opens (with `--database`).
     #[arg(long, env = "AVALANCHE_DATABASE_CONNECTIONS", default_value_t = storage::PostgresStore::DEFAULT_CONNECTIONS)]
     pub database_connections: usize,

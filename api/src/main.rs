@@ -28,16 +28,18 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
-        Subcommand::Migrate(args) => match api::migrate::migrate(&args.from, &args.to) {
-            Ok(migrated) => {
-                print!("{migrated}");
-                ExitCode::SUCCESS
+        Subcommand::Migrate(args) => {
+            match api::migrate::migrate(&args.from, &args.to, args.secrets_key.as_deref()) {
+                Ok(migrated) => {
+                    print!("{migrated}");
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("avalanche migrate: {error}");
+                    ExitCode::FAILURE
+                }
             }
-            Err(error) => {
-                eprintln!("avalanche migrate: {error}");
-                ExitCode::FAILURE
-            }
-        },
+        }
         Subcommand::Openapi => {
             print!("{}", api::openapi::pretty(&domain::Registry::standard()));
             ExitCode::SUCCESS

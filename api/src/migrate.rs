@@ -14,6 +14,7 @@ use storage::{CopyError, CopyReport, PostgresStore, SledStore, Storage};
 
 use crate::app::index::LISTED;
 use crate::app::repository::Repository;
+use crate::app::sealing::{KeyError, SecretsKey, DEFAULT_KEY_FILE};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MigrateError {
@@ -26,6 +27,8 @@ pub enum MigrateError {
     Target(storage::OpenError),
     #[error("{0}")]
     Copy(#[from] CopyError),
+    #[error("{0}")]
+    Key(#[from] KeyError),
     #[error("game {game}: {reason}")]
     Audit { game: String, reason: String },
 }
@@ -50,23 +53,33 @@ impl std::fmt::Display for Migrated {
     }
 }
 
-/// Copies the sled store in `from` into the empty PostgreSQL database at `to` and audits it.
-pub fn migrate(from: &std::path::Path, to: &str) -> Result<Migrated, MigrateError> {
+/// Copies the sled store in `from` into the empty PostgreSQL database at `to` and audits it,
+/// its secrets unsealed with the key in `key` (by default `secrets.key` in `from`). The
+/// secrets are copied sealed as they are: the servers on the copy are given the same key.
+pub fn migrate(
+    from: &std::path::Path,
+    to: &str,
+    key: Option<&std::path::Path>,
+) -> Result<Migrated, MigrateError> {
     let source = SledStore::open(from).map_err(|source| MigrateError::Source {
         path: from.to_path_buf(),
         source,
     })?;
+    let key_path = key.map_or_else(|| from.join(DEFAULT_KEY_FILE), |path| path.to_path_buf());
+    let key = Arc::new(SecretsKey::load_or_create(&key_path)?);
+    // The source's own key (or, for a store older than sealing, the key it takes from now on).
+    key.bind(&source)?;
     let target = PostgresStore::open(to).map_err(MigrateError::Target)?;
     let copied = storage::copy_sled_to_postgres(&source, &target)?;
     drop(source);
-    let games = audit_games(Arc::new(target))?;
+    let games = audit_games(Arc::new(target), key)?;
     Ok(Migrated { copied, games })
 }
 
 /// Folds and audits every game of `store` (those in the index's list of all games).
-fn audit_games(store: Arc<dyn Storage>) -> Result<u64, MigrateError> {
+fn audit_games(store: Arc<dyn Storage>, key: Arc<SecretsKey>) -> Result<u64, MigrateError> {
     let registry = Arc::new(Registry::standard());
-    let repository = Repository::new(store.clone(), registry.clone(), 16);
+    let repository = Repository::new(store.clone(), registry.clone(), key, 16);
     let failed = |game: &str, reason: String| MigrateError::Audit {
         game: game.to_string(),
         reason,

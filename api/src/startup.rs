@@ -1,5 +1,6 @@
 //! Builds the application, so that tests can start it on port 0, and runs it.
 
+use crate::app::sealing::{KeyError, SecretsKey, DEFAULT_KEY_FILE};
 use crate::app::webhooks::address::AddressPolicy;
 use crate::app::webhooks::delivery::DeliverySettings;
 use crate::configuration::ServeSettings;
@@ -35,6 +36,14 @@ pub enum StartupError {
     },
     #[error("cannot open the database: {source}")]
     Database { source: storage::OpenError },
+    #[error(
+        "a PostgreSQL database needs --secrets-key FILE (or AVALANCHE_SECRETS_KEY): the key that \
+         seals the games' seeds and webhooks' secrets, the same file on every server of the \
+         database (created when missing)"
+    )]
+    KeyNeeded,
+    #[error(transparent)]
+    Key(#[from] KeyError),
     #[error("server error: {0}")]
     Server(#[from] std::io::Error),
 }
@@ -59,10 +68,25 @@ pub fn open_store(settings: &ServeSettings) -> Result<Arc<dyn Storage>, StartupE
     }
 }
 
+/// The key of the store's secrets: `--secrets-key`, or `secrets.key` in the sled directory.
+pub fn secrets_key(settings: &ServeSettings) -> Result<SecretsKey, StartupError> {
+    let path = match (&settings.secrets_key, &settings.database) {
+        (Some(path), _) => path.clone(),
+        (None, None) => settings.data.join(DEFAULT_KEY_FILE),
+        (None, Some(_)) => return Err(StartupError::KeyNeeded),
+    };
+    Ok(SecretsKey::load_or_create(&path)?)
+}
+
 /// Opens the database, starts the server and blocks until it stops (Ctrl-C or SIGTERM stop
 /// it cleanly: requests in flight finish, nothing acknowledged is lost).
 pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
+    if settings.database.is_some() && settings.secrets_key.is_none() {
+        return Err(StartupError::KeyNeeded);
+    }
     let store = open_store(&settings)?;
+    let key = Arc::new(secrets_key(&settings)?);
+    key.bind(store.as_ref())?;
     let listener = TcpListener::bind(settings.addr).map_err(|source| StartupError::Listen {
         addr: settings.addr,
         source,
@@ -92,6 +116,7 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
             listener,
             store,
             Registry::standard(),
+            key,
             delivery,
             memory,
             limits,
@@ -214,33 +239,23 @@ fn not_found<B>(
 }
 
 /// The server on an already bound listener, over `store` (any backend), offering the games of
-/// `registry`.
-pub fn run(
-    listener: TcpListener,
-    store: impl Storage + 'static,
-    registry: Registry,
-) -> std::io::Result<actix_web::dev::Server> {
-    run_with(
-        listener,
-        Arc::new(store),
-        registry,
-        DeliverySettings::default(),
-        MemorySettings::default(),
-        LimitSettings::default(),
-    )
-}
-
-/// `run`, with the webhook deliveries, the memory settings and the limits as given.
+/// `registry`, with the store's secrets sealed with `key`, the webhook deliveries, the memory
+/// settings and the limits as given. It refuses a store whose secrets were sealed with
+/// another key.
 pub fn run_with(
     listener: TcpListener,
     store: Arc<dyn Storage>,
     registry: Registry,
+    key: Arc<SecretsKey>,
     delivery: DeliverySettings,
     memory: MemorySettings,
     limits: LimitSettings,
 ) -> std::io::Result<actix_web::dev::Server> {
     let openapi = crate::openapi::document(&registry);
-    let state = web::Data::new(AppState::new(store, registry, delivery, memory, limits)?);
+    key.bind(store.as_ref()).map_err(std::io::Error::other)?;
+    let state = web::Data::new(AppState::new(
+        store, registry, key, delivery, memory, limits,
+    )?);
     let allowed = Arc::new(Allowed::of(&openapi));
     crate::clock::spawn(state.clone());
     let reindexing = state.clone();
@@ -250,6 +265,12 @@ pub fn run_with(
             Ok(games) => tracing::info!(games, "index of an older store brought up to date"),
             Err(error) => tracing::error!(%error, "could not bring the index up to date"),
         }
+    });
+    let sealing = state.clone();
+    actix_web::rt::task::spawn_blocking(move || match sealing.games.seal_legacy_secrets() {
+        Ok(0) => {}
+        Ok(games) => tracing::info!(games, "the seeds of an older store are sealed"),
+        Err(error) => tracing::error!(%error, "could not seal the seeds of an older store"),
     });
     let server = HttpServer::new(move || {
         App::new()

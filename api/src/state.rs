@@ -3,6 +3,7 @@
 
 use crate::app::cache::DEFAULT_CAPACITY;
 use crate::app::players::Players;
+use crate::app::sealing::SecretsKey;
 use crate::app::vacations::Vacations;
 use crate::app::webhooks::delivery::DeliverySettings;
 use crate::app::webhooks::Webhooks;
@@ -40,14 +41,15 @@ impl AppState {
     pub fn new(
         store: Arc<dyn Storage>,
         registry: Registry,
+        key: Arc<SecretsKey>,
         delivery: DeliverySettings,
         memory: MemorySettings,
         limits: crate::limits::LimitSettings,
     ) -> std::io::Result<AppState> {
         let registry = Arc::new(registry);
         Ok(AppState {
-            webhooks: Webhooks::start(store.clone(), registry.clone(), delivery)?,
-            games: Games::new(store.clone(), registry.clone(), memory.game_cache),
+            webhooks: Webhooks::start(store.clone(), registry.clone(), key.clone(), delivery)?,
+            games: Games::new(store.clone(), registry.clone(), key, memory.game_cache),
             limits: crate::limits::Limits::new(limits),
             players: Players::new(store.clone()),
             vacations: Vacations::new(store),

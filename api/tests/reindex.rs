@@ -3,6 +3,7 @@
 //! entry the reindex added), the reindex changes no stream, and it runs once per store.
 
 use api::app::lists::GameFilter;
+use api::app::sealing::SecretsKey;
 use api::app::{Games, NewGame};
 use domain::table::Status;
 use domain::Registry;
@@ -59,7 +60,8 @@ async fn as_written_by_an_older_server(store: &dyn Storage) {
 async fn an_older_stores_games_are_listed_by_status_and_kind_before_and_after_the_reindex() {
     let store: Arc<dyn Storage> = Arc::new(MemoryStore::new());
     let registry = Arc::new(Registry::standard());
-    let games = Games::new(store.clone(), registry.clone(), 100);
+    let key = Arc::new(SecretsKey::generate().expect("a key"));
+    let games = Games::new(store.clone(), registry.clone(), key.clone(), 100);
     let mut altitude = Vec::new();
     for n in 0..3 {
         let slot = games
@@ -81,7 +83,7 @@ async fn an_older_stores_games_are_listed_by_status_and_kind_before_and_after_th
     let events_before = store.read_all(0, 10_000).expect("reads");
 
     // A server starting on it: before the reindex, the list walks the status.
-    let games = Games::new(store.clone(), registry.clone(), 100);
+    let games = Games::new(store.clone(), registry.clone(), key.clone(), 100);
     assert!(!games.index_is_current());
     assert_eq!(ids(&games, &open_of("altitude")).await, altitude);
     let mut paged = open_of("altitude");
@@ -114,7 +116,7 @@ async fn an_older_stores_games_are_listed_by_status_and_kind_before_and_after_th
     assert_eq!(store.read_all(0, 10_000).expect("reads"), events_before);
 
     // Once per store: the next server finds it done and changes nothing.
-    let next = Games::new(store.clone(), registry, 100);
+    let next = Games::new(store.clone(), registry, key, 100);
     assert_eq!(next.reindex().await.expect("reindexes"), 0);
     assert!(next.index_is_current());
 }
@@ -122,7 +124,8 @@ async fn an_older_stores_games_are_listed_by_status_and_kind_before_and_after_th
 #[tokio::test]
 async fn a_new_store_is_current_after_its_first_start() {
     let store: Arc<dyn Storage> = Arc::new(MemoryStore::new());
-    let games = Games::new(store.clone(), Arc::new(Registry::standard()), 100);
+    let key = Arc::new(SecretsKey::generate().expect("a key"));
+    let games = Games::new(store.clone(), Arc::new(Registry::standard()), key, 100);
     assert_eq!(games.reindex().await.expect("reindexes"), 0);
     assert!(games.index_is_current());
     games

@@ -37,7 +37,11 @@ fn audit(app: &TestApp, id: &str) -> Value {
 fn games_of_every_kind_played_on_postgres_survive_a_restart_and_pass_their_audit() {
     let url = cluster::Cluster::shared().new_database();
     let unused = tempfile::tempdir().expect("a directory");
-    let mut server = Server::start(unused.path(), &["--database", &url]);
+    // The key of the database's secrets lives apart from the (unused) sled directory.
+    let keys = tempfile::tempdir().expect("a directory");
+    let key = keys.path().join("secrets.key");
+    let key = key.to_str().expect("a UTF-8 path");
+    let mut server = Server::start(unused.path(), &["--database", &url, "--secrets-key", key]);
     let mut played = Vec::new();
     for (seed, (kind, seats, extra)) in (1..).zip(every_kind()) {
         let (id, players) = server.app.full_game(kind, seats, extra);
@@ -56,7 +60,7 @@ fn games_of_every_kind_played_on_postgres_survive_a_restart_and_pass_their_audit
     );
 
     server.kill();
-    let server = Server::start(unused.path(), &["--database", &url]);
+    let server = Server::start(unused.path(), &["--database", &url, "--secrets-key", key]);
     for (kind, id, end, events) in &played {
         assert_eq!(
             &server.app.game(None, id),
@@ -104,6 +108,8 @@ fn a_server_pointed_at_an_unreachable_database_says_so_and_exits() {
             "--database",
             &format!("postgres://someone:hunter2@127.0.0.1:{port}/nothing"),
         ])
+        .arg("--secrets-key")
+        .arg(unused.path().join("secrets.key"))
         .output()
         .expect("the binary runs");
     assert!(!output.status.success());
@@ -116,5 +122,23 @@ fn a_server_pointed_at_an_unreachable_database_says_so_and_exits() {
     assert!(
         !said.contains("hunter2"),
         "the password stays out of messages: {said}"
+    );
+}
+
+#[test]
+fn a_server_on_postgres_without_a_secrets_key_says_which_option_it_needs() {
+    let unused = tempfile::tempdir().expect("a directory");
+    let output = std::process::Command::new(common::binary::path())
+        .args(["--addr", "127.0.0.1:0", "--data"])
+        .arg(unused.path())
+        .args(["--database", "postgres://someone@127.0.0.1:1/nothing"])
+        .env_remove("AVALANCHE_SECRETS_KEY")
+        .output()
+        .expect("the binary runs");
+    assert!(!output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("needs --secrets-key FILE"),
+        "it says what to give: {said}"
     );
 }

@@ -163,8 +163,11 @@ fn a_sled_store_with_games_of_every_kind_moves_to_postgres_and_is_served_from_th
         String::from_utf8_lossy(&again.stderr)
     );
 
+    // Served with the key the sled store's secrets were sealed with (made in its directory).
     let unused = tempfile::tempdir().expect("a directory");
-    let server = Server::start(unused.path(), &["--database", &url]);
+    let key = data.path().join("secrets.key");
+    let key = key.to_str().expect("a UTF-8 path");
+    let server = Server::start(unused.path(), &["--database", &url, "--secrets-key", key]);
     let app = &server.app;
     for game in &made {
         assert_eq!(app.game(None, &game.id), game.summary, "{}", game.what);

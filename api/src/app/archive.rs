@@ -120,10 +120,14 @@ impl Repository {
                 recorded_at: command.recorded_at,
                 tags: (i == last).then(|| tags(game.as_ref())),
                 secrets: if i == 0 {
-                    let mut secrets = vec![(SEED.to_string(), seed.0.to_vec())];
+                    let key = self.key();
+                    let sealed = |name: &str, seeds: &[u8]| {
+                        key.seal_seeds(&id, name, seeds).map_err(ApiError::internal)
+                    };
+                    let mut secrets = vec![(SEED.to_string(), sealed(SEED, &seed.0)?)];
                     if !earlier.is_empty() {
-                        let bytes = earlier.iter().flat_map(|s| s.0).collect();
-                        secrets.push((EARLIER_SEEDS.to_string(), bytes));
+                        let bytes: Vec<u8> = earlier.iter().flat_map(|s| s.0).collect();
+                        secrets.push((EARLIER_SEEDS.to_string(), sealed(EARLIER_SEEDS, &bytes)?));
                     }
                     secrets
                 } else {

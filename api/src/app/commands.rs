@@ -9,6 +9,7 @@ use crate::app::deadlines::Deadlines;
 use crate::app::index::{self, tags};
 use crate::app::randomness;
 use crate::app::repository::{Repository, Slot, SlotRef, SEED};
+use crate::app::sealing::SecretsKey;
 use crate::problem::ApiError;
 use chrono::{DateTime, Utc};
 use domain::engine::{Context, ErrorCode, Seat};
@@ -108,13 +109,26 @@ fn after(game: &dyn LiveGame, events: &[EventRecord]) -> Result<Box<dyn LiveGame
 }
 
 impl Games {
-    pub fn new(store: Arc<dyn Storage>, registry: Arc<Registry>, cache_capacity: usize) -> Games {
+    pub fn new(
+        store: Arc<dyn Storage>,
+        registry: Arc<Registry>,
+        key: Arc<SecretsKey>,
+        cache_capacity: usize,
+    ) -> Games {
         Games {
-            repository: Repository::new(store, registry, cache_capacity),
+            repository: Repository::new(store, registry, key, cache_capacity),
             deadlines: Deadlines::default(),
             away: Mutex::new(HashSet::new()),
             index_current: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// `seeds` sealed as secret `name` of game `id`, for the store.
+    fn seal_seeds(&self, id: &str, name: &str, seeds: &[u8]) -> Result<Vec<u8>, ApiError> {
+        self.repository
+            .key()
+            .seal_seeds(id, name, seeds)
+            .map_err(ApiError::internal)
     }
 
     /// Where games are read: folds, logs, events, lists.
@@ -210,7 +224,7 @@ impl Games {
             command: Some(join),
             recorded_at: now,
             tags: Some(tags(game.as_ref())),
-            secrets: vec![(SEED.to_string(), seed.0.to_vec())],
+            secrets: vec![(SEED.to_string(), self.seal_seeds(&id, SEED, &seed.0)?)],
         };
         self.repository
             .store()

@@ -11,11 +11,13 @@ pub mod commands;
 pub mod deadlines;
 pub mod forks;
 pub mod index;
+pub mod legacy_secrets;
 pub mod lists;
 pub mod players;
 pub mod randomness;
 pub mod reindex;
 pub mod repository;
+pub mod sealing;
 pub mod vacations;
 pub mod webhooks;
 

@@ -2,6 +2,7 @@
 //! folds them by kind, reads their secrets and keeps a bounded cache of folded games.
 
 use crate::app::cache::Lru;
+use crate::app::sealing::SecretsKey;
 use crate::problem::ApiError;
 use chrono::{DateTime, Utc};
 use domain::engine::{Context, Viewer};
@@ -63,6 +64,8 @@ pub type SlotRef = Arc<tokio::sync::Mutex<Slot>>;
 pub struct Repository {
     store: Arc<dyn Storage>,
     registry: Arc<Registry>,
+    /// The key the games' seeds are sealed with in the store.
+    key: Arc<SecretsKey>,
     cache: Mutex<Lru<tokio::sync::Mutex<Slot>>>,
 }
 
@@ -71,17 +74,24 @@ impl Repository {
     pub fn new(
         store: Arc<dyn Storage>,
         registry: Arc<Registry>,
+        key: Arc<SecretsKey>,
         cache_capacity: usize,
     ) -> Repository {
         Repository {
             store,
             registry,
+            key,
             cache: Mutex::new(Lru::new(cache_capacity)),
         }
     }
 
     pub fn registry(&self) -> &Registry {
         &self.registry
+    }
+
+    /// The key secrets are sealed with, for the parts that write them.
+    pub(crate) fn key(&self) -> &SecretsKey {
+        &self.key
     }
 
     /// The store, for the application's other parts (the command service appends through it).
@@ -209,26 +219,33 @@ impl Repository {
 
     /// A game's secret seed and the seeds of its earlier commitments.
     fn secrets(&self, id: &str) -> Result<(Seed, Vec<Seed>), ApiError> {
-        let seed_bytes = self
-            .store
-            .secret(id, SEED)
-            .map_err(ApiError::internal)?
+        let seed = self
+            .seeds(id, SEED)?
             .ok_or_else(|| ApiError::internal(format!("game {id} has no seed")))?;
         let seed = Seed(
-            seed_bytes
-                .try_into()
+            seed.try_into()
                 .map_err(|_| ApiError::internal(format!("game {id} has a malformed seed")))?,
         );
         let earlier = self
-            .store
-            .secret(id, EARLIER_SEEDS)
-            .map_err(ApiError::internal)?
+            .seeds(id, EARLIER_SEEDS)?
             .unwrap_or_default()
             .chunks(32)
             .map(|bytes| bytes.try_into().map(Seed))
             .collect::<Result<Vec<Seed>, _>>()
             .map_err(|_| ApiError::internal(format!("game {id} has malformed earlier seeds")))?;
         Ok((seed, earlier))
+    }
+
+    /// The seeds stored as secret `name` of game `id`, unsealed.
+    fn seeds(&self, id: &str, name: &str) -> Result<Option<Vec<u8>>, ApiError> {
+        let Some(stored) = self.store.secret(id, name).map_err(ApiError::internal)? else {
+            return Ok(None);
+        };
+        let seeds = self
+            .key
+            .open_seeds(id, name, &stored)
+            .map_err(|e| ApiError::internal(format!("game {id}'s {name}: {e}")))?;
+        Ok(Some(seeds))
     }
 
     /// Ids of games with an index entry, in id order, after `after`.

@@ -58,6 +58,9 @@ impl TestApp {
                     listener,
                     std::sync::Arc::new(store),
                     Registry::standard(),
+                    std::sync::Arc::new(
+                        api::app::sealing::SecretsKey::generate().expect("a secrets key"),
+                    ),
                     delivery,
                     api::state::MemorySettings::default(),
                     limits,

@@ -178,7 +178,7 @@ impl Worker {
             since: chrono::Utc::now(),
             last_error,
         });
-        let written = match serde_json::to_vec(&self.hook) {
+        let written = match self.hook.to_record(self.shared.repository.key()) {
             Ok(record) => store
                 .put_record_async(super::WEBHOOKS, &key, &record)
                 .await

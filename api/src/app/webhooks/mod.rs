@@ -9,6 +9,7 @@ pub mod notification;
 pub mod signature;
 
 use crate::app::randomness::random_hex;
+use crate::app::sealing::{text_in_clear, SecretsKey};
 use crate::app::Repository;
 use crate::problem::ApiError;
 use actix_web::http::StatusCode;
@@ -42,6 +43,31 @@ pub struct Webhook {
     /// Set when deliveries were given up; nothing is sent until the owner re-enables it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failing: Option<Failing>,
+}
+
+impl Webhook {
+    /// The webhook as its record keeps it: its secret sealed with `key`.
+    pub(crate) fn to_record(&self, key: &SecretsKey) -> Result<Vec<u8>, ApiError> {
+        let mut stored = self.clone();
+        stored.secret = key
+            .seal_text(&self.id, &self.secret)
+            .map_err(ApiError::internal)?;
+        serde_json::to_vec(&stored).map_err(ApiError::internal)
+    }
+
+    /// Whether a record keeps its secret in clear (written before secrets were sealed).
+    fn secret_in_clear(bytes: &[u8]) -> bool {
+        serde_json::from_slice::<Webhook>(bytes).is_ok_and(|hook| text_in_clear(&hook.secret))
+    }
+
+    /// The webhook a record keeps, its secret unsealed (or in clear, in an older record).
+    pub(crate) fn from_record(bytes: &[u8], key: &SecretsKey) -> Result<Webhook, ApiError> {
+        let mut hook: Webhook = serde_json::from_slice(bytes).map_err(ApiError::internal)?;
+        hook.secret = key
+            .open_text(&hook.id, &hook.secret)
+            .map_err(|e| ApiError::internal(format!("webhook {}'s secret: {e}", hook.id)))?;
+        Ok(hook)
+    }
 }
 
 /// Why and since when a webhook's deliveries stopped.
@@ -116,6 +142,7 @@ impl Webhooks {
     pub fn start(
         store: Arc<dyn Storage>,
         registry: Arc<Registry>,
+        key: Arc<SecretsKey>,
         settings: DeliverySettings,
     ) -> std::io::Result<Webhooks> {
         let http = reqwest::Client::builder()
@@ -143,7 +170,7 @@ impl Webhooks {
         let webhooks = Webhooks {
             shared: Arc::new(Shared {
                 changes: tokio::sync::Mutex::new(()),
-                repository: Repository::new(store.clone(), registry, 1),
+                repository: Repository::new(store.clone(), registry, key, 1),
                 store,
                 http,
                 settings,
@@ -158,7 +185,21 @@ impl Webhooks {
             .records_with_prefix(WEBHOOKS, "")
             .map_err(std::io::Error::other)?;
         for (key, bytes) in registered {
-            match serde_json::from_slice::<Webhook>(&bytes) {
+            let hook = Webhook::from_record(&bytes, webhooks.shared.repository.key());
+            if let Ok(hook) = &hook {
+                // A record of an older server: its secret is sealed now.
+                if Webhook::secret_in_clear(&bytes) {
+                    let record = hook
+                        .to_record(webhooks.shared.repository.key())
+                        .map_err(std::io::Error::other)?;
+                    webhooks
+                        .shared
+                        .store
+                        .put_record(WEBHOOKS, &key, &record)
+                        .map_err(std::io::Error::other)?;
+                }
+            }
+            match hook {
                 Ok(hook) if hook.failing.is_some() => {
                     tracing::warn!(webhook = %hook.id, "webhook failing: not delivered to until re-enabled");
                 }
@@ -215,7 +256,7 @@ impl Webhooks {
             .put_record_async(CURSORS, &hook.id, head.to_string().as_bytes())
             .await
             .map_err(ApiError::internal)?;
-        let record = serde_json::to_vec(&hook).map_err(ApiError::internal)?;
+        let record = hook.to_record(self.shared.repository.key())?;
         store
             .put_record_async(WEBHOOKS, &key(player, &hook.id), &record)
             .await
@@ -232,7 +273,7 @@ impl Webhooks {
             .records_with_prefix(WEBHOOKS, &key(player, ""))
             .map_err(ApiError::internal)?
             .into_iter()
-            .map(|(_, bytes)| serde_json::from_slice(&bytes).map_err(ApiError::internal))
+            .map(|(_, bytes)| Webhook::from_record(&bytes, self.shared.repository.key()))
             .collect()
     }
 
@@ -251,11 +292,11 @@ impl Webhooks {
                 format!("You have no webhook \"{id}\"."),
             ));
         };
-        let mut hook: Webhook = serde_json::from_slice(&bytes).map_err(ApiError::internal)?;
+        let mut hook = Webhook::from_record(&bytes, self.shared.repository.key())?;
         if hook.failing.take().is_none() {
             return Ok(hook);
         }
-        let record = serde_json::to_vec(&hook).map_err(ApiError::internal)?;
+        let record = hook.to_record(self.shared.repository.key())?;
         store
             .put_record_async(WEBHOOKS, &key(player, id), &record)
             .await
