@@ -241,6 +241,8 @@ pub fn document(registry: &Registry) -> Value {
     }
     drop_defaults_on_references(&mut doc);
     describe_operations(&mut doc);
+    declare_parameters(&mut doc, registry);
+    declare_event_stream(&mut doc);
     declare_security(&mut doc);
     declare_problems(&mut doc);
     declare_webhooks(&mut doc);
@@ -398,15 +400,15 @@ fn new_game(games: &[(KindInfo, String)]) -> Value {
                     "description": "How long each move may take: `none` (the default), `days_per_move` (1 to 14) or `seconds_per_move` (1 to 86400). A seat that lets its deadline pass loses on time.",
                 },
             });
-            if let (Some(default), Some(map)) = (info.variants.first(), properties.as_object_mut()) {
-                map.insert(
-                    "variant".into(),
-                    json!({
-                        "type": "string",
-                        "enum": info.variants,
-                        "description": format!("A variant of the game; `{default}` when absent."),
-                    }),
-                );
+            let variant = match info.variants.first() {
+                Some(default) => json!({
+                    "oneOf": [{ "type": "null" }, { "type": "string", "enum": info.variants }],
+                    "description": format!("A variant of the game; `{default}` when absent."),
+                }),
+                None => json!({ "type": "null", "description": "This game has no variants." }),
+            };
+            if let Some(map) = properties.as_object_mut() {
+                map.insert("variant".into(), variant);
             }
             json!({
                 "type": "object",
@@ -568,13 +570,19 @@ fn name_tagged_unions(schemas: &mut Map<String, Value>) {
         let Some((property, tags)) = union_tag(&branches) else {
             continue;
         };
-        // Requests: the server refuses a field it does not know.
-        let closed =
+        // Requests: the server refuses a field it does not know (serde does not, in a variant
+        // of a request that has no field but its tag).
+        let request =
             name.ends_with("Command") || ["TimeControl", "ImportRequest"].contains(&name.as_str());
         let mut refs = Vec::new();
         let mut mapping = Map::new();
         for (mut branch, tag) in branches.into_iter().zip(tags) {
             let variant = format!("{name}.{}", pascal(&tag));
+            let fields = branch
+                .get("properties")
+                .and_then(Value::as_object)
+                .map_or(0, |p| p.len());
+            let closed = name.ends_with("Command") || (request && fields > 1);
             if let Some(map) = branch.as_object_mut() {
                 map.insert("title".into(), json!(variant.replace('.', "")));
                 if closed {
@@ -663,6 +671,100 @@ fn describe_operations(doc: &mut Value) {
             .entry("description")
             .or_insert_with(|| json!(text));
     });
+}
+
+/// What the server reads from each parameter, exactly: the values a query or header takes
+/// (`kind` one of the games, `status`, `turn=mine`, `If-Match` a quoted version,
+/// `Idempotency-Key` 1 to 200 visible characters), and unsigned integers up to 2^64 - 1 (they
+/// are `u64`, not `int64`).
+fn declare_parameters(doc: &mut Value, registry: &Registry) {
+    let kinds: Vec<String> = registry.kinds().map(|k| k.info().id).collect();
+    for_each_operation(doc, |_, operation| {
+        // `POST /v1/games/{id}/join` takes no body as well as `{}`.
+        if operation.get("operationId") == Some(&json!("joinGame")) {
+            if let Some(Value::Object(body)) = operation.get_mut("requestBody") {
+                body.insert("required".into(), json!(false));
+            }
+        }
+        let Some(Value::Array(parameters)) = operation.get_mut("parameters") else {
+            return;
+        };
+        for parameter in parameters.iter_mut() {
+            let name = parameter
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            let Some(Value::Object(schema)) = parameter.get_mut("schema") else {
+                continue;
+            };
+            let integer = schema.get("type").is_some_and(|t| {
+                t == "integer"
+                    || t.as_array()
+                        .is_some_and(|ts| ts.iter().any(|t| t == "integer"))
+            });
+            if integer && schema.get("minimum") == Some(&json!(0)) {
+                schema.remove("format");
+                schema.insert("maximum".into(), json!(u64::MAX));
+            }
+            let values = match name.as_str() {
+                "kind" => Some(json!(kinds)),
+                "status" => Some(json!(["open", "active", "finished"])),
+                "turn" => Some(json!(["mine"])),
+                _ => None,
+            };
+            if let Some(values) = values {
+                schema.insert("enum".into(), values);
+            }
+            match name.as_str() {
+                "If-Match" => {
+                    schema.insert("pattern".into(), json!(r#"^(W/)?"?[0-9]+"?$"#));
+                }
+                "Idempotency-Key" => {
+                    schema.insert("minLength".into(), json!(1));
+                    schema.insert("maxLength".into(), json!(200));
+                    schema.insert("pattern".into(), json!("^[!-~]([ -~]*[!-~])?$"));
+                }
+                _ => {}
+            }
+        }
+    });
+}
+
+/// A server-sent event of a stream: `id` (the version), `event` (the type) and `data`, one
+/// `EventOut` as JSON.
+fn declare_event_stream(doc: &mut Value) {
+    for_each_operation(doc, |_, operation| {
+        let Some(Value::Object(responses)) = operation.get_mut("responses") else {
+            return;
+        };
+        for response in responses.values_mut() {
+            if let Some(media) = response.pointer_mut("/content/text~1event-stream") {
+                media["schema"] = schema_ref("ServerSentEvent");
+            }
+        }
+    });
+    if let Some(Value::Object(schemas)) = doc.pointer_mut("/components/schemas") {
+        schemas.insert(
+            "ServerSentEvent".into(),
+            json!({
+                "title": "ServerSentEvent",
+                "description": "One event of a stream, as the `text/event-stream` format frames it: `id:` the event's version (what `Last-Event-ID` sends back), `event:` its type, `data:` the event as JSON (an `EventOut`).",
+                "type": "object",
+                "properties": {
+                    "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The event's version." },
+                    "event": { "type": "string", "description": "The event's type, as `EventOut.type`." },
+                    "data": {
+                        "type": "string",
+                        "contentMediaType": "application/json",
+                        "contentSchema": schema_ref("EventOut"),
+                        "description": "The event as JSON: an `EventOut`.",
+                    },
+                },
+                "required": ["id", "event", "data"],
+            }),
+        );
+    }
 }
 
 /// An operation that names no security is public, and says so (`security: []`): the others

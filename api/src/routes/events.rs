@@ -167,7 +167,7 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
 /// (`id` is the version; reconnect with `Last-Event-ID`). Ends once the game is over.
 #[utoipa::path(operation_id = "streamGameEvents", tag = "events", security(("bearer" = []), ()),
     params(("id" = String, Path, description = "The game id"), StreamQuery,
-        ("Last-Event-ID" = Option<u64>, Header, description = "The `id` of the last event received (its version): the stream goes on after it. Takes precedence over `after`; browsers' `EventSource` sends it by itself when it reconnects")),
+        ("Last-Event-ID" = Option<String>, Header, description = "The `id` of the last event received (its version): the stream goes on after it. Takes precedence over `after`; browsers' `EventSource` sends it by itself when it reconnects. A value that is not a version is ignored")),
     responses(
         (status = 200, description = "Server-sent events, one per stored event as the caller may see it: `id:` its version, `event:` its type, `data:` one `EventOut` as JSON. A comment (`: keep-alive`) comes after 15 quiet seconds; the stream ends once the game is over and every event is sent", content_type = "text/event-stream", body = EventOut,
             headers(("Cache-Control" = String, description = "`no-cache`"))),
