@@ -646,10 +646,10 @@ fn first_clause(text: &str) -> &str {
             b'`' => code = !code,
             b'(' if !code => depth += 1,
             b')' if !code => depth = depth.saturating_sub(1),
-            b':' | b';' | b'.' if !code && depth == 0 => {
-                if bytes.get(i + 1).is_none_or(|next| *next == b' ') {
-                    return &text[..i];
-                }
+            b':' | b';' | b'.'
+                if !code && depth == 0 && bytes.get(i + 1).is_none_or(|next| *next == b' ') =>
+            {
+                return &text[..i];
             }
             _ => {}
         }
