@@ -1,6 +1,6 @@
-"""Schemathesis hooks for .ci/run: every request that schemathesis makes with a token gets a
-fresh player's, so that an operation like `revokeCurrentToken` does not leave the rest of the
-run without a valid token.
+"""Schemathesis hooks for .ci/run: requests carry a player's token, and `revokeCurrentToken`
+gets a token of its own, so that revoking it does not leave the rest of the run without a
+valid one.
 
 Loaded with SCHEMATHESIS_HOOKS=schemathesis_hooks (this directory on PYTHONPATH); the server's
 address is in AVALANCHE_URL.
@@ -12,20 +12,27 @@ import urllib.request
 import schemathesis
 
 
-@schemathesis.auth(refresh_interval=None)
-class FreshPlayer:
-    """A new player (and token) for each request."""
+def new_token():
+    request = urllib.request.Request(
+        os.environ["AVALANCHE_URL"] + "/v1/players",
+        data=json.dumps({"name": "Schemathesis"}).encode(),
+        headers={"content-type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.load(answer)["token"]
+
+
+@schemathesis.auth()
+class Player:
+    """One player's token for the run; a fresh one for each revocation."""
 
     def get(self, case, ctx):
-        request = urllib.request.Request(
-            os.environ["AVALANCHE_URL"] + "/v1/players",
-            data=json.dumps({"name": "Schemathesis"}).encode(),
-            headers={"content-type": "application/json"},
-            method="POST",
-        )
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return json.load(answer)["token"]
+        return new_token()
 
     def set(self, case, data, ctx):
+        token = data
+        if case.method.upper() == "DELETE" and case.path == "/v1/players/me/tokens/current":
+            token = new_token()
         case.headers = case.headers or {}
-        case.headers["Authorization"] = f"Bearer {data}"
+        case.headers["Authorization"] = f"Bearer {token}"
