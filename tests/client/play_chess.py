@@ -20,8 +20,8 @@ def main(client_dir: str, base_url: str) -> None:
     create_game = importlib.import_module(f"{name}.api.games.create_game")
     join_game = importlib.import_module(f"{name}.api.games.join_game")
     get_game = importlib.import_module(f"{name}.api.games.get_game")
-    legal = importlib.import_module(f"{name}.api.play.legal")
-    play = importlib.import_module(f"{name}.api.play.play")
+    legal = importlib.import_module(f"{name}.api.play.list_legal_commands")
+    play = importlib.import_module(f"{name}.api.play.play_command")
 
     anonymous = client_mod.Client(base_url=base_url, raise_on_unexpected_status=True)
     players = []
@@ -31,7 +31,7 @@ def main(client_dir: str, base_url: str) -> None:
         players.append(client_mod.AuthenticatedClient(
             base_url=base_url, token=created.token, raise_on_unexpected_status=True))
 
-    game = create_game.sync(client=players[0], body=models.NewGame(kind="avalanche-chess", seats=2))
+    game = create_game.sync(client=players[0], body=models.NewGameAvalancheChess(kind="avalanche-chess", seats=2))
     assert isinstance(game, models.GameSummary), game
     answer = join_game.sync(id=game.id, client=players[1], body=models.JoinRequest())
     assert isinstance(answer, models.CommandAnswer), answer

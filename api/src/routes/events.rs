@@ -39,8 +39,13 @@ pub struct EventPage {
 }
 
 /// The event log as the caller may see it, in pages; long-polls with `wait`.
-#[utoipa::path(tag = "events", params(("id" = String, Path, description = "The game id"), EventsQuery),
-    responses((status = 200, body = EventPage), (status = 404, body = Problem)))]
+#[utoipa::path(operation_id = "listGameEvents", tag = "events", security(("bearer" = []), ()),
+    params(("id" = String, Path, description = "The game id"), EventsQuery),
+    responses(
+        (status = 200, description = "The events after `after`, as the token's seat (or a spectator) may see them; with `wait`, answered as soon as there is one, or empty when the wait ran out", body = EventPage),
+        (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
+        (status = 401, body = Problem), (status = 404, body = Problem),
+        (status = 429, description = "`rate_limited`: too many open streams and long-polls for this player (or address); `Retry-After` says when to try again", body = Problem)))]
 #[get("/v1/games/{id}/events")]
 pub async fn events(
     state: web::Data<AppState>,
@@ -160,9 +165,15 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
 
 /// Server-sent events of the event log as the caller may see it, each event once and in order
 /// (`id` is the version; reconnect with `Last-Event-ID`). Ends once the game is over.
-#[utoipa::path(tag = "events", params(("id" = String, Path, description = "The game id"), StreamQuery),
-    responses((status = 200, description = "text/event-stream of EventOut", content_type = "text/event-stream", body = String),
-        (status = 404, body = Problem)))]
+#[utoipa::path(operation_id = "streamGameEvents", tag = "events", security(("bearer" = []), ()),
+    params(("id" = String, Path, description = "The game id"), StreamQuery,
+        ("Last-Event-ID" = Option<String>, Header, description = "The `id` of the last event received (its version): the stream goes on after it. Takes precedence over `after`; browsers' `EventSource` sends it by itself when it reconnects. A value that is not a version is ignored")),
+    responses(
+        (status = 200, description = "Server-sent events, one per stored event as the caller may see it: `id:` its version, `event:` its type, `data:` one `EventOut` as JSON. A comment (`: keep-alive`) comes after 15 quiet seconds; the stream ends once the game is over and every event is sent", content_type = "text/event-stream", body = EventOut,
+            headers(("Cache-Control" = String, description = "`no-cache`"))),
+        (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
+        (status = 401, body = Problem), (status = 404, body = Problem),
+        (status = 429, description = "`rate_limited`: too many open streams and long-polls for this player (or address); `Retry-After` says when to try again", body = Problem)))]
 #[get("/v1/games/{id}/stream")]
 pub async fn stream(
     state: web::Data<AppState>,

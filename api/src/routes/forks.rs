@@ -21,13 +21,17 @@ pub struct NewFork {
 /// Fork a game for analysis: a new game that copies the parent's events up to `version`, then
 /// gives the caller every seat. Allowed for games without hidden information, and for any game
 /// once it has ended.
-#[utoipa::path(tag = "replay", security(("bearer" = [])),
+#[utoipa::path(operation_id = "createFork", tag = "replay", security(("bearer" = [])),
     params(("id" = String, Path, description = "The parent game's id")),
     request_body = NewFork,
-    responses((status = 201, body = GameSummary), (status = 401, body = Problem),
-        (status = 404, body = Problem),
-        (status = 409, description = "A running game with hidden information", body = Problem),
-        (status = 422, description = "Not a version to fork at", body = Problem)))]
+    responses(
+        (status = 201, description = "The fork, with the caller at every seat", body = GameSummary,
+            headers(("Location" = String, description = "The fork's path"))),
+        (status = 400, description = "Unreadable JSON, a repeated key or an unknown field", body = Problem),
+        (status = 401, body = Problem), (status = 404, body = Problem),
+        (status = 409, description = "`fork_not_available`: a running game with hidden information", body = Problem),
+        (status = 413, body = Problem), (status = 415, body = Problem),
+        (status = 422, description = "`bad_fork_version` or `fork_before_start`: not a version to fork at", body = Problem)))]
 #[post("/v1/games/{id}/forks")]
 pub async fn create_fork(
     state: web::Data<AppState>,
@@ -56,9 +60,11 @@ pub struct ForksQuery {
 }
 
 /// The forks of a game, in pages ordered by id.
-#[utoipa::path(tag = "replay",
+#[utoipa::path(operation_id = "listForks", tag = "replay", security(("bearer" = []), ()),
     params(("id" = String, Path, description = "The parent game's id"), ForksQuery),
-    responses((status = 200, body = Vec<GameSummary>), (status = 404, body = Problem)))]
+    responses((status = 200, description = "A page of the game's forks (without their views)", body = Vec<GameSummary>),
+        (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
+        (status = 401, body = Problem), (status = 404, body = Problem)))]
 #[get("/v1/games/{id}/forks")]
 pub async fn list_forks(
     state: web::Data<AppState>,

@@ -15,9 +15,14 @@ use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 
 /// Create a game; the creator sits at it.
-#[utoipa::path(tag = "games", security(("bearer" = [])), request_body = NewGame,
-    responses((status = 201, body = GameSummary), (status = 400, body = Problem),
-        (status = 401, body = Problem)))]
+#[utoipa::path(operation_id = "createGame", tag = "games", security(("bearer" = [])),
+    request_body = NewGame,
+    responses(
+        (status = 201, description = "The game, with the creator seated", body = GameSummary,
+            headers(("Location" = String, description = "The game's path"))),
+        (status = 400, description = "`unknown_kind`, `invalid_setup` (a variant, a number of seats, options or a time control the game does not offer), or unreadable JSON", body = Problem),
+        (status = 401, body = Problem), (status = 413, body = Problem), (status = 415, body = Problem),
+        (status = 429, description = "`rate_limited`: too many games created in the last hour, or too many open seats held; `Retry-After` says when to try again", body = Problem)))]
 #[post("/v1/games")]
 pub async fn create_game(
     state: web::Data<AppState>,
@@ -52,8 +57,11 @@ pub struct ListQuery {
 }
 
 /// List games, by kind and status, in pages ordered by id.
-#[utoipa::path(tag = "games", params(ListQuery),
-    responses((status = 200, body = Vec<GameSummary>), (status = 400, body = Problem)))]
+#[utoipa::path(operation_id = "listGames", tag = "games", security(("bearer" = []), ()),
+    params(ListQuery),
+    responses((status = 200, description = "A page of games (without their views); `your_seat` and `your_turn` for the token's player", body = Vec<GameSummary>),
+        (status = 400, description = "`bad_query` or `unknown_kind`", body = Problem),
+        (status = 401, body = Problem)))]
 #[get("/v1/games")]
 pub async fn list_games(
     state: web::Data<AppState>,
@@ -88,8 +96,12 @@ pub async fn list_games(
 }
 
 /// A game: summary, whose turn, version and the caller's view.
-#[utoipa::path(tag = "games", params(("id" = String, Path, description = "The game id")),
-    responses((status = 200, body = GameSummary), (status = 404, body = Problem)))]
+#[utoipa::path(operation_id = "getGame", tag = "games", security(("bearer" = []), ()),
+    params(("id" = String, Path, description = "The game id")),
+    responses(
+        (status = 200, description = "The game, with the view of the token's seat (or a spectator's without a token)", body = GameSummary,
+            headers(("ETag" = String, description = "The game's version, quoted (`\"12\"`): send it back as `If-Match` to play on it"))),
+        (status = 401, body = Problem), (status = 404, body = Problem)))]
 #[get("/v1/games/{id}")]
 pub async fn get_game(
     state: web::Data<AppState>,
@@ -118,11 +130,19 @@ pub struct JoinRequest {
 }
 
 /// Take a free seat (or a named one). The game starts when the last seat is taken.
-#[utoipa::path(tag = "games", security(("bearer" = [])),
-    params(("id" = String, Path, description = "The game id")),
+#[utoipa::path(operation_id = "joinGame", tag = "games", security(("bearer" = [])),
+    params(("id" = String, Path, description = "The game id"),
+        ("If-Match" = Option<String>, Header, description = "The version you joined on (`\"3\"`): a stale one gives 412"),
+        ("Idempotency-Key" = Option<String>, Header, description = "1 to 200 visible characters: a retry with the same key returns the first answer and joins once")),
     request_body(content = JoinRequest, description = "`{}` (or no body) takes the first free seat"),
-    responses((status = 200, body = CommandAnswer), (status = 404, body = Problem),
-        (status = 409, body = Problem)))]
+    responses(
+        (status = 200, description = "Seated: the events of the join (and of the start, if it was the last seat) and the new view", body = CommandAnswer,
+            headers(("ETag" = String, description = "The game's version after the join, quoted"))),
+        (status = 400, description = "Unreadable JSON, a repeated key, an unknown field, or a malformed `If-Match` or `Idempotency-Key`", body = Problem),
+        (status = 401, body = Problem), (status = 404, body = Problem),
+        (status = 409, description = "`game_full`, `seat_taken`, `already_seated` or `game_over`", body = Problem),
+        (status = 412, body = Problem), (status = 422, body = Problem),
+        (status = 429, description = "`rate_limited`: too many commands a second, or too many open seats held; `Retry-After` says when to try again", body = Problem)))]
 #[post("/v1/games/{id}/join")]
 pub async fn join_game(
     state: web::Data<AppState>,

@@ -44,8 +44,11 @@ pub enum ImportRequest {
 
 /// Import a finished game: a chess record or a game log. It is audited first (every command
 /// decided again, the seed checked against its commitment) and stored only if it passes.
-#[utoipa::path(tag = "replay", security(("bearer" = [])), request_body = ImportRequest,
-    responses((status = 201, body = GameSummary),
+#[utoipa::path(operation_id = "importGame", tag = "replay", security(("bearer" = [])),
+    request_body = ImportRequest,
+    responses(
+        (status = 201, description = "The imported game, finished, with its seed revealed", body = GameSummary,
+            headers(("Location" = String, description = "The game's path"))),
         (status = 400, description = "Unreadable body or unknown variant", body = Problem),
         (status = 401, body = Problem), (status = 413, body = Problem),
         (status = 422, description = "`illegal_record` (details: half_turn, text, fen, reason), \

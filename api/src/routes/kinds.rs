@@ -33,7 +33,9 @@ pub struct KindSchemas {
 /// game's rules with what every revision changed, and the page of the repository where the
 /// rules are written (`rules`, for instance `docs/rules/ski-runs.md`). A game keeps the
 /// revision it was created under.
-#[utoipa::path(tag = "games", responses((status = 200, body = Vec<KindOut>)))]
+#[utoipa::path(operation_id = "listKinds", tag = "games",
+    responses((status = 200, description = "Every game offered", body = Vec<KindOut>),
+        (status = "4XX", description = "Only a request the server cannot read as HTTP, answered by the HTTP layer itself")))]
 #[get("/v1/kinds")]
 pub async fn kinds(state: web::Data<AppState>) -> HttpResponse {
     let kinds: Vec<KindOut> = state

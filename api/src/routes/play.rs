@@ -40,10 +40,10 @@ pub struct LegalList {
 }
 
 /// The caller's legal commands, each with its notation and postable as is.
-#[utoipa::path(tag = "play", security(("bearer" = [])),
+#[utoipa::path(operation_id = "listLegalCommands", tag = "play", security(("bearer" = [])),
     params(("id" = String, Path, description = "The game id")),
-    responses((status = 200, body = LegalList), (status = 401, body = Problem),
-        (status = 403, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 200, description = "Every command the caller may post now (none when it is not their turn)", body = LegalList),
+        (status = 401, body = Problem), (status = 403, body = Problem), (status = 404, body = Problem)))]
 #[get("/v1/games/{id}/legal")]
 pub async fn legal(
     state: web::Data<AppState>,
@@ -65,19 +65,22 @@ pub async fn legal(
 
 /// Play a command: a game move or a table command (`resign`, `offer_draw`, ...). Answers only
 /// once the events are durable.
-#[utoipa::path(tag = "play", security(("bearer" = [])),
+#[utoipa::path(operation_id = "playCommand", tag = "play", security(("bearer" = [])),
     params(("id" = String, Path, description = "The game id"),
-        ("If-Match" = Option<String>, Header, description = "The version you played on: a stale one gives 412"),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry return the first answer")),
-    request_body = GameCommand,
-    responses((status = 200, body = CommandAnswer),
-        (status = 400, description = "Malformed command", body = Problem),
-        (status = 401, body = Problem), (status = 403, description = "Not seated", body = Problem),
+        ("If-Match" = Option<String>, Header, description = "The version you played on (`\"12\"`, the `ETag` of the game): a stale one gives 412 and nothing is played"),
+        ("Idempotency-Key" = Option<String>, Header, description = "1 to 200 visible characters: a retry with the same key and body returns the first answer (`replayed: true`) and records nothing twice; the same key with another body gives 422")),
+    request_body(content = GameCommand, description = "A command of the table or of the game; `GET /v1/games/{id}/legal` lists those you may post now, exactly as they are"),
+    responses(
+        (status = 200, description = "Played: its events, once durable, and the caller's new view", body = CommandAnswer,
+            headers(("ETag" = String, description = "The game's version after the command, quoted"))),
+        (status = 400, description = "`bad_command` (not a command of this game, or a field it does not have), unreadable JSON, a repeated key, or a malformed `If-Match` or `Idempotency-Key`", body = Problem),
+        (status = 401, body = Problem),
+        (status = 403, description = "`not_seated`: the caller holds no seat in this game", body = Problem),
         (status = 404, body = Problem),
-        (status = 409, description = "Not your turn, game over, ...", body = Problem),
-        (status = 412, description = "Stale If-Match", body = Problem),
-        (status = 413, body = Problem),
-        (status = 422, description = "Illegal command", body = Problem)))]
+        (status = 409, description = "Not now: `not_your_turn`, `game_over`, `not_started`, `out_of_time`, `no_draw_offered`, ...", body = Problem),
+        (status = 412, body = Problem), (status = 413, body = Problem), (status = 415, body = Problem),
+        (status = 422, description = "`illegal_command` by the rules (or another refusal of the rules, such as `draw_not_available`), or `idempotency_key_reused` with another body", body = Problem),
+        (status = 429, description = "`rate_limited`: too many commands a second; `Retry-After` says when to try again", body = Problem)))]
 #[post("/v1/games/{id}/commands")]
 pub async fn play(
     state: web::Data<AppState>,

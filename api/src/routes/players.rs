@@ -29,9 +29,12 @@ pub struct PlayerCreated {
 }
 
 /// Create a player.
-#[utoipa::path(tag = "players", request_body = NewPlayer,
-    responses((status = 201, body = PlayerCreated), (status = 400, body = Problem),
-        (status = 429, description = "`rate_limited`: too many players from one address", body = Problem)))]
+#[utoipa::path(operation_id = "createPlayer", tag = "players", request_body = NewPlayer,
+    responses(
+        (status = 201, description = "The player, with their token (shown only now)", body = PlayerCreated),
+        (status = 400, description = "Not a player: unreadable JSON, a repeated key, an unknown field, or a name that is not 1 to 40 characters", body = Problem),
+        (status = 413, body = Problem), (status = 415, body = Problem),
+        (status = 429, description = "`rate_limited`: too many players from one address; `Retry-After` says when to try again", body = Problem)))]
 #[post("/v1/players")]
 pub async fn create_player(
     state: web::Data<AppState>,
@@ -47,8 +50,9 @@ pub async fn create_player(
 }
 
 /// The player the token belongs to.
-#[utoipa::path(tag = "players", security(("bearer" = [])),
-    responses((status = 200, body = Player), (status = 401, body = Problem)))]
+#[utoipa::path(operation_id = "getCurrentPlayer", tag = "players", security(("bearer" = [])),
+    responses((status = 200, description = "The token's player", body = Player),
+        (status = 401, body = Problem)))]
 #[get("/v1/players/me")]
 pub async fn me(Authenticated(player): Authenticated) -> HttpResponse {
     HttpResponse::Ok().json(player)
@@ -69,8 +73,11 @@ pub struct MyGamesQuery {
 
 /// My games in pages: every game I hold a seat in, by id, or with `?turn=mine` those where I
 /// must act, most urgent first.
-#[utoipa::path(tag = "players", security(("bearer" = [])), params(MyGamesQuery),
-    responses((status = 200, body = Vec<GameSummary>), (status = 401, body = Problem)))]
+#[utoipa::path(operation_id = "listMyGames", tag = "players", security(("bearer" = [])),
+    params(MyGamesQuery),
+    responses((status = 200, description = "A page of my games (without their views)", body = Vec<GameSummary>),
+        (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
+        (status = 401, body = Problem)))]
 #[get("/v1/players/me/games")]
 pub async fn my_games(
     state: web::Data<AppState>,
@@ -103,8 +110,9 @@ pub async fn my_games(
 }
 
 /// My vacation: whether I am on one, and how much of this year's 30 days is left.
-#[utoipa::path(tag = "players", security(("bearer" = [])),
-    responses((status = 200, body = Vacation), (status = 401, body = Problem)))]
+#[utoipa::path(operation_id = "getMyVacation", tag = "players", security(("bearer" = [])),
+    responses((status = 200, description = "Whether I am away, and the days left this year", body = Vacation),
+        (status = 401, body = Problem)))]
 #[get("/v1/players/me/vacation")]
 pub async fn my_vacation(
     state: web::Data<AppState>,
@@ -115,8 +123,9 @@ pub async fn my_vacation(
 
 /// Go on vacation: the clocks of all my timed games stand still until I come back, or until
 /// this year's 30 days are used up. Recorded as `vacation_started` in each game.
-#[utoipa::path(tag = "players", security(("bearer" = [])),
-    responses((status = 200, body = Vacation), (status = 401, body = Problem),
+#[utoipa::path(operation_id = "startVacation", tag = "players", security(("bearer" = [])),
+    responses((status = 200, description = "On vacation from now on", body = Vacation),
+        (status = 401, body = Problem),
         (status = 409, description = "Already on vacation, or no days left", body = Problem)))]
 #[post("/v1/players/me/vacation")]
 pub async fn start_vacation(
@@ -128,8 +137,9 @@ pub async fn start_vacation(
 }
 
 /// Come back from vacation: the clocks of my games run again with the time they had left.
-#[utoipa::path(tag = "players", security(("bearer" = [])),
-    responses((status = 200, body = Vacation), (status = 401, body = Problem),
+#[utoipa::path(operation_id = "endVacation", tag = "players", security(("bearer" = [])),
+    responses((status = 200, description = "Back: the clocks run again", body = Vacation),
+        (status = 401, body = Problem),
         (status = 409, description = "Not on vacation", body = Problem)))]
 #[delete("/v1/players/me/vacation")]
 pub async fn end_vacation(
@@ -153,8 +163,9 @@ pub struct TokenIssued {
 
 /// Issue a new token for me, beside the one in use (shown this once). To replace a token,
 /// issue a new one, then revoke the old one with `DELETE /v1/players/me/tokens/current`.
-#[utoipa::path(tag = "players", security(("bearer" = [])),
-    responses((status = 201, body = TokenIssued), (status = 401, body = Problem)))]
+#[utoipa::path(operation_id = "issueToken", tag = "players", security(("bearer" = [])),
+    responses((status = 201, description = "The new token (shown only now)", body = TokenIssued),
+        (status = 401, body = Problem)))]
 #[post("/v1/players/me/tokens")]
 pub async fn issue_token(
     state: web::Data<AppState>,
@@ -167,8 +178,9 @@ pub async fn issue_token(
 
 /// Revoke the token this request is sent with: it acts for no one from now on. Other tokens
 /// of mine go on working; without any, the account cannot be used again.
-#[utoipa::path(tag = "players", security(("bearer" = [])),
-    responses((status = 204, description = "Revoked"), (status = 401, body = Problem)))]
+#[utoipa::path(operation_id = "revokeCurrentToken", tag = "players", security(("bearer" = [])),
+    responses((status = 204, description = "Revoked: the token acts for no one from now on"),
+        (status = 401, body = Problem)))]
 #[delete("/v1/players/me/tokens/current")]
 pub async fn revoke_token(
     state: web::Data<AppState>,

@@ -39,10 +39,13 @@ pub struct StateAt {
 }
 
 /// The state of a game at any version, as the caller may see it.
-#[utoipa::path(tag = "replay",
+#[utoipa::path(operation_id = "getGameStateAt", tag = "replay", security(("bearer" = []), ()),
     params(("id" = String, Path, description = "The game id"),
         ("version" = u64, Path, description = "A version from 1 to the game's version")),
-    responses((status = 200, body = StateAt), (status = 404, body = Problem)))]
+    responses((status = 200, description = "The game after that version, as the token's seat (or a spectator) may see it", body = StateAt),
+        (status = 400, description = "`bad_path`: the version is not a number", body = Problem),
+        (status = 401, body = Problem),
+        (status = 404, description = "`game_not_found`, or `version_not_found`: the game has no such version", body = Problem)))]
 #[get("/v1/games/{id}/states/{version}")]
 pub async fn state_at(
     state: web::Data<AppState>,
@@ -96,9 +99,11 @@ pub struct AuditAnswer {
 /// Audit a game: every stored command is decided again from the start with the same seed and
 /// must give exactly the stored events; the revealed seed must match its commitment. For ended
 /// games and analysis forks, and for running games without hidden information.
-#[utoipa::path(tag = "replay", params(("id" = String, Path, description = "The game id")),
-    responses((status = 200, body = AuditAnswer), (status = 404, body = Problem),
-        (status = 409, description = "A running game with hidden information", body = Problem)))]
+#[utoipa::path(operation_id = "auditGame", tag = "replay",
+    params(("id" = String, Path, description = "The game id")),
+    responses((status = 200, description = "Valid with what was verified, or not valid with the first divergence", body = AuditAnswer),
+        (status = 404, body = Problem),
+        (status = 409, description = "`audit_not_available`: a running game with hidden information, or one sealed by a takeback", body = Problem)))]
 #[get("/v1/games/{id}/audit")]
 pub async fn audit(
     state: web::Data<AppState>,
@@ -145,9 +150,11 @@ pub async fn audit(
 
 /// A game's whole event log with the commands beside their events: what `POST /v1/imports`
 /// and `avalanche audit` read. For ended games, and for games without hidden information.
-#[utoipa::path(tag = "replay", params(("id" = String, Path, description = "The game id")),
-    responses((status = 200, body = GameLog), (status = 404, body = Problem),
-        (status = 409, description = "A running game with hidden information", body = Problem)))]
+#[utoipa::path(operation_id = "getGameLog", tag = "replay",
+    params(("id" = String, Path, description = "The game id")),
+    responses((status = 200, description = "Every event and every command of the game", body = GameLog),
+        (status = 404, body = Problem),
+        (status = 409, description = "`log_not_available`: a running game with hidden information, or one sealed by a takeback", body = Problem)))]
 #[get("/v1/games/{id}/log")]
 pub async fn game_log(
     state: web::Data<AppState>,
@@ -176,10 +183,12 @@ pub async fn game_log(
 
 /// An Avalanche Chess game as a record in the notation of the rules file (`1. e4/a6 Nf6/a3`),
 /// with tag pairs; a running game has no result line.
-#[utoipa::path(tag = "replay", params(("id" = String, Path, description = "The game id")),
-    responses((status = 200, description = "The record", content_type = "text/plain", body = String),
+#[utoipa::path(operation_id = "getGameRecord", tag = "replay",
+    params(("id" = String, Path, description = "The game id")),
+    responses((status = 200, description = "The record, with its tag pairs", content_type = "text/plain", body = String,
+            example = json!("[Game \"g-0c1d2e3f4a5b6c7d\"]\n[Variant \"standard\"]\n\n1. e4/a6 Nf6/a3\n2. Qh5/h6 Resigns\n1-0\n")),
         (status = 404, body = Problem),
-        (status = 409, description = "Not a game of Avalanche Chess", body = Problem)))]
+        (status = 409, description = "`no_record_notation`: not a game of Avalanche Chess (its log is its export)", body = Problem)))]
 #[get("/v1/games/{id}/record")]
 pub async fn record(
     state: web::Data<AppState>,

@@ -39,11 +39,15 @@ pub struct WebhookCreated {
 /// 2xx is retried with growing waits (up to 30 s apart), never skipped; after 3 days of
 /// failures the webhook is marked `failing` and waits to be re-enabled. At most 10 a player.
 /// The URL is `https://` and must lead to a public address.
-#[utoipa::path(tag = "players", security(("bearer" = [])), request_body = NewWebhook,
-    responses((status = 201, body = WebhookCreated),
-        (status = 400, description = "`invalid_webhook_url`", body = Problem),
+#[utoipa::path(operation_id = "createWebhook", tag = "players", security(("bearer" = [])),
+    request_body = NewWebhook,
+    responses(
+        (status = 201, description = "The webhook, with its secret (shown only now)", body = WebhookCreated,
+            headers(("Location" = String, description = "The webhook's path"))),
+        (status = 400, description = "`invalid_webhook_url` (not https, or not a public address), or unreadable JSON", body = Problem),
         (status = 401, body = Problem),
-        (status = 409, description = "`too_many_webhooks`", body = Problem)))]
+        (status = 409, description = "`too_many_webhooks`: at most 10 a player", body = Problem),
+        (status = 413, body = Problem), (status = 415, body = Problem)))]
 #[post("/v1/players/me/webhooks")]
 pub async fn create_webhook(
     state: web::Data<AppState>,
@@ -62,8 +66,9 @@ pub async fn create_webhook(
 }
 
 /// My webhooks (without their secrets).
-#[utoipa::path(tag = "players", security(("bearer" = [])),
-    responses((status = 200, body = Vec<WebhookInfo>), (status = 401, body = Problem)))]
+#[utoipa::path(operation_id = "listWebhooks", tag = "players", security(("bearer" = [])),
+    responses((status = 200, description = "My webhooks, each with its status", body = Vec<WebhookInfo>),
+        (status = 401, body = Problem)))]
 #[get("/v1/players/me/webhooks")]
 pub async fn list_webhooks(
     state: web::Data<AppState>,
@@ -79,10 +84,11 @@ pub async fn list_webhooks(
 }
 
 /// Delete one of my webhooks: nothing more is sent to it.
-#[utoipa::path(tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "deleteWebhook", tag = "players", security(("bearer" = [])),
     params(("id" = String, Path, description = "The webhook's id")),
-    responses((status = 204, description = "Deleted"), (status = 401, body = Problem),
-        (status = 404, description = "`webhook_not_found`", body = Problem)))]
+    responses((status = 204, description = "Deleted: nothing more is sent to it"),
+        (status = 401, body = Problem),
+        (status = 404, description = "`webhook_not_found`: none of mine has this id", body = Problem)))]
 #[delete("/v1/players/me/webhooks/{id}")]
 pub async fn delete_webhook(
     state: web::Data<AppState>,
@@ -95,10 +101,11 @@ pub async fn delete_webhook(
 
 /// Re-enable one of my webhooks that is `failing`: deliveries go on from the notification
 /// that was given up, nothing skipped. An active webhook is answered as it is.
-#[utoipa::path(tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "enableWebhook", tag = "players", security(("bearer" = [])),
     params(("id" = String, Path, description = "The webhook's id")),
-    responses((status = 200, body = WebhookInfo), (status = 401, body = Problem),
-        (status = 404, description = "`webhook_not_found`", body = Problem)))]
+    responses((status = 200, description = "The webhook, active again", body = WebhookInfo),
+        (status = 401, body = Problem),
+        (status = 404, description = "`webhook_not_found`: none of mine has this id", body = Problem)))]
 #[post("/v1/players/me/webhooks/{id}/enable")]
 pub async fn enable_webhook(
     state: web::Data<AppState>,

@@ -22,9 +22,15 @@ pub enum TimeControl {
     #[default]
     None,
     /// Each move within `days` days (1 to 14), as correspondence servers offer.
-    DaysPerMove { days: u32 },
+    DaysPerMove {
+        #[schema(minimum = 1, maximum = 14)]
+        days: u32,
+    },
     /// Each move within `seconds` seconds (1 to 86400): for fast games and for tests.
-    SecondsPerMove { seconds: u32 },
+    SecondsPerMove {
+        #[schema(minimum = 1, maximum = 86400)]
+        seconds: u32,
+    },
 }
 
 impl TimeControl {
