@@ -22,7 +22,9 @@ viewer, so no player ever sees another's hidden cards.\n\nErrors are `applicatio
 with a stable `code`. Send `Authorization: Bearer <token>` (from `POST /v1/players`) to act for \
 a player. Game commands and table commands (`resign`, `offer_draw`, `accept_draw`, \
 `decline_draw`, `request_takeback`, `accept_takeback`, `decline_takeback`, `claim_timeout`) are posted alike to `/v1/games/{id}/commands`; `GET /v1/games/{id}/legal` lists \
-exactly the commands you may post now.\n\nA game may be timed (`time_control` at creation: \
+exactly the commands you may post now. `{\"type\": \"request_takeback\"}` asks the other seats \
+to take back your last turn (`\"turns\": N` goes back N of your turns); moving before they all \
+answer withdraws it (`takeback_withdrawn`).\n\nA game may be timed (`time_control` at creation: \
 days or seconds per move). Each seat that must act has a deadline, shown in the game's `seats`; \
 once it passes, the server records a timeout by itself within a second (or an opponent claims \
 it with `claim_timeout`). Each player has 30 vacation days a year, during which their clocks \
@@ -201,7 +203,7 @@ pub fn document(registry: &Registry) -> Value {
     added.insert(
         "GameEvent".into(),
         json!({
-            "description": "A stored event. The table's own events are `created` (kind, setup, commitment, time_control), `seat_taken` (seat, player), `started`, `resigned` (seat), `draw_offered`, `draw_declined`, `draw_accepted` (seat), `takeback_requested` (seat, version), `takeback_accepted`, `takeback_declined` (seat), `takeback_agreed` (version), `clock_set` (clocks: each seat's `idle`, `running` with a deadline, or `paused` with the time left), `timed_out` (seat), `vacation_started`, `vacation_ended` (seat), `finished` (outcome), `seed_revealed` (seed) and, first after the copied events of a fork, `forked` (parent, version, players, analysis). The game's events are wrapped: `{\"type\": \"game\", \"event\": <the game's Event>}`, with what the caller may not see removed.",
+            "description": "A stored event. The table's own events are `created` (kind, setup, commitment, time_control), `seat_taken` (seat, player), `started`, `resigned` (seat), `draw_offered`, `draw_declined`, `draw_accepted` (seat), `takeback_requested` (seat, version, turns), `takeback_withdrawn` (seat: the requester moved), `takeback_accepted`, `takeback_declined` (seat), `takeback_agreed` (version), `clock_set` (clocks: each seat's `idle`, `running` with a deadline, or `paused` with the time left), `timed_out` (seat), `vacation_started`, `vacation_ended` (seat), `finished` (outcome), `seed_revealed` (seed) and, first after the copied events of a fork, `forked` (parent, version, players, analysis). The game's events are wrapped: `{\"type\": \"game\", \"event\": <the game's Event>}`, with what the caller may not see removed.",
             "type": "object",
             "required": ["type"],
             "properties": {
