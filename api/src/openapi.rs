@@ -22,7 +22,9 @@ viewer, so no player ever sees another's hidden cards.\n\nErrors are `applicatio
 with a stable `code`. Send `Authorization: Bearer <token>` (from `POST /v1/players`) to act for \
 a player. Game commands and table commands (`resign`, `offer_draw`, `accept_draw`, \
 `decline_draw`, `request_takeback`, `accept_takeback`, `decline_takeback`, `claim_timeout`) are posted alike to `/v1/games/{id}/commands`; `GET /v1/games/{id}/legal` lists \
-exactly the commands you may post now.\n\nA game may be timed (`time_control` at creation: \
+exactly the commands you may post now. `{\"type\": \"request_takeback\"}` asks the other seats \
+to take back your last turn (`\"turns\": N` goes back N of your turns); moving before they all \
+answer withdraws it (`takeback_withdrawn`).\n\nA game may be timed (`time_control` at creation: \
 days or seconds per move). Each seat that must act has a deadline, shown in the game's `seats`; \
 once it passes, the server records a timeout by itself within a second (or an opponent claims \
 it with `claim_timeout`). Each player has 30 vacation days a year, during which their clocks \
@@ -307,10 +309,12 @@ fn game_event(game_events: &[Value]) -> Value {
             seat_only("draw_offered", "A seat offered a draw."),
             seat_only("draw_declined", "A seat declined the draw offered."),
             seat_only("draw_accepted", "A seat accepted the draw offered: the game ends drawn."),
-            variant("takeback_requested", "A seat asked to take the game back to `version`.", json!({
+            variant("takeback_requested", "A seat asked to take the game back to `version`: to just before its last `turns` turns (absent in a request stored before takebacks were counted in turns, which stood until answered).", json!({
                 "seat": seat(),
                 "version": version("The version to go back to."),
+                "turns": { "type": "integer", "format": "int32", "minimum": 1, "description": "How many of the requester's turns it takes back; such a request is withdrawn when its requester moves again." },
             }), &["seat", "version"]),
+            seat_only("takeback_withdrawn", "The requester moved again: its pending takeback request is withdrawn."),
             seat_only("takeback_accepted", "A seat accepted the takeback asked for."),
             seat_only("takeback_declined", "A seat declined the takeback asked for: play goes on here."),
             variant("takeback_agreed", "Every other seat accepted: play goes on in a fork at `version`; this game ends.", json!({

@@ -95,14 +95,6 @@ export async function gamePage(main, [id], app) {
     await draw();
   }
 
-  async function takebackVersion() {
-    // Back to just before my last turn: the version before my own last game event.
-    const page = await get(`/games/${seg(id)}/events?limit=1000`);
-    const mine = `seat:${state.game.your_seat}`;
-    const moves = page.events.filter((e) => e.actor === mine && !TABLE_EVENT.test(e.type));
-    return moves.length ? moves[moves.length - 1].version - 1 : null;
-  }
-
   function tableButtons() {
     const game = state.game;
     const buttons = [];
@@ -119,11 +111,8 @@ export async function gamePage(main, [id], app) {
       buttons.push(h('button', {
         type: 'button', class: 'secondary', 'data-command': 'request_takeback',
         onclick: async () => {
-          try {
-            const version = await takebackVersion();
-            if (version === null) { say('You have not moved yet: there is nothing to take back.', 'error'); return; }
-            await play({ type: 'request_takeback', version });
-          } catch (e) { sayError(e); }
+          // The server takes back my last turn (its answer says so if I have not moved yet).
+          try { await play({ type: 'request_takeback' }); } catch (e) { sayError(e); }
         },
       }, 'Ask to take back my last turn'));
       const resign = offered.find((l) => l.command.type === 'resign');
@@ -221,6 +210,3 @@ export async function gamePage(main, [id], app) {
     controller.abort();
   };
 }
-
-/** Table events (not moves): what a takeback does not go back over. */
-const TABLE_EVENT = /^(game_created|seat_taken|started|clock_set|draw_|takeback_|resigned|timed_out|finished|vacation_|forked|seed_revealed)/;

@@ -12,7 +12,7 @@ use crate::engine::{Context, Outcome};
 use crate::fairness::Seed;
 use crate::log::{GameLog, LoggedCommand};
 use crate::registry::{EventRecord, LiveGame, Registry};
-use crate::table::{Actor, Status};
+use crate::table::{Actor, Status, TurnHistory};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -137,7 +137,7 @@ pub fn audit_with_secrets(
             .filter(|(version, _)| *version <= batch.last_version)
             .count();
         let in_force = &seeds[..made.clamp(1, seeds.len())];
-        let expected = decide_again(game.as_ref(), batch, in_force, i == 0)?;
+        let expected = decide_again(game.as_ref(), &log.commands[..i], batch, in_force, i == 0)?;
         // The first batch begins with `created`, which no command decides.
         let stored_from = if i == 0 { 2 } else { batch.first_version };
         let stored_to = batch.last_version.min(last);
@@ -267,9 +267,11 @@ fn revealed_seeds(
     Ok(seeds.filter(|seeds| seeds.len() == commitments.len()))
 }
 
-/// The events the rules give for a stored command, decided on `game` (the state before it).
+/// The events the rules give for a stored command, decided on `game` (the state before it),
+/// after the commands `before`.
 fn decide_again(
     game: &dyn LiveGame,
+    before: &[LoggedCommand],
     batch: &LoggedCommand,
     seeds: &[Seed],
     first: bool,
@@ -280,7 +282,7 @@ fn decide_again(
         None => return Err(Divergence::at(1, "the game makes no commitment to a seed")),
     };
     let nonce = if first { 1 } else { version - 1 };
-    let ctx = Context::new(seed, nonce, batch.recorded_at).with_earlier_seeds(earlier);
+    let mut ctx = Context::new(seed, nonce, batch.recorded_at).with_earlier_seeds(earlier);
     let command = batch
         .command
         .as_ref()
@@ -323,6 +325,10 @@ fn decide_again(
         return game.reveal_seed(&ctx).map_err(|e| {
             Divergence::at(version, format!("the seed may not be revealed here: {e}"))
         });
+    }
+    if command["type"] == "request_takeback" {
+        // A takeback counted in turns goes back to where the log says a turn began.
+        ctx = ctx.with_turns(TurnHistory::of(before, game.seats()));
     }
     let actor = actor_of(game, &batch.actor)
         .ok_or_else(|| Divergence::at(version, format!("unknown actor {:?}", batch.actor)))?;

@@ -189,6 +189,9 @@ pub struct Context {
     /// takeback in a game with hidden cards was dealt up to the fork from its parent's seed.
     /// Revealed with the game's seed, never used to shuffle.
     earlier: Vec<Seed>,
+    /// Where each seat's turns began, read from the command log: given to a takeback that
+    /// names no version ("take back my last turn"), which the fold of events cannot know.
+    turns: Option<crate::table::TurnHistory>,
 }
 
 impl Context {
@@ -198,7 +201,19 @@ impl Context {
             nonce,
             now,
             earlier: Vec::new(),
+            turns: None,
         }
+    }
+
+    /// The same context with the game's turns so far, for a takeback counted in turns.
+    pub fn with_turns(mut self, turns: crate::table::TurnHistory) -> Context {
+        self.turns = Some(turns);
+        self
+    }
+
+    /// The game's turns so far, when the caller gave them.
+    pub fn turns(&self) -> Option<&crate::table::TurnHistory> {
+        self.turns.as_ref()
     }
 
     /// The same context for a game whose stream also holds `earlier` commitments (see
@@ -243,6 +258,21 @@ impl<C> Legal<C> {
             notation: notation.into(),
         }
     }
+}
+
+/// How the table ended a game before its rules did. The engine's state does not know it
+/// (its rules did not end the game), so its view is told: see [`Engine::ended_view`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TableEnd {
+    /// A seat resigned (in a game of three or more: every other seat but one had left).
+    Resigned,
+    /// The two players agreed a draw.
+    DrawAgreed,
+    /// A seat let its deadline pass.
+    TimedOut,
+    /// A takeback was agreed: play goes on in a fork.
+    Superseded,
 }
 
 /// How a game ended. A draw in a two-player game is both seats sharing the result with
@@ -515,6 +545,27 @@ pub struct KindInfo {
     /// Every revision of the rules, oldest first, with what it changed. A stored game is
     /// decided and audited by the revision it was created under.
     pub revisions: Vec<crate::revision::RuleRevision>,
+    /// Which seat is which: how many there are, what seat 0 is, who acts first.
+    pub seating: Seating,
+}
+
+/// Which seat is which in a game. Seats are numbered from 0 in turn order; the creator takes
+/// the first free one unless they name one, and each join takes the first free one (or the
+/// one named). README's "Which seat is which" says the same (a test checks it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Seating {
+    /// How many seats a game has: `2`, or a range such as `2-6` (`min_seats` to `max_seats`).
+    #[schema(example = "2-6")]
+    pub players: String,
+    /// Each seat's name in seat order, where seats differ (Avalanche Chess: `White`,
+    /// `Black`); empty where every seat is alike.
+    pub names: Vec<String>,
+    /// What seat 0 is.
+    #[schema(example = "White (seat 1 is Black)")]
+    pub seat_0: String,
+    /// Who acts first once every seat is taken.
+    #[schema(example = "seat 0, then in seat order")]
+    pub first_to_act: String,
 }
 
 impl KindInfo {
@@ -536,7 +587,26 @@ impl KindInfo {
             rules: crate::revision::rules_page(id),
             revision: crate::revision::FIRST,
             revisions: vec![crate::revision::RuleRevision::first()],
+            seating: Seating {
+                players: if min_seats == max_seats {
+                    min_seats.to_string()
+                } else {
+                    format!("{min_seats}-{max_seats}")
+                },
+                names: Vec::new(),
+                seat_0: "the first player".into(),
+                first_to_act: "seat 0, then in seat order".into(),
+            },
         }
+    }
+
+    /// Says which seat is which where seats are not all alike (`names`, what seat 0 is) or
+    /// another seat than seat 0 acts first.
+    pub fn seated(mut self, names: &[&str], seat_0: &str, first_to_act: &str) -> KindInfo {
+        self.seating.names = names.iter().map(|n| n.to_string()).collect();
+        self.seating.seat_0 = seat_0.into();
+        self.seating.first_to_act = first_to_act.into();
+        self
     }
 
     /// A later revision of the rules, which new games are played under: `changes` says what
@@ -644,6 +714,15 @@ pub trait Engine: Sized + Clone + Debug + PartialEq + Send + Sync + 'static {
     /// The state as `viewer` may see it. Once the game has ended the table asks with
     /// `Viewer::Everyone`, so engines need not reveal anything by themselves.
     fn view(state: &Self::State, viewer: Viewer) -> Self::View;
+
+    /// The view once the table ended the game before its rules did (`end`: a resignation, an
+    /// agreed draw, a timeout, a takeback), with the game's `outcome`: the view must show the
+    /// game over, nobody to act and, where it has a result, the outcome's. The table asks it
+    /// of every finished game the rules did not end (except one sealed by a takeback, shown as
+    /// while it ran). The default changes nothing, for views with nothing to say.
+    fn ended_view(view: Self::View, _end: TableEnd, _outcome: &Outcome) -> Self::View {
+        view
+    }
 
     /// The event as `viewer` may see it: secrets of other seats and undrawn cards removed.
     /// Redacted events are for showing only; they are never folded.

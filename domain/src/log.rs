@@ -5,7 +5,7 @@
 use crate::engine::{Context, RuleError, Seat};
 use crate::fairness::Seed;
 use crate::registry::{EventRecord, GameKind, LiveGame};
-use crate::table::Actor;
+use crate::table::{Actor, TurnHistory};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -158,11 +158,11 @@ impl LogBuilder {
         now: DateTime<Utc>,
     ) -> Result<(), RuleError> {
         let version = self.game.version();
-        let events = self.game.decide(
-            &Actor::player(player),
-            &command,
-            &self.context(version, now),
-        )?;
+        let mut ctx = self.context(version, now);
+        if command["type"] == "request_takeback" {
+            ctx = ctx.with_turns(TurnHistory::of(&self.log.commands, self.game.seats()));
+        }
+        let events = self.game.decide(&Actor::player(player), &command, &ctx)?;
         let actor = actor_name(self.game.as_ref(), player);
         self.record(actor, Some(command), now, &events, false)
     }

@@ -452,7 +452,15 @@ impl<E: Engine> LiveGame for Live<E> {
     }
 
     fn view(&self, viewer: Viewer) -> Value {
-        serde_json::to_value(E::view(&self.table.game, viewer)).unwrap_or(Value::Null)
+        let mut view = E::view(&self.table.game, viewer);
+        if let (Some(end), Some(outcome)) = (self.table.ended_by, &self.table.outcome) {
+            // Ended at the table, not by the rules: the view shows it too (a game sealed by a
+            // takeback is shown as while it ran).
+            if !self.table.sealed() {
+                view = E::ended_view(view, end, outcome);
+            }
+        }
+        serde_json::to_value(view).unwrap_or(Value::Null)
     }
 
     fn redact(&self, event: &Value, viewer: Viewer) -> Value {

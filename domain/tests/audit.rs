@@ -287,3 +287,92 @@ fn a_game_ended_by_an_accepted_takeback_passes_its_audit() {
     assert!(log.events.iter().any(|e| e.event_type == "takeback_agreed"));
     audit(&registry, &log, None).expect("a superseded game is sound");
 }
+
+/// The first game command (not a table command) `seat` may play in the builder's game.
+fn first_move(game: &domain::log::LogBuilder, seat: usize) -> Value {
+    game.game()
+        .legal(seat)
+        .into_iter()
+        .map(|l| l.command)
+        .find(|c| {
+            let kind = c["type"].as_str().unwrap_or_default();
+            !domain::table::TABLE_COMMAND_TYPES.contains(&kind)
+        })
+        .expect("a move")
+}
+
+/// The types of the events stored after version `after`.
+fn types_after(game: &domain::log::LogBuilder, after: u64) -> Vec<String> {
+    game.log()
+        .events
+        .iter()
+        .filter(|e| e.version > after)
+        .map(|e| e.event_type.clone())
+        .collect()
+}
+
+/// A request counted in turns goes back to just before its seat's last turn and is withdrawn
+/// when that seat moves again; a request stored with a raw version, as games were played
+/// before, is decided again exactly as it was: no `turns` in its event, and its seat's move
+/// leaves it standing. Both kinds of game pass their audit.
+#[test]
+fn takeback_requests_in_turns_and_as_stored_before_are_decided_again_as_they_were() {
+    use domain::log::LogBuilder;
+    let registry = Registry::standard();
+    let kind = registry.get("avalanche-chess").unwrap();
+    let now = test_time();
+    let start = |n: u64| {
+        let mut game =
+            LogBuilder::create(kind, None, None, 2, seed(2, n), "white", None, now).unwrap();
+        game.play("black", json!({"type": "join"}), now).unwrap();
+        for seat in [0, 1, 0] {
+            let player = ["white", "black"][seat];
+            let command = first_move(&game, seat);
+            game.play(player, command, now).unwrap();
+        }
+        game
+    };
+
+    // In turns: back to just before Black's move; withdrawn by Black's next move.
+    let mut game = start(1);
+    let black_turn = game.log().commands[3].first_version - 1;
+    game.play("black", json!({"type": "request_takeback"}), now)
+        .unwrap();
+    let asked = game.log().events.last().unwrap().payload.clone();
+    assert_eq!(asked["version"], black_turn, "{asked}");
+    assert_eq!(asked["turns"], 1, "{asked}");
+    let version = game.game().version();
+    let command = first_move(&game, 1);
+    game.play("black", command, now).unwrap();
+    assert_eq!(types_after(&game, version)[0], "takeback_withdrawn");
+    let refused = game.play("white", json!({"type": "accept_takeback"}), now);
+    assert_eq!(refused.unwrap_err().code, "no_takeback_requested");
+    audit(&registry, &game.finish(), None).expect("the new requests audit");
+
+    // As stored before: a raw version, standing after its seat's move, then agreed.
+    let mut game = start(2);
+    game.play(
+        "black",
+        json!({"type": "request_takeback", "version": black_turn}),
+        now,
+    )
+    .unwrap();
+    let asked = game.log().events.last().unwrap().payload.clone();
+    assert_eq!(
+        asked,
+        json!({"type": "takeback_requested", "seat": 1, "version": black_turn})
+    );
+    let version = game.game().version();
+    let command = first_move(&game, 1);
+    game.play("black", command, now).unwrap();
+    assert!(!types_after(&game, version).contains(&"takeback_withdrawn".to_string()));
+    game.play("white", json!({"type": "accept_takeback"}), now)
+        .unwrap();
+    assert!(game
+        .game()
+        .outcome()
+        .unwrap()
+        .reason
+        .starts_with("superseded"));
+    audit(&registry, &game.finish(), None).expect("the stored form audits as before");
+}

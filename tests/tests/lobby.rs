@@ -101,6 +101,63 @@ fn the_kinds_name_their_rules_revision_what_changed_and_their_rules_page() {
     }
 }
 
+/// The cells of README's table rows whose first cell names game `id` (in backticks), within
+/// the part of README from `from` to the next heading; backticks dropped.
+fn readme_row(readme: &str, from: &str, id: &str) -> Vec<String> {
+    let start = readme.find(from).expect("the README part");
+    let part = &readme[start..];
+    let part = &part[..part.find("\n#").unwrap_or(part.len())];
+    let line = part
+        .lines()
+        .find(|l| l.starts_with(&format!("| `{id}`")))
+        .unwrap_or_else(|| panic!("README has a row for {id} after {from:?}"));
+    line.trim_matches('|')
+        .split('|')
+        .map(|cell| cell.trim().replace('`', ""))
+        .collect()
+}
+
+/// Which seat is which: `GET /v1/kinds` says it of every game (how many seats, what seat 0
+/// is, who acts first), from each game's own module, and README's tables say the same.
+#[test]
+fn the_kinds_say_which_seat_is_which_as_the_readme_does() {
+    let app = TestApp::spawn();
+    let kinds = ok_json(app.get("/v1/kinds", None).send(), StatusCode::OK);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for kind in kinds.as_array().unwrap() {
+        let id = kind["id"].as_str().unwrap();
+        let seating = &kind["seating"];
+        let (min, max) = (kind["min_seats"].as_u64(), kind["max_seats"].as_u64());
+        let players = if min == max {
+            format!("{}", min.unwrap())
+        } else {
+            format!("{}-{}", min.unwrap(), max.unwrap())
+        };
+        assert_eq!(seating["players"], players.as_str(), "{id}");
+        let games = readme_row(&readme, "## The games", id);
+        assert_eq!(games[2], players, "README's players of {id}");
+        let seats = readme_row(&readme, "**Which seat is which.**", id);
+        assert_eq!(seats[1], seating["seat_0"].as_str().unwrap(), "{id}");
+        assert_eq!(seats[2], seating["first_to_act"].as_str().unwrap(), "{id}");
+    }
+    let chess = &kinds[0];
+    assert_eq!(chess["seating"]["names"], json!(["White", "Black"]));
+    assert_eq!(chess["seating"]["first_to_act"], "White");
+    assert_eq!(kinds[3]["seating"]["first_to_act"], "everyone at once");
+    // And so it is played: seat 0 of a chess game is White, and moves first.
+    let (bea, cy) = (app.create_player("Bea"), app.create_player("Cy"));
+    let id = app.create_game(
+        &bea,
+        json!({"kind": "avalanche-chess", "seats": 2, "seat": 1}),
+    );
+    app.join(&cy, &id);
+    let game = app.game(Some(&cy), &id);
+    assert_eq!(game["your_seat"], 0);
+    assert_eq!(game["to_act"], json!([0]));
+    assert_eq!(game["view"]["side_to_act"], "white");
+}
+
 #[test]
 fn a_game_is_created_joined_and_started_when_full() {
     let app = TestApp::spawn();

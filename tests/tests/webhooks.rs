@@ -326,7 +326,7 @@ fn each_player_is_told_once_of_each_turn_offer_and_end_with_a_valid_signature() 
 
     let mut expected = Expected::default();
     let game = chess(&app, &players, &mut expected);
-    let versions = moves(&app, &game, &players, 4, &mut expected);
+    moves(&app, &game, &players, 4, &mut expected);
     // Ben offers a draw: Ana is told; Ana declines.
     let offer = command(
         &app,
@@ -349,7 +349,7 @@ fn each_player_is_told_once_of_each_turn_offer_and_end_with_a_valid_signature() 
         &mut expected,
     );
     // Ana asks for a takeback: Ben is told; Ben declines.
-    let request = json!({"type": "request_takeback", "version": versions[1]});
+    let request = json!({"type": "request_takeback"});
     let asked = command(&app, &players[0], &game, &request, &mut expected);
     expected.note(
         &game,
@@ -365,6 +365,43 @@ fn each_player_is_told_once_of_each_turn_offer_and_end_with_a_valid_signature() 
         &mut expected,
     );
     moves(&app, &game, &players, 2, &mut expected);
+    // Ana asks again, then moves on before Ben answers: her request is withdrawn, and Ben is
+    // told so before he is told it is his turn.
+    let asked = command(
+        &app,
+        &players[0],
+        &game,
+        &json!({"type": "request_takeback"}),
+        &mut expected,
+    );
+    expected.note(
+        &game,
+        asked["version"].as_u64().unwrap(),
+        &players[1].id,
+        "takeback_requested",
+    );
+    let before = app.game(None, &game);
+    assert_eq!(before["to_act"], json!([0]), "{before}");
+    let legal = app.legal(&players[0], &game);
+    let chosen = legal["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| &l["command"])
+        .find(|c| !is_table_command(c))
+        .unwrap()
+        .clone();
+    let moved = ok_json(
+        app.play(&players[0], &game, &chosen).send_ok(),
+        StatusCode::OK,
+    );
+    expected.note(
+        &game,
+        moved["version"].as_u64().unwrap(),
+        &players[1].id,
+        "takeback_withdrawn",
+    );
+    expected.turns(&before, &moved["game"]);
     // Ana resigns: both are told the game ended.
     command(
         &app,
@@ -404,6 +441,13 @@ fn each_player_is_told_once_of_each_turn_offer_and_end_with_a_valid_signature() 
         .unwrap();
     assert_eq!(offered["by_seat"], 1);
     assert_eq!(offered["seat"], 0);
+    let withdrawn = receivers[1]
+        .accepted()
+        .iter()
+        .map(Received::json)
+        .find(|n| n["type"] == "takeback_withdrawn")
+        .unwrap();
+    assert_eq!(withdrawn["by_seat"], 0, "{withdrawn}");
 }
 
 #[test]
@@ -646,8 +690,8 @@ fn an_accepted_takeback_ends_the_game_and_the_fork_tells_only_whose_turn_it_is()
     }
     let mut expected = Expected::default();
     let game = chess(&app, &players, &mut expected);
-    let versions = moves(&app, &game, &players, 4, &mut expected);
-    let request = json!({"type": "request_takeback", "version": versions[1]});
+    moves(&app, &game, &players, 4, &mut expected);
+    let request = json!({"type": "request_takeback"});
     let asked = command(&app, &players[1], &game, &request, &mut expected);
     expected.note(
         &game,

@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use domain::engine::{Context, ErrorCode, Seat};
 use domain::log::GameLog;
 use domain::registry::{EventRecord, LiveGame};
-use domain::table::{Actor, SystemCommand, TableCommand, TableFact, TimeControl};
+use domain::table::{Actor, SystemCommand, TableCommand, TableFact, TimeControl, TurnHistory};
 use domain::{Registry, RuleError, Seed};
 use serde::Deserialize;
 use serde_json::Value;
@@ -249,10 +249,16 @@ impl Games {
     /// the command itself is already durable.
     pub async fn play(&self, command: PlayerCommand<'_>) -> Result<Played, ApiError> {
         let (id, player) = (command.game, command.player);
-        if let Ok(TableCommand::RequestTakeback { version }) =
-            TableCommand::deserialize(&command.command)
+        if let Ok(TableCommand::RequestTakeback {
+            version: Some(version),
+            ..
+        }) = TableCommand::deserialize(&command.command)
         {
-            self.check_takeback_version(id, version)?;
+            return Err(RuleError::new(
+                ErrorCode::BadTakebackVersion,
+                format!("A takeback is asked for in turns now, not to a stream version ({version}): post {{\"type\": \"request_takeback\"}} to take back your last turn, or add \"turns\": N to go back N of your turns."),
+            )
+            .into());
         }
         let (played, facts) = self.decide_and_append(command).await?;
         if played.duplicate {
@@ -284,18 +290,6 @@ impl Games {
             }
         }
         Ok(played)
-    }
-
-    /// A takeback goes back to the end of a command's events, where a fork can begin.
-    fn check_takeback_version(&self, id: &str, version: u64) -> Result<(), ApiError> {
-        if self.repository.ends_a_command(id, version)? {
-            return Ok(());
-        }
-        Err(RuleError::new(
-            ErrorCode::BadTakebackVersion,
-            format!("Version {version} is not the end of a command's events: take back to a version a command answer gave."),
-        )
-        .into())
     }
 
     /// Load, decide, append, fold: the heart of [`Games::play`]. Returns the facts the
@@ -358,9 +352,13 @@ impl Games {
             }
         }
         let now = Utc::now();
-        let events = slot
-            .game
-            .decide(&Actor::player(player), &command, &slot.context(now))?;
+        let mut ctx = slot.context(now);
+        if command["type"] == "request_takeback" {
+            // A takeback counted in turns goes back to where the log says a turn began.
+            let log = self.repository.read_log(id, slot.game.kind(), None)?;
+            ctx = ctx.with_turns(TurnHistory::of(&log.commands, slot.game.seats()));
+        }
+        let events = slot.game.decide(&Actor::player(player), &command, &ctx)?;
         let facts: Vec<TableFact> = events.iter().filter_map(|e| e.fact.clone()).collect();
         let changes_index = facts.iter().any(TableFact::changes_index);
         let new_tags = if changes_index {

@@ -282,13 +282,4 @@ impl Repository {
     pub async fn wait_for(&self, id: &str, after: u64, timeout: Duration) -> u64 {
         self.store.wait_for(id, after, timeout).await
     }
-
-    /// Whether `version` of game `id` is the end of a command's events, where a fork can begin.
-    pub fn ends_a_command(&self, id: &str, version: u64) -> Result<bool, ApiError> {
-        Ok(self
-            .store
-            .command(id, version)
-            .map_err(ApiError::internal)?
-            .is_some_and(|c| c.last_version == version))
-    }
 }

@@ -35,10 +35,26 @@ pub enum TableCommand {
     AcceptDraw,
     /// Decline the draw your opponent offered.
     DeclineDraw,
-    /// Ask every other seat to take the game back to `version` (the end of a command's events,
-    /// once play has begun). When all accept, the game goes on in a fork made there, with the
-    /// same players at the same seats, and this game ends as superseded.
-    RequestTakeback { version: u64 },
+    /// Ask every other seat to take back your last turn: `{"type": "request_takeback"}` goes
+    /// back to just before it (in a game of several players, the others' moves since are taken
+    /// back too). `turns` goes further: 2 to just before your turn before last, and so on. A
+    /// turn is your moves (not draw offers or other table commands) from the first one after
+    /// another seat moved; in a game of one seat, each move. When all accept, the game goes on
+    /// in a fork made there, with the same players at the same seats, and this game ends as
+    /// superseded. The request is withdrawn (`takeback_withdrawn`) if you move before the
+    /// others have answered. `version` (a raw stream version) is how requests were made
+    /// before: kept so that stored games are decided again as they were, refused in new
+    /// commands.
+    RequestTakeback {
+        /// How many of your turns to take back, counted from your last one (1, the default).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(minimum = 1)]
+        turns: Option<u32>,
+        /// Stored games only: the stream version to go back to (no longer accepted).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(deprecated)]
+        version: Option<u64>,
+    },
     /// Accept the takeback another seat asked for.
     AcceptTakeback,
     /// Decline the takeback another seat asked for: play goes on here.

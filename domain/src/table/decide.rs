@@ -96,7 +96,16 @@ impl<E: Engine> Table<E> {
                     }
                 }
                 let events = E::decide(&self.game, seat, game_command, ctx)?;
-                let mut out = Vec::with_capacity(events.len() + 3);
+                let mut out = Vec::with_capacity(events.len() + 4);
+                if self
+                    .takeback
+                    .as_ref()
+                    .is_some_and(|r| r.seat == seat && r.withdrawn_by_move)
+                {
+                    // Moving on withdraws one's own takeback request: an acceptance must not
+                    // take back a move made after the request.
+                    out.push(TableEvent::TakebackWithdrawn { seat });
+                }
                 if let Some(offerer) = self.draw_offer {
                     if offerer != seat {
                         // Playing on declines the opponent's offer.
@@ -240,7 +249,9 @@ impl<E: Engine> Table<E> {
                     None => Ok(vec![TableEvent::DrawOffered { seat }]),
                 }
             }
-            TableCommand::RequestTakeback { version } => self.request_takeback(seat, *version, ctx),
+            TableCommand::RequestTakeback { turns, version } => {
+                self.request_takeback(seat, *turns, *version, ctx)
+            }
             TableCommand::AcceptTakeback => self.accept_takeback(seat, ctx),
             TableCommand::DeclineTakeback => match &self.takeback {
                 Some(request) if request.seat != seat => {
@@ -274,10 +285,13 @@ impl<E: Engine> Table<E> {
         }
     }
 
+    /// A request counted in `turns` (the default: 1), or, as stored games hold it, to a raw
+    /// `version`.
     fn request_takeback(
         &self,
         seat: Seat,
-        version: u64,
+        turns: Option<u32>,
+        version: Option<u64>,
         ctx: &Context,
     ) -> Result<Vec<TableEvent<E>>, RuleError> {
         if self.takeback.is_some() {
@@ -286,6 +300,17 @@ impl<E: Engine> Table<E> {
                 "A takeback is already asked for: it must be accepted or declined first.",
             ));
         }
+        let (version, turns) =
+            match (version, turns) {
+                (Some(_), Some(_)) => return Err(RuleError::bad_command(
+                    "Ask for a takeback with `turns` or, in a stored game, `version`: not both.",
+                )),
+                (Some(version), None) => (version, None),
+                (None, turns) => {
+                    let turns = turns.unwrap_or(1);
+                    (self.turn_start(seat, turns, ctx)?, Some(turns))
+                }
+            };
         let first = self.started_at.unwrap_or(self.version);
         if version < first || version >= self.version {
             return Err(RuleError::new(
@@ -296,12 +321,40 @@ impl<E: Engine> Table<E> {
                 ),
             ));
         }
-        let mut events = vec![TableEvent::TakebackRequested { seat, version }];
+        let mut events = vec![TableEvent::TakebackRequested {
+            seat,
+            version,
+            turns,
+        }];
         if self.remaining().iter().all(|&s| s == seat) {
             // Nobody else to ask.
             events.extend(self.takeback_agreed(version, ctx));
         }
         Ok(events)
+    }
+
+    /// The version just before `seat`'s `turns`-th turn from its last, from the turns the
+    /// context carries (read from the command log).
+    fn turn_start(&self, seat: Seat, turns: u32, ctx: &Context) -> Result<u64, RuleError> {
+        if turns == 0 {
+            return Err(RuleError::new(
+                ErrorCode::BadTakebackVersion,
+                "A takeback goes back 1 turn or more (`turns` from 1).",
+            ));
+        }
+        let history = ctx.turns().ok_or_else(|| {
+            RuleError::fault("a takeback counted in turns needs the game's turns")
+        })?;
+        history.back(seat, turns).ok_or_else(|| {
+            let played = history.count(seat);
+            let message = match played {
+                0 => "You have not moved yet in this game: there is no turn of yours to take back."
+                    .to_string(),
+                1 => format!("You have played 1 turn, so a takeback goes back 1 turn, not {turns}."),
+                n => format!("You have played {n} turns, so a takeback goes back 1 to {n} turns, not {turns}."),
+            };
+            RuleError::new(ErrorCode::BadTakebackVersion, message)
+        })
     }
 
     fn accept_takeback(&self, seat: Seat, ctx: &Context) -> Result<Vec<TableEvent<E>>, RuleError> {

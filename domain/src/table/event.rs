@@ -47,6 +47,16 @@ pub enum TableEvent<E: Engine> {
     TakebackRequested {
         seat: Seat,
         version: u64,
+        /// Set when the request counted turns (every request since they do): how many of its
+        /// seat's turns it takes back. Such a request is withdrawn when its seat moves again;
+        /// one stored without it (a raw version) stood until answered.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turns: Option<u32>,
+    },
+    /// The seat that asked for a takeback moved before the others answered: its request is
+    /// withdrawn (in the same command as the move).
+    TakebackWithdrawn {
+        seat: Seat,
     },
     TakebackAccepted {
         seat: Seat,

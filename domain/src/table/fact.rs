@@ -19,6 +19,8 @@ pub enum TableFact {
     DrawOffered { seat: Seat },
     /// A seat asked to take the game back to `version`.
     TakebackRequested { seat: Seat, version: u64 },
+    /// The seat that asked for a takeback moved: its request is withdrawn.
+    TakebackWithdrawn { seat: Seat },
     /// Every seat is taken: play begins (clocks start, vacations matter).
     Started,
     /// The game ended.
@@ -43,10 +45,15 @@ impl TableFact {
             }),
             TableEvent::Started => Some(TableFact::Started),
             TableEvent::DrawOffered { seat } => Some(TableFact::DrawOffered { seat: *seat }),
-            TableEvent::TakebackRequested { seat, version } => Some(TableFact::TakebackRequested {
-                seat: *seat,
-                version: *version,
-            }),
+            TableEvent::TakebackRequested { seat, version, .. } => {
+                Some(TableFact::TakebackRequested {
+                    seat: *seat,
+                    version: *version,
+                })
+            }
+            TableEvent::TakebackWithdrawn { seat } => {
+                Some(TableFact::TakebackWithdrawn { seat: *seat })
+            }
             TableEvent::Finished { outcome } => Some(TableFact::Finished {
                 outcome: outcome.clone(),
             }),
@@ -78,6 +85,7 @@ impl TableFact {
             Stored::TakebackRequested { seat, version } => {
                 Some(TableFact::TakebackRequested { seat, version })
             }
+            Stored::TakebackWithdrawn { seat } => Some(TableFact::TakebackWithdrawn { seat }),
             Stored::Finished { outcome } => Some(TableFact::Finished { outcome }),
             Stored::TakebackAgreed { version } => Some(TableFact::TakebackAgreed { version }),
             Stored::Forked { parent, version } => Some(TableFact::Forked { parent, version }),
@@ -123,6 +131,9 @@ enum Stored {
     TakebackRequested {
         seat: Seat,
         version: u64,
+    },
+    TakebackWithdrawn {
+        seat: Seat,
     },
     Finished {
         outcome: Outcome,

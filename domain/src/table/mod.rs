@@ -10,6 +10,7 @@ mod event;
 mod fact;
 mod sealed;
 mod state;
+mod turns;
 mod vacation;
 
 pub use clock::{SeatClock, SystemCommand, TimeControl, MAX_SECONDS_PER_MOVE};
@@ -18,4 +19,5 @@ pub use decide::Command;
 pub use event::{type_name, TableEvent};
 pub use fact::{kind_of_stream, TableFact};
 pub use state::{FoldError, ForkOrigin, Status, Table, TakebackRequest};
+pub use turns::TurnHistory;
 pub use vacation::{VacationEndReason, VacationEvent};

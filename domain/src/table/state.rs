@@ -1,7 +1,7 @@
 //! The state of a table, folded from its events.
 
 use super::event::TableEvent;
-use crate::engine::{Engine, Outcome, Seat, Setup, Viewer};
+use crate::engine::{Engine, Outcome, Seat, Setup, TableEnd, Viewer};
 use crate::fairness::Seed;
 use crate::table::clock::{SeatClock, TimeControl};
 use serde::{Deserialize, Serialize};
@@ -63,6 +63,12 @@ pub struct Table<E: Engine> {
     pub away: Vec<bool>,
     /// The seats that let their deadline pass (they count as resigned too).
     pub timed_out: Vec<bool>,
+    /// How the table ended the game, when its rules had not (read from the events before
+    /// `finished`): what the game's view is told (see [`Engine::ended_view`]).
+    pub ended_by: Option<TableEnd>,
+    /// The last table event that can end a game (a resignation, a timeout, an agreed draw or
+    /// takeback): why a `finished` the rules did not give came.
+    last_exit: Option<TableEnd>,
 }
 
 /// A takeback asked for: by whom, to which version, and the seats that accepted so far.
@@ -71,6 +77,9 @@ pub struct TakebackRequest {
     pub seat: Seat,
     pub version: u64,
     pub accepted: Vec<Seat>,
+    /// Whether a move of its seat withdraws it: every request counted in turns (requests
+    /// stored with a raw version stood until answered, and are decided again so).
+    pub withdrawn_by_move: bool,
 }
 
 /// Where a fork comes from: the parent game and the version its copy ends at.
@@ -123,6 +132,8 @@ impl<E: Engine> Table<E> {
             clocks: vec![SeatClock::Idle; seats],
             away: vec![false; seats],
             timed_out: vec![false; seats],
+            ended_by: None,
+            last_exit: None,
         }
     }
 
@@ -164,23 +175,32 @@ impl<E: Engine> Table<E> {
                 self.status = Status::Active;
                 self.started_at = Some(self.version);
             }
-            TableEvent::TakebackRequested { seat, version } => {
+            TableEvent::TakebackRequested {
+                seat,
+                version,
+                turns,
+            } => {
                 self.takeback = Some(TakebackRequest {
                     seat: *seat,
                     version: *version,
                     accepted: Vec::new(),
+                    withdrawn_by_move: turns.is_some(),
                 })
             }
+            TableEvent::TakebackWithdrawn { .. } => self.takeback = None,
             TableEvent::TakebackAccepted { seat } => {
                 if let Some(request) = self.takeback.as_mut() {
                     request.accepted.push(*seat);
                 }
             }
-            TableEvent::TakebackDeclined { .. } | TableEvent::TakebackAgreed { .. } => {
-                self.takeback = None
+            TableEvent::TakebackDeclined { .. } => self.takeback = None,
+            TableEvent::TakebackAgreed { .. } => {
+                self.takeback = None;
+                self.last_exit = Some(TableEnd::Superseded);
             }
             TableEvent::Game { event } => E::evolve(&mut self.game, event),
             TableEvent::Resigned { seat } => {
+                self.last_exit = Some(TableEnd::Resigned);
                 if let Some(flag) = self.resigned.get_mut(*seat) {
                     *flag = true;
                 }
@@ -189,6 +209,7 @@ impl<E: Engine> Table<E> {
                 }
             }
             TableEvent::TimedOut { seat } => {
+                self.last_exit = Some(TableEnd::TimedOut);
                 for flags in [&mut self.resigned, &mut self.timed_out] {
                     if let Some(flag) = flags.get_mut(*seat) {
                         *flag = true;
@@ -213,10 +234,15 @@ impl<E: Engine> Table<E> {
                 }
             }
             TableEvent::DrawOffered { seat } => self.draw_offer = Some(*seat),
-            TableEvent::DrawDeclined { .. } | TableEvent::DrawAccepted { .. } => {
-                self.draw_offer = None
+            TableEvent::DrawDeclined { .. } => self.draw_offer = None,
+            TableEvent::DrawAccepted { .. } => {
+                self.draw_offer = None;
+                self.last_exit = Some(TableEnd::DrawAgreed);
             }
             TableEvent::Finished { outcome } => {
+                if E::outcome(&self.game).is_none() {
+                    self.ended_by = self.last_exit;
+                }
                 self.status = Status::Finished;
                 self.outcome = Some(outcome.clone());
                 self.draw_offer = None;

@@ -19,6 +19,9 @@ pub enum NotificationType {
     DrawOffered,
     /// Another seat asked to take the game back; you may accept or decline.
     TakebackRequested,
+    /// The seat that asked for a takeback moved before everyone answered: its request is
+    /// withdrawn, there is nothing more to answer.
+    TakebackWithdrawn,
     /// One of your games ended (also when a takeback supersedes it by a fork).
     GameFinished,
 }
@@ -29,6 +32,7 @@ impl NotificationType {
             NotificationType::YourTurn => "your_turn",
             NotificationType::DrawOffered => "draw_offered",
             NotificationType::TakebackRequested => "takeback_requested",
+            NotificationType::TakebackWithdrawn => "takeback_withdrawn",
             NotificationType::GameFinished => "game_finished",
         }
     }
@@ -56,7 +60,7 @@ pub struct Notification {
     pub seat: Seat,
     /// When the command that caused this was recorded.
     pub occurred_at: DateTime<Utc>,
-    /// The seat that offered the draw or asked for the takeback.
+    /// The seat that offered the draw or asked for (or withdrew) the takeback.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub by_seat: Option<Seat>,
     /// The version a takeback request goes back to.
@@ -121,6 +125,9 @@ pub fn notifications(
                     takeback_to_version: Some(version),
                     ..make(NotificationType::TakebackRequested, Some(by))
                 })
+            }
+            Some(TableFact::TakebackWithdrawn { seat: by }) if !seats.contains(&by) => {
+                found.push(make(NotificationType::TakebackWithdrawn, Some(by)))
             }
             _ => {}
         }

@@ -28,7 +28,9 @@ pub use score::{score, ScoreSheet};
 pub use state::{Phase, State};
 pub use view::{PlacedCard, PlayerView, View};
 
-use crate::engine::{Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, Viewer};
+use crate::engine::{
+    Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, TableEnd, Viewer,
+};
 
 /// The Altitude engine (game id `altitude`), for 1 to 4 players.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,6 +68,11 @@ impl Engine for Altitude {
         .with_hidden_information()
         .revised(2, revision::REVISION_2)
         .revised(revision::CURRENT, revision::REVISION_3)
+        .seated(
+            &[],
+            "the first player",
+            "everyone at once to return 2 cards of the deal, then seat 0, then in seat order",
+        )
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
@@ -100,6 +107,10 @@ impl Engine for Altitude {
 
     fn view(state: &State, viewer: Viewer) -> View {
         view::view(state, viewer)
+    }
+
+    fn ended_view(view: View, end: TableEnd, _outcome: &Outcome) -> View {
+        view::ended(view, end)
     }
 
     fn redact(event: &Event, viewer: Viewer) -> Event {

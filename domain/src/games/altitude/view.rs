@@ -5,7 +5,7 @@ use super::event::Event;
 use super::mountain::{Mountain, Position};
 use super::score::{score, ScoreSheet};
 use super::state::{Phase, State};
-use crate::engine::{Seat, Viewer};
+use crate::engine::{Seat, TableEnd, Viewer};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -140,4 +140,15 @@ pub fn redact(event: &Event, viewer: Viewer) -> Event {
         },
         other => other.clone(),
     }
+}
+
+/// The view of a game the table ended (a resignation, a timeout, an agreed draw, a takeback):
+/// over, and nobody to act.
+pub fn ended(mut view: View, _end: TableEnd) -> View {
+    view.phase = Phase::Over;
+    view.to_act.clear();
+    view.turn = None;
+    view.turns_left = 0;
+    view.has_drawn = false;
+    view
 }

@@ -31,7 +31,9 @@ pub use revision::Rules;
 pub use state::{Phase, State};
 pub use view::View;
 
-use crate::engine::{Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, Viewer};
+use crate::engine::{
+    Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, TableEnd, Viewer,
+};
 
 /// The Avalanche engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,6 +60,12 @@ impl Engine for Avalanche {
         )
         .with_hidden_information()
         .revised(revision::CURRENT, revision::REVISION_2)
+        .seated(
+            &[],
+            "the first player",
+            "the player to the left (next seat) of the dealer, whom the game draws at the \
+             start (the dealer_drawn event names them)",
+        )
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
@@ -90,6 +98,10 @@ impl Engine for Avalanche {
 
     fn view(state: &State, viewer: Viewer) -> View {
         view::view(state, viewer)
+    }
+
+    fn ended_view(view: View, end: TableEnd, _outcome: &Outcome) -> View {
+        view::ended(view, end)
     }
 
     fn redact(event: &Event, viewer: Viewer) -> Event {

@@ -3,7 +3,7 @@
 use super::cards::Rank;
 use super::event::{DrawnCard, Event};
 use super::state::{Phase, State};
-use crate::engine::{Seat, Viewer};
+use crate::engine::{Seat, TableEnd, Viewer};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -170,4 +170,18 @@ pub fn redact(event: &Event, viewer: Viewer) -> Event {
         | Event::AvalancheFell { .. }
         | Event::WentOut { .. } => event.clone(),
     }
+}
+
+/// The view of a game the table ended (a resignation, an agreed draw, a timeout, a takeback):
+/// over, nobody's turn, no avalanche to answer.
+pub fn ended(mut view: View, _end: TableEnd) -> View {
+    view.phase = PhaseView::Over;
+    view.turn = None;
+    view.avalanche_running = false;
+    view.to_beat = None;
+    view.snow_fall_allowed = false;
+    for seat in &mut view.seats {
+        seat.out = false;
+    }
+    view
 }

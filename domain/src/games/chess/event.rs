@@ -39,6 +39,15 @@ pub enum EndReason {
     FivefoldRepetition,
     SeventyFiveMoves,
     InsufficientMaterial,
+    /// A player resigned. This and the three below end a game at the table, not by the
+    /// rules: they are only shown in the view's `result`, never in `game_ended`.
+    Resigned,
+    /// The players agreed a draw.
+    DrawAgreed,
+    /// A player let their deadline pass.
+    TimedOut,
+    /// A takeback was agreed: play goes on in a fork.
+    Superseded,
 }
 
 impl EndReason {
@@ -54,6 +63,10 @@ impl EndReason {
             EndReason::FivefoldRepetition => "fivefold repetition",
             EndReason::SeventyFiveMoves => "seventy-five moves without capture, pawn move or push",
             EndReason::InsufficientMaterial => "neither side can mate",
+            EndReason::Resigned => "resigned",
+            EndReason::DrawAgreed => "draw by agreement",
+            EndReason::TimedOut => "ran out of time",
+            EndReason::Superseded => "superseded by a takeback",
         }
     }
 }

@@ -32,7 +32,9 @@ pub use state::State;
 pub use variant::Variant;
 pub use view::View;
 
-use crate::engine::{Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, Viewer};
+use crate::engine::{
+    Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, TableEnd, Viewer,
+};
 
 /// The Avalanche Chess engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +59,7 @@ impl Engine for AvalancheChess {
              pusher's own king attacked loses at once.",
         )
         .with_variants(&Variant::ALL.map(Variant::id))
+        .seated(&["White", "Black"], "White (seat 1 is Black)", "White")
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
@@ -86,6 +89,10 @@ impl Engine for AvalancheChess {
 
     fn view(state: &State, _viewer: Viewer) -> View {
         view::view(state)
+    }
+
+    fn ended_view(view: View, end: TableEnd, outcome: &Outcome) -> View {
+        view::ended(view, end, outcome)
     }
 
     fn redact(event: &Event, _viewer: Viewer) -> Event {

@@ -6,7 +6,7 @@ use super::event::EndReason;
 use super::square::SquareName;
 use super::state::{seat_of, State};
 use super::variant::Variant;
-use crate::engine::Seat;
+use crate::engine::{Outcome, Seat, TableEnd};
 use cozy_chess::Color;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -44,10 +44,12 @@ pub struct LastTurnView {
     pub push_to: Option<SquareName>,
 }
 
-/// The result once the rules ended the game.
+/// The result once the game is over: ended by the rules, or at the table (`resigned`,
+/// `draw_agreed`, `timed_out`, `superseded`); the same as the game's `outcome`.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct ResultView {
-    /// The winning seat, `null` for a draw.
+    /// The winning seat, `null` for a draw (or a game superseded by a takeback, which nobody
+    /// won).
     pub winner: Option<Seat>,
     pub reason: EndReason,
 }
@@ -124,4 +126,25 @@ pub fn view(state: &State) -> View {
             reason: e.reason,
         }),
     }
+}
+
+/// The view of a game the table ended (see [`crate::engine::Engine::ended_view`]): over,
+/// nobody to act, the result the outcome states.
+pub fn ended(mut view: View, end: TableEnd, outcome: &Outcome) -> View {
+    let reason = match end {
+        TableEnd::Resigned => EndReason::Resigned,
+        TableEnd::DrawAgreed => EndReason::DrawAgreed,
+        TableEnd::TimedOut => EndReason::TimedOut,
+        TableEnd::Superseded => EndReason::Superseded,
+    };
+    let winner = match outcome.winners.as_slice() {
+        [winner] if !outcome.draw => Some(*winner),
+        _ => None,
+    };
+    view.side_to_act = None;
+    view.seat_to_act = None;
+    view.phase = Phase::Over;
+    view.claimable_draw = None;
+    view.result = Some(ResultView { winner, reason });
+    view
 }

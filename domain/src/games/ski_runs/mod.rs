@@ -40,7 +40,9 @@ pub use revision::Rules;
 pub use state::{End, SkiRun, State, Step};
 pub use view::View;
 
-use crate::engine::{Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, Viewer};
+use crate::engine::{
+    Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, TableEnd, Viewer,
+};
 
 /// The Ski Runs engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,6 +99,10 @@ impl Engine for SkiRuns {
 
     fn view(state: &State, viewer: Viewer) -> View {
         view::view(state, viewer)
+    }
+
+    fn ended_view(view: View, end: TableEnd, _outcome: &Outcome) -> View {
+        view::ended(view, end)
     }
 
     fn redact(event: &Event, viewer: Viewer) -> Event {

@@ -80,6 +80,15 @@ pub enum End {
     FinalAvalanche,
     /// Once the draw pile was empty, every remaining player in turn neither played nor banked.
     NoProgress,
+    /// A player resigned. This and the three below end a game at the table, not by the rules:
+    /// they are only shown in the view's `end`, never in `game_ended`.
+    Resigned,
+    /// The two players agreed a draw.
+    DrawAgreed,
+    /// A player let their deadline pass.
+    TimedOut,
+    /// A takeback was agreed: play goes on in a fork.
+    Superseded,
 }
 
 impl End {
@@ -89,6 +98,10 @@ impl End {
             End::NoProgress => {
                 "once the draw pile was empty, a full round passed without a card played or a run banked"
             }
+            End::Resigned => "resigned",
+            End::DrawAgreed => "draw by agreement",
+            End::TimedOut => "ran out of time",
+            End::Superseded => "superseded by a takeback",
         }
     }
 }

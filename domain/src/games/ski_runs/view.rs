@@ -7,7 +7,7 @@ use super::event::Event;
 use super::legal::legal;
 use super::score::{announcements, Announcement};
 use super::state::{End, SkiRun, State, Step, FINAL_AVALANCHE, PLAYS_PER_TURN};
-use crate::engine::{Seat, Viewer};
+use crate::engine::{Seat, TableEnd, Viewer};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -211,4 +211,17 @@ pub fn redact(event: &Event, viewer: Viewer) -> Event {
         | Event::Banked { .. }
         | Event::GameEnded { .. } => event.clone(),
     }
+}
+
+/// The view of a game the table ended (a resignation, an agreed draw, a timeout, a takeback):
+/// no turn in progress, and why it ended.
+pub fn ended(mut view: View, end: TableEnd) -> View {
+    view.turn = None;
+    view.end = Some(match end {
+        TableEnd::Resigned => End::Resigned,
+        TableEnd::DrawAgreed => End::DrawAgreed,
+        TableEnd::TimedOut => End::TimedOut,
+        TableEnd::Superseded => End::Superseded,
+    });
+    view
 }

@@ -32,7 +32,9 @@ pub use score::{Combination, SeatScore, StackScore};
 pub use state::{Player, State};
 pub use view::{Phase, PlayerView, View};
 
-use crate::engine::{Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, Viewer};
+use crate::engine::{
+    Context, Engine, KindInfo, Legal, Outcome, RuleError, Seat, Setup, TableEnd, Viewer,
+};
 
 /// The Vamanos engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +62,7 @@ impl Engine for Vamanos {
         )
         .with_hidden_information()
         .revised(revision::CURRENT, revision::REVISION_2)
+        .seated(&[], "the first player", "everyone at once")
     }
 
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
@@ -98,6 +101,10 @@ impl Engine for Vamanos {
 
     fn view(state: &State, viewer: Viewer) -> View {
         view::view(state, viewer)
+    }
+
+    fn ended_view(view: View, end: TableEnd, _outcome: &Outcome) -> View {
+        view::ended(view, end)
     }
 
     fn redact(event: &Event, viewer: Viewer) -> Event {

@@ -8,7 +8,7 @@ use super::cards::Card;
 use super::event::{Event, Pile};
 use super::score::SeatScore;
 use super::state::State;
-use crate::engine::{Seat, Viewer};
+use crate::engine::{Seat, TableEnd, Viewer};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -165,4 +165,15 @@ pub fn redact(event: &Event, viewer: Viewer) -> Event {
         },
         other => other.clone(),
     }
+}
+
+/// The view of a game the table ended (a resignation, an agreed draw, a timeout, a takeback):
+/// over, and nobody may act.
+pub fn ended(mut view: View, _end: TableEnd) -> View {
+    view.phase = Phase::Over;
+    view.to_act.clear();
+    view.may_draw = false;
+    view.may_place = false;
+    view.may_lay_face_down = false;
+    view
 }
