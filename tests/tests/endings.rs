@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::play::{is_table_command, SendOk};
+use common::play::{play_first, SendOk};
 use common::{ok_json, Player, TestApp};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -12,20 +12,6 @@ use std::time::{Duration, Instant};
 
 fn play(app: &TestApp, id: &str, player: &Player, command: Value) -> Value {
     ok_json(app.play(player, id, &command).send_ok(), StatusCode::OK)
-}
-
-/// Plays the first game command `player` may play now.
-fn play_first(app: &TestApp, id: &str, player: &Player) -> Value {
-    let legal = app.legal(player, id);
-    let command = legal["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| &l["command"])
-        .find(|c| !is_table_command(c))
-        .unwrap_or_else(|| panic!("a move to play: {legal}"))
-        .clone();
-    play(app, id, player, command)
 }
 
 /// Checks that the game's view, read every way a client reads it (the game, its state at its

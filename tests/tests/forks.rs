@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::play::{is_table_command, play_to_end, SendOk};
+use common::play::{play_first, play_to_end, SendOk};
 use common::{ok_json, problem, Player, TestApp};
 use reqwest::blocking::Response;
 use reqwest::StatusCode;
@@ -24,20 +24,6 @@ fn state_at(app: &TestApp, player: Option<&Player>, id: &str, version: u64) -> V
             .send(),
         StatusCode::OK,
     )
-}
-
-/// Plays the first legal game command of the seat to act in `id` for `player`.
-fn play_first(app: &TestApp, player: &Player, id: &str) -> Value {
-    let legal = app.legal(player, id);
-    let command = legal["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| &l["command"])
-        .find(|c| !is_table_command(c))
-        .expect("a legal command")
-        .clone();
-    ok_json(app.play(player, id, &command).send_ok(), StatusCode::OK)
 }
 
 /// The fork at `version` has the parent's state there; play in it leaves the parent alone.
@@ -69,8 +55,8 @@ fn fork_and_diverge(app: &TestApp, parent: &str, version: u64, analyst: &Player)
     let events = app.events(None, id, version);
     assert_eq!(events["events"][0]["type"], "forked");
     // Two turns in the fork: the analyst plays both sides.
-    play_first(app, analyst, id);
-    let played = play_first(app, analyst, id);
+    play_first(app, id, analyst);
+    let played = play_first(app, id, analyst);
     assert!(played["version"].as_u64().unwrap() > version + 1);
     let after = app.game(None, parent);
     assert_eq!(

@@ -5,25 +5,11 @@
 
 mod common;
 
-use common::play::{is_table_command, play_to_end, SendOk};
+use common::play::{play_first, play_to_end, SendOk};
 use common::{ok_json, problem, Player, TestApp};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
-
-/// Plays the first game command (not a table command) `player` may play now; the answer.
-fn play_first(app: &TestApp, id: &str, player: &Player) -> Value {
-    let legal = app.legal(player, id);
-    let command = legal["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| &l["command"])
-        .find(|c| !is_table_command(c))
-        .unwrap_or_else(|| panic!("a move to play: {legal}"))
-        .clone();
-    ok_json(app.play(player, id, &command).send_ok(), StatusCode::OK)
-}
 
 /// The version just before a command's events: where a takeback of it goes back to.
 fn before(answer: &Value) -> u64 {

@@ -12,6 +12,21 @@ pub fn is_table_command(command: &Value) -> bool {
         .is_some_and(|t| domain::table::TABLE_COMMAND_TYPES.contains(&t))
 }
 
+/// Plays the first game command (not a table command) `player` may play now in game `id`;
+/// the answer.
+pub fn play_first(app: &TestApp, id: &str, player: &Player) -> Value {
+    let legal = app.legal(player, id);
+    let command = legal["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| &l["command"])
+        .find(|c| !is_table_command(c))
+        .unwrap_or_else(|| panic!("a move to play: {legal}"))
+        .clone();
+    ok_json(app.play(player, id, &command).send_ok(), StatusCode::OK)
+}
+
 /// Plays game `id` to its end (or `max_commands`), each command drawn at random from the legal
 /// list of a seat to act. `after_each` sees every answer. Returns the final summary.
 pub fn play_to_end(
