@@ -36,7 +36,7 @@ webhook's secret (the whole `whsec_...` string, shown once at registration), and
 `X-Avalanche-Delivery: <notification id>`. Delivery is at least once: answer 2xx to \
 acknowledge, dedupe by the id; anything else is retried with growing waits.",
         contact(name = "Avalanche games server", url = "http://127.0.0.1:8080/docs/"),
-        license(name = "MIT OR Apache-2.0", identifier = "MIT OR Apache-2.0")
+        license(name = "MIT OR Apache-2.0", url = "http://127.0.0.1:8080/licence")
     ),
     servers((url = "http://127.0.0.1:8080", description = "A server started with `cargo run --release` on its default address (`--addr` changes it)")),
     paths(
@@ -248,6 +248,7 @@ pub fn document(registry: &Registry) -> Value {
     declare_security(&mut doc);
     declare_problems(&mut doc);
     declare_webhooks(&mut doc);
+    declare_examples(&mut doc);
     drop_unused_components(&mut doc);
     doc
 }
@@ -887,6 +888,58 @@ fn declare_webhooks(doc: &mut Value) {
             } },
         }),
     );
+}
+
+/// Real requests and answers, one of each operation: `openapi/examples.json`, written by
+/// `tools/capture_examples.py` from a session played against a server (the contract test
+/// checks each against its schema).
+const EXAMPLES: &str = include_str!("../../openapi/examples.json");
+
+/// Puts each operation's example from `EXAMPLES` on its request body and on the answer of the
+/// status it was captured with.
+fn declare_examples(doc: &mut Value) {
+    let Ok(Value::Object(examples)) = serde_json::from_str::<Value>(EXAMPLES) else {
+        return;
+    };
+    let put = |operation: &mut Map<String, Value>| {
+        let Some(example) = operation
+            .get("operationId")
+            .and_then(Value::as_str)
+            .and_then(|id| examples.get(id))
+        else {
+            return;
+        };
+        if let (Some(request), Some(Value::Object(content))) = (
+            example.get("request"),
+            operation
+                .get_mut("requestBody")
+                .and_then(|b| b.get_mut("content")),
+        ) {
+            for media in content.values_mut() {
+                media["example"] = request.clone();
+            }
+        }
+        let status = example["status"].as_str().unwrap_or_default();
+        if let (Some(response), Some(Value::Object(content))) = (
+            example.get("response"),
+            operation
+                .get_mut("responses")
+                .and_then(|r| r.get_mut(status))
+                .and_then(|r| r.get_mut("content")),
+        ) {
+            for media in content.values_mut() {
+                media["example"] = response.clone();
+            }
+        }
+    };
+    for_each_operation(doc, |_, operation| put(operation));
+    if let Some(Value::Object(hooks)) = doc.get_mut("webhooks") {
+        for item in hooks.values_mut() {
+            if let Some(Value::Object(operation)) = item.get_mut("post") {
+                put(operation);
+            }
+        }
+    }
 }
 
 /// Drops the components nothing refers to (utoipa adds some that only an engine's own

@@ -46,7 +46,11 @@ impl Contract {
             self.doc.pointer(pointer).is_some(),
             "the document has no schema at {pointer}"
         );
-        let mut root = json!({ "components": self.doc["components"], "paths": self.doc["paths"] });
+        let mut root = json!({
+            "components": self.doc["components"],
+            "paths": self.doc["paths"],
+            "webhooks": self.doc["webhooks"],
+        });
         // A URI fragment: the braces of a path template are percent-encoded.
         let fragment = pointer.replace('{', "%7B").replace('}', "%7D");
         root["$ref"] = json!(format!("#{fragment}"));
@@ -562,4 +566,56 @@ fn the_stream_sends_events_of_the_declared_shape() {
     }
     assert_eq!(versions.first(), Some(&3), "Last-Event-ID resumes after 2");
     assert!(versions.len() >= 3, "{versions:?}");
+}
+
+/// An integrator reads a real request and answer beside each operation: every operation
+/// shows an example of its request body, if it takes one, and of each successful answer with
+/// a body; each fits the schema beside it.
+#[test]
+fn every_operation_shows_examples_that_fit_its_schemas() {
+    let contract = Contract::committed();
+    let mut operations = Vec::new();
+    for root in ["paths", "webhooks"] {
+        let items = contract.doc[root].as_object().expect("paths and webhooks");
+        for (path, item) in items {
+            for (method, operation) in item.as_object().expect("a path item") {
+                let Some(id) = operation["operationId"].as_str() else {
+                    continue;
+                };
+                let at = format!("/{root}/{}/{method}", token(path));
+                let mut bodies: Vec<(String, &Value)> = Vec::new();
+                if let Some(content) = operation["requestBody"]["content"].as_object() {
+                    for (media, declared) in content {
+                        let pointer = format!("{at}/requestBody/content/{}", token(media));
+                        bodies.push((pointer, declared));
+                    }
+                }
+                let responses = operation["responses"].as_object().expect("responses");
+                for (status, response) in responses.iter().filter(|(s, _)| s.starts_with('2')) {
+                    for (media, declared) in response["content"].as_object().into_iter().flatten() {
+                        let pointer = format!("{at}/responses/{status}/content/{}", token(media));
+                        bodies.push((pointer, declared));
+                    }
+                }
+                for (pointer, declared) in bodies {
+                    let example = declared
+                        .get("example")
+                        .unwrap_or_else(|| panic!("{id} shows an example at {pointer}"));
+                    contract.check(
+                        &format!("{pointer}/schema"),
+                        example,
+                        &format!("{id}'s example"),
+                    );
+                }
+                operations.push(id.to_string());
+            }
+        }
+    }
+    operations.sort();
+    operations.dedup();
+    assert_eq!(
+        operations.len(),
+        29,
+        "every operation, once: {operations:?}"
+    );
 }

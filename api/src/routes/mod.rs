@@ -6,6 +6,7 @@ pub mod games;
 pub mod health;
 pub mod imports;
 pub mod kinds;
+pub mod licence;
 pub mod play;
 pub mod players;
 pub mod replay;

@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Writes openapi/examples.json: one real request and answer for every operation of the API.
+
+It plays a short session against a running server (a fresh one: `avalanche --data <empty dir>
+--webhook-allow-http --webhook-allow-host example.com --webhook-allow-host 127.0.0.1`: one
+webhook delivers to this script, on 127.0.0.1), two players and a game of Avalanche Chess with a fork, an
+import, tokens, a vacation and a webhook, and keeps what each operation was sent and answered.
+Long lists are cut to their first items so that the document stays readable; the contract
+test (`tests/tests/openapi_contract.rs`) checks every example against its schema.
+
+    python3 tools/capture_examples.py http://127.0.0.1:8080 > openapi/examples.json
+"""
+import http.server
+import json
+import queue
+import sys
+import threading
+import urllib.error
+import urllib.request
+
+BASE = sys.argv[1].rstrip("/") if len(sys.argv) > 1 else "http://127.0.0.1:8080"
+examples = {}
+
+
+def call(method, path, token=None, body=None, raw=False, timeout=10):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(BASE + path, data=data, method=method)
+    if body is not None:
+        request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            status, text = response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        status, text = error.code, error.read().decode()
+    if raw or not text:
+        return status, text
+    return status, json.loads(text)
+
+
+def first_stream_event(path, token):
+    """The stream never ends by itself: reads its first event and hangs up. The event as the
+    document declares it (`ServerSentEvent`): its `id`, `event` and `data` fields."""
+    request = urllib.request.Request(BASE + path)
+    request.add_header("Authorization", f"Bearer {token}")
+    event = {}
+    with urllib.request.urlopen(request, timeout=10) as response:
+        while True:
+            line = response.readline().decode().rstrip("\n")
+            if not line:
+                return response.status, event
+            field, _, value = line.partition(": ")
+            event[field] = value
+
+
+def notification_receiver():
+    """An HTTP server on 127.0.0.1 that keeps each notification POSTed to it; its URL and the
+    queue of bodies received."""
+    received = queue.Queue()
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            length = int(self.headers["Content-Length"])
+            received.put(json.loads(self.rfile.read(length)))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_port}/notify", received
+
+
+def keep(operation, status, answer, request=None):
+    """Records the operation's example: what it was sent and what it answered."""
+    if status >= 300:
+        sys.exit(f"{operation}: status {status}: {answer}")
+    entry = {"status": str(status), "response": answer}
+    if request is not None:
+        entry["request"] = request
+    examples[operation] = entry
+    return answer
+
+
+def choose(gid, token, move):
+    """A legal turn of `token`'s seat that plays `move`, else its first legal command."""
+    _, legal = call("GET", f"/v1/games/{gid}/legal", token)
+    commands = [entry["command"] for entry in legal["commands"]]
+    return next((c for c in commands if c.get("move") == move), commands[0])
+
+
+def cut(items, n=2):
+    return items[:n]
+
+
+def main():
+    alice_body = {"name": "Alice"}
+    status, alice = call("POST", "/v1/players", body=alice_body)
+    keep("createPlayer", status, alice, alice_body)
+    _, bruno = call("POST", "/v1/players", body={"name": "Bruno"})
+    a, b = alice["token"], bruno["token"]
+    url, received = notification_receiver()
+    status, hook = call("POST", "/v1/players/me/webhooks", b, {"url": url})
+    if status != 201:
+        sys.exit(f"a webhook to {url}: {status} {hook}")
+
+    status, me = call("GET", "/v1/players/me", a)
+    keep("getCurrentPlayer", status, me)
+    status, kinds = call("GET", "/v1/kinds")
+    keep("listKinds", status, kinds)
+
+    new_game = {"kind": "avalanche-chess", "variant": "standard", "seats": 2}
+    status, game = call("POST", "/v1/games", a, new_game)
+    keep("createGame", status, game, new_game)
+    gid = game["id"]
+    status, listed = call("GET", "/v1/games?status=open&kind=avalanche-chess&limit=1")
+    keep("listGames", status, listed)
+    status, joined = call("POST", f"/v1/games/{gid}/join", b, {})
+    keep("joinGame", status, joined, {})
+
+    status, legal = call("GET", f"/v1/games/{gid}/legal", a)
+    legal["commands"] = cut(legal["commands"], 3)
+    keep("listLegalCommands", status, legal)
+
+    answers = []
+    for token, wanted in [(a, "e2e4"), (b, "e7e5"), (a, "g1f3")]:
+        command = choose(gid, token, wanted)
+        status, answer = call("POST", f"/v1/games/{gid}/commands", token, command)
+        if status != 200:
+            sys.exit(f"playCommand {command}: {status} {answer}")
+        answers.append((status, answer, command))
+    keep("playCommand", *answers[0][:2], answers[0][2])
+    # Bruno's webhook was told when Alice's first turn made it his.
+    notification = received.get(timeout=10)
+    examples["receiveNotification"] = {"status": "200", "request": notification}
+
+    status, got = call("GET", f"/v1/games/{gid}", a)
+    keep("getGame", status, got)
+    status, events = call("GET", f"/v1/games/{gid}/events?after=0&limit=3", a)
+    keep("listGameEvents", status, events)
+    version = answers[1][1]["events"][-1]["version"]
+    status, state = call("GET", f"/v1/games/{gid}/states/{version}", a)
+    keep("getGameStateAt", status, state)
+    status, log = call("GET", f"/v1/games/{gid}/log")
+    log["commands"] = cut(log["commands"], 3)
+    keep("getGameLog", status, log)
+    status, record = call("GET", f"/v1/games/{gid}/record", raw=True)
+    keep("getGameRecord", status, record)
+    status, audit = call("GET", f"/v1/games/{gid}/audit")
+    keep("auditGame", status, audit)
+
+    keep("streamGameEvents", *first_stream_event(f"/v1/games/{gid}/stream?after={version}", a))
+
+    fork_body = {"version": version}
+    status, fork = call("POST", f"/v1/games/{gid}/forks", a, fork_body)
+    keep("createFork", status, fork, fork_body)
+    status, forks = call("GET", f"/v1/games/{gid}/forks")
+    keep("listForks", status, forks)
+
+    # A record imports once its game has ended: Bruno resigns.
+    status, resigned = call("POST", f"/v1/games/{gid}/commands", b, {"type": "resign"})
+    if status != 200:
+        sys.exit(f"resign: {status} {resigned}")
+    _, record = call("GET", f"/v1/games/{gid}/record", raw=True)
+    import_body = {"format": "record", "variant": "standard", "record": record}
+    status, imported = call("POST", "/v1/imports", a, import_body)
+    keep("importGame", status, imported, import_body)
+
+    status, mine = call("GET", "/v1/players/me/games?limit=2", a)
+    keep("listMyGames", status, mine)
+
+    status, vacation = call("POST", "/v1/players/me/vacation", b)
+    keep("startVacation", status, vacation)
+    status, vacation = call("GET", "/v1/players/me/vacation", b)
+    keep("getMyVacation", status, vacation)
+    status, vacation = call("DELETE", "/v1/players/me/vacation", b)
+    keep("endVacation", status, vacation)
+
+    hook_body = {"url": "https://example.com/avalanche"}
+    status, hook = call("POST", "/v1/players/me/webhooks", a, hook_body)
+    keep("createWebhook", status, hook, hook_body)
+    status, hooks = call("GET", "/v1/players/me/webhooks", a)
+    keep("listWebhooks", status, hooks)
+    status, enabled = call("POST", f"/v1/players/me/webhooks/{hook['id']}/enable", a)
+    keep("enableWebhook", status, enabled)
+    status, gone = call("DELETE", f"/v1/players/me/webhooks/{hook['id']}", a)
+    keep("deleteWebhook", status, None)
+
+    status, issued = call("POST", "/v1/players/me/tokens", a)
+    keep("issueToken", status, issued)
+    status, _ = call("DELETE", "/v1/players/me/tokens/current", issued["token"])
+    keep("revokeCurrentToken", status, None)
+
+    json.dump(examples, sys.stdout, indent=2, sort_keys=True)
+    print()
+
+
+main()
