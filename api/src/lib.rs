@@ -8,6 +8,7 @@ pub mod command_answer;
 pub mod configuration;
 pub mod json_body;
 pub mod limits;
+pub mod metrics;
 pub mod migrate;
 pub mod offline;
 pub mod openapi;

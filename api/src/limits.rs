@@ -118,6 +118,11 @@ impl Limits {
         ))
     }
 
+    /// Event streams and long-polls open now, of every holder.
+    pub fn open_streams(&self) -> usize {
+        lock(&self.streams).values().sum()
+    }
+
     /// A stream held open by `holder` (a player, or an address), counted until dropped.
     pub fn stream(&self, holder: &str) -> Result<StreamPermit, ApiError> {
         let most = self.settings.streams_per_player;

@@ -257,6 +257,7 @@ pub fn run_with(
         store, registry, key, delivery, memory, limits,
     )?);
     let allowed = Arc::new(Allowed::of(&openapi));
+    let metrics = state.metrics.clone();
     crate::clock::spawn(state.clone());
     let reindexing = state.clone();
     actix_web::rt::spawn(async move {
@@ -295,8 +296,11 @@ pub fn run_with(
                         not_found(&for_405, res)
                     })
             })
-            .wrap(RequestSpan)
+            .wrap(RequestSpan(metrics.clone()))
             .service(routes::health::health)
+            .service(routes::health::ready)
+            .service(routes::health::metrics)
+            .service(routes::licence::licence)
             .service(routes::players::create_player)
             .service(routes::players::me)
             .service(routes::players::my_games)
@@ -355,7 +359,15 @@ mod tracing_actix {
     use std::time::Instant;
     use tracing::Instrument;
 
-    pub struct RequestSpan;
+    use crate::metrics::{Metrics, Outcome};
+    use std::sync::Arc;
+
+    /// The route commands are posted to.
+    const COMMANDS: &str = "/v1/games/{id}/commands";
+
+    /// Logs each request and counts it in the node's metrics (a posted command also as a
+    /// command, with its latency).
+    pub struct RequestSpan(pub Arc<Metrics>);
 
     impl<S, B> Transform<S, ServiceRequest> for RequestSpan
     where
@@ -370,12 +382,16 @@ mod tracing_actix {
         type Future = Ready<Result<Self::Transform, ()>>;
 
         fn new_transform(&self, service: S) -> Self::Future {
-            ready(Ok(RequestSpanService { service }))
+            ready(Ok(RequestSpanService {
+                service,
+                metrics: self.0.clone(),
+            }))
         }
     }
 
     pub struct RequestSpanService<S> {
         service: S,
+        metrics: Arc<Metrics>,
     }
 
     impl<S, B> Service<ServiceRequest> for RequestSpanService<S>
@@ -399,17 +415,37 @@ mod tracing_actix {
                 .to_string();
             let span =
                 tracing::info_span!("request", method = %req.method(), path = %path, game = %game);
+            let method = req.method().to_string();
+            // The pattern, not the path: ids never become labels.
+            let route = req
+                .match_pattern()
+                .unwrap_or_else(|| "unmatched".to_string());
+            let metrics = self.metrics.clone();
             let started = Instant::now();
             let future = self.service.call(req);
             Box::pin(
                 async move {
                     let result = future.await;
-                    let micros = started.elapsed().as_micros() as u64;
-                    match &result {
+                    let elapsed = started.elapsed();
+                    let micros = elapsed.as_micros() as u64;
+                    let status = match &result {
                         Ok(res) => {
-                            tracing::info!(status = res.status().as_u16(), micros, "answered")
+                            tracing::info!(status = res.status().as_u16(), micros, "answered");
+                            res.status().as_u16()
                         }
-                        Err(error) => tracing::warn!(%error, micros, "failed"),
+                        Err(error) => {
+                            tracing::warn!(%error, micros, "failed");
+                            error.as_response_error().status_code().as_u16()
+                        }
+                    };
+                    metrics.request(&method, &route, status);
+                    if method == "POST" && route == COMMANDS {
+                        let outcome = match status {
+                            200..=299 => Outcome::Played,
+                            500.. => Outcome::Failed,
+                            _ => Outcome::Refused,
+                        };
+                        metrics.command(outcome, elapsed);
                     }
                     result
                 }

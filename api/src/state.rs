@@ -2,12 +2,14 @@
 //! The store itself is held only inside the application layer.
 
 use crate::app::cache::DEFAULT_CAPACITY;
+use crate::app::metered::Metered;
 use crate::app::players::Players;
 use crate::app::sealing::SecretsKey;
 use crate::app::vacations::Vacations;
 use crate::app::webhooks::delivery::DeliverySettings;
 use crate::app::webhooks::Webhooks;
 use crate::app::Games;
+use crate::metrics::{Metrics, Snapshot};
 use domain::Registry;
 use std::sync::Arc;
 use storage::Storage;
@@ -19,6 +21,25 @@ pub struct AppState {
     pub vacations: Vacations,
     pub registry: Arc<Registry>,
     pub webhooks: Webhooks,
+    /// What this node has been doing, for `GET /metrics`.
+    pub metrics: Arc<Metrics>,
+}
+
+impl AppState {
+    /// The application's own counts and gauges, for `GET /metrics`.
+    pub fn snapshot(&self) -> Snapshot {
+        let repository = self.games.repository();
+        let (cache_hits, cache_misses) = repository.cache_counts();
+        Snapshot {
+            games_cached: repository.cached(),
+            cache_hits,
+            cache_misses,
+            open_streams: self.limits.open_streams(),
+            // One node per store: it runs the clock keeper and delivers every webhook.
+            clock_held: true,
+            webhooks: self.webhooks.backlogs(),
+        }
+    }
 }
 
 /// How much the application keeps in memory.
@@ -47,6 +68,8 @@ impl AppState {
         limits: crate::limits::LimitSettings,
     ) -> std::io::Result<AppState> {
         let registry = Arc::new(registry);
+        let metrics = Arc::new(Metrics::default());
+        let store = Metered::wrap(store, metrics.clone());
         Ok(AppState {
             webhooks: Webhooks::start(store.clone(), registry.clone(), key.clone(), delivery)?,
             games: Games::new(store.clone(), registry.clone(), key, memory.game_cache),
@@ -54,6 +77,7 @@ impl AppState {
             players: Players::new(store.clone()),
             vacations: Vacations::new(store),
             registry,
+            metrics,
         })
     }
 }

@@ -142,3 +142,58 @@ fn a_server_on_postgres_without_a_secrets_key_says_which_option_it_needs() {
         "it says what to give: {said}"
     );
 }
+
+#[test]
+fn a_node_is_not_ready_while_its_database_refuses_it_and_ready_again_after() {
+    let cluster = cluster::Cluster::shared();
+    let url = cluster.new_database();
+    let name = url.rsplit('/').next().expect("a database name").to_string();
+    let unused = tempfile::tempdir().expect("a directory");
+    let keys = tempfile::tempdir().expect("a directory");
+    let key = keys.path().join("secrets.key");
+    let key = key.to_str().expect("a UTF-8 path");
+    let server = Server::start(unused.path(), &["--database", &url, "--secrets-key", key]);
+    let ready = |server: &Server| {
+        server
+            .app
+            .get("/ready", None)
+            .send()
+            .expect("an answer")
+            .status()
+    };
+    assert_eq!(ready(&server), StatusCode::OK);
+
+    // The database refuses every connection, and the node's are cut.
+    cluster.psql(
+        "postgres",
+        &format!("ALTER DATABASE {name} ALLOW_CONNECTIONS false"),
+    );
+    cluster.psql(
+        "postgres",
+        &format!("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"),
+    );
+    assert_eq!(ready(&server), StatusCode::SERVICE_UNAVAILABLE);
+    // Alive all the same: a load balancer stops sending it requests, nothing restarts it.
+    assert_eq!(
+        server
+            .app
+            .get("/health", None)
+            .send()
+            .expect("an answer")
+            .status(),
+        StatusCode::OK
+    );
+
+    cluster.psql(
+        "postgres",
+        &format!("ALTER DATABASE {name} ALLOW_CONNECTIONS true"),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while ready(&server) != StatusCode::OK {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "ready again once the database answers"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}

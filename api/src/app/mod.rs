@@ -13,6 +13,7 @@ pub mod forks;
 pub mod index;
 pub mod legacy_secrets;
 pub mod lists;
+pub mod metered;
 pub mod players;
 pub mod randomness;
 pub mod reindex;

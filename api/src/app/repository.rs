@@ -10,6 +10,7 @@ use domain::registry::LiveGame;
 use domain::table::kind_of_stream;
 use domain::{Registry, Seed};
 use serde_json::Value;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 use storage::{Envelope, Storage};
@@ -67,6 +68,9 @@ pub struct Repository {
     /// The key the games' seeds are sealed with in the store.
     key: Arc<SecretsKey>,
     cache: Mutex<Lru<tokio::sync::Mutex<Slot>>>,
+    /// Uses of `slot` that found their game folded, and those that folded it (for metrics).
+    hits: AtomicU64,
+    misses: AtomicU64,
 }
 
 impl Repository {
@@ -82,6 +86,8 @@ impl Repository {
             registry,
             key,
             cache: Mutex::new(Lru::new(cache_capacity)),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
         }
     }
 
@@ -99,6 +105,20 @@ impl Repository {
         self.store.as_ref()
     }
 
+    /// Whether the store answers a read now (the database is reachable), within `within`;
+    /// why not, otherwise.
+    pub async fn store_answers(&self, within: Duration) -> Result<(), String> {
+        let store = self.store.clone();
+        // A small record every store has once the server started: the key's check value.
+        let read = tokio::task::spawn_blocking(move || store.get_record("meta", "secrets_key"));
+        match tokio::time::timeout(within, read).await {
+            Ok(Ok(Ok(_))) => Ok(()),
+            Ok(Ok(Err(error))) => Err(error.to_string()),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(_) => Err(format!("no answer within {} ms", within.as_millis())),
+        }
+    }
+
     fn cache(&self) -> MutexGuard<'_, Lru<tokio::sync::Mutex<Slot>>> {
         // A panic while holding this lock cannot leave the cache torn: take it anyway.
         self.cache.lock().unwrap_or_else(PoisonError::into_inner)
@@ -109,15 +129,25 @@ impl Repository {
         self.cache().len()
     }
 
+    /// Uses of a game that found it folded in memory, and those that folded it, so far.
+    pub fn cache_counts(&self) -> (u64, u64) {
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+        )
+    }
+
     /// The game `id`, folded from its stream unless it is cached.
     pub fn slot(&self, id: &str) -> Result<SlotRef, ApiError> {
         if let Some(slot) = self.cache().get(id) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(slot);
         }
         if !id.starts_with("g-") {
             // Other streams (a player's vacations) are not games.
             return Err(ApiError::game_not_found(id));
         }
+        self.misses.fetch_add(1, Ordering::Relaxed);
         let loaded = self.load(id)?;
         Ok(self.remember(loaded))
     }

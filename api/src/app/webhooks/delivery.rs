@@ -57,6 +57,15 @@ pub struct Shared {
     pub repository: Repository,
     pub http: reqwest::Client,
     pub settings: DeliverySettings,
+    /// Each running worker's cursor as it moves (for `GET /metrics`'s backlog).
+    pub cursors: std::sync::Mutex<HashMap<String, u64>>,
+}
+
+impl Shared {
+    fn note_cursor(&self, id: &str, cursor: u64) {
+        let mut cursors = self.cursors.lock().unwrap_or_else(|p| p.into_inner());
+        cursors.insert(id.to_string(), cursor);
+    }
 }
 
 /// A notification retried for longer than `give_up_after`, with its last error.
@@ -102,6 +111,7 @@ impl Worker {
         tracing::info!(webhook = %self.hook.id, player = %self.hook.player_id, cursor = self.cursor, "webhook worker started");
         let mut positions = self.shared.store.subscribe_all();
         loop {
+            self.shared.note_cursor(&self.hook.id, self.cursor);
             let page = match self.shared.store.read_all(self.cursor, PAGE) {
                 Ok(page) => page,
                 Err(error) => {

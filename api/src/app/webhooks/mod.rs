@@ -174,6 +174,7 @@ impl Webhooks {
                 store,
                 http,
                 settings,
+                cursors: std::sync::Mutex::new(HashMap::new()),
             }),
             runtime: handle,
             workers: Mutex::new(HashMap::new()),
@@ -217,6 +218,41 @@ impl Webhooks {
         &self,
     ) -> std::sync::MutexGuard<'_, HashMap<String, tokio::task::JoinHandle<()>>> {
         self.workers.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The webhooks this node delivers now, each with how many positions of the event log its
+    /// worker has not looked at yet.
+    pub fn backlogs(&self) -> Vec<(String, u64)> {
+        let head = *self.shared.store.subscribe_all().borrow();
+        let running: Vec<String> = self
+            .lock_workers()
+            .iter()
+            .filter(|(_, task)| !task.is_finished())
+            .map(|(id, _)| id.clone())
+            .collect();
+        let cursors = self
+            .shared
+            .cursors
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let mut backlogs: Vec<(String, u64)> = running
+            .into_iter()
+            .map(|id| {
+                let cursor = cursors.get(&id).copied().unwrap_or(0);
+                (id, head.saturating_sub(cursor))
+            })
+            .collect();
+        backlogs.sort();
+        backlogs
+    }
+
+    fn forget_cursor(&self, id: &str) {
+        let mut cursors = self
+            .shared
+            .cursors
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        cursors.remove(id);
     }
 
     fn spawn(&self, hook: Webhook, cursor: u64) {
@@ -324,6 +360,7 @@ impl Webhooks {
         }
         if let Some(task) = self.lock_workers().remove(id) {
             task.abort();
+            self.forget_cursor(id);
         }
         store
             .remove_record_async(CURSORS, id)

@@ -1,0 +1,402 @@
+//! What a node has been doing, for `GET /metrics` in the Prometheus text format (version
+//! 0.0.4): requests by route and status, commands and their latency, appends and their
+//! latency, the cache of folded games, open streams, and the process's memory and CPU.
+//! Counters are atomics or a short lock; nothing here reads the store.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
+
+/// The upper bounds of the latency buckets, in seconds: from half a millisecond (a command on
+/// an idle server) to ten seconds (a long-poll or a stuck database).
+const BUCKETS: [f64; 14] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// A latency histogram with fixed buckets.
+#[derive(Default)]
+pub struct Histogram {
+    /// How many observations fell in each bucket (not cumulative; made so when written).
+    buckets: [AtomicU64; BUCKETS.len()],
+    /// Observations above the last bucket.
+    over: AtomicU64,
+    count: AtomicU64,
+    sum_nanos: AtomicU64,
+}
+
+impl Histogram {
+    pub fn observe(&self, elapsed: Duration) {
+        let seconds = elapsed.as_secs_f64();
+        match BUCKETS.iter().position(|bound| seconds <= *bound) {
+            Some(i) => self.buckets[i].fetch_add(1, Ordering::Relaxed),
+            None => self.over.fetch_add(1, Ordering::Relaxed),
+        };
+        self.count.fetch_add(1, Ordering::Relaxed);
+        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+        self.sum_nanos.fetch_add(nanos, Ordering::Relaxed);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
+    }
+
+    /// The histogram's lines: cumulative buckets, `+Inf`, sum and count.
+    fn write(&self, out: &mut String, name: &str, labels: &str) {
+        let sep = if labels.is_empty() { "" } else { "," };
+        let mut cumulative = 0;
+        for (bound, bucket) in BUCKETS.iter().zip(&self.buckets) {
+            cumulative += bucket.load(Ordering::Relaxed);
+            let _ = writeln!(
+                out,
+                "{name}_bucket{{{labels}{sep}le=\"{bound}\"}} {cumulative}"
+            );
+        }
+        let count = self.count.load(Ordering::Relaxed);
+        let _ = writeln!(out, "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {count}");
+        let sum = self.sum_nanos.load(Ordering::Relaxed) as f64 / 1e9;
+        let braces = if labels.is_empty() {
+            String::new()
+        } else {
+            format!("{{{labels}}}")
+        };
+        let _ = writeln!(out, "{name}_sum{braces} {sum}");
+        let _ = writeln!(out, "{name}_count{braces} {count}");
+    }
+}
+
+/// How a posted command ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Decided and stored (2xx).
+    Played,
+    /// Refused: by the rules, the table, its version or its caller (4xx).
+    Refused,
+    /// Our fault (5xx).
+    Failed,
+}
+
+/// The node's counters.
+#[derive(Default)]
+pub struct Metrics {
+    /// (method, route pattern, status) -> requests answered.
+    requests: Mutex<BTreeMap<(String, String, u16), u64>>,
+    /// Played, refused, failed.
+    commands: [AtomicU64; 3],
+    pub command_seconds: Histogram,
+    appends: AtomicU64,
+    append_conflicts: AtomicU64,
+    append_failures: AtomicU64,
+    events_appended: AtomicU64,
+    pub append_seconds: Histogram,
+}
+
+/// What the application tells at the moment of writing: gauges and counters it keeps itself.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    pub games_cached: usize,
+    pub cache_hits: u64,
+    pub cache_misses: u64,
+    pub open_streams: usize,
+    /// Whether this node runs the clock keeper now.
+    pub clock_held: bool,
+    /// Webhooks this node delivers now, and how many events of the log each has not looked at
+    /// yet (its backlog).
+    pub webhooks: Vec<(String, u64)>,
+}
+
+fn escape(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+impl Metrics {
+    /// A request answered with `status`, to `route` (the pattern it matched, not the path: a
+    /// game id never becomes a label).
+    pub fn request(&self, method: &str, route: &str, status: u16) {
+        let mut requests = self.requests.lock().unwrap_or_else(PoisonError::into_inner);
+        *requests
+            .entry((method.to_string(), route.to_string(), status))
+            .or_insert(0) += 1;
+    }
+
+    pub fn command(&self, outcome: Outcome, elapsed: Duration) {
+        let i = match outcome {
+            Outcome::Played => 0,
+            Outcome::Refused => 1,
+            Outcome::Failed => 2,
+        };
+        self.commands[i].fetch_add(1, Ordering::Relaxed);
+        self.command_seconds.observe(elapsed);
+    }
+
+    /// An append that stored `events` events (0 and `conflict` when the head had moved, or
+    /// `failed` when the store failed).
+    pub fn append(&self, elapsed: Duration, events: usize, conflict: bool, failed: bool) {
+        self.appends.fetch_add(1, Ordering::Relaxed);
+        if conflict {
+            self.append_conflicts.fetch_add(1, Ordering::Relaxed);
+        }
+        if failed {
+            self.append_failures.fetch_add(1, Ordering::Relaxed);
+        }
+        self.events_appended
+            .fetch_add(events as u64, Ordering::Relaxed);
+        self.append_seconds.observe(elapsed);
+    }
+
+    pub fn commands(&self, outcome: Outcome) -> u64 {
+        let i = match outcome {
+            Outcome::Played => 0,
+            Outcome::Refused => 1,
+            Outcome::Failed => 2,
+        };
+        self.commands[i].load(Ordering::Relaxed)
+    }
+
+    /// Everything, in the Prometheus text format.
+    pub fn render(&self, snapshot: &Snapshot) -> String {
+        let mut out = String::new();
+        let head = |out: &mut String, name: &str, kind: &str, help: &str| {
+            let _ = writeln!(out, "# HELP {name} {help}");
+            let _ = writeln!(out, "# TYPE {name} {kind}");
+        };
+
+        head(
+            &mut out,
+            "avalanche_http_requests_total",
+            "counter",
+            "Requests answered, by method, route pattern and status.",
+        );
+        let requests = self
+            .requests
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        for ((method, route, status), count) in requests {
+            let _ = writeln!(
+                out,
+                "avalanche_http_requests_total{{method=\"{}\",route=\"{}\",status=\"{status}\"}} {count}",
+                escape(&method),
+                escape(&route)
+            );
+        }
+
+        head(
+            &mut out,
+            "avalanche_commands_total",
+            "counter",
+            "Commands posted to games, by outcome: played (stored), refused (4xx), failed (5xx).",
+        );
+        for (i, outcome) in ["played", "refused", "failed"].iter().enumerate() {
+            let count = self.commands[i].load(Ordering::Relaxed);
+            let _ = writeln!(
+                out,
+                "avalanche_commands_total{{outcome=\"{outcome}\"}} {count}"
+            );
+        }
+        head(
+            &mut out,
+            "avalanche_command_duration_seconds",
+            "histogram",
+            "Time from a command's request to its answer, whatever the outcome.",
+        );
+        self.command_seconds
+            .write(&mut out, "avalanche_command_duration_seconds", "");
+
+        head(
+            &mut out,
+            "avalanche_appends_total",
+            "counter",
+            "Appends to the event store (each a command's batch, durable before it returns).",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_appends_total {}",
+            self.appends.load(Ordering::Relaxed)
+        );
+        head(&mut out, "avalanche_append_conflicts_total", "counter", "Appends refused because the stream's head had moved (another node or request was first).");
+        let _ = writeln!(
+            out,
+            "avalanche_append_conflicts_total {}",
+            self.append_conflicts.load(Ordering::Relaxed)
+        );
+        head(
+            &mut out,
+            "avalanche_append_failures_total",
+            "counter",
+            "Appends the store failed.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_append_failures_total {}",
+            self.append_failures.load(Ordering::Relaxed)
+        );
+        head(
+            &mut out,
+            "avalanche_events_appended_total",
+            "counter",
+            "Events stored by this node.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_events_appended_total {}",
+            self.events_appended.load(Ordering::Relaxed)
+        );
+        head(
+            &mut out,
+            "avalanche_append_duration_seconds",
+            "histogram",
+            "Time an append took until durable.",
+        );
+        self.append_seconds
+            .write(&mut out, "avalanche_append_duration_seconds", "");
+
+        head(
+            &mut out,
+            "avalanche_games_cached",
+            "gauge",
+            "Games kept folded in this node's memory.",
+        );
+        let _ = writeln!(out, "avalanche_games_cached {}", snapshot.games_cached);
+        head(
+            &mut out,
+            "avalanche_game_cache_hits_total",
+            "counter",
+            "Reads and commands that found their game folded in memory.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_game_cache_hits_total {}",
+            snapshot.cache_hits
+        );
+        head(
+            &mut out,
+            "avalanche_game_cache_misses_total",
+            "counter",
+            "Reads and commands that folded their game from the store.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_game_cache_misses_total {}",
+            snapshot.cache_misses
+        );
+        head(
+            &mut out,
+            "avalanche_open_streams",
+            "gauge",
+            "Event streams and long-polls open now.",
+        );
+        let _ = writeln!(out, "avalanche_open_streams {}", snapshot.open_streams);
+
+        head(
+            &mut out,
+            "avalanche_clock_keeper",
+            "gauge",
+            "1 when this node runs the clock keeper (timeouts and vacations) now.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_clock_keeper {}",
+            u8::from(snapshot.clock_held)
+        );
+        head(
+            &mut out,
+            "avalanche_webhooks_delivered_here",
+            "gauge",
+            "Webhooks this node delivers now.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_webhooks_delivered_here {}",
+            snapshot.webhooks.len()
+        );
+        head(
+            &mut out,
+            "avalanche_webhook_backlog_events",
+            "gauge",
+            "Events of the log a webhook delivered by this node has not looked at yet.",
+        );
+        for (id, backlog) in &snapshot.webhooks {
+            let _ = writeln!(
+                out,
+                "avalanche_webhook_backlog_events{{webhook=\"{}\"}} {backlog}",
+                escape(id)
+            );
+        }
+
+        let (resident, cpu) = process_usage();
+        head(
+            &mut out,
+            "process_resident_memory_bytes",
+            "gauge",
+            "Resident memory of this process.",
+        );
+        let _ = writeln!(out, "process_resident_memory_bytes {resident}");
+        head(
+            &mut out,
+            "process_cpu_seconds_total",
+            "counter",
+            "CPU time of this process, user and system.",
+        );
+        let _ = writeln!(out, "process_cpu_seconds_total {cpu}");
+        out
+    }
+}
+
+/// This process's resident bytes and CPU seconds, from `/proc/self` (zero elsewhere).
+fn process_usage() -> (u64, f64) {
+    // Linux's usual values; a page of 4 KiB and 100 clock ticks a second.
+    const PAGE: u64 = 4096;
+    const TICKS: f64 = 100.0;
+    let resident = std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * PAGE);
+    let cpu = std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            // Fields after the command name (which may hold spaces, in parentheses).
+            let rest = &s[s.rfind(')')? + 2..];
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let user: u64 = fields.get(11)?.parse().ok()?;
+            let system: u64 = fields.get(12)?.parse().ok()?;
+            Some((user + system) as f64 / TICKS)
+        })
+        .unwrap_or(0.0);
+    (resident, cpu)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_histogram_counts_each_observation_in_its_bucket_and_every_wider_one() {
+        let histogram = Histogram::default();
+        histogram.observe(Duration::from_micros(300));
+        histogram.observe(Duration::from_millis(3));
+        histogram.observe(Duration::from_secs(60));
+        let mut out = String::new();
+        histogram.write(&mut out, "h", "");
+        assert!(out.contains("h_bucket{le=\"0.0005\"} 1\n"), "{out}");
+        assert!(out.contains("h_bucket{le=\"0.005\"} 2\n"), "{out}");
+        assert!(out.contains("h_bucket{le=\"10\"} 2\n"), "{out}");
+        assert!(out.contains("h_bucket{le=\"+Inf\"} 3\n"), "{out}");
+        assert!(out.contains("h_count 3\n"), "{out}");
+    }
+
+    #[test]
+    fn labels_are_escaped() {
+        let metrics = Metrics::default();
+        metrics.request("GET", "/a\"b", 200);
+        let text = metrics.render(&Snapshot::default());
+        assert!(
+            text.contains("route=\"/a\\\"b\",status=\"200\"} 1"),
+            "{text}"
+        );
+    }
+}
