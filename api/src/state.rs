@@ -2,6 +2,7 @@
 //! The store itself is held only inside the application layer.
 
 use crate::app::cache::DEFAULT_CAPACITY;
+use crate::app::leases::Leases;
 use crate::app::players::Players;
 use crate::app::sealing::SecretsKey;
 use crate::app::vacations::Vacations;
@@ -19,6 +20,9 @@ pub struct AppState {
     pub vacations: Vacations,
     pub registry: Arc<Registry>,
     pub webhooks: Webhooks,
+    /// The jobs this server runs for all the servers of its store (the clock, webhooks):
+    /// `leases.held()` names them.
+    pub leases: Arc<Leases>,
 }
 
 /// How much the application keeps in memory.
@@ -47,8 +51,16 @@ impl AppState {
         limits: crate::limits::LimitSettings,
     ) -> std::io::Result<AppState> {
         let registry = Arc::new(registry);
+        let leases = Arc::new(Leases::new(store.clone()));
         Ok(AppState {
-            webhooks: Webhooks::start(store.clone(), registry.clone(), key.clone(), delivery)?,
+            webhooks: Webhooks::start(
+                store.clone(),
+                registry.clone(),
+                key.clone(),
+                delivery,
+                leases.clone(),
+            )?,
+            leases,
             games: Games::new(store.clone(), registry.clone(), key, memory.game_cache),
             limits: crate::limits::Limits::new(limits),
             players: Players::new(store.clone()),
