@@ -590,10 +590,9 @@ fn three_nodes_on_one_database_lose_nothing_and_double_nothing_when_one_is_kille
     // The webhook's owner was told of each of their turns and of the end, at least once,
     // although the node that delivered to it was killed.
     let mut expected = Vec::new();
-    let mut before_to_act = false;
     // (The webhook was registered after the seats were taken: told of what followed.)
     let seated = &made[0].3.last().expect("the second seat joined").answer["game"];
-    before_to_act = seated["to_act"]
+    let mut before_to_act = seated["to_act"]
         .as_array()
         .is_some_and(|s| s.contains(&json!(0)));
     let mut hook_acked: Vec<&Acked> = played[0].iter().collect();
