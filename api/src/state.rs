@@ -2,6 +2,7 @@
 //! The store itself is held only inside the application layer.
 
 use crate::app::cache::DEFAULT_CAPACITY;
+use crate::app::leases::Leases;
 use crate::app::metered::Metered;
 use crate::app::players::Players;
 use crate::app::sealing::SecretsKey;
@@ -23,6 +24,9 @@ pub struct AppState {
     pub webhooks: Webhooks,
     /// What this node has been doing, for `GET /metrics`.
     pub metrics: Arc<Metrics>,
+    /// The jobs this server runs for all the servers of its store (the clock, webhooks):
+    /// `leases.held()` names them.
+    pub leases: Arc<Leases>,
 }
 
 impl AppState {
@@ -35,8 +39,7 @@ impl AppState {
             cache_hits,
             cache_misses,
             open_streams: self.limits.open_streams(),
-            // One node per store: it runs the clock keeper and delivers every webhook.
-            clock_held: true,
+            clock_held: self.leases.holds(crate::app::leases::CLOCK),
             webhooks: self.webhooks.backlogs(),
         }
     }
@@ -70,8 +73,16 @@ impl AppState {
         let registry = Arc::new(registry);
         let metrics = Arc::new(Metrics::default());
         let store = Metered::wrap(store, metrics.clone());
+        let leases = Arc::new(Leases::new(store.clone()));
         Ok(AppState {
-            webhooks: Webhooks::start(store.clone(), registry.clone(), key.clone(), delivery)?,
+            webhooks: Webhooks::start(
+                store.clone(),
+                registry.clone(),
+                key.clone(),
+                delivery,
+                leases.clone(),
+            )?,
+            leases,
             games: Games::new(store.clone(), registry.clone(), key, memory.game_cache),
             limits: crate::limits::Limits::new(limits),
             players: Players::new(store.clone()),

@@ -101,6 +101,7 @@ async fn a_webhook_secret_in_clear_is_sealed_when_the_webhooks_start() {
         registry,
         key.clone(),
         DeliverySettings::default(),
+        Arc::new(api::app::leases::Leases::new(store.clone())),
     )
     .expect("the webhooks start");
 

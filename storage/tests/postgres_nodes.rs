@@ -116,3 +116,62 @@ async fn a_listener_whose_connection_is_cut_catches_up_when_it_is_back() {
     .expect("the store is open");
     assert_eq!(seen, 4);
 }
+
+#[test]
+fn a_lease_is_held_by_one_node_at_a_time_and_passes_on_when_its_holder_goes() {
+    let (one, other, _) = two_nodes();
+    assert!(
+        one.try_lease("clock").expect("asks"),
+        "the first node takes the free lease"
+    );
+    assert!(one.holds_lease("clock"));
+    assert!(
+        !other.try_lease("clock").expect("asks"),
+        "held by the first node"
+    );
+    assert!(!other.holds_lease("clock"));
+    // Another lease is another lock.
+    assert!(other.try_lease("webhook:wh-1").expect("asks"));
+    assert!(!one.try_lease("webhook:wh-1").expect("asks"));
+    // Released, it is free for the other node.
+    one.release_lease("clock");
+    assert!(!one.holds_lease("clock"));
+    assert!(other.try_lease("clock").expect("asks"));
+    // The holder goes (its process, and so its connection, ends): the lease is free at once.
+    drop(other);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !one.try_lease("clock").expect("asks") {
+        assert!(
+            Instant::now() < deadline,
+            "the lease of a node gone is freed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(one.try_lease("webhook:wh-1").expect("asks"));
+}
+
+#[test]
+fn a_node_whose_lease_connection_breaks_knows_it_no_longer_holds_its_leases() {
+    let (one, other, url) = two_nodes();
+    assert!(one.try_lease("clock").expect("asks"));
+    let database = url.rsplit('/').next().expect("a database name").to_string();
+    let cut = cluster::Cluster::shared().psql(
+        &database,
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+         WHERE application_name = 'avalanche-leases' AND datname = current_database()",
+    );
+    assert_eq!(
+        cut, "1",
+        "only the first node's leases' connection was open"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while one.holds_lease("clock") {
+        assert!(
+            Instant::now() < deadline,
+            "the broken connection is noticed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(other.try_lease("clock").expect("asks"), "the lease is free");
+    assert!(!one.try_lease("clock").expect("asks again, reconnected"));
+}

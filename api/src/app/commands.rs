@@ -21,11 +21,14 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use storage::{AppendError, Batch, Envelope, NewEvent, Storage};
+use storage::{AppendError, Appended, Batch, Envelope, NewEvent, Storage};
 use utoipa::ToSchema;
 
 /// Every event's schema version today.
 const SCHEMA_VERSION: u32 = 1;
+/// How many times a command is decided again when another server appended to its game
+/// between this server's look at the game and its append (several servers on one database).
+const RETRIES: usize = 8;
 
 /// A new game. The creator takes a seat: `seat`, or the first one.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -140,9 +143,29 @@ impl Games {
         self.repository.registry()
     }
 
-    /// The game `id`, folded (from the cache, or from its stream), its deadline watched.
+    /// The game `id` as its stream stands now, to answer a read (see
+    /// [`Repository::current`]).
     pub fn slot(&self, id: &str) -> Result<SlotRef, ApiError> {
-        self.repository.slot(id)
+        self.repository.current(id)
+    }
+
+    /// Brings a locked game up to its stream when another server may have moved it on, and
+    /// watches its deadline if it moved.
+    fn catch_up(&self, slot: &mut Slot) -> Result<(), ApiError> {
+        if self.repository.catch_up(slot)? {
+            self.watch_deadline(&slot.id.clone(), slot.game.as_ref());
+        }
+        Ok(())
+    }
+
+    /// Brings game `id` up to its stream and watches its deadline: what the clock keeper does
+    /// for every game another server wrote, so that their timeouts are kept too.
+    pub async fn refresh_deadline(&self, id: &str) -> Result<(), ApiError> {
+        let slot_ref = self.repository.slot(id)?;
+        let mut slot = slot_ref.lock().await;
+        self.repository.catch_up(&mut slot)?;
+        self.watch_deadline(id, slot.game.as_ref());
+        Ok(())
     }
 
     fn lock_away(&self) -> MutexGuard<'_, HashSet<String>> {
@@ -174,7 +197,17 @@ impl Games {
         }
     }
 
+    /// Whether `player` is on vacation; with other servers on the store, as the store says
+    /// (the vacation may have been taken on one of them).
     fn is_away(&self, player: &str) -> bool {
+        if self.repository.shared() {
+            match crate::app::vacations::away_in_store(self.repository.store(), player) {
+                Ok(away) => return away,
+                Err(error) => {
+                    tracing::warn!(%player, %error, "cannot read whether a player is away")
+                }
+            }
+        }
         self.lock_away().contains(player)
     }
 
@@ -306,92 +339,85 @@ impl Games {
             key,
         } = command;
         let store = self.repository.store();
-        let slot_ref = self.slot(id)?;
+        let slot_ref = self.repository.slot(id)?;
         let mut slot = slot_ref.lock().await;
         let command_id = key.map(|k| format!("{player}:{k}"));
-        if let Some(command_id) = &command_id {
-            if let Some(done) = store
-                .appended_for(id, command_id)
-                .map_err(ApiError::internal)?
-            {
-                // The same key for another command is the client's mistake, not a retry.
-                let first = store
-                    .command(id, done.first_version)
-                    .map_err(ApiError::internal)?;
-                if first.and_then(|c| c.command).as_ref() != Some(&command) {
-                    return Err(ApiError::new(
-                        actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
-                        "idempotency_key_reused",
-                        "This Idempotency-Key was used for another command in this game: a retry sends the same body, a new command a new key.",
-                    ));
+        let mut attempt = 0;
+        let (appended, events, facts, actor_name, now) = loop {
+            attempt += 1;
+            self.catch_up(&mut slot)?;
+            if let Some(command_id) = &command_id {
+                if let Some(done) = store
+                    .appended_for(id, command_id)
+                    .map_err(ApiError::internal)?
+                {
+                    drop(slot);
+                    return Ok((self.replayed(id, done, &command, slot_ref)?, Vec::new()));
                 }
-                let envelopes = self.repository.events(
-                    id,
-                    done.first_version - 1,
-                    (done.last_version + 1 - done.first_version) as usize,
-                )?;
-                drop(slot);
-                let played = Played {
-                    first_version: done.first_version,
-                    envelopes,
-                    duplicate: true,
-                    slot: slot_ref,
-                };
-                return Ok((played, Vec::new()));
             }
-        }
-        let version = slot.game.version();
-        if let Some(expected) = expected {
-            if expected != version {
-                return Err(ApiError::version_conflict(
+            let version = slot.game.version();
+            if let Some(expected) = expected {
+                if expected != version {
+                    return Err(ApiError::version_conflict(
                     version,
                     format!(
                         "You played on version {expected}, but the game is at version {version}: look at the game again."
                     ),
                 ));
+                }
             }
-        }
-        let now = Utc::now();
-        let mut ctx = slot.context(now);
-        if command["type"] == "request_takeback" {
-            // A takeback counted in turns goes back to where the log says a turn began.
-            let log = self.repository.read_log(id, slot.game.kind(), None)?;
-            ctx = ctx.with_turns(TurnHistory::of(&log.commands, slot.game.seats()));
-        }
-        let events = slot.game.decide(&Actor::player(player), &command, &ctx)?;
-        let facts: Vec<TableFact> = events.iter().filter_map(|e| e.fact.clone()).collect();
-        let changes_index = facts.iter().any(TableFact::changes_index);
-        let new_tags = if changes_index {
-            Some(tags(after(slot.game.as_ref(), &events)?.as_ref()))
-        } else {
-            None
-        };
-        let actor_name = match slot.game.seat_of(player) {
-            Some(seat) => format!("seat:{seat}"),
-            None => format!("player:{player}"),
-        };
-        let batch = Batch {
-            events: to_new_events(&events),
-            actor: actor_name.clone(),
-            command_id: command_id.clone(),
-            command: Some(command),
-            recorded_at: now,
-            tags: new_tags,
-            secrets: Vec::new(),
-        };
-        let appended = match store.append(id, version, batch).await {
-            Ok(appended) if !appended.duplicate => appended,
-            outcome => {
-                // Someone else wrote this stream (or the disk failed): fold again next time.
-                drop(slot);
-                self.repository.forget(id);
-                return Err(match outcome {
-                    Err(error) => append_error(id, error),
-                    Ok(_) => ApiError::version_conflict(
-                        version,
-                        format!("Game {id} already has this command: look again."),
-                    ),
-                });
+            let now = Utc::now();
+            let mut ctx = slot.context(now);
+            if command["type"] == "request_takeback" {
+                // A takeback counted in turns goes back to where the log says a turn began.
+                let log = self.repository.read_log(id, slot.game.kind(), None)?;
+                ctx = ctx.with_turns(TurnHistory::of(&log.commands, slot.game.seats()));
+            }
+            let events = slot.game.decide(&Actor::player(player), &command, &ctx)?;
+            let facts: Vec<TableFact> = events.iter().filter_map(|e| e.fact.clone()).collect();
+            let changes_index = facts.iter().any(TableFact::changes_index);
+            let new_tags = if changes_index {
+                Some(tags(after(slot.game.as_ref(), &events)?.as_ref()))
+            } else {
+                None
+            };
+            let actor_name = match slot.game.seat_of(player) {
+                Some(seat) => format!("seat:{seat}"),
+                None => format!("player:{player}"),
+            };
+            let batch = Batch {
+                events: to_new_events(&events),
+                actor: actor_name.clone(),
+                command_id: command_id.clone(),
+                command: Some(command.clone()),
+                recorded_at: now,
+                tags: new_tags,
+                secrets: Vec::new(),
+            };
+            match store.append(id, version, batch).await {
+                Ok(appended) if !appended.duplicate => {
+                    break (appended, events, facts, actor_name, now)
+                }
+                // Another server stored this very command (the same Idempotency-Key) meanwhile.
+                Ok(done) if self.repository.shared() => {
+                    drop(slot);
+                    return Ok((self.replayed(id, done, &command, slot_ref)?, Vec::new()));
+                }
+                // Another server appended since this one looked: catch up and decide again.
+                Err(AppendError::Conflict { .. })
+                    if self.repository.shared() && attempt < RETRIES => {}
+                outcome => {
+                    // Someone else wrote this stream (or the disk failed): fold again next time.
+                    drop(slot);
+                    self.repository.forget(id);
+                    return Err(match outcome {
+                        Err(error) => append_error(id, error),
+                        Ok(_) => ApiError::version_conflict(
+                            version,
+                            format!("Game {id} already has this command: look again."),
+                        ),
+                    });
+                }
             }
         };
         for event in &events {
@@ -433,12 +459,60 @@ impl Games {
         Ok((played, facts))
     }
 
+    /// The first answer to a command already stored with the same Idempotency-Key (`done`):
+    /// built from what the store keeps, so that a retry gets it on any server.
+    fn replayed(
+        &self,
+        id: &str,
+        done: Appended,
+        command: &Value,
+        slot: SlotRef,
+    ) -> Result<Played, ApiError> {
+        let store = self.repository.store();
+        // The same key for another command is the client's mistake, not a retry.
+        let first = store
+            .command(id, done.first_version)
+            .map_err(ApiError::internal)?;
+        if first.and_then(|c| c.command).as_ref() != Some(command) {
+            return Err(ApiError::new(
+                actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
+                "idempotency_key_reused",
+                "This Idempotency-Key was used for another command in this game: a retry sends the same body, a new command a new key.",
+            ));
+        }
+        let envelopes = self.repository.events(
+            id,
+            done.first_version - 1,
+            (done.last_version + 1 - done.first_version) as usize,
+        )?;
+        Ok(Played {
+            first_version: done.first_version,
+            envelopes,
+            duplicate: true,
+            slot,
+        })
+    }
+
     /// Lets the server itself act on game `id`: record a timeout, stop or start a player's
     /// clocks. Returns the number of events appended (none when there was nothing to do).
+    /// With other servers on the store, a conflict (one of them appended first) is caught up
+    /// with and the command decided again: a timeout another server recorded is then refused
+    /// as nothing to do.
     pub async fn system(&self, id: &str, command: &SystemCommand) -> Result<usize, ApiError> {
-        let slot_ref = self.slot(id)?;
+        let slot_ref = self.repository.slot(id)?;
         let mut slot = slot_ref.lock().await;
-        let appended = self.system_locked(&mut slot, command).await;
+        let mut attempt = 0;
+        let appended = loop {
+            attempt += 1;
+            self.catch_up(&mut slot)?;
+            let appended = self.system_locked(&mut slot, command).await;
+            let conflict = appended
+                .as_ref()
+                .is_err_and(|e| e.code == "version_conflict");
+            if !(conflict && self.repository.shared() && attempt < RETRIES) {
+                break appended;
+            }
+        };
         let torn = |e: &ApiError| e.code == "version_conflict" || e.status.is_server_error();
         if appended.as_ref().is_err_and(torn) {
             // Someone else wrote this stream (or the disk failed): fold again next time.
@@ -533,8 +607,9 @@ impl Games {
     /// hidden cards, its seed kept), as the system: called once the fork that goes on from it
     /// has ended. Returns the game it was forked from, if any, which may be sealed too.
     async fn reveal_sealed_seed(&self, id: &str) -> Result<Option<String>, ApiError> {
-        let slot_ref = self.slot(id)?;
+        let slot_ref = self.repository.slot(id)?;
         let mut slot = slot_ref.lock().await;
+        self.catch_up(&mut slot)?;
         let parent = slot.game.parent().map(|origin| origin.game);
         if !slot.game.sealed() {
             return Ok(None);
@@ -599,9 +674,7 @@ impl Games {
                 .repository
                 .ids_tagged(name, value, after.as_deref(), 500)?;
             for id in &page {
-                let slot = self.slot(id)?;
-                let slot = slot.lock().await;
-                self.watch_deadline(id, slot.game.as_ref());
+                self.refresh_deadline(id).await?;
             }
             looked += page.len();
             match page.last() {
@@ -612,8 +685,9 @@ impl Games {
         let (name, value) = index::VACATION_PAUSED;
         let paused = self.repository.ids_tagged(name, value, None, usize::MAX)?;
         for id in &paused {
-            let slot = self.slot(id)?;
+            let slot = self.repository.slot(id)?;
             let mut slot = slot.lock().await;
+            self.catch_up(&mut slot)?;
             self.reconcile_vacations(&mut slot).await;
         }
         let away: Vec<String> = self.lock_away().iter().cloned().collect();

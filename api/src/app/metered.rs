@@ -149,6 +149,22 @@ impl EventStore for Metered {
     fn subscribe_all(&self) -> watch::Receiver<u64> {
         self.inner.subscribe_all()
     }
+
+    fn shared(&self) -> bool {
+        self.inner.shared()
+    }
+
+    fn try_lease(&self, name: &str) -> Result<bool, StorageError> {
+        self.inner.try_lease(name)
+    }
+
+    fn holds_lease(&self, name: &str) -> bool {
+        self.inner.holds_lease(name)
+    }
+
+    fn release_lease(&self, name: &str) {
+        self.inner.release_lease(name)
+    }
 }
 
 impl RecordStore for Metered {

@@ -11,6 +11,7 @@ pub mod commands;
 pub mod deadlines;
 pub mod forks;
 pub mod index;
+pub mod leases;
 pub mod legacy_secrets;
 pub mod lists;
 pub mod metered;

@@ -1,5 +1,19 @@
 //! The repository: the one place that reads games from the store. It pages through streams,
 //! folds them by kind, reads their secrets and keeps a bounded cache of folded games.
+//!
+//! # Folds that another server made stale
+//!
+//! When several servers share one database ([`storage::EventStore::shared`]), another server's
+//! commands move a game's stream on without this server's cache knowing. Before a cached fold
+//! answers a read ([`Repository::current`]) or decides a command (the command service's
+//! [`Repository::catch_up`] under the game's lock), it is checked against the stream's head,
+//! one primary-key read, and brought up to date by folding in only the events it lacks. The
+//! check is made against the store itself, not against the append notifications the servers
+//! send each other: those wake waiting readers, but one may come late or be lost with a
+//! connection, and a fold trusted on the strength of a notice would then answer from the past.
+//! What remains, another server appending between the check and this server's append, is
+//! caught by the store's expected version: the command service catches up and decides again.
+//! A store no other process writes (sled) says it is not shared, and none of this runs.
 
 use crate::app::cache::Lru;
 use crate::app::sealing::SecretsKey;
@@ -71,6 +85,8 @@ pub struct Repository {
     /// Uses of `slot` that found their game folded, and those that folded it (for metrics).
     hits: AtomicU64,
     misses: AtomicU64,
+    /// Whether other servers may write the store: then folds are checked before use.
+    shared: bool,
 }
 
 impl Repository {
@@ -82,6 +98,7 @@ impl Repository {
         cache_capacity: usize,
     ) -> Repository {
         Repository {
+            shared: store.shared(),
             store,
             registry,
             key,
@@ -138,6 +155,82 @@ impl Repository {
     }
 
     /// The game `id`, folded from its stream unless it is cached.
+    /// Whether other servers may write the store, so that a cached fold may lag its stream.
+    pub(crate) fn shared(&self) -> bool {
+        self.shared
+    }
+
+    /// The game `id` as its stream stands now, to answer a read: the cached fold, brought up
+    /// to date first when other servers may have moved the stream on. When a command of this
+    /// server holds the cached fold meanwhile, the game is folded afresh from the store for
+    /// this read alone (the cached fold is brought up to date by its holder). One server
+    /// alone on its store gets the cached fold as it is: nobody else moves it.
+    pub fn current(&self, id: &str) -> Result<SlotRef, ApiError> {
+        if !self.shared {
+            return self.slot(id);
+        }
+        let Some(cached) = self.cache().get(id) else {
+            return self.slot(id);
+        };
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        let head = self.store.head(id).map_err(ApiError::internal)?;
+        let caught_up = match cached.try_lock() {
+            Ok(mut slot) => self.catch_up_to(&mut slot, head).map(|_| true)?,
+            Err(_) => false,
+        };
+        if caught_up {
+            return Ok(cached);
+        }
+        Ok(Arc::new(tokio::sync::Mutex::new(self.load(id)?)))
+    }
+
+    /// Brings a fold up to its stream's head when other servers may have moved the stream on
+    /// (a no-op otherwise), reading only the events it lacks. Returns whether it moved.
+    pub(crate) fn catch_up(&self, slot: &mut Slot) -> Result<bool, ApiError> {
+        if !self.shared {
+            return Ok(false);
+        }
+        let head = self.store.head(&slot.id).map_err(ApiError::internal)?;
+        self.catch_up_to(slot, head)
+    }
+
+    /// Brings a fold to version `head` of its stream; folds it again whole if its own events
+    /// do not fold in (or the stream is somehow behind it).
+    fn catch_up_to(&self, slot: &mut Slot, head: u64) -> Result<bool, ApiError> {
+        let version = slot.game.version();
+        if head == version {
+            return Ok(false);
+        }
+        if head > version {
+            let mut missing: Vec<Envelope> = Vec::new();
+            while (missing.len() as u64) < head - version {
+                let from = version + missing.len() as u64;
+                let page = self
+                    .store
+                    .read_stream(&slot.id, from, PAGE)
+                    .map_err(ApiError::internal)?;
+                let done = page.len() < PAGE;
+                missing.extend(page);
+                if done {
+                    break;
+                }
+            }
+            let mut game = slot.game.clone_box();
+            let folded = missing.iter().all(|e| game.evolve(&e.payload).is_ok());
+            if folded {
+                if let Some(last) = missing.last() {
+                    slot.updated_at = last.recorded_at;
+                }
+                slot.game = game;
+                return Ok(true);
+            }
+        }
+        *slot = self.load(&slot.id)?;
+        Ok(true)
+    }
+
+    /// The game `id` as this server folded it last (from the cache), or folded from its
+    /// stream. For a command, which locks it and catches it up ([`Repository::catch_up`]).
     pub fn slot(&self, id: &str) -> Result<SlotRef, ApiError> {
         if let Some(slot) = self.cache().get(id) {
             self.hits.fetch_add(1, Ordering::Relaxed);
@@ -305,6 +398,18 @@ impl Repository {
     pub fn events(&self, id: &str, after: u64, limit: usize) -> Result<Vec<Envelope>, ApiError> {
         self.store
             .read_stream(id, after, limit)
+            .map_err(ApiError::internal)
+    }
+
+    /// The last position of the global log below which every event is durable.
+    pub fn durable_position(&self) -> u64 {
+        *self.store.subscribe_all().borrow()
+    }
+
+    /// Up to `limit` events of every stream after global position `after`, in log order.
+    pub fn log_after(&self, after: u64, limit: usize) -> Result<Vec<Envelope>, ApiError> {
+        self.store
+            .read_all(after, limit)
             .map_err(ApiError::internal)
     }
 

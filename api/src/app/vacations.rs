@@ -103,6 +103,16 @@ fn stream(player: &str) -> String {
     format!("vacations-{player}")
 }
 
+/// Whether `player` is on vacation now, as the store's index says (for a server that shares
+/// its store with others, which may have recorded the vacation).
+pub(crate) fn away_in_store(store: &dyn Storage, player: &str) -> Result<bool, ApiError> {
+    Ok(store
+        .tags(&stream(player))
+        .map_err(ApiError::internal)?
+        .iter()
+        .any(|(name, value)| name == AWAY_TAG.0 && value == AWAY_TAG.1))
+}
+
 impl Vacations {
     pub fn new(store: Arc<dyn Storage>) -> Vacations {
         Vacations {
@@ -144,11 +154,30 @@ impl Vacations {
         player: &str,
     ) -> Result<History, ApiError> {
         if let Some(history) = histories.get(player) {
-            return Ok(history.clone());
+            // With other servers on the store, the player may have started or ended a
+            // vacation on one of them.
+            let current = !self.store.shared()
+                || self
+                    .store
+                    .head(&stream(player))
+                    .map_err(ApiError::internal)?
+                    == history.version;
+            if current {
+                return Ok(history.clone());
+            }
         }
         let history = self.read(player)?;
         histories.insert(player.to_string(), history.clone());
         Ok(history)
+    }
+
+    /// Reads `player`'s vacations again after another server recorded one (the clock keeper
+    /// follows the log): whether they are away, and when their vacation runs out.
+    pub async fn refresh(&self, player: &str, games: &Games) -> Result<(), ApiError> {
+        let mut histories = self.histories.lock().await;
+        let history = self.history(&mut histories, player).await?;
+        games.set_away(player, history.ongoing().is_some());
+        Ok(())
     }
 
     /// `player`'s vacation now.

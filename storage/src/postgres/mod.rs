@@ -58,8 +58,17 @@
 //! (`wait_for`, `subscribe_all`). Every append also sends `NOTIFY avalanche_appends`
 //! (delivered at commit, in commit order); each store listens on its own connection
 //! (`listener.rs`) and announces the appends of other processes on the same database too.
+//!
+//! # Several processes
+//!
+//! [`EventStore::shared`](crate::EventStore::shared) is true here: another process may append
+//! to any stream, so the application checks a stream's head before it trusts a fold. Jobs one
+//! process at a time must run (the clock keeper, each webhook's deliveries) take leases,
+//! session advisory locks on a connection of their own that die with their holder
+//! (`leases.rs`).
 
 mod export;
+mod leases;
 mod listener;
 mod pool;
 mod schema;
@@ -90,6 +99,8 @@ struct Inner {
     watchers: Arc<Watchers>,
     /// Wakes this process's readers on other processes' appends; stops when dropped.
     _listener: listener::Listener,
+    /// The leases this process holds, on their own connection (`leases.rs`).
+    leases: leases::Leases,
 }
 
 impl PostgresStore {
@@ -141,6 +152,10 @@ impl PostgresStore {
             target: redacted(url),
             detail: format!("cannot start the listening thread: {e}"),
         })?;
+        let leases = leases::Leases::start(url).map_err(|e| OpenError::Database {
+            target: redacted(url),
+            detail: format!("cannot start the leases' thread: {e}"),
+        })?;
         Ok(PostgresStore {
             inner: Arc::new(Inner {
                 pool,
@@ -148,6 +163,7 @@ impl PostgresStore {
                 positions,
                 watchers,
                 _listener: listener,
+                leases,
             }),
         })
     }

@@ -517,6 +517,22 @@ impl EventStore for PostgresStore {
     fn subscribe_all(&self) -> watch::Receiver<u64> {
         self.inner.positions.subscribe()
     }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
+    fn try_lease(&self, name: &str) -> Result<bool, StorageError> {
+        self.inner.leases.try_take(name)
+    }
+
+    fn holds_lease(&self, name: &str) -> bool {
+        self.inner.leases.holds(name)
+    }
+
+    fn release_lease(&self, name: &str) {
+        self.inner.leases.release(name);
+    }
 }
 
 impl RecordStore for PostgresStore {

@@ -59,6 +59,19 @@ impl Server {
         Server::start_with_output(data, &[], Stdio::from(file), "info")
     }
 
+    /// `start` with `args`, its warnings and what it says of its leases written to the file
+    /// `log` (appended to, so that a restarted server's log follows the first one's).
+    pub fn start_logging_with(data: &Path, args: &[&str], log: &Path) -> Server {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .expect("the log file");
+        let mut all = UNLIMITED.to_vec();
+        all.extend_from_slice(args);
+        Server::start_with_output(data, &all, Stdio::from(file), "warn,api::app::leases=info")
+    }
+
     fn start_with_output(data: &Path, args: &[&str], output: Stdio, level: &str) -> Server {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()

@@ -1,13 +1,16 @@
 //! One webhook's worker: follows the global event log from its own durable cursor, derives
 //! its player's notifications and POSTs each until the receiver answers 2xx. The cursor moves
 //! only past what was delivered, so nothing is lost across a restart (a notification may
-//! repeat after a crash between the answer and the cursor's write: at least once).
+//! repeat after a crash between the answer and the cursor's write: at least once). It
+//! delivers only while its server holds the webhook's lease, so that several servers on one
+//! database deliver each notification once (and again only after such a crash).
 
 use super::address::AddressPolicy;
 use super::notification::{notifications, Notification};
 use super::signature::{sign, DELIVERY_HEADER, SIGNATURE_HEADER};
 use super::{Webhook, CURSORS};
 use crate::app::index;
+use crate::app::leases::{self, Held, Leases};
 use crate::app::Repository;
 use domain::registry::LiveGame;
 use domain::table::{Status, TableFact};
@@ -18,6 +21,9 @@ use storage::{Envelope, Storage};
 
 /// Events read from the log at a time.
 const PAGE: usize = 256;
+/// How often a worker without its webhook's lease tries to take it (a round trip to the
+/// database), and a worker with it makes sure it still holds it while the log is quiet.
+const LEASE_WAIT: Duration = Duration::from_secs(1);
 
 /// How deliveries are retried, and where they may go.
 #[derive(Clone, Debug)]
@@ -59,6 +65,8 @@ pub struct Shared {
     pub settings: DeliverySettings,
     /// Each running worker's cursor as it moves (for `GET /metrics`'s backlog).
     pub cursors: std::sync::Mutex<HashMap<String, u64>>,
+    /// The webhooks' leases: a worker delivers only while its server holds its webhook's.
+    pub leases: Arc<Leases>,
 }
 
 impl Shared {
@@ -106,11 +114,59 @@ impl Worker {
         }
     }
 
-    /// Runs until the task is aborted (the webhook deleted or the server stopped).
+    /// Runs until the task is aborted (the webhook deleted or the server stopped) or the
+    /// webhook is found failing. Delivers while this server holds the webhook's lease; waits
+    /// for it otherwise (another server delivers meanwhile).
     pub async fn run(mut self) {
-        tracing::info!(webhook = %self.hook.id, player = %self.hook.player_id, cursor = self.cursor, "webhook worker started");
+        let lease = Held::new(self.shared.leases.clone(), leases::webhook(&self.hook.id));
+        let shared_store = self.shared.store.shared();
+        loop {
+            if !self.shared.leases.hold(lease.name()) {
+                tokio::time::sleep(LEASE_WAIT).await;
+                continue;
+            }
+            if shared_store {
+                // Another server may have delivered, moved the cursor on, marked the webhook
+                // failing or deleted it while it held the lease.
+                match self.shared.store.get_record(
+                    super::WEBHOOKS,
+                    &super::key(&self.hook.player_id, &self.hook.id),
+                ) {
+                    Ok(Some(bytes)) => {
+                        match super::Webhook::from_record(&bytes, self.shared.repository.key()) {
+                            Ok(hook) if hook.failing.is_none() => self.hook = hook,
+                            _ => return,
+                        }
+                    }
+                    Ok(None) => return,
+                    Err(error) => {
+                        tracing::warn!(webhook = %self.hook.id, %error, "cannot read the webhook");
+                        tokio::time::sleep(LEASE_WAIT).await;
+                        continue;
+                    }
+                }
+                if let Some(cursor) = load_cursor(self.shared.store.as_ref(), &self.hook.id) {
+                    self.cursor = cursor;
+                    self.stored = cursor;
+                }
+                self.games.clear();
+            }
+            if self.deliver_while_held(lease.name()).await {
+                return;
+            }
+        }
+    }
+
+    /// Follows the log and delivers while this server holds lease `lease`. Returns true when
+    /// the worker is done for good (the webhook was given up), false when the lease was lost.
+    async fn deliver_while_held(&mut self, lease: &str) -> bool {
+        tracing::info!(webhook = %self.hook.id, player = %self.hook.player_id, cursor = self.cursor, "webhook worker delivering");
         let mut positions = self.shared.store.subscribe_all();
         loop {
+            if !self.shared.leases.holds(lease) {
+                tracing::warn!(webhook = %self.hook.id, "webhook lease lost: another server delivers");
+                return false;
+            }
             self.shared.note_cursor(&self.hook.id, self.cursor);
             let page = match self.shared.store.read_all(self.cursor, PAGE) {
                 Ok(page) => page,
@@ -123,12 +179,18 @@ impl Worker {
             if page.is_empty() {
                 self.store_cursor().await;
                 let cursor = self.cursor;
-                if positions
-                    .wait_for(|&durable| durable > cursor)
-                    .await
-                    .is_err()
-                {
-                    return; // the store is gone: the server is stopping
+                // Wakes now and then to make sure the lease is still this server's, where
+                // other servers could take it.
+                let wait = if self.shared.store.shared() {
+                    LEASE_WAIT
+                } else {
+                    Duration::from_secs(3600)
+                };
+                let woke =
+                    tokio::time::timeout(wait, positions.wait_for(|&durable| durable > cursor))
+                        .await;
+                if matches!(woke, Ok(Err(_))) {
+                    return true; // the store is gone: the server is stopping
                 }
                 continue;
             }
@@ -136,10 +198,13 @@ impl Worker {
                 if envelope.position <= self.cursor {
                     continue; // part of a batch already handled
                 }
+                if !self.shared.leases.holds(lease) {
+                    break;
+                }
                 if let Err(GaveUp(error)) = self.follow(envelope).await {
                     self.store_cursor().await;
                     self.mark_failing(error).await;
-                    return;
+                    return true;
                 }
             }
         }

@@ -2,12 +2,21 @@
 //! when a draw or takeback is offered to them and when one of their games ends. Each webhook
 //! has its own worker and its own durable cursor in the event log, on a thread of their own,
 //! so a slow or dead receiver delays nobody but itself.
+//!
+//! Several servers on one database: every server runs a worker for every webhook, but a
+//! worker delivers only while its server holds the webhook's lease
+//! ([`crate::app::leases::webhook`]), and when it takes the lease it goes on from the cursor
+//! the last holder stored. A server that dies frees its leases, and the others' waiting
+//! workers take them over. Each server looks at the webhooks' records every
+//! [`RESCAN`], so that webhooks registered, deleted or re-enabled on another server are
+//! followed here too.
 
 pub mod address;
 pub mod delivery;
 pub mod notification;
 pub mod signature;
 
+use crate::app::leases::Leases;
 use crate::app::randomness::random_hex;
 use crate::app::sealing::{text_in_clear, SecretsKey};
 use crate::app::Repository;
@@ -31,6 +40,10 @@ pub(crate) const CURSORS: &str = "webhook_cursors";
 pub const MAX_PER_PLAYER: usize = 10;
 /// The longest URL accepted.
 pub const MAX_URL_LENGTH: usize = 2000;
+/// How often a server that shares its store looks at the webhooks others registered.
+pub const RESCAN: std::time::Duration = std::time::Duration::from_secs(1);
+
+type WorkerTasks = Arc<Mutex<HashMap<String, tokio::task::JoinHandle<()>>>>;
 
 /// A webhook as stored: with its secret, which signs every notification.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -131,7 +144,7 @@ pub struct Webhooks {
     shared: Arc<Shared>,
     /// The delivery thread's runtime, where every worker runs.
     runtime: tokio::runtime::Handle,
-    workers: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
+    workers: WorkerTasks,
     /// Stops the delivery thread when the webhooks are dropped.
     _stop: tokio::sync::oneshot::Sender<()>,
 }
@@ -144,6 +157,7 @@ impl Webhooks {
         registry: Arc<Registry>,
         key: Arc<SecretsKey>,
         settings: DeliverySettings,
+        leases: Arc<Leases>,
     ) -> std::io::Result<Webhooks> {
         let http = reqwest::Client::builder()
             .timeout(settings.timeout)
@@ -175,9 +189,10 @@ impl Webhooks {
                 http,
                 settings,
                 cursors: std::sync::Mutex::new(HashMap::new()),
+                leases,
             }),
             runtime: handle,
-            workers: Mutex::new(HashMap::new()),
+            workers: WorkerTasks::default(),
             _stop: stop,
         };
         let registered = webhooks
@@ -211,13 +226,28 @@ impl Webhooks {
                 Err(error) => tracing::error!(%key, %error, "an unreadable webhook"),
             }
         }
+        if webhooks.shared.store.shared() {
+            let (shared, runtime, workers) = (
+                webhooks.shared.clone(),
+                webhooks.runtime.clone(),
+                webhooks.workers.clone(),
+            );
+            webhooks.runtime.spawn(async move {
+                let mut tick = tokio::time::interval(RESCAN);
+                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    tick.tick().await;
+                    rescan(&shared, &runtime, &workers);
+                }
+            });
+        }
         Ok(webhooks)
     }
 
     fn lock_workers(
         &self,
     ) -> std::sync::MutexGuard<'_, HashMap<String, tokio::task::JoinHandle<()>>> {
-        self.workers.lock().unwrap_or_else(|p| p.into_inner())
+        lock_tasks(&self.workers)
     }
 
     /// The webhooks this node delivers now, each with how many positions of the event log its
@@ -227,7 +257,9 @@ impl Webhooks {
         let running: Vec<String> = self
             .lock_workers()
             .iter()
-            .filter(|(_, task)| !task.is_finished())
+            .filter(|(id, task)| {
+                !task.is_finished() && self.shared.leases.holds(&crate::app::leases::webhook(id))
+            })
             .map(|(id, _)| id.clone())
             .collect();
         let cursors = self
@@ -256,12 +288,7 @@ impl Webhooks {
     }
 
     fn spawn(&self, hook: Webhook, cursor: u64) {
-        let id = hook.id.clone();
-        let worker = Worker::new(self.shared.clone(), hook, cursor);
-        let task = self.runtime.spawn(worker.run());
-        if let Some(old) = self.lock_workers().insert(id, task) {
-            old.abort();
-        }
+        spawn_worker(&self.shared, &self.runtime, &self.workers, hook, cursor);
     }
 
     /// Registers `url` for `player`; returns the webhook with its secret, shown this once.
@@ -369,6 +396,68 @@ impl Webhooks {
         tracing::info!(webhook = %id, %player, "webhook deleted");
         Ok(())
     }
+}
+
+fn lock_tasks(
+    workers: &WorkerTasks,
+) -> std::sync::MutexGuard<'_, HashMap<String, tokio::task::JoinHandle<()>>> {
+    workers.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn spawn_worker(
+    shared: &Arc<Shared>,
+    runtime: &tokio::runtime::Handle,
+    workers: &WorkerTasks,
+    hook: Webhook,
+    cursor: u64,
+) {
+    let id = hook.id.clone();
+    let worker = Worker::new(shared.clone(), hook, cursor);
+    let task = runtime.spawn(worker.run());
+    if let Some(old) = lock_tasks(workers).insert(id, task) {
+        old.abort();
+    }
+}
+
+/// Brings this server's workers in line with the webhooks' records, which other servers of
+/// the store change too: a worker for every active webhook (one that stopped, its webhook
+/// failing, is started again once its owner re-enabled it), none for a deleted or failing one.
+fn rescan(shared: &Arc<Shared>, runtime: &tokio::runtime::Handle, workers: &WorkerTasks) {
+    let records = match shared.store.records_with_prefix(WEBHOOKS, "") {
+        Ok(records) => records,
+        Err(error) => {
+            tracing::warn!(%error, "cannot read the webhooks");
+            return;
+        }
+    };
+    let mut active = std::collections::HashSet::new();
+    for (key, bytes) in records {
+        let hook = match Webhook::from_record(&bytes, shared.repository.key()) {
+            Ok(hook) => hook,
+            Err(error) => {
+                tracing::error!(%key, %error, "an unreadable webhook");
+                continue;
+            }
+        };
+        if hook.failing.is_some() {
+            continue;
+        }
+        active.insert(hook.id.clone());
+        let running = lock_tasks(workers)
+            .get(&hook.id)
+            .is_some_and(|task| !task.is_finished());
+        if !running {
+            let cursor = load_cursor(shared.store.as_ref(), &hook.id).unwrap_or(0);
+            spawn_worker(shared, runtime, workers, hook, cursor);
+        }
+    }
+    lock_tasks(workers).retain(|id, task| {
+        let keep = active.contains(id);
+        if !keep {
+            task.abort();
+        }
+        keep
+    });
 }
 
 /// A URL the policy takes, of at most `MAX_URL_LENGTH` characters, whose host is not inside.
