@@ -133,7 +133,10 @@ fn main() {
         return;
     }
     if let Some(binary) = &args.binary {
-        assert!(args.prefill == 0, "--prefill is for the server in this process");
+        assert!(
+            args.prefill == 0,
+            "--prefill is for the server in this process"
+        );
         let report = runtime.block_on(async {
             let server = External::start(binary, &dir).await;
             let pid = server.child.id();
@@ -289,8 +292,18 @@ impl External {
             .args(["--addr", &format!("127.0.0.1:{port}")])
             .arg("--data")
             .arg(dir)
-            .args(["--limit-players-per-hour", "0", "--limit-games-per-hour", "0"])
-            .args(["--limit-open-seats", "0", "--limit-commands-per-second", "0"])
+            .args([
+                "--limit-players-per-hour",
+                "0",
+                "--limit-games-per-hour",
+                "0",
+            ])
+            .args([
+                "--limit-open-seats",
+                "0",
+                "--limit-commands-per-second",
+                "0",
+            ])
             .args(["--limit-streams", "0"])
             .env("RUST_LOG", "warn")
             .stdout(std::process::Stdio::null())
