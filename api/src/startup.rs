@@ -296,6 +296,10 @@ pub fn run_with(
                     })
             })
             .wrap(RequestSpan)
+            // The routes are tried in this order, and a path with a parameter is matched by a
+            // regular expression: a game's two busiest routes come first.
+            .service(routes::play::play)
+            .service(routes::play::legal)
             .service(routes::health::health)
             .service(routes::players::create_player)
             .service(routes::players::me)
@@ -314,8 +318,6 @@ pub fn run_with(
             .service(routes::games::list_games)
             .service(routes::games::get_game)
             .service(routes::games::join_game)
-            .service(routes::play::legal)
-            .service(routes::play::play)
             .service(routes::events::events)
             .service(routes::events::stream)
             .service(routes::replay::state_at)
