@@ -107,8 +107,8 @@ fn main() {
         .expect("a runtime");
     if let Some(url) = &args.database {
         assert!(
-            args.prefill == 0 && !args.cold_start,
-            "--prefill and --cold-start are for sled"
+            args.prefill == 0 && !args.cold_start && args.binary.is_none(),
+            "--prefill, --cold-start and --binary are for sled"
         );
         let store = storage::PostgresStore::open(url).expect("the PostgreSQL store opens");
         let before = *storage::EventStore::subscribe_all(&store).borrow();
