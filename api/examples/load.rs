@@ -6,12 +6,22 @@
 //! cargo run --release -p api --example load -- --prefill 1000000 --data /tmp/db --seconds 20
 //! cargo run --release -p api --example load -- --cold-start --data /tmp/db
 //! cargo run --release -p api --example load -- --database postgres://localhost/bench
+//! cargo run --release -p api --example load -- --binary target/release/avalanche
 //! ```
 //!
 //! Every command is durable before it is answered, as in production. Only the command POSTs
 //! are timed; each also costs a `GET /legal`, which is counted but not timed. `--prefill`
 //! first stores older games (recorded random games, appended through `storage::SledStore` as the
 //! server appends them, many games at once), to see whether history slows commands down.
+//!
+//! Beside commands/s and latency it reports the CPU time the server and the clients spent
+//! during the timed play, per command. In one process (the default) it reads every thread's
+//! time from `/proc/self/task/*/stat`: the clients are the main thread and the client
+//! runtime's threads (named `load-client`), the server everything else (its actix workers,
+//! the store's committer and flusher, sled's threads). With `--binary` the server is that
+//! `avalanche` binary in its own process (on a temporary database, no limits, `RUST_LOG=warn`),
+//! and its CPU time is read from `/proc/<pid>/stat`: so two builds of the server can be
+//! compared under the same clients.
 //! Figures and the exact commands are in BENCHMARKS.md ("Load").
 
 use clap::Parser;
@@ -28,6 +38,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use storage::{Batch, NewEvent, SledStore as Store};
+
+/// The server's allocator, as in the `avalanche` binary.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The five games, and the options the benchmark plays them with.
 const KINDS: &[(&str, Option<&str>)] = &[
@@ -72,6 +86,10 @@ struct Args {
     /// Threads of the clients' runtime (the server has its own workers, one per core).
     #[arg(long, default_value_t = 2)]
     client_threads: usize,
+    /// Run this `avalanche` binary as the server, in its own process, instead of the server
+    /// in this process (sled only; not with `--prefill` or `--cold-start`).
+    #[arg(long)]
+    binary: Option<PathBuf>,
 }
 
 fn main() {
@@ -83,19 +101,20 @@ fn main() {
         .unwrap_or_else(|| temporary.path().to_path_buf());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(args.client_threads)
+        .thread_name(CLIENT_THREAD)
         .enable_all()
         .build()
         .expect("a runtime");
     if let Some(url) = &args.database {
         assert!(
-            args.prefill == 0 && !args.cold_start,
-            "--prefill and --cold-start are for sled"
+            args.prefill == 0 && !args.cold_start && args.binary.is_none(),
+            "--prefill, --cold-start and --binary are for sled"
         );
         let store = storage::PostgresStore::open(url).expect("the PostgreSQL store opens");
         let before = *storage::EventStore::subscribe_all(&store).borrow();
         let server = Server::start(store.clone());
         let report = runtime.block_on(async {
-            let report = load(&server.base, &args).await;
+            let report = load(&server.base, &args, &in_process_cpu).await;
             server.stop().await;
             report
         });
@@ -113,6 +132,21 @@ fn main() {
         runtime.block_on(cold_start(&dir));
         return;
     }
+    if let Some(binary) = &args.binary {
+        assert!(
+            args.prefill == 0,
+            "--prefill is for the server in this process"
+        );
+        let report = runtime.block_on(async {
+            let server = External::start(binary, &dir).await;
+            let pid = server.child.id();
+            let report = load(&server.base, &args, &|| external_cpu(pid)).await;
+            server.stop();
+            report
+        });
+        report.print(&args);
+        return;
+    }
     let store = Store::open(&dir).expect("the store opens");
     if args.prefill > 0 {
         runtime.block_on(prefill(&store, args.prefill, args.seats));
@@ -120,7 +154,7 @@ fn main() {
     let before = stored_events(&store);
     let server = Server::start(store.clone());
     let report = runtime.block_on(async {
-        let report = load(&server.base, &args).await;
+        let report = load(&server.base, &args, &in_process_cpu).await;
         server.stop().await;
         report
     });
@@ -180,6 +214,120 @@ impl Server {
     async fn stop(self) {
         self.handle.stop(true).await;
         self.thread.join().expect("the server thread ends");
+    }
+}
+
+/// The name of the clients' threads, which the CPU accounting tells from the server's.
+const CLIENT_THREAD: &str = "load-client";
+
+/// CPU time used so far: by the server and by the clients.
+#[derive(Clone, Copy, Default)]
+struct Cpu {
+    server: Duration,
+    clients: Duration,
+}
+
+/// User plus system time in a `/proc/.../stat` line, and the thread's name. The name is in
+/// parentheses and may hold spaces, so the fields are counted after its closing one.
+fn stat_times(stat: &str) -> Option<(String, Duration)> {
+    let open = stat.find('(')?;
+    let close = stat.rfind(')')?;
+    let name = stat.get(open + 1..close)?.to_string();
+    // After the name: state (field 3) ... utime is field 14, stime field 15.
+    let fields: Vec<&str> = stat.get(close + 1..)?.split_whitespace().collect();
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    // `/proc` counts in USER_HZ, which is 100 on Linux whatever the kernel's own tick.
+    Some((name, Duration::from_millis((utime + stime) * 10)))
+}
+
+fn read_stat(path: &str) -> Option<(String, Duration)> {
+    stat_times(&std::fs::read_to_string(path).ok()?)
+}
+
+/// Server and clients in this process: the clients are the main thread and the client
+/// runtime's threads; the server is the rest of the process (its threads that have ended
+/// included, as the process's own figure counts them).
+fn in_process_cpu() -> Cpu {
+    let (_, total) = read_stat("/proc/self/stat").expect("/proc/self/stat");
+    let main = std::process::id().to_string();
+    let mut clients = Duration::ZERO;
+    for task in std::fs::read_dir("/proc/self/task").expect("/proc/self/task") {
+        let Ok(task) = task else { continue };
+        let tid = task.file_name().to_string_lossy().into_owned();
+        let Some((name, time)) = read_stat(&format!("/proc/self/task/{tid}/stat")) else {
+            continue;
+        };
+        if tid == main || name.starts_with(CLIENT_THREAD) {
+            clients += time;
+        }
+    }
+    Cpu {
+        server: total.saturating_sub(clients),
+        clients,
+    }
+}
+
+/// The server in process `pid`, the clients in this one.
+fn external_cpu(pid: u32) -> Cpu {
+    let (_, server) = read_stat(&format!("/proc/{pid}/stat")).expect("the server's stat");
+    let (_, clients) = read_stat("/proc/self/stat").expect("/proc/self/stat");
+    Cpu { server, clients }
+}
+
+/// An `avalanche` binary in its own process on a free port, over a database in `dir`.
+struct External {
+    child: std::process::Child,
+    base: String,
+}
+
+impl External {
+    async fn start(binary: &std::path::Path, dir: &std::path::Path) -> External {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        // No quotas or rate limits, and no per-request log lines, as in this process.
+        let child = std::process::Command::new(binary)
+            .args(["--addr", &format!("127.0.0.1:{port}")])
+            .arg("--data")
+            .arg(dir)
+            .args([
+                "--limit-players-per-hour",
+                "0",
+                "--limit-games-per-hour",
+                "0",
+            ])
+            .args([
+                "--limit-open-seats",
+                "0",
+                "--limit-commands-per-second",
+                "0",
+            ])
+            .args(["--limit-streams", "0"])
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{} starts: {e}", binary.display()));
+        let base = format!("http://127.0.0.1:{port}");
+        let started = Instant::now();
+        while reqwest::get(format!("{base}/health")).await.is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the server answers within a minute"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        External { child, base }
+    }
+
+    fn stop(mut self) {
+        // SIGINT: the server stops as an operator stops it, its store closed cleanly.
+        let _ = std::process::Command::new("kill")
+            .arg("-INT")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.wait();
     }
 }
 
@@ -439,6 +587,8 @@ struct Report {
     latencies: Vec<u32>,
     games_finished: u64,
     errors: u64,
+    /// CPU time spent during the timed play.
+    cpu: Cpu,
 }
 
 impl Report {
@@ -468,11 +618,23 @@ impl Report {
             self.games_finished,
             self.errors
         );
+        let per_command = |time: Duration| time.as_secs_f64() * 1e6 / commands.max(1) as f64;
+        let seconds = self.elapsed.as_secs_f64().max(1e-9);
+        println!(
+            "CPU during the play: server {:.2} s = {:.0} µs a command ({:.2} cores), clients {:.2} s = {:.0} µs a command ({:.2} cores)",
+            self.cpu.server.as_secs_f64(),
+            per_command(self.cpu.server),
+            self.cpu.server.as_secs_f64() / seconds,
+            self.cpu.clients.as_secs_f64(),
+            per_command(self.cpu.clients),
+            self.cpu.clients.as_secs_f64() / seconds,
+        );
     }
 }
 
 /// Sets up the games, then lets every client play until the time or the count is up.
-async fn load(base: &str, args: &Args) -> Report {
+/// `cpu` reads the CPU time used so far; the report gives what the timed play used.
+async fn load(base: &str, args: &Args, cpu: &dyn Fn() -> Cpu) -> Report {
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(args.clients)
         .build()
@@ -502,6 +664,7 @@ async fn load(base: &str, args: &Args) -> Report {
             .expect("a game");
         tables[n % args.clients].push(table);
     }
+    let cpu_before = cpu();
     let started = Instant::now();
     let deadline = started + Duration::from_secs(args.seconds);
     let budget = Arc::new(AtomicU64::new(args.max_commands));
@@ -519,6 +682,7 @@ async fn load(base: &str, args: &Args) -> Report {
         latencies: Vec::new(),
         games_finished: 0,
         errors: 0,
+        cpu: Cpu::default(),
     };
     for task in tasks {
         let (latencies, finished, errors) = task.await.expect("a client");
@@ -527,6 +691,11 @@ async fn load(base: &str, args: &Args) -> Report {
         report.errors += errors;
     }
     report.elapsed = started.elapsed();
+    let cpu_after = cpu();
+    report.cpu = Cpu {
+        server: cpu_after.server.saturating_sub(cpu_before.server),
+        clients: cpu_after.clients.saturating_sub(cpu_before.clients),
+    };
     report
 }
 

@@ -6,6 +6,11 @@ use api::configuration::{Cli, Subcommand};
 use clap::Parser;
 use std::process::ExitCode;
 
+/// mimalloc rather than glibc's malloc: the server allocates and frees many small JSON values
+/// a request (see BENCHMARKS.md, "Half the CPU per command").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command.unwrap_or(Subcommand::Serve(cli.serve)) {

@@ -297,6 +297,10 @@ pub fn run_with(
                     })
             })
             .wrap(RequestSpan(metrics.clone()))
+            // The routes are tried in this order, and a path with a parameter is matched by a
+            // regular expression: a game's two busiest routes come first.
+            .service(routes::play::play)
+            .service(routes::play::legal)
             .service(routes::health::health)
             .service(routes::health::ready)
             .service(routes::health::metrics)
@@ -318,8 +322,6 @@ pub fn run_with(
             .service(routes::games::list_games)
             .service(routes::games::get_game)
             .service(routes::games::join_game)
-            .service(routes::play::legal)
-            .service(routes::play::play)
             .service(routes::events::events)
             .service(routes::events::stream)
             .service(routes::replay::state_at)

@@ -92,6 +92,18 @@ pub(crate) fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
         .collect()
 }
 
+/// [`to_new_events`] without copying the payloads.
+fn into_new_events(events: Vec<EventRecord>) -> Vec<NewEvent> {
+    events
+        .into_iter()
+        .map(|e| NewEvent {
+            event_type: e.event_type,
+            schema_version: SCHEMA_VERSION,
+            payload: e.payload,
+        })
+        .collect()
+}
+
 pub(crate) fn append_error(id: &str, error: AppendError) -> ApiError {
     match error {
         AppendError::Conflict { actual, .. } => ApiError::version_conflict(
@@ -282,10 +294,12 @@ impl Games {
     /// the command itself is already durable.
     pub async fn play(&self, command: PlayerCommand<'_>) -> Result<Played, ApiError> {
         let (id, player) = (command.game, command.player);
-        if let Ok(TableCommand::RequestTakeback {
+        // Only a takeback request is read here (the others are read once, by the rules).
+        let takeback = command.command["type"] == "request_takeback";
+        if let Some(Ok(TableCommand::RequestTakeback {
             version: Some(version),
             ..
-        }) = TableCommand::deserialize(&command.command)
+        })) = takeback.then(|| TableCommand::deserialize(&command.command))
         {
             return Err(RuleError::new(
                 ErrorCode::BadTakebackVersion,
@@ -431,14 +445,15 @@ impl Games {
         }
         slot.updated_at = now;
         self.watch_deadline(id, slot.game.as_ref());
-        // The answer's envelopes are made from what was just written, not read back.
+        // The answer's envelopes are made from what was just written, not read back; the
+        // events are no longer needed, so their payloads move into them.
         let envelopes = store.appended_envelopes(
             id,
             &appended,
             &actor_name,
             command_id.as_deref(),
             now,
-            to_new_events(&events),
+            into_new_events(events),
         );
         if facts.contains(&TableFact::Started) {
             self.reconcile_vacations(&mut slot).await;

@@ -244,15 +244,21 @@ impl Committer {
                 Some(self.group_commit.written(Some(last_position), heads))
             })
         };
+        // The group's flush is waited for here, before anyone is answered: each appender is
+        // woken once, when its append is durable (not once written and again once flushed),
+        // and the appends that arrive meanwhile make the next group, so that there is one
+        // sled transaction a flush rather than several (each transaction rolls sled's IO
+        // buffer, which wakes sled's IO threads).
+        let durable = match written {
+            Ok(Some(ticket)) => self.group_commit.wait_blocking(ticket),
+            Ok(None) => Ok(()),
+            Err(error) => Err(error),
+        };
         for (answer, reply) in answers.into_iter().zip(replies) {
-            let outcome = match (answer, &written) {
+            let outcome = match (answer, &durable) {
                 (Answer::Now(outcome), _) => outcome,
-                (Answer::Written(index), Ok(ticket)) => {
-                    Ok((accepted[index].appended(false), *ticket))
-                }
-                (Answer::RepeatOf(index), Ok(ticket)) => {
-                    Ok((accepted[index].appended(true), *ticket))
-                }
+                (Answer::Written(index), Ok(())) => Ok((accepted[index].appended(false), None)),
+                (Answer::RepeatOf(index), Ok(())) => Ok((accepted[index].appended(true), None)),
                 (_, Err(error)) => Err(error.clone().into()),
             };
             reply.send(outcome);
