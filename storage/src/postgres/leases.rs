@@ -33,6 +33,9 @@ pub const APPLICATION_NAME: &str = "avalanche-leases";
 /// How often the thread makes sure its connection (and so its locks) still stands.
 const CHECK: Duration = Duration::from_millis(500);
 
+/// The longest `release` waits for the database to free a lock.
+const RELEASE_WAIT: Duration = Duration::from_secs(5);
+
 /// The first key of every lease's advisory lock: "aval" in ASCII.
 const CLASS: i32 = 0x6176_616c;
 
@@ -48,7 +51,8 @@ fn key_of(name: &str) -> i32 {
 
 enum Request {
     Take(String, mpsc::Sender<Result<bool, StorageError>>),
-    Release(String),
+    /// Answered once the lock is released (or the connection is gone, and the lock with it).
+    Release(String, mpsc::Sender<()>),
 }
 
 /// The leases this process holds, and the thread that holds them.
@@ -101,8 +105,9 @@ impl Leases {
             .contains(name)
     }
 
-    /// Counts the lease given up at once; its lock is released on the thread (before any
-    /// later request of this process is served there).
+    /// Counts the lease given up at once, and returns once its lock is released on the
+    /// thread, so that another process may take it from then on (or after [`RELEASE_WAIT`]
+    /// when the database does not answer; the lock then goes with the connection).
     pub(crate) fn release(&self, name: &str) {
         let held = self
             .held
@@ -110,7 +115,10 @@ impl Leases {
             .unwrap_or_else(PoisonError::into_inner)
             .remove(name);
         if held {
-            let _ = self.send(Request::Release(name.to_string()));
+            let (done, released) = mpsc::channel();
+            if self.send(Request::Release(name.to_string(), done)).is_ok() {
+                let _ = released.recv_timeout(RELEASE_WAIT);
+            }
         }
     }
 }
@@ -129,7 +137,10 @@ impl Holder {
                 Ok(Request::Take(name, reply)) => {
                     let _ = reply.send(self.take(&name));
                 }
-                Ok(Request::Release(name)) => self.release(&name),
+                Ok(Request::Release(name, done)) => {
+                    self.release(&name);
+                    let _ = done.send(());
+                }
                 Err(mpsc::RecvTimeoutError::Timeout) => self.check(),
                 Err(mpsc::RecvTimeoutError::Disconnected) => return,
             }
