@@ -128,31 +128,23 @@ pub trait EventStore: Send + Sync {
     /// database). Then what a process folded from a stream can fall behind the stream, and
     /// must be checked against [`EventStore::head`] before it answers or decides anything. A
     /// store only this process writes (sled, memory) says `false`, and its folds never lag.
-    fn shared(&self) -> bool {
-        false
-    }
+    /// No default: a store that wraps another must forward this and the lease methods, or it
+    /// would say "alone" for a shared database.
+    fn shared(&self) -> bool;
 
     /// Tries to take the lease `name`: a job (the clock keeper, one webhook's deliveries) that
     /// one process at a time runs among those sharing the store. `Ok(true)` when this process
     /// holds it now (taken just now or before). A lease is held until it is released or its
     /// holder dies or loses the database; then another process's next try takes it. A store
     /// only this process writes has no one to share with: every lease is this process's.
-    fn try_lease(&self, name: &str) -> Result<bool, StorageError> {
-        let _ = name;
-        Ok(true)
-    }
+    fn try_lease(&self, name: &str) -> Result<bool, StorageError>;
 
     /// Whether this process still holds lease `name`, without asking the database: false
     /// once the hold was lost (its connection broke), until a `try_lease` takes it again.
-    fn holds_lease(&self, name: &str) -> bool {
-        let _ = name;
-        true
-    }
+    fn holds_lease(&self, name: &str) -> bool;
 
     /// Gives lease `name` up, so that another process may take it.
-    fn release_lease(&self, name: &str) {
-        let _ = name;
-    }
+    fn release_lease(&self, name: &str);
 }
 
 /// Small durable records by tree and key (players, tokens, webhooks, cursors), beside the

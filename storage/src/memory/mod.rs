@@ -434,6 +434,21 @@ impl EventStore for MemoryStore {
     fn subscribe_all(&self) -> watch::Receiver<u64> {
         self.positions.subscribe()
     }
+
+    // Only this process writes the store: nobody to share with, every lease is its own.
+    fn shared(&self) -> bool {
+        false
+    }
+
+    fn try_lease(&self, _name: &str) -> Result<bool, StorageError> {
+        Ok(true)
+    }
+
+    fn holds_lease(&self, _name: &str) -> bool {
+        true
+    }
+
+    fn release_lease(&self, _name: &str) {}
 }
 
 impl MemoryStore {
