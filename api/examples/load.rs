@@ -7,6 +7,8 @@
 //! cargo run --release -p api --example load -- --cold-start --data /tmp/db
 //! cargo run --release -p api --example load -- --database postgres://localhost/bench
 //! cargo run --release -p api --example load -- --binary target/release/avalanche
+//! cargo run --release -p api --example load -- --binary target/release/avalanche \
+//!     --database postgres://localhost/bench --nodes 3
 //! ```
 //!
 //! Every command is durable before it is answered, as in production. Only the command POSTs
@@ -21,7 +23,10 @@
 //! the store's committer and flusher, sled's threads). With `--binary` the server is that
 //! `avalanche` binary in its own process (on a temporary database, no limits, `RUST_LOG=warn`),
 //! and its CPU time is read from `/proc/<pid>/stat`: so two builds of the server can be
-//! compared under the same clients.
+//! compared under the same clients. `--binary` with `--database` and `--nodes N` starts N such
+//! servers on one PostgreSQL database, as behind a load balancer without affinity: each request
+//! goes to the next node in turn, so the commands of one game are decided by every node; the
+//! server CPU is then the nodes' together, and PostgreSQL's processes are reported apart.
 //! Figures and the exact commands are in BENCHMARKS.md ("Load").
 
 use clap::Parser;
@@ -87,9 +92,13 @@ struct Args {
     #[arg(long, default_value_t = 2)]
     client_threads: usize,
     /// Run this `avalanche` binary as the server, in its own process, instead of the server
-    /// in this process (sled only; not with `--prefill` or `--cold-start`).
+    /// in this process (not with `--prefill` or `--cold-start`); on `--database` when given.
     #[arg(long)]
     binary: Option<PathBuf>,
+    /// With `--binary` and `--database`: this many server processes on the one database, every
+    /// request sent to the next in turn.
+    #[arg(long, default_value_t = 1)]
+    nodes: usize,
 }
 
 fn main() {
@@ -105,27 +114,51 @@ fn main() {
         .enable_all()
         .build()
         .expect("a runtime");
+    assert!(
+        args.nodes == 1 || (args.binary.is_some() && args.database.is_some()),
+        "--nodes is for --binary on a --database"
+    );
+    if let (Some(url), Some(binary)) = (&args.database, &args.binary) {
+        assert!(
+            args.prefill == 0 && !args.cold_start,
+            "--prefill and --cold-start are for sled"
+        );
+        let store = storage::PostgresStore::open(url).expect("the PostgreSQL store opens");
+        let before = *storage::EventStore::subscribe_all(&store).borrow();
+        let key = dir.join("secrets.key");
+        let report = runtime.block_on(async {
+            let mut nodes = Vec::new();
+            for _ in 0..args.nodes {
+                // One after another: the first creates the tables, the others find them.
+                nodes.push(External::start(binary, &Place::Database(url, &key)).await);
+            }
+            let pids: Vec<u32> = nodes.iter().map(|n| n.child.id()).collect();
+            let bases: Vec<String> = nodes.iter().map(|n| n.base.clone()).collect();
+            let report = load(&bases, &args, &|| external_cpu(&pids)).await;
+            for node in nodes {
+                node.stop();
+            }
+            report
+        });
+        report.print(&args);
+        report_postgres(&store, before);
+        return;
+    }
     if let Some(url) = &args.database {
         assert!(
-            args.prefill == 0 && !args.cold_start && args.binary.is_none(),
-            "--prefill, --cold-start and --binary are for sled"
+            args.prefill == 0 && !args.cold_start,
+            "--prefill and --cold-start are for sled"
         );
         let store = storage::PostgresStore::open(url).expect("the PostgreSQL store opens");
         let before = *storage::EventStore::subscribe_all(&store).borrow();
         let server = Server::start(store.clone());
         let report = runtime.block_on(async {
-            let report = load(&server.base, &args, &in_process_cpu).await;
+            let report = load(std::slice::from_ref(&server.base), &args, &in_process_cpu).await;
             server.stop().await;
             report
         });
-        let after = *storage::EventStore::subscribe_all(&store).borrow();
         report.print(&args);
-        let size = store.size_on_disk().expect("size on disk");
-        println!(
-            "stored events: {before} before the load, {after} after; {:.1} MB in PostgreSQL's tables and indexes, {:.0} bytes per event",
-            size as f64 / 1e6,
-            size as f64 / after.max(1) as f64
-        );
+        report_postgres(&store, before);
         return;
     }
     if args.cold_start {
@@ -138,9 +171,12 @@ fn main() {
             "--prefill is for the server in this process"
         );
         let report = runtime.block_on(async {
-            let server = External::start(binary, &dir).await;
+            let server = External::start(binary, &Place::Data(&dir)).await;
             let pid = server.child.id();
-            let report = load(&server.base, &args, &|| external_cpu(pid)).await;
+            let report = load(std::slice::from_ref(&server.base), &args, &|| {
+                external_cpu(&[pid])
+            })
+            .await;
             server.stop();
             report
         });
@@ -154,7 +190,7 @@ fn main() {
     let before = stored_events(&store);
     let server = Server::start(store.clone());
     let report = runtime.block_on(async {
-        let report = load(&server.base, &args, &in_process_cpu).await;
+        let report = load(std::slice::from_ref(&server.base), &args, &in_process_cpu).await;
         server.stop().await;
         report
     });
@@ -163,6 +199,17 @@ fn main() {
     let size = store.size_on_disk().expect("size on disk");
     println!(
         "stored events: {before} before the load, {after} after; {:.1} MB on disk, {:.0} bytes per event",
+        size as f64 / 1e6,
+        size as f64 / after.max(1) as f64
+    );
+}
+
+/// The events stored by the load on PostgreSQL, and the room they take.
+fn report_postgres(store: &storage::PostgresStore, before: u64) {
+    let after = *storage::EventStore::subscribe_all(store).borrow();
+    let size = store.size_on_disk().expect("size on disk");
+    println!(
+        "stored events: {before} before the load, {after} after; {:.1} MB in PostgreSQL's tables and indexes, {:.0} bytes per event",
         size as f64 / 1e6,
         size as f64 / after.max(1) as f64
     );
@@ -225,6 +272,8 @@ const CLIENT_THREAD: &str = "load-client";
 struct Cpu {
     server: Duration,
     clients: Duration,
+    /// PostgreSQL's processes, when the servers are external and use it.
+    database: Duration,
 }
 
 /// User plus system time in a `/proc/.../stat` line, and the thread's name. The name is in
@@ -265,14 +314,55 @@ fn in_process_cpu() -> Cpu {
     Cpu {
         server: total.saturating_sub(clients),
         clients,
+        database: postgres_cpu(),
     }
 }
 
-/// The server in process `pid`, the clients in this one.
-fn external_cpu(pid: u32) -> Cpu {
-    let (_, server) = read_stat(&format!("/proc/{pid}/stat")).expect("the server's stat");
+/// The servers in processes `pids`, the clients in this one, and every PostgreSQL process on
+/// the machine (its backends serve the servers).
+fn external_cpu(pids: &[u32]) -> Cpu {
+    let server = pids
+        .iter()
+        .map(|pid| {
+            read_stat(&format!("/proc/{pid}/stat"))
+                .expect("the server's stat")
+                .1
+        })
+        .sum();
     let (_, clients) = read_stat("/proc/self/stat").expect("/proc/self/stat");
-    Cpu { server, clients }
+    Cpu {
+        server,
+        clients,
+        database: postgres_cpu(),
+    }
+}
+
+/// CPU time of the processes named `postgres` now alive (a backend that has ended is not
+/// counted: the servers keep their connections open through the run).
+fn postgres_cpu() -> Duration {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Duration::ZERO;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .filter_map(|e| read_stat(&format!("/proc/{}/stat", e.file_name().to_string_lossy())))
+        .filter(|(name, _)| name == "postgres")
+        .map(|(_, time)| time)
+        .sum()
+}
+
+/// Where an external server keeps its games.
+enum Place<'a> {
+    /// A sled directory of its own.
+    Data(&'a std::path::Path),
+    /// A PostgreSQL database, and the secrets key file every node shares.
+    Database(&'a str, &'a std::path::Path),
 }
 
 /// An `avalanche` binary in its own process on a free port, over a database in `dir`.
@@ -282,16 +372,22 @@ struct External {
 }
 
 impl External {
-    async fn start(binary: &std::path::Path, dir: &std::path::Path) -> External {
+    async fn start(binary: &std::path::Path, place: &Place<'_>) -> External {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
         // No quotas or rate limits, and no per-request log lines, as in this process.
-        let child = std::process::Command::new(binary)
-            .args(["--addr", &format!("127.0.0.1:{port}")])
-            .arg("--data")
-            .arg(dir)
+        let mut command = std::process::Command::new(binary);
+        command.args(["--addr", &format!("127.0.0.1:{port}")]);
+        match place {
+            Place::Data(dir) => command.arg("--data").arg(dir),
+            Place::Database(url, key) => command
+                .args(["--database", url])
+                .arg("--secrets-key")
+                .arg(key),
+        };
+        let child = command
             .args([
                 "--limit-players-per-hour",
                 "0",
@@ -517,17 +613,24 @@ impl Chooser {
 
 struct Client {
     http: reqwest::Client,
-    base: String,
+    /// The servers; each request goes to the next one in turn.
+    bases: Vec<String>,
+    next: std::sync::atomic::AtomicUsize,
 }
 
 impl Client {
+    fn base(&self) -> &str {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        &self.bases[n % self.bases.len()]
+    }
+
     async fn post<T: for<'de> Deserialize<'de>>(
         &self,
         path: &str,
         token: Option<&str>,
         body: &Value,
     ) -> Result<T, String> {
-        let mut request = self.http.post(format!("{}{path}", self.base)).json(body);
+        let mut request = self.http.post(format!("{}{path}", self.base())).json(body);
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -541,7 +644,7 @@ impl Client {
     ) -> Result<T, String> {
         let request = self
             .http
-            .get(format!("{}{path}", self.base))
+            .get(format!("{}{path}", self.base()))
             .bearer_auth(token);
         read(request.send().await).await
     }
@@ -572,13 +675,24 @@ impl Client {
 async fn read<T: for<'de> Deserialize<'de>>(
     response: reqwest::Result<reqwest::Response>,
 ) -> Result<T, String> {
-    let response = response.map_err(|e| e.to_string())?;
+    let response = response.map_err(|e| with_causes(&e))?;
     let status = response.status();
     let body = response.bytes().await.map_err(|e| e.to_string())?;
     if !status.is_success() {
         return Err(format!("{status}: {}", String::from_utf8_lossy(&body)));
     }
     serde_json::from_slice(&body).map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&body)))
+}
+
+/// An error and every cause under it ("error sending request" alone does not say why).
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        text.push_str(&format!(": {inner}"));
+        cause = inner.source();
+    }
+    text
 }
 
 /// What the clients measured.
@@ -629,19 +743,28 @@ impl Report {
             per_command(self.cpu.clients),
             self.cpu.clients.as_secs_f64() / seconds,
         );
+        if !self.cpu.database.is_zero() {
+            println!(
+                "CPU of PostgreSQL's processes during the play: {:.2} s = {:.0} µs a command ({:.2} cores)",
+                self.cpu.database.as_secs_f64(),
+                per_command(self.cpu.database),
+                self.cpu.database.as_secs_f64() / seconds,
+            );
+        }
     }
 }
 
 /// Sets up the games, then lets every client play until the time or the count is up.
 /// `cpu` reads the CPU time used so far; the report gives what the timed play used.
-async fn load(base: &str, args: &Args, cpu: &dyn Fn() -> Cpu) -> Report {
+async fn load(bases: &[String], args: &Args, cpu: &dyn Fn() -> Cpu) -> Report {
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(args.clients)
         .build()
         .expect("a client");
     let client = Arc::new(Client {
         http,
-        base: base.to_string(),
+        bases: bases.to_vec(),
+        next: Default::default(),
     });
     // Every game gets its own players; game n goes to client n % clients.
     let mut tables: Vec<Vec<Table>> = (0..args.clients).map(|_| Vec::new()).collect();
@@ -695,6 +818,7 @@ async fn load(base: &str, args: &Args, cpu: &dyn Fn() -> Cpu) -> Report {
     report.cpu = Cpu {
         server: cpu_after.server.saturating_sub(cpu_before.server),
         clients: cpu_after.clients.saturating_sub(cpu_before.clients),
+        database: cpu_after.database.saturating_sub(cpu_before.database),
     };
     report
 }
