@@ -3,7 +3,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
-use domain::{ErrorClass, RuleError};
+use domain::{ErrorClass, Fault, Refusal, RuleError};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -119,22 +119,33 @@ fn status_of(class: ErrorClass) -> StatusCode {
         ErrorClass::Forbidden => StatusCode::FORBIDDEN,
         ErrorClass::Conflict => StatusCode::CONFLICT,
         ErrorClass::Illegal => StatusCode::UNPROCESSABLE_ENTITY,
-        ErrorClass::Fault => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
-/// A refusal by the rules, with the HTTP status of its class; our own fault met while
-/// deciding is logged and answered without detail.
+/// A refusal by the rules, with the HTTP status of its class and its sentence.
 impl From<RuleError> for ApiError {
     fn from(error: RuleError) -> ApiError {
-        if error.is_fault() {
-            return ApiError::internal(error.message);
-        }
         ApiError::new(
             status_of(error.code.class()),
             error.code.as_str(),
             error.message,
         )
+    }
+}
+
+/// Our own fault met while deciding: logged, and answered without detail.
+impl From<Fault> for ApiError {
+    fn from(fault: Fault) -> ApiError {
+        ApiError::internal(fault)
+    }
+}
+
+impl From<Refusal> for ApiError {
+    fn from(refusal: Refusal) -> ApiError {
+        match refusal {
+            Refusal::Rule(error) => error.into(),
+            Refusal::Fault(fault) => fault.into(),
+        }
     }
 }
 
@@ -193,4 +204,35 @@ pub fn query_error(error: actix_web::error::QueryPayloadError) -> ApiError {
 
 pub fn path_error(error: actix_web::error::PathError) -> ApiError {
     ApiError::bad_request("bad_path", format!("Bad path: {error}."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain::ErrorCode;
+
+    #[test]
+    fn our_own_fault_is_a_500_that_tells_nothing_of_it() {
+        let fault = Refusal::Fault(Fault("the stored log of g-1 does not fold at 7".into()));
+        let error = ApiError::from(fault);
+        assert_eq!(error.status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(error.code, "internal_error");
+        assert!(!error.detail.contains("g-1"), "{}", error.detail);
+        assert!(!error.detail.contains("fold"), "{}", error.detail);
+    }
+
+    #[test]
+    fn each_class_of_the_rules_refusals_has_its_status_and_keeps_its_sentence() {
+        for (code, status) in [
+            (ErrorCode::BadCommand, StatusCode::BAD_REQUEST),
+            (ErrorCode::NotSeated, StatusCode::FORBIDDEN),
+            (ErrorCode::NotYourTurn, StatusCode::CONFLICT),
+            (ErrorCode::IllegalCommand, StatusCode::UNPROCESSABLE_ENTITY),
+        ] {
+            let error = ApiError::from(Refusal::Rule(RuleError::new(code, "Say why.")));
+            assert_eq!(error.status, status, "{code}");
+            assert_eq!(error.code, code.as_str());
+            assert_eq!(error.detail, "Say why.");
+        }
+    }
 }

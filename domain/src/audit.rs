@@ -8,7 +8,7 @@
 //! gives every seed (see `table/sealed.rs`). The server's own `fork` and `reveal_seed`
 //! commands are decided again like the players'.
 
-use crate::engine::{Context, Outcome};
+use crate::engine::{Context, Outcome, Refusal};
 use crate::fairness::Seed;
 use crate::log::{GameLog, LoggedCommand};
 use crate::registry::{EventRecord, LiveGame, Registry};
@@ -332,12 +332,20 @@ fn decide_again(
     }
     let actor = actor_of(game, &batch.actor)
         .ok_or_else(|| Divergence::at(version, format!("unknown actor {:?}", batch.actor)))?;
-    game.decide(&actor, command, &ctx).map_err(|e| Divergence {
-        found: Some(command.clone()),
-        ..Divergence::at(
-            version,
-            format!("the rules refuse the command stored here ({}): {e}", e.code),
-        )
+    game.decide(&actor, command, &ctx).map_err(|e| {
+        let why = match &e {
+            Refusal::Rule(rule) => {
+                format!(
+                    "the rules refuse the command stored here ({}): {rule}",
+                    rule.code
+                )
+            }
+            Refusal::Fault(fault) => format!("the command stored here was not decided: {fault}"),
+        };
+        Divergence {
+            found: Some(command.clone()),
+            ..Divergence::at(version, why)
+        }
     })
 }
 

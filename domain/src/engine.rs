@@ -372,9 +372,6 @@ pub enum ErrorCode {
     ForkNotAvailable,
     BadForkVersion,
     NotSealed,
-    /// Not a player's mistake: our own fault, met while deciding (an event that does not
-    /// serialize, a stored log that cannot be read back). Logged, shown without detail.
-    Internal,
 }
 
 /// What kind of refusal a code is; the API gives each class one HTTP status.
@@ -388,8 +385,6 @@ pub enum ErrorClass {
     Conflict,
     /// The command is understood but the rules do not allow it.
     Illegal,
-    /// Our own fault.
-    Fault,
 }
 
 impl ErrorCode {
@@ -423,7 +418,6 @@ impl ErrorCode {
             ForkNotAvailable => "fork_not_available",
             BadForkVersion => "bad_fork_version",
             NotSealed => "not_sealed",
-            Internal => "internal",
         }
     }
 
@@ -452,7 +446,6 @@ impl ErrorCode {
             | ForkNotAvailable => ErrorClass::Conflict,
             IllegalCommand | DrawNotAvailable | BadTakebackVersion | ForkBeforeStart
             | BadForkVersion | NotSealed => ErrorClass::Illegal,
-            Internal => ErrorClass::Fault,
         }
     }
 }
@@ -483,8 +476,8 @@ impl PartialEq<str> for ErrorCode {
     }
 }
 
-/// A refusal by the rules: a stable code and a sentence the player understands. A code of
-/// class [`ErrorClass::Fault`] is ours, not the player's: the API logs it and shows no detail.
+/// A refusal by the rules: a stable code and a sentence the player understands. Always the
+/// player's to mend; our own faults are a [`Fault`], never a `RuleError`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, ToSchema)]
 #[error("{message}")]
 pub struct RuleError {
@@ -514,13 +507,46 @@ impl RuleError {
     pub fn bad_command(message: impl Into<String>) -> RuleError {
         RuleError::new(ErrorCode::BadCommand, message)
     }
-    /// Our own fault met while deciding: `what` is for the log, never for the player.
-    pub fn fault(what: impl Into<String>) -> RuleError {
-        RuleError::new(ErrorCode::Internal, what)
+}
+
+/// Our own fault, met while deciding or replaying: an event that does not serialize, a stored
+/// log that cannot be folded back, a caller that left out what the rules need. Never the
+/// player's mistake: what it says is for the operator's log, and the API answers it as a 500
+/// without detail.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Fault(pub String);
+
+/// Why a command (or a creation, a fork, a replay) did not go through: the rules refused it,
+/// or we failed. The two never mix: a client sees a [`RuleError`] with its code and sentence,
+/// and never a [`Fault`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The rules refused it: the player's to mend.
+    #[error(transparent)]
+    Rule(#[from] RuleError),
+    /// Our own fault.
+    #[error("our fault: {0}")]
+    Fault(#[from] Fault),
+}
+
+impl Refusal {
+    /// Our own fault, from anything that says what went wrong.
+    pub fn fault(what: impl std::fmt::Display) -> Refusal {
+        Refusal::Fault(Fault(what.to_string()))
     }
-    /// Whether this is our fault rather than the player's.
-    pub fn is_fault(&self) -> bool {
-        self.code.class() == ErrorClass::Fault
+
+    /// The rules' refusal, when it is one (not our fault).
+    pub fn rule(&self) -> Option<&RuleError> {
+        match self {
+            Refusal::Rule(error) => Some(error),
+            Refusal::Fault(_) => None,
+        }
+    }
+
+    /// The code of the rules' refusal; `None` for our own fault.
+    pub fn code(&self) -> Option<ErrorCode> {
+        self.rule().map(|error| error.code)
     }
 }
 

@@ -13,8 +13,8 @@ pub mod table;
 pub mod testing;
 
 pub use engine::{
-    Context, Engine, ErrorClass, ErrorCode, KindInfo, Legal, Outcome, RuleError, Seat, Seating,
-    Setup, TableEnd, Viewer,
+    Context, Engine, ErrorClass, ErrorCode, Fault, KindInfo, Legal, Outcome, Refusal, RuleError,
+    Seat, Seating, Setup, TableEnd, Viewer,
 };
 pub use fairness::{Dealer, Seed};
 pub use registry::{GameKind, LiveGame, Registry};

@@ -2,7 +2,7 @@
 //! and every command beside the versions it produced. [`LogBuilder`] writes one the way the
 //! service does, deciding each command (imports of records, tests).
 
-use crate::engine::{Context, RuleError, Seat};
+use crate::engine::{Context, Fault, Refusal, RuleError, Seat};
 use crate::fairness::Seed;
 use crate::registry::{EventRecord, GameKind, LiveGame};
 use crate::table::{Actor, TurnHistory};
@@ -110,7 +110,7 @@ impl LogBuilder {
         creator: &str,
         seat: Option<Seat>,
         now: DateTime<Utc>,
-    ) -> Result<LogBuilder, RuleError> {
+    ) -> Result<LogBuilder, Refusal> {
         let created = kind.create(variant, options, seats, seed.commitment())?;
         LogBuilder::begin(kind, created, seed, creator, seat, now)
     }
@@ -124,10 +124,10 @@ impl LogBuilder {
         creator: &str,
         seat: Option<Seat>,
         now: DateTime<Utc>,
-    ) -> Result<LogBuilder, RuleError> {
+    ) -> Result<LogBuilder, Refusal> {
         let game = kind
             .fold(std::slice::from_ref(&created.payload))
-            .map_err(|e| RuleError::fault(e.to_string()))?;
+            .map_err(Refusal::fault)?;
         let mut builder = LogBuilder {
             game,
             seed,
@@ -156,7 +156,7 @@ impl LogBuilder {
         player: &str,
         command: Value,
         now: DateTime<Utc>,
-    ) -> Result<(), RuleError> {
+    ) -> Result<(), Refusal> {
         let version = self.game.version();
         let mut ctx = self.context(version, now);
         if command["type"] == "request_takeback" {
@@ -164,7 +164,7 @@ impl LogBuilder {
         }
         let events = self.game.decide(&Actor::player(player), &command, &ctx)?;
         let actor = actor_name(self.game.as_ref(), player);
-        self.record(actor, Some(command), now, &events, false)
+        Ok(self.record(actor, Some(command), now, &events, false)?)
     }
 
     fn context(&self, nonce: u64, now: DateTime<Utc>) -> Context {
@@ -184,19 +184,17 @@ impl LogBuilder {
         seed: Seed,
         player: &str,
         now: DateTime<Utc>,
-    ) -> Result<LogBuilder, RuleError> {
-        let internal = |e: String| RuleError::fault(e);
+    ) -> Result<LogBuilder, Refusal> {
         let mut log = self.log.clone();
         log.events.truncate(version as usize);
         log.commands.retain(|c| c.last_version <= version);
         if log.commands.last().map(|c| c.last_version) != Some(version) {
             return Err(RuleError::bad_command(format!(
                 "version {version} is not the end of a command's events"
-            )));
+            ))
+            .into());
         }
-        let game = kind
-            .fold(&log.payloads())
-            .map_err(|e| internal(e.to_string()))?;
+        let game = kind.fold(&log.payloads()).map_err(Refusal::fault)?;
         let (seed, earlier) = if game.hidden_information() {
             let mut earlier = self.earlier.clone();
             earlier.push(self.seed);
@@ -227,17 +225,17 @@ impl LogBuilder {
 
     /// Reveals the seed of this game, sealed by a takeback, as the server does once the fork
     /// that supersedes it has ended.
-    pub fn reveal_seed(&mut self, now: DateTime<Utc>) -> Result<(), RuleError> {
+    pub fn reveal_seed(&mut self, now: DateTime<Utc>) -> Result<(), Refusal> {
         let events = self
             .game
             .reveal_seed(&self.context(self.game.version(), now))?;
-        self.record(
+        Ok(self.record(
             "system".into(),
             Some(reveal_seed_command()),
             now,
             &events,
             false,
-        )
+        )?)
     }
 
     fn record(
@@ -247,14 +245,14 @@ impl LogBuilder {
         now: DateTime<Utc>,
         events: &[EventRecord],
         first: bool,
-    ) -> Result<(), RuleError> {
+    ) -> Result<(), Fault> {
         let first_version = if first { 1 } else { self.game.version() + 1 };
         for (i, event) in events.iter().enumerate() {
             // The `created` event is already folded.
             if !(first && i == 0) {
                 self.game
                     .evolve(&event.payload)
-                    .map_err(|e| RuleError::fault(e.to_string()))?;
+                    .map_err(|e| Fault(e.to_string()))?;
             }
             self.log.events.push(LoggedEvent {
                 version: first_version + i as u64,

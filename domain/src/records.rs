@@ -25,6 +25,9 @@ pub enum RecordError {
     /// A record the rules read, but that is not a whole game of this server.
     #[error("{0}")]
     Unfit(String),
+    /// Our own fault met while replaying the record: not the record's.
+    #[error("{0}")]
+    Fault(#[from] crate::Fault),
 }
 
 /// A record imported as a game log.
@@ -68,7 +71,10 @@ pub fn import_record(
     let kind = registry
         .get(<AvalancheChess as crate::Engine>::ID)
         .ok_or_else(|| RecordError::Unfit("Avalanche Chess is not offered here.".into()))?;
-    let unfit = |e: crate::RuleError| RecordError::Unfit(e.message);
+    let unfit = |e: crate::Refusal| match e {
+        crate::Refusal::Rule(e) => RecordError::Unfit(e.message),
+        crate::Refusal::Fault(fault) => RecordError::Fault(fault),
+    };
     let mut game = LogBuilder::create(
         kind,
         Some(variant.id().to_string()),

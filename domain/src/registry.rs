@@ -1,7 +1,9 @@
 //! The type-erased registry: the API creates and drives any game by its id with JSON commands
 //! and events, while each engine stays typed inside [`Kind`] and [`Live`].
 
-use crate::engine::{Context, Engine, KindInfo, Outcome, RuleError, Seat, Setup, Viewer};
+use crate::engine::{
+    Context, Engine, Fault, KindInfo, Outcome, Refusal, RuleError, Seat, Setup, Viewer,
+};
 use crate::table::TABLE_COMMAND_TYPES;
 use crate::table::{
     Actor, Command, FoldError, ForkOrigin, SeatClock, Status, SystemCommand, Table, TableCommand,
@@ -68,7 +70,7 @@ pub trait GameKind: Send + Sync {
         options: Option<Value>,
         seats: usize,
         commitment: String,
-    ) -> Result<EventRecord, RuleError> {
+    ) -> Result<EventRecord, Refusal> {
         self.create_timed(variant, options, seats, commitment, TimeControl::None)
     }
     /// Checks a setup and a time control; returns the `created` event of the game's stream.
@@ -79,7 +81,7 @@ pub trait GameKind: Send + Sync {
         seats: usize,
         commitment: String,
         time_control: TimeControl,
-    ) -> Result<EventRecord, RuleError>;
+    ) -> Result<EventRecord, Refusal>;
     /// Folds a stream (its payloads, from version 1) into a live game.
     fn fold(&self, events: &[Value]) -> Result<Box<dyn LiveGame>, FoldError>;
 }
@@ -112,7 +114,7 @@ pub trait LiveGame: Send + Sync {
         players: Vec<Option<String>>,
         analysis: bool,
         now: DateTime<Utc>,
-    ) -> Result<Vec<EventRecord>, RuleError>;
+    ) -> Result<Vec<EventRecord>, Refusal>;
     /// Whether the game may be forked for analysis now (see the table's rule).
     fn check_analysis_fork(&self) -> Result<(), RuleError>;
     fn time_control(&self) -> TimeControl;
@@ -131,7 +133,7 @@ pub trait LiveGame: Send + Sync {
         actor: &Actor,
         command: &Value,
         ctx: &Context,
-    ) -> Result<Vec<EventRecord>, RuleError>;
+    ) -> Result<Vec<EventRecord>, Refusal>;
     /// Applies one stored event.
     fn evolve(&mut self, event: &Value) -> Result<(), FoldError>;
     /// The game's state as `viewer` may see it.
@@ -164,12 +166,12 @@ pub trait LiveGame: Send + Sync {
         parent: &str,
         players: Vec<Option<String>>,
         ctx: &Context,
-    ) -> Result<Vec<EventRecord>, RuleError>;
+    ) -> Result<Vec<EventRecord>, Refusal>;
     /// Whether the game is superseded by a takeback and sealed: its seed not yet revealed.
     fn sealed(&self) -> bool;
     /// The `seed_revealed` event of a sealed game, given by the system once the fork that
     /// supersedes it has ended; `ctx` holds this game's seeds.
-    fn reveal_seed(&self, ctx: &Context) -> Result<Vec<EventRecord>, RuleError>;
+    fn reveal_seed(&self, ctx: &Context) -> Result<Vec<EventRecord>, Refusal>;
 }
 
 /// The [`GameKind`] of engine `E`.
@@ -188,14 +190,19 @@ pub struct Live<E: Engine> {
 
 /// An event as it is stored, with its fact. A payload that cannot be written is our fault,
 /// never a `null` in the stream.
-fn record<E: Engine>(event: &TableEvent<E>) -> Result<EventRecord, RuleError> {
+fn record<E: Engine>(event: &TableEvent<E>) -> Result<EventRecord, Fault> {
     let payload = serde_json::to_value(event)
-        .map_err(|e| RuleError::fault(format!("an event does not serialize: {e}")))?;
+        .map_err(|e| Fault(format!("an event does not serialize: {e}")))?;
     Ok(EventRecord {
         event_type: crate::table::type_name(&payload),
         payload,
         fact: TableFact::of(event),
     })
+}
+
+/// Every event as it is stored.
+fn records<E: Engine>(events: &[TableEvent<E>]) -> Result<Vec<EventRecord>, Refusal> {
+    Ok(events.iter().map(record).collect::<Result<_, _>>()?)
 }
 
 /// Reads a posted command: a table command when its `type` is one of the table's, otherwise
@@ -268,7 +275,7 @@ impl<E: Engine> GameKind for Kind<E> {
         seats: usize,
         commitment: String,
         time_control: TimeControl,
-    ) -> Result<EventRecord, RuleError> {
+    ) -> Result<EventRecord, Refusal> {
         time_control.check()?;
         let options: E::Options = match options {
             None | Some(Value::Null) => E::Options::default(),
@@ -283,12 +290,12 @@ impl<E: Engine> GameKind for Kind<E> {
             revision: E::info().revision,
         };
         E::check(&setup)?;
-        record(&TableEvent::<E>::Created {
+        Ok(record(&TableEvent::<E>::Created {
             kind: E::ID.to_string(),
             setup,
             commitment,
             time_control,
-        })
+        })?)
     }
 
     fn fold(&self, events: &[Value]) -> Result<Box<dyn LiveGame>, FoldError> {
@@ -405,9 +412,9 @@ impl<E: Engine> LiveGame for Live<E> {
         players: Vec<Option<String>>,
         analysis: bool,
         now: DateTime<Utc>,
-    ) -> Result<Vec<EventRecord>, RuleError> {
+    ) -> Result<Vec<EventRecord>, Refusal> {
         let events = self.table.fork(parent, players, analysis, now)?;
-        events.iter().map(record).collect::<Result<_, _>>()
+        records(&events)
     }
     fn check_analysis_fork(&self) -> Result<(), RuleError> {
         self.table.check_analysis_fork()
@@ -433,17 +440,17 @@ impl<E: Engine> LiveGame for Live<E> {
         actor: &Actor,
         command: &Value,
         ctx: &Context,
-    ) -> Result<Vec<EventRecord>, RuleError> {
+    ) -> Result<Vec<EventRecord>, Refusal> {
         if *actor == Actor::System {
             let command = SystemCommand::deserialize(command).map_err(|e| {
                 RuleError::bad_command(format!("Not a command of the server: {e}."))
             })?;
             let events = self.table.decide_system(&command, ctx)?;
-            return events.iter().map(record).collect::<Result<_, _>>();
+            return records(&events);
         }
         let command = parse_command::<E::Command>(command)?;
         let events = self.table.decide(actor, &command, ctx)?;
-        events.iter().map(record).collect::<Result<_, _>>()
+        records(&events)
     }
 
     fn evolve(&mut self, event: &Value) -> Result<(), FoldError> {
@@ -489,18 +496,18 @@ impl<E: Engine> LiveGame for Live<E> {
         parent: &str,
         players: Vec<Option<String>>,
         ctx: &Context,
-    ) -> Result<Vec<EventRecord>, RuleError> {
+    ) -> Result<Vec<EventRecord>, Refusal> {
         let events = self.table.takeback_fork(parent, players, ctx)?;
-        events.iter().map(record).collect::<Result<_, _>>()
+        records(&events)
     }
 
     fn sealed(&self) -> bool {
         self.table.sealed()
     }
 
-    fn reveal_seed(&self, ctx: &Context) -> Result<Vec<EventRecord>, RuleError> {
+    fn reveal_seed(&self, ctx: &Context) -> Result<Vec<EventRecord>, Refusal> {
         let events = self.table.reveal_seed(ctx)?;
-        events.iter().map(record).collect::<Result<_, _>>()
+        records(&events)
     }
 }
 

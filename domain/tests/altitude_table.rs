@@ -26,7 +26,7 @@ fn a_game_is_played_through_the_registry_with_json_commands() {
     let kind = registry.get("altitude").expect("altitude is registered");
     assert_eq!(kind.default_options()["avalanches"], 10);
     let refused = kind.create(None, Some(json!({"mountain_copies": 0, "animal_copies": 0, "cable_cars": 5, "avalanches": 0, "saint_bernards": 0})), 2, "c".into());
-    assert_eq!(refused.unwrap_err().code, "invalid_setup");
+    assert_eq!(refused.unwrap_err().code().unwrap(), "invalid_setup");
     let created = kind
         .create(None, Some(json!({"avalanches": 4})), 3, "c".into())
         .unwrap();
@@ -70,7 +70,7 @@ fn a_game_is_played_through_the_registry_with_json_commands() {
             &Context::new(Seed([5; 32]), game.version(), test_time()),
         )
         .unwrap_err();
-    assert_eq!(error.code, "illegal_command");
+    assert_eq!(error.code().unwrap(), "illegal_command");
     let error = game
         .decide(
             &Actor::player("cid"),
@@ -78,5 +78,5 @@ fn a_game_is_played_through_the_registry_with_json_commands() {
             &Context::new(Seed([5; 32]), game.version(), test_time()),
         )
         .unwrap_err();
-    assert_eq!(error.code, "bad_command");
+    assert_eq!(error.code().unwrap(), "bad_command");
 }

@@ -272,7 +272,10 @@ fn a_game_ended_by_an_accepted_takeback_passes_its_audit() {
     )
     .unwrap();
     let refused = game.play("white", json!({"type": "accept_takeback"}), now);
-    assert_eq!(refused.unwrap_err().code, "no_takeback_requested");
+    assert_eq!(
+        refused.unwrap_err().code(),
+        Some(domain::ErrorCode::NoTakebackRequested)
+    );
     game.play(
         "black",
         json!({"type": "request_takeback", "version": back_to}),
@@ -346,7 +349,10 @@ fn takeback_requests_in_turns_and_as_stored_before_are_decided_again_as_they_wer
     game.play("black", command, now).unwrap();
     assert_eq!(types_after(&game, version)[0], "takeback_withdrawn");
     let refused = game.play("white", json!({"type": "accept_takeback"}), now);
-    assert_eq!(refused.unwrap_err().code, "no_takeback_requested");
+    assert_eq!(
+        refused.unwrap_err().code(),
+        Some(domain::ErrorCode::NoTakebackRequested)
+    );
     audit(&registry, &game.finish(), None).expect("the new requests audit");
 
     // As stored before: a raw version, standing after its seat's move, then agreed.

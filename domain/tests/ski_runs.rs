@@ -126,7 +126,10 @@ fn a_game_may_be_created_with_other_counts() {
 fn a_deck_that_cannot_be_dealt_is_refused() {
     let registry = Registry::standard();
     let kind = registry.get("ski-runs").expect("registered");
-    let create = |options| kind.create(None, Some(options), 4, "c".into()).unwrap_err();
+    let create = |options| {
+        let refused = kind.create(None, Some(options), 4, "c".into()).unwrap_err();
+        refused.rule().cloned().expect("the rules refuse it")
+    };
 
     let few_lifts = create(json!({"deck": {"lift": 3}}));
     assert_eq!(few_lifts.code, "invalid_setup");
@@ -1117,7 +1120,7 @@ fn a_game_is_played_through_the_registry_with_json_commands() {
             game.evolve(&record.payload).unwrap();
             version += 1;
         }
-        Ok::<(), RuleError>(())
+        Ok::<(), domain::Refusal>(())
     };
     for player in players {
         post(&mut game, player, json!({"type": "join"})).unwrap();
@@ -1130,9 +1133,9 @@ fn a_game_is_played_through_the_registry_with_json_commands() {
     assert_eq!(view["turn"]["may"], json!(["draw"]));
 
     let refused = post(&mut game, "bob", json!({"type": "bank"})).unwrap_err();
-    assert_eq!(refused.code, "not_your_turn");
+    assert_eq!(refused.code().unwrap(), "not_your_turn");
     let unreadable = post(&mut game, "ann", json!({"type": "draw", "from": "lift"})).unwrap_err();
-    assert_eq!(unreadable.code, "bad_command");
+    assert_eq!(unreadable.code().unwrap(), "bad_command");
 
     post(&mut game, "bob", json!({"type": "resign"})).unwrap();
     let mut moves = 0;

@@ -28,7 +28,7 @@ fn apply(
 ) -> Result<Vec<Value>, String> {
     let events = game
         .decide(actor, &command, &context(game.version()))
-        .map_err(|e| e.code)?;
+        .map_err(|e| e.code().unwrap())?;
     let payloads: Vec<Value> = events.into_iter().map(|e| e.payload).collect();
     for event in &payloads {
         game.evolve(event).expect("decided events fold");
@@ -130,8 +130,12 @@ fn bad_commands_are_refused_with_a_clear_reason() {
         let error = game
             .decide(&player(0), &bad, &context(game.version()))
             .unwrap_err();
-        assert_eq!(error.code, "bad_command", "{bad}");
-        assert!(!error.message.is_empty());
+        assert_eq!(error.code().unwrap(), "bad_command", "{bad}");
+        assert!(!error
+            .rule()
+            .expect("the rules refuse it")
+            .message
+            .is_empty());
     }
     assert!(kind.create(None, None, 9, String::new()).is_err());
     assert!(kind
@@ -303,4 +307,28 @@ fn legal_commands_are_postable_as_is() {
             legal.notation
         );
     }
+}
+
+/// A takeback counted in turns goes back to where the log says a turn began, so the caller
+/// must give the game's turns. Without them the table does not guess and does not blame the
+/// player: it is our own fault, apart from every refusal of the rules.
+#[test]
+fn a_takeback_in_turns_decided_without_the_games_turns_is_our_fault_not_a_refusal() {
+    use domain::table::TurnHistory;
+    use domain::{ErrorCode, Refusal};
+    let game = full(2);
+    let request = json!({"type": "request_takeback"});
+    let refused = game
+        .decide(&player(0), &request, &context(game.version()))
+        .unwrap_err();
+    assert!(matches!(refused, Refusal::Fault(_)), "{refused:?}");
+    assert_eq!(refused.rule(), None);
+    assert_eq!(refused.code(), None);
+
+    // Given the turns, the same request is the rules' to answer: nobody has moved yet.
+    let ctx = context(game.version()).with_turns(TurnHistory::of(&[], 2));
+    let refused = game.decide(&player(0), &request, &ctx).unwrap_err();
+    assert_eq!(refused.code(), Some(ErrorCode::BadTakebackVersion));
+    let rule = refused.rule().expect("the rules refuse it");
+    assert!(rule.message.contains("not moved yet"), "{}", rule.message);
 }

@@ -34,7 +34,10 @@ fn apply_at(
     seconds: i64,
 ) -> Result<Vec<Value>, String> {
     let ctx = Context::new(SEED, game.version(), at(seconds));
-    let events = game.decide(actor, &command, &ctx).map_err(|e| e.code)?;
+    let events = game.decide(actor, &command, &ctx).map_err(|e| match e {
+        domain::Refusal::Rule(rule) => rule.code.into(),
+        fault => fault.to_string(),
+    })?;
     let payloads: Vec<Value> = events.into_iter().map(|e| e.payload).collect();
     for event in &payloads {
         game.evolve(event).expect("decided events fold");
@@ -89,7 +92,7 @@ fn a_time_control_is_none_or_1_to_14_days_or_1_to_86400_seconds_per_move() {
         let error = kind
             .create_timed(None, None, 2, "c".into(), bad)
             .unwrap_err();
-        assert_eq!(error.code, "invalid_setup", "{bad:?}");
+        assert_eq!(error.code().unwrap(), "invalid_setup", "{bad:?}");
     }
 }
 

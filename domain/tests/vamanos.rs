@@ -952,7 +952,7 @@ fn the_target_option_is_500_by_default_and_checked() {
         serde_json::json!({"goal": 5}),
     ] {
         let error = kind.create(None, Some(bad), 3, "c".into()).unwrap_err();
-        assert_eq!(error.code, "invalid_setup");
+        assert_eq!(error.code().unwrap(), "invalid_setup");
     }
     let error = Vamanos::check(&Setup {
         variant: None,
@@ -1069,7 +1069,7 @@ fn a_game_is_played_through_the_table_with_json_commands() {
                 live.evolve(&record.payload).expect("our events fold");
             }
             stored.extend(records.iter().map(|r| r.payload.clone()));
-            Ok::<_, domain::RuleError>(records)
+            Ok::<_, domain::Refusal>(records)
         };
     send(&mut live, "ana", json!({"type": "join"})).expect("join");
     let records = send(&mut live, "ben", json!({"type": "join"})).expect("join");
@@ -1129,6 +1129,7 @@ fn a_game_is_played_through_the_table_with_json_commands() {
         json!({"type": "place", "round": 1, "row": 3}),
     )
     .unwrap_err();
+    let late = late.rule().expect("the rules refuse it");
     assert_eq!(late.code, "round_over");
     assert_eq!(late.message, "Round 1 ended when seat 1 called Alta.");
     assert_eq!(live.view(Viewer::Spectator)["round"], json!(2));

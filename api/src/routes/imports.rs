@@ -127,6 +127,7 @@ fn from_record(
                 RecordError::Unfit(reason) => {
                     ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unfit_record", reason)
                 }
+                RecordError::Fault(fault) => fault.into(),
             }
         })?;
     // The record became commands of our own making: audit them like any log.

@@ -5,7 +5,7 @@ use super::command::{Actor, TableCommand};
 use super::event::TableEvent;
 use super::sealed::seed_revealed;
 use super::state::{Status, Table};
-use crate::engine::{Context, Engine, ErrorCode, Legal, Outcome, RuleError, Seat};
+use crate::engine::{Context, Engine, ErrorCode, Legal, Outcome, Refusal, RuleError, Seat};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
@@ -18,13 +18,14 @@ pub enum Command<C> {
 
 impl<E: Engine> Table<E> {
     /// Decides `command` given by `actor`. `ctx` carries the time, and the game's seed for
-    /// deals (and for revealing it when the game ends).
+    /// deals (and for revealing it when the game ends). A [`Refusal::Fault`] means the caller
+    /// left out what the rules need (a takeback counted in turns without the game's turns).
     pub fn decide(
         &self,
         actor: &Actor,
         command: &Command<E::Command>,
         ctx: &Context,
-    ) -> Result<Vec<TableEvent<E>>, RuleError> {
+    ) -> Result<Vec<TableEvent<E>>, Refusal> {
         let (mut events, moved) = self.decide_unclocked(actor, command, ctx)?;
         if let Some(clock) = self.clock_after(&events, moved, ctx.now) {
             events.push(clock);
@@ -78,12 +79,16 @@ impl<E: Engine> Table<E> {
         actor: &Actor,
         command: &Command<E::Command>,
         ctx: &Context,
-    ) -> Result<(Vec<TableEvent<E>>, Option<Seat>), RuleError> {
+    ) -> Result<(Vec<TableEvent<E>>, Option<Seat>), Refusal> {
         let events = match command {
-            Command::Table(TableCommand::Join { seat }) => self.decide_join(actor, *seat, ctx),
+            Command::Table(TableCommand::Join { seat }) => Ok(self.decide_join(actor, *seat, ctx)?),
+            Command::Table(TableCommand::RequestTakeback { turns, version }) => {
+                let seat = self.acting_seat(actor)?;
+                self.request_takeback(seat, *turns, *version, ctx)
+            }
             Command::Table(table_command) => {
                 let seat = self.acting_seat(actor)?;
-                self.decide_table(seat, table_command, ctx)
+                Ok(self.decide_table(seat, table_command, ctx)?)
             }
             Command::Game(game_command) => {
                 let seat = self.acting_seat(actor)?;
@@ -92,7 +97,8 @@ impl<E: Engine> Table<E> {
                         return Err(RuleError::new(
                             ErrorCode::OutOfTime,
                             format!("Your time ran out at {deadline}: this game is lost on time."),
-                        ));
+                        )
+                        .into());
                     }
                 }
                 let events = E::decide(&self.game, seat, game_command, ctx)?;
@@ -249,9 +255,7 @@ impl<E: Engine> Table<E> {
                     None => Ok(vec![TableEvent::DrawOffered { seat }]),
                 }
             }
-            TableCommand::RequestTakeback { turns, version } => {
-                self.request_takeback(seat, *turns, *version, ctx)
-            }
+            TableCommand::RequestTakeback { .. } => unreachable_request(),
             TableCommand::AcceptTakeback => self.accept_takeback(seat, ctx),
             TableCommand::DeclineTakeback => match &self.takeback {
                 Some(request) if request.seat != seat => {
@@ -293,18 +297,20 @@ impl<E: Engine> Table<E> {
         turns: Option<u32>,
         version: Option<u64>,
         ctx: &Context,
-    ) -> Result<Vec<TableEvent<E>>, RuleError> {
+    ) -> Result<Vec<TableEvent<E>>, Refusal> {
         if self.takeback.is_some() {
             return Err(RuleError::new(
                 ErrorCode::TakebackPending,
                 "A takeback is already asked for: it must be accepted or declined first.",
-            ));
+            )
+            .into());
         }
         let (version, turns) =
             match (version, turns) {
                 (Some(_), Some(_)) => return Err(RuleError::bad_command(
                     "Ask for a takeback with `turns` or, in a stored game, `version`: not both.",
-                )),
+                )
+                .into()),
                 (Some(version), None) => (version, None),
                 (None, turns) => {
                     let turns = turns.unwrap_or(1);
@@ -319,7 +325,8 @@ impl<E: Engine> Table<E> {
                     "A takeback goes back to a version from {first} (the start of play) to {}.",
                     self.version - 1
                 ),
-            ));
+            )
+            .into());
         }
         let mut events = vec![TableEvent::TakebackRequested {
             seat,
@@ -335,15 +342,16 @@ impl<E: Engine> Table<E> {
 
     /// The version just before `seat`'s `turns`-th turn from its last, from the turns the
     /// context carries (read from the command log).
-    fn turn_start(&self, seat: Seat, turns: u32, ctx: &Context) -> Result<u64, RuleError> {
+    fn turn_start(&self, seat: Seat, turns: u32, ctx: &Context) -> Result<u64, Refusal> {
         if turns == 0 {
             return Err(RuleError::new(
                 ErrorCode::BadTakebackVersion,
                 "A takeback goes back 1 turn or more (`turns` from 1).",
-            ));
+            )
+            .into());
         }
         let history = ctx.turns().ok_or_else(|| {
-            RuleError::fault("a takeback counted in turns needs the game's turns")
+            Refusal::fault("a takeback counted in turns was decided without the game's turns")
         })?;
         history.back(seat, turns).ok_or_else(|| {
             let played = history.count(seat);
@@ -353,7 +361,7 @@ impl<E: Engine> Table<E> {
                 1 => format!("You have played 1 turn, so a takeback goes back 1 turn, not {turns}."),
                 n => format!("You have played {n} turns, so a takeback goes back 1 to {n} turns, not {turns}."),
             };
-            RuleError::new(ErrorCode::BadTakebackVersion, message)
+            RuleError::new(ErrorCode::BadTakebackVersion, message).into()
         })
     }
 
@@ -563,6 +571,14 @@ fn no_takeback() -> RuleError {
 
 fn unreachable_join<T>() -> Result<T, RuleError> {
     Err(RuleError::bad_command("Join with the join endpoint."))
+}
+
+/// A takeback request is decided on its own (it may need the game's turns), so this answer is
+/// never given; a refusal rather than a panic all the same.
+fn unreachable_request<T>() -> Result<T, RuleError> {
+    Err(RuleError::bad_command(
+        "A takeback request is decided on its own.",
+    ))
 }
 
 impl<C: Serialize> Serialize for Command<C> {
