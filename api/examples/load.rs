@@ -759,6 +759,10 @@ impl Report {
 async fn load(bases: &[String], args: &Args, cpu: &dyn Fn() -> Cpu) -> Report {
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(args.clients)
+        // The server closes a connection idle for 5 s: let it go first, or a request sent on
+        // it as it closes fails ("connection closed before message completed"). With several
+        // nodes each connection waits longer between requests, and this happened.
+        .pool_idle_timeout(Duration::from_secs(4))
         .build()
         .expect("a client");
     let client = Arc::new(Client {
