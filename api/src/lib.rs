@@ -1,6 +1,7 @@
 //! The HTTP server of the Avalanche games: thin handlers (`routes`) over the application layer
 //! (`app`), which joins `domain` to `storage`.
 
+pub mod allocator;
 pub mod app;
 pub mod auth;
 pub mod clock;

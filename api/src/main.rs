@@ -6,12 +6,15 @@ use api::configuration::{Cli, Subcommand};
 use clap::Parser;
 use std::process::ExitCode;
 
-/// mimalloc rather than glibc's malloc: the server allocates and frees many small JSON values
-/// a request (see BENCHMARKS.md, "Half the CPU per command").
+/// With the feature `mimalloc`, mimalloc rather than glibc's malloc: the server allocates and
+/// frees many small JSON values a request, and mimalloc does it with about 8% less CPU a
+/// command, for some 35 MB more resident memory (BENCHMARKS.md, "Lists and memory").
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    api::allocator::one_malloc_arena();
     let cli = Cli::parse();
     match cli.command.unwrap_or(Subcommand::Serve(cli.serve)) {
         Subcommand::Serve(settings) => {
