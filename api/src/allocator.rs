@@ -3,7 +3,7 @@
 /// glibc's malloc gives a thread that finds the arenas busy an arena of its own (up to 8 a
 /// core), and each keeps the memory freed in it: the server's threads (actix's workers, the
 /// store's committer and flusher, sled's IO threads) took a server paging through 50,000 games
-/// to 125-131 MB this way, where one arena keeps it at 88 MB for about the same CPU a command
+/// to 125-131 MB this way, where one arena keeps it at 88-90 MB for about 5% more CPU a command
 /// (BENCHMARKS.md, "Lists and memory"). `MALLOC_ARENA_MAX` in the environment still decides
 /// when it is set. Call it first in `main`: arenas already made stay.
 #[cfg(all(target_os = "linux", target_env = "gnu", not(feature = "mimalloc")))]
