@@ -472,8 +472,11 @@ async function main() {
         await caughtUp(spectator, game.version);
         await snap(spectator, null);
       }
-      // Mid-game, when the first seat is to act (its choices on screen).
-      if (!shotTaken && seat === 0 && actions >= (GAME === 'altitude' ? 40 : 25)) {
+      // Mid-game, when the first seat is to act (its choices on screen). Ski Runs ends when
+      // the 5th avalanche card is played, which a deal can bring within a dozen actions: its
+      // shots come early, when it cannot have ended yet.
+      const midGame = { altitude: 40, 'ski-runs': 4 }[GAME] ?? 25;
+      if (!shotTaken && seat === 0 && actions >= midGame) {
         if (GAME === 'avalanche' && await page.locator('.table-root .my-hand .card-button').count()) {
           // A set picked: the page names what it would do before it is confirmed.
           await page.locator('.table-root .my-hand .card-button').last().click();
@@ -501,8 +504,11 @@ async function main() {
     check((await end.locator('.seed code').textContent()) === final.seed, `${page.label}: the revealed seed is shown`);
     await end.locator('.audit-valid').waitFor({ timeout: 15000 });
   }
-  shots.push((await shot(pages[0], `${NAME}-end-1280.png`, 1280)).path);
-  shots.push((await shot(pages[0], `${NAME}-end-375.png`, 375)).path);
+  for (const width of [1280, 375]) {
+    const { path, overflow } = await shot(pages[0], `${NAME}-end-${width}.png`, width);
+    shots.push(path);
+    check(overflow <= 1, `${path}: the page is ${overflow}px wider than the ${width}px screen`);
+  }
 
   // Secrecy, against what the server knows once the game is over.
   const states = new Map();

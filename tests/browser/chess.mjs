@@ -129,7 +129,11 @@ try {
     result.overflow[`game-${width}`] = s.overflow;
   }
   // The spectator's view of the same position.
-  result.screenshots.push((await shot(w, 'game-spectator-375.png', 375)).path);
+  {
+    const s = await shot(w, 'game-spectator-375.png', 375);
+    result.screenshots.push(s.path);
+    result.overflow['game-spectator-375'] = s.overflow;
+  }
 
   // 1... Qh4/f3#: the push opens the diagonal to Alice's king: checkmate.
   await b.locator('.pick-push button[data-notation="Qh4/f3#"]').click();
@@ -141,7 +145,11 @@ try {
   check(await a.evaluate(() => window.noReload === true), 'Alice\'s page was never reloaded');
   check(await b.evaluate(() => window.noReload === true), 'Bruno\'s page was never reloaded');
   result.finalTurnText = await a.getByTestId('turn').textContent();
-  result.screenshots.push((await shot(a, 'game-finished-1280.png', 1280)).path);
+  {
+    const s = await shot(a, 'game-finished-1280.png', 1280);
+    result.screenshots.push(s.path);
+    result.overflow['game-finished-1280'] = s.overflow;
+  }
 
   // The game page's draw time: fresh loads of the finished game, measured by the page itself.
   const timing = await (await context(browser, 'timing', undefined, { intercept: false })).newPage();
@@ -194,7 +202,11 @@ try {
   await r.locator('[data-testid="audit"][data-valid="true"]').waitFor();
   const seed = (await r.getByTestId('seed').textContent()).trim();
   check(seed === game.seed && seed.length === 64, 'the revealed seed is shown');
-  result.screenshots.push((await shot(r, 'replay-375.png', 375)).path);
+  {
+    const s = await shot(r, 'replay-375.png', 375);
+    result.screenshots.push(s.path);
+    result.overflow['replay-375'] = s.overflow;
+  }
   // Export the record.
   const [download] = await Promise.all([r.waitForEvent('download'), r.getByTestId('export').click()]);
   const record = readFileSync(await download.path(), 'utf8');
