@@ -77,6 +77,28 @@ pub enum Outcome {
     Failed,
 }
 
+impl Outcome {
+    const ALL: [Outcome; 3] = [Outcome::Played, Outcome::Refused, Outcome::Failed];
+
+    /// Its label in `/metrics`.
+    fn label(self) -> &'static str {
+        match self {
+            Outcome::Played => "played",
+            Outcome::Refused => "refused",
+            Outcome::Failed => "failed",
+        }
+    }
+
+    /// Its place in [`Metrics`]'s command counters.
+    fn index(self) -> usize {
+        match self {
+            Outcome::Played => 0,
+            Outcome::Refused => 1,
+            Outcome::Failed => 2,
+        }
+    }
+}
+
 /// The node's counters.
 #[derive(Default)]
 pub struct Metrics {
@@ -124,12 +146,7 @@ impl Metrics {
     }
 
     pub fn command(&self, outcome: Outcome, elapsed: Duration) {
-        let i = match outcome {
-            Outcome::Played => 0,
-            Outcome::Refused => 1,
-            Outcome::Failed => 2,
-        };
-        self.commands[i].fetch_add(1, Ordering::Relaxed);
+        self.commands[outcome.index()].fetch_add(1, Ordering::Relaxed);
         self.command_seconds.observe(elapsed);
     }
 
@@ -149,12 +166,7 @@ impl Metrics {
     }
 
     pub fn commands(&self, outcome: Outcome) -> u64 {
-        let i = match outcome {
-            Outcome::Played => 0,
-            Outcome::Refused => 1,
-            Outcome::Failed => 2,
-        };
-        self.commands[i].load(Ordering::Relaxed)
+        self.commands[outcome.index()].load(Ordering::Relaxed)
     }
 
     /// Everything, in the Prometheus text format.
@@ -191,11 +203,11 @@ impl Metrics {
             "counter",
             "Commands posted to games, by outcome: played (stored), refused (4xx), failed (5xx).",
         );
-        for (i, outcome) in ["played", "refused", "failed"].iter().enumerate() {
-            let count = self.commands[i].load(Ordering::Relaxed);
+        for outcome in Outcome::ALL {
+            let (label, count) = (outcome.label(), self.commands(outcome));
             let _ = writeln!(
                 out,
-                "avalanche_commands_total{{outcome=\"{outcome}\"}} {count}"
+                "avalanche_commands_total{{outcome=\"{label}\"}} {count}"
             );
         }
         head(
