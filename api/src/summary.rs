@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use domain::engine::{Outcome, Seat};
 use domain::table::{ForkOrigin, SeatClock, Status, TimeControl};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::value::RawValue;
 use storage::Envelope;
 use utoipa::ToSchema;
 
@@ -68,10 +68,11 @@ pub struct GameSummary {
     /// The game this one was forked from, and at which version (absent for other games).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<ForkOrigin>,
-    /// The game's own state as the caller may see it (absent in lists).
+    /// The game's own state as the caller may see it (absent in lists). Written straight
+    /// to JSON from the game's typed view, without a `Value` tree in between.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<GameView>)]
-    pub view: Option<Value>,
+    pub view: Option<Box<RawValue>>,
 }
 
 /// A stored event as the caller may see it.
@@ -88,7 +89,7 @@ pub struct EventOut {
     pub actor: String,
     /// The event itself, with what the caller may not see removed.
     #[schema(value_type = GameEvent)]
-    pub data: Value,
+    pub data: Box<RawValue>,
 }
 
 /// The summary of a game for `player` (or an anonymous reader); `with_view` adds the view.
@@ -137,7 +138,7 @@ pub fn summary(
         created_at: slot.created_at,
         updated_at: slot.updated_at,
         parent: game.parent(),
-        view: with_view.then(|| game.view(slot.viewer(player))),
+        view: with_view.then(|| game.view_json(slot.viewer(player))),
     }
 }
 
@@ -155,7 +156,7 @@ pub fn events_for(slot: &Slot, player: Option<&str>, envelopes: &[Envelope]) -> 
             event_type: e.event_type.clone(),
             recorded_at: e.recorded_at,
             actor: e.actor.clone(),
-            data: slot.game.redact(&e.payload, viewer),
+            data: slot.game.redact_json(&e.payload, viewer),
         })
         .collect()
 }
