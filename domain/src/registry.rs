@@ -394,9 +394,7 @@ impl<E: Engine> Live<E> {
         match (self.table.ended_by, &self.table.outcome) {
             // Ended at the table, not by the rules: the view shows it too (a game sealed by a
             // takeback is shown as while it ran).
-            (Some(end), Some(outcome)) if !self.table.sealed() => {
-                E::ended_view(view, end, outcome)
-            }
+            (Some(end), Some(outcome)) if !self.table.sealed() => E::ended_view(view, end, outcome),
             _ => view,
         }
     }

@@ -112,7 +112,10 @@ fn plays_alike(kind_id: &str, seats: usize) {
         };
         play(&mut game, format!("p-{seat}"), legal.command);
     }
-    assert!(game.version() > seats as u64 + 2, "{kind_id}: the game was played");
+    assert!(
+        game.version() > seats as u64 + 2,
+        "{kind_id}: the game was played"
+    );
 }
 
 #[test]

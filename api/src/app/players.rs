@@ -63,9 +63,7 @@ impl Players {
         }
     }
 
-    fn lock_tokens(
-        tokens: &RwLock<TokenCache>,
-    ) -> std::sync::RwLockWriteGuard<'_, TokenCache> {
+    fn lock_tokens(tokens: &RwLock<TokenCache>) -> std::sync::RwLockWriteGuard<'_, TokenCache> {
         tokens.write().unwrap_or_else(PoisonError::into_inner)
     }
 

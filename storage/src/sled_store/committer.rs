@@ -241,7 +241,10 @@ impl Committer {
                     .iter()
                     .map(|a| (Arc::<str>::from(a.stream.as_str()), a.last_version))
                     .collect();
-                Some(self.group_commit.written_quietly(Some(last_position), heads))
+                Some(
+                    self.group_commit
+                        .written_quietly(Some(last_position), heads),
+                )
             })
         };
         // The group is flushed here, in this thread, before anyone is answered: each
