@@ -366,22 +366,6 @@ mod tracing_actix {
 
     /// The route commands are posted to.
     const COMMANDS: &str = "/v1/games/{id}/commands";
-    /// The route of a seat's legal commands.
-    const LEGAL: &str = "/v1/games/{id}/legal";
-
-    /// The pattern of a path to one of the two busiest routes (`game` is the path's segment
-    /// after `/v1/games/`), told without the router's regular expressions; `None` for the
-    /// others, which the router names.
-    pub(super) fn busiest_route(game: &str, path: &str) -> Option<&'static str> {
-        if game.is_empty() {
-            return None;
-        }
-        match path.strip_prefix("/v1/games/")?.strip_prefix(game)? {
-            "/commands" => Some(COMMANDS),
-            "/legal" => Some(LEGAL),
-            _ => None,
-        }
-    }
 
     /// Logs each request and counts it in the node's metrics (a posted command also as a
     /// command, with its latency).
@@ -435,9 +419,8 @@ mod tracing_actix {
                 tracing::info_span!("request", method = %req.method(), path = %path, game = %game);
             let method = req.method().to_string();
             // The pattern, not the path: ids never become labels.
-            let route = busiest_route(&game, &path)
-                .map(str::to_string)
-                .or_else(|| req.match_pattern())
+            let route = req
+                .match_pattern()
                 .unwrap_or_else(|| "unmatched".to_string());
             let metrics = self.metrics.clone();
             let started = Instant::now();
@@ -470,47 +453,6 @@ mod tracing_actix {
                 }
                 .instrument(span),
             )
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::tracing_actix::busiest_route;
-
-    /// The segment after `/v1/games/`, as the request span takes it.
-    fn game(path: &str) -> &str {
-        path.strip_prefix("/v1/games/")
-            .and_then(|rest| rest.split('/').next())
-            .unwrap_or("")
-    }
-
-    fn route(path: &str) -> Option<&'static str> {
-        busiest_route(game(path), path)
-    }
-
-    #[test]
-    fn the_busiest_routes_are_named_by_their_pattern_without_the_router() {
-        assert_eq!(
-            route("/v1/games/g-0c1d2e3f4a5b6c7d/commands"),
-            Some("/v1/games/{id}/commands")
-        );
-        assert_eq!(route("/v1/games/g-1/legal"), Some("/v1/games/{id}/legal"));
-    }
-
-    #[test]
-    fn other_paths_are_left_to_the_router() {
-        for path in [
-            "/v1/games/g-1",
-            "/v1/games/g-1/events",
-            "/v1/games/g-1/commands/",
-            "/v1/games/g-1/legal/x",
-            "/v1/games//legal",
-            "/v1/games",
-            "/v1/players/me",
-            "/health",
-        ] {
-            assert_eq!(route(path), None, "{path}");
         }
     }
 }
