@@ -9,6 +9,7 @@ use domain::engine::{Outcome, Seat};
 use domain::table::{ForkOrigin, SeatClock, Status, TimeControl};
 use serde::Serialize;
 use serde_json::value::RawValue;
+use serde_json::Value;
 use storage::Envelope;
 use utoipa::ToSchema;
 
@@ -89,7 +90,7 @@ pub struct EventOut {
     pub actor: String,
     /// The event itself, with what the caller may not see removed.
     #[schema(value_type = GameEvent)]
-    pub data: Box<RawValue>,
+    pub data: Value,
 }
 
 /// The summary of a game for `player` (or an anonymous reader); `with_view` adds the view.
@@ -156,7 +157,7 @@ pub fn events_for(slot: &Slot, player: Option<&str>, envelopes: &[Envelope]) -> 
             event_type: e.event_type.clone(),
             recorded_at: e.recorded_at,
             actor: e.actor.clone(),
-            data: slot.game.redact_json(&e.payload, viewer),
+            data: slot.game.redact(&e.payload, viewer),
         })
         .collect()
 }

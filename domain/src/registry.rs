@@ -151,9 +151,6 @@ pub trait LiveGame: Send + Sync {
     fn view_json(&self, viewer: Viewer) -> Box<RawValue>;
     /// A stored event as `viewer` may see it.
     fn redact(&self, event: &Value, viewer: Viewer) -> Value;
-    /// [`LiveGame::redact`] written straight to JSON text: the same content, without a
-    /// second [`Value`] tree.
-    fn redact_json(&self, event: &Value, viewer: Viewer) -> Box<RawValue>;
     /// The legal commands of `seat` by the rules of the game and the table.
     fn legal(&self, seat: Seat) -> Vec<LegalCommand>;
     /// The legal commands of `seat` at `now`: the rules' list, and a claim of a timeout once
@@ -342,18 +339,6 @@ fn check_revision<E: Engine>(created: Option<&TableEvent<E>>) -> Result<(), Fold
     Ok(())
 }
 
-/// [`redact_event`] written straight to JSON text.
-fn redact_event_json<E: Engine>(event: &Value, viewer: Viewer) -> Box<RawValue> {
-    match TableEvent::<E>::deserialize(event) {
-        Ok(TableEvent::Game { event }) => raw_or_null(&TableEvent::<E>::Game {
-            event: E::redact(&event, viewer),
-        }),
-        Ok(_) => raw_or_null(event),
-        // Never pass on what we cannot read: it might hold a secret.
-        Err(_) => RawValue::NULL.to_owned(),
-    }
-}
-
 fn redact_event<E: Engine>(event: &Value, viewer: Viewer) -> Value {
     match TableEvent::<E>::deserialize(event) {
         Ok(TableEvent::Game { event }) => serde_json::to_value(TableEvent::<E>::Game {
@@ -510,10 +495,6 @@ impl<E: Engine> LiveGame for Live<E> {
 
     fn redact(&self, event: &Value, viewer: Viewer) -> Value {
         redact_event::<E>(event, viewer)
-    }
-
-    fn redact_json(&self, event: &Value, viewer: Viewer) -> Box<RawValue> {
-        redact_event_json::<E>(event, viewer)
     }
 
     fn legal(&self, seat: Seat) -> Vec<LegalCommand> {
