@@ -69,8 +69,8 @@ pub struct GameSummary {
     /// The game this one was forked from, and at which version (absent for other games).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<ForkOrigin>,
-    /// The game's own state as the caller may see it (absent in lists). Written straight
-    /// to JSON from the game's typed view, without a `Value` tree in between.
+    /// The game's own state as the caller may see it (absent in lists).
+    // Written straight to JSON from the game's typed view, without a `Value` tree between.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<GameView>)]
     pub view: Option<Box<RawValue>>,
