@@ -81,7 +81,8 @@ pub async fn answer_command(
             .envelopes
             .last()
             .map_or(played.first_version, |e| e.version);
-        game.view = Some(state.games.repository().view_at(&slot, last, player)?);
+        let view = state.games.repository().view_at(&slot, last, player)?;
+        game.view = Some(serde_json::value::to_raw_value(&view).map_err(ApiError::internal)?);
     }
     let answer = CommandAnswer {
         version: played.envelopes.last().map_or(game.version, |e| e.version),

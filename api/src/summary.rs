@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use domain::engine::{Outcome, Seat};
 use domain::table::{ForkOrigin, SeatClock, Status, TimeControl};
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use storage::Envelope;
 use utoipa::ToSchema;
@@ -69,9 +70,10 @@ pub struct GameSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<ForkOrigin>,
     /// The game's own state as the caller may see it (absent in lists).
+    // Written straight to JSON from the game's typed view, without a `Value` tree between.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<GameView>)]
-    pub view: Option<Value>,
+    pub view: Option<Box<RawValue>>,
 }
 
 /// A stored event as the caller may see it.
@@ -137,7 +139,7 @@ pub fn summary(
         created_at: slot.created_at,
         updated_at: slot.updated_at,
         parent: game.parent(),
-        view: with_view.then(|| game.view(slot.viewer(player))),
+        view: with_view.then(|| game.view_json(slot.viewer(player))),
     }
 }
 

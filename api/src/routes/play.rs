@@ -6,9 +6,10 @@ use crate::openapi::GameCommand;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
-use domain::registry::LegalCommand;
+use domain::registry::LegalJson;
 use domain::{ErrorCode, RuleError};
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use utoipa::ToSchema;
 
@@ -16,14 +17,14 @@ use utoipa::ToSchema;
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LegalOut {
     #[schema(value_type = GameCommand)]
-    pub command: Value,
+    pub command: Box<RawValue>,
     /// Human-readable: `Nf3/a6`, `snow fall`, `play Q Q Q (grow)`, `resign`, ...
     #[schema(example = "Nf3/a6")]
     pub notation: String,
 }
 
-impl From<LegalCommand> for LegalOut {
-    fn from(offered: LegalCommand) -> LegalOut {
+impl From<LegalJson> for LegalOut {
+    fn from(offered: LegalJson) -> LegalOut {
         LegalOut {
             command: offered.command,
             notation: offered.notation,
@@ -55,7 +56,7 @@ pub async fn legal(
     let seat = slot.game.seat_of(&player.id).ok_or_else(|| {
         RuleError::new(ErrorCode::NotSeated, "You do not hold a seat in this game.")
     })?;
-    let commands = slot.game.legal_at(seat, chrono::Utc::now());
+    let commands = slot.game.legal_json_at(seat, chrono::Utc::now());
     Ok(HttpResponse::Ok().json(LegalList {
         version: slot.game.version(),
         seat,

@@ -241,16 +241,20 @@ impl Committer {
                     .iter()
                     .map(|a| (Arc::<str>::from(a.stream.as_str()), a.last_version))
                     .collect();
-                Some(self.group_commit.written(Some(last_position), heads))
+                Some(
+                    self.group_commit
+                        .written_quietly(Some(last_position), heads),
+                )
             })
         };
-        // The group's flush is waited for here, before anyone is answered: each appender is
-        // woken once, when its append is durable (not once written and again once flushed),
-        // and the appends that arrive meanwhile make the next group, so that there is one
-        // sled transaction a flush rather than several (each transaction rolls sled's IO
-        // buffer, which wakes sled's IO threads).
+        // The group is flushed here, in this thread, before anyone is answered: each
+        // appender is woken once, when its append is durable (not once written and again once
+        // flushed), and the appends that arrive meanwhile make the next group, so that there
+        // is one sled transaction a flush rather than several (each transaction rolls sled's
+        // IO buffer, which wakes sled's IO threads). Flushing here rather than in the flusher
+        // thread spares waking it and being woken by it.
         let durable = match written {
-            Ok(Some(ticket)) => self.group_commit.wait_blocking(ticket),
+            Ok(Some(ticket)) => self.group_commit.flush_blocking(ticket),
             Ok(None) => Ok(()),
             Err(error) => Err(error),
         };

@@ -1,9 +1,15 @@
-//! Group commit: one thread flushes sled while writers wait, so concurrent appends share each fsync.
+//! Group commit: one flush of sled at a time while writers wait, so concurrent appends share
+//! each fsync.
 //!
-//! Every write done in sled takes a ticket (a sequence number) right after it is done. The
-//! flusher notes the last ticket handed out, flushes, and then declares every ticket up to the
-//! noted one durable: each of those writes finished before that flush started. Writers that
-//! arrive during a flush are served together by the next one.
+//! Every write done in sled takes a ticket (a sequence number) right after it is done. A flush
+//! notes the last ticket handed out, flushes, and then declares every ticket up to the noted
+//! one durable: each of those writes finished before that flush started. Writers that arrive
+//! during a flush are served together by the next one.
+//!
+//! The flusher thread flushes for every writer; the committer flushes its own groups in its
+//! own thread ([`GroupCommit::flush_blocking`]), which spares two thread hand-offs a group (the
+//! committer waking the flusher, the flusher waking the committer). Only one flush runs at a
+//! time, whoever runs it.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -49,11 +55,30 @@ struct State {
     flushes: u64,
     /// Stream heads to announce once their ticket is durable: (ticket, stream, head).
     heads: Vec<(u64, Arc<str>, u64)>,
+    /// Whether a flush is under way (in the flusher or in the committer).
+    flushing: bool,
     shutdown: bool,
+}
+
+impl State {
+    /// Whether a written ticket is not yet flushed (nor failed).
+    fn pending(&self) -> bool {
+        self.requested > self.mark.flushed.max(self.mark.failed)
+    }
+}
+
+/// What a flush needs: the database, what sled's flush leaves undone, and who to tell of new
+/// stream heads.
+pub(crate) struct Flush {
+    pub db: sled::Db,
+    /// Used by one flush at a time (see `State::flushing`): never contended.
+    pub disk_sync: Mutex<Option<DiskSync>>,
+    pub watchers: Arc<Watchers>,
 }
 
 pub(crate) struct GroupCommit {
     state: Mutex<State>,
+    flush: Flush,
     /// Wakes the flusher.
     work: Condvar,
     /// Wakes blocking writers.
@@ -69,13 +94,14 @@ fn lock(mutex: &Mutex<State>) -> MutexGuard<'_, State> {
 }
 
 impl GroupCommit {
-    pub(crate) fn new(durable_position: u64) -> GroupCommit {
+    pub(crate) fn new(durable_position: u64, flush: Flush) -> GroupCommit {
         GroupCommit {
             state: Mutex::new(State {
                 written_position: durable_position,
                 durable_position,
                 ..State::default()
             }),
+            flush,
             work: Condvar::new(),
             done: Condvar::new(),
             marks: watch::channel(Mark::default()).0,
@@ -86,6 +112,22 @@ impl GroupCommit {
     /// Takes a ticket for a write that is done in sled, and asks for a flush covering it.
     /// Only the committer appends, one group after the other, so tickets follow positions.
     pub(crate) fn written(&self, position: Option<u64>, heads: Vec<(Arc<str>, u64)>) -> u64 {
+        let ticket = self.take_ticket(position, heads);
+        self.work.notify_one();
+        ticket
+    }
+
+    /// [`GroupCommit::written`] without waking the flusher: for the committer, which flushes
+    /// its group itself ([`GroupCommit::flush_blocking`]).
+    pub(crate) fn written_quietly(
+        &self,
+        position: Option<u64>,
+        heads: Vec<(Arc<str>, u64)>,
+    ) -> u64 {
+        self.take_ticket(position, heads)
+    }
+
+    fn take_ticket(&self, position: Option<u64>, heads: Vec<(Arc<str>, u64)>) -> u64 {
         let mut state = lock(&self.state);
         state.written += 1;
         let ticket = state.written;
@@ -98,8 +140,6 @@ impl GroupCommit {
                 .map(|(stream, head)| (ticket, stream, head)),
         );
         state.requested = ticket;
-        drop(state);
-        self.work.notify_one();
         ticket
     }
 
@@ -120,7 +160,33 @@ impl GroupCommit {
             if let Some(outcome) = state.mark.outcome(ticket) {
                 return outcome;
             }
-            if state.shutdown && state.requested <= state.mark.flushed.max(state.mark.failed) {
+            if state.shutdown && !state.pending() {
+                return Err(StorageError::Closed);
+            }
+            state = self
+                .done
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Makes `ticket` durable in this thread: flushes here unless a flush is already under
+    /// way (then waits for it, and flushes again if it did not cover the ticket).
+    pub(crate) fn flush_blocking(&self, ticket: u64) -> Result<(), StorageError> {
+        let mut state = lock(&self.state);
+        loop {
+            if let Some(outcome) = state.mark.outcome(ticket) {
+                return outcome;
+            }
+            if !state.flushing && state.pending() {
+                let target = (state.written, state.written_position);
+                state.flushing = true;
+                drop(state);
+                self.flush_round(target);
+                state = lock(&self.state);
+                continue;
+            }
+            if state.shutdown && !state.pending() {
                 return Err(StorageError::Closed);
             }
             state = self
@@ -157,18 +223,12 @@ impl GroupCommit {
     }
 
     /// The flusher thread's loop; returns after `shut_down` once nothing is left to flush.
-    /// After each flush of sled, `disk_sync` (none for a temporary store) finishes its job.
-    pub(crate) fn run_flusher(
-        self: Arc<Self>,
-        db: sled::Db,
-        mut disk_sync: Option<DiskSync>,
-        watchers: Arc<Watchers>,
-    ) {
+    pub(crate) fn run_flusher(self: Arc<Self>) {
         loop {
-            let (target, position) = {
+            let target = {
                 let mut state = lock(&self.state);
-                while state.requested <= state.mark.flushed.max(state.mark.failed) {
-                    if state.shutdown {
+                while state.flushing || !state.pending() {
+                    if state.shutdown && !state.flushing && !state.pending() {
                         return;
                     }
                     state = self
@@ -176,48 +236,73 @@ impl GroupCommit {
                         .wait(state)
                         .unwrap_or_else(PoisonError::into_inner);
                 }
+                state.flushing = true;
                 (state.written, state.written_position)
             };
-            let result = match catch_unwind(AssertUnwindSafe(|| db.flush())) {
-                Ok(Ok(_)) => match &mut disk_sync {
+            self.flush_round(target);
+        }
+    }
+
+    /// One flush, claimed by the caller (`State::flushing` set): flushes sled, then finishes
+    /// its job with the disk sync, declares every ticket up to `target`'s durable (or
+    /// failed), wakes the writers waiting and announces the stream heads now durable.
+    fn flush_round(&self, (target, position): (u64, u64)) {
+        let result = match catch_unwind(AssertUnwindSafe(|| self.flush.db.flush())) {
+            Ok(Ok(_)) => {
+                let mut disk_sync = self
+                    .flush
+                    .disk_sync
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                match disk_sync.as_mut() {
                     Some(disk_sync) => disk_sync.sync().map_err(|e| format!("fsync: {e}")),
                     None => Ok(()),
-                },
-                Ok(Err(e)) => Err(e.to_string()),
-                Err(_) => Err("the database library panicked while flushing".to_string()),
-            };
-            let (mark, durable, heads) = {
-                let mut state = lock(&self.state);
-                let mut heads = Vec::new();
-                state.flushes += 1;
-                match result {
-                    Ok(()) => {
-                        state.mark.flushed = target;
-                        state.durable_position = state.durable_position.max(position);
-                        let (ready, pending) = std::mem::take(&mut state.heads)
-                            .into_iter()
-                            .partition(|(ticket, _, _)| *ticket <= target);
-                        state.heads = pending;
-                        heads = ready;
-                    }
-                    Err(error) => {
-                        tracing::error!(%error, "flushing the event store failed");
-                        state.mark.failed = target;
-                        state.mark.error = Some(error.into());
-                    }
                 }
-                (state.mark.clone(), state.durable_position, heads)
-            };
-            self.done.notify_all();
-            self.marks.send_replace(mark);
-            self.positions.send_if_modified(|last| {
-                let newer = durable > *last;
-                *last = (*last).max(durable);
-                newer
-            });
-            for (_, stream, head) in heads {
-                watchers.announce(&stream, head);
             }
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err("the database library panicked while flushing".to_string()),
+        };
+        let (mark, durable, heads, more) = {
+            let mut state = lock(&self.state);
+            let mut heads = Vec::new();
+            state.flushes += 1;
+            state.flushing = false;
+            match result {
+                Ok(()) => {
+                    state.mark.flushed = state.mark.flushed.max(target);
+                    state.durable_position = state.durable_position.max(position);
+                    let (ready, pending) = std::mem::take(&mut state.heads)
+                        .into_iter()
+                        .partition(|(ticket, _, _)| *ticket <= target);
+                    state.heads = pending;
+                    heads = ready;
+                }
+                Err(error) => {
+                    tracing::error!(%error, "flushing the event store failed");
+                    state.mark.failed = state.mark.failed.max(target);
+                    state.mark.error = Some(error.into());
+                }
+            }
+            (
+                state.mark.clone(),
+                state.durable_position,
+                heads,
+                state.pending() || state.shutdown,
+            )
+        };
+        self.done.notify_all();
+        if more {
+            // Writes that came during this flush (or a shutdown) are the flusher's now.
+            self.work.notify_one();
+        }
+        self.marks.send_replace(mark);
+        self.positions.send_if_modified(|last| {
+            let newer = durable > *last;
+            *last = (*last).max(durable);
+            newer
+        });
+        for (_, stream, head) in heads {
+            self.flush.watchers.announce(&stream, head);
         }
     }
 }

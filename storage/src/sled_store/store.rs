@@ -10,7 +10,7 @@ use crate::error::{OpenError, StorageError};
 use crate::sled_store::codec;
 use crate::sled_store::committer::{Committer, Queue};
 use crate::sled_store::disk_sync::DiskSync;
-use crate::sled_store::group_commit::GroupCommit;
+use crate::sled_store::group_commit::{Flush, GroupCommit};
 use crate::sled_store::keys;
 use crate::sled_store::open::{self, Opened};
 use crate::sled_store::watchers::Watchers;
@@ -144,8 +144,13 @@ impl SledStore {
             Some((key, _)) => keys::read_u64(&key)
                 .ok_or_else(|| damaged("a stream id of the wrong size".into()))?,
         };
-        let group_commit = Arc::new(GroupCommit::new(last_position));
         let watchers = Arc::new(Watchers::default());
+        let flush = Flush {
+            db: db.clone(),
+            disk_sync: Mutex::new(disk_sync),
+            watchers: Arc::clone(&watchers),
+        };
+        let group_commit = Arc::new(GroupCommit::new(last_position, flush));
         let queue = Arc::new(Queue::default());
         let inner = Arc::new(Inner {
             db: db.clone(),
@@ -165,7 +170,7 @@ impl SledStore {
             let group_commit = Arc::clone(&group_commit);
             std::thread::Builder::new()
                 .name("event-store-flusher".into())
-                .spawn(move || group_commit.run_flusher(db, disk_sync, watchers))
+                .spawn(move || group_commit.run_flusher())
                 .map_err(cannot_start)?
         };
         *inner.flusher.lock().unwrap_or_else(PoisonError::into_inner) = Some(flusher);
