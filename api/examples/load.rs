@@ -44,12 +44,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use storage::{Batch, NewEvent, SledStore as Store};
 
-/// The server's allocator, as in the `avalanche` binary. (glibc's single arena, which the
-/// binary asks for, is not asked for here: in one process the clients would share it with the
-/// server. `--binary` measures the binary as it runs.)
-#[cfg(feature = "mimalloc")]
+/// The server's allocator, as in the `avalanche` binary: jemalloc with one arena (the clients
+/// share it in one process; `--binary` measures the binary as it runs).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: api::allocator::Allocator = api::allocator::Allocator {};
 
 /// The five games, and the options the benchmark plays them with.
 const KINDS: &[(&str, Option<&str>)] = &[

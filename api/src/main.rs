@@ -6,15 +6,11 @@ use api::configuration::{Cli, Subcommand};
 use clap::Parser;
 use std::process::ExitCode;
 
-/// With the feature `mimalloc`, mimalloc rather than glibc's malloc: the server allocates and
-/// frees many small JSON values a request, and mimalloc does it with about 8% less CPU a
-/// command, for some 35 MB more resident memory (BENCHMARKS.md, "Lists and memory").
-#[cfg(feature = "mimalloc")]
+/// jemalloc with one arena (see `api/src/allocator.rs`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: api::allocator::Allocator = api::allocator::Allocator {};
 
 fn main() -> ExitCode {
-    api::allocator::one_malloc_arena();
     let cli = Cli::parse();
     match cli.command.unwrap_or(Subcommand::Serve(cli.serve)) {
         Subcommand::Serve(settings) => {
