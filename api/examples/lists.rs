@@ -25,6 +25,8 @@
 //!
 //! Figures and the exact commands are in BENCHMARKS.md ("Lists and memory").
 
+mod common;
+
 use api::app::players::Players;
 use api::app::sealing::{SecretsKey, DEFAULT_KEY_FILE};
 use api::app::{Games, NewGame, PlayerCommand};
@@ -339,14 +341,7 @@ impl Server {
             .spawn()
             .unwrap_or_else(|e| panic!("{} starts: {e}", binary.display()));
         let base = format!("http://127.0.0.1:{port}");
-        let started = Instant::now();
-        while reqwest::get(format!("{base}/health")).await.is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(120),
-                "the server answers within two minutes"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        common::wait_until_up(&base, Duration::from_secs(120)).await;
         Server { child, base }
     }
 
@@ -363,12 +358,7 @@ impl Server {
         kb / 1024.0
     }
 
-    fn stop(mut self) {
-        // SIGINT: the server stops as an operator stops it, its store closed cleanly.
-        let _ = Command::new("kill")
-            .arg("-INT")
-            .arg(self.child.id().to_string())
-            .status();
-        let _ = self.child.wait();
+    fn stop(self) {
+        common::stop(self.child);
     }
 }

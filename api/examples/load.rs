@@ -29,6 +29,8 @@
 //! server CPU is then the nodes' together, and PostgreSQL's processes are reported apart.
 //! Figures and the exact commands are in BENCHMARKS.md ("Load").
 
+mod common;
+
 use clap::Parser;
 use domain::log::GameLog;
 use domain::registry::{GameKind, LiveGame};
@@ -407,24 +409,12 @@ impl External {
             .spawn()
             .unwrap_or_else(|e| panic!("{} starts: {e}", binary.display()));
         let base = format!("http://127.0.0.1:{port}");
-        let started = Instant::now();
-        while reqwest::get(format!("{base}/health")).await.is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "the server answers within a minute"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        common::wait_until_up(&base, Duration::from_secs(60)).await;
         External { child, base }
     }
 
-    fn stop(mut self) {
-        // SIGINT: the server stops as an operator stops it, its store closed cleanly.
-        let _ = std::process::Command::new("kill")
-            .arg("-INT")
-            .arg(self.child.id().to_string())
-            .status();
-        let _ = self.child.wait();
+    fn stop(self) {
+        common::stop(self.child);
     }
 }
 
