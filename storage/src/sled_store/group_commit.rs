@@ -154,31 +154,26 @@ impl GroupCommit {
         Some(self.written(None, Vec::new()))
     }
 
+    /// Waits in this thread until `ticket` is durable (the flusher, or the committer, flushes).
     pub(crate) fn wait_blocking(&self, ticket: u64) -> Result<(), StorageError> {
-        let mut state = lock(&self.state);
-        loop {
-            if let Some(outcome) = state.mark.outcome(ticket) {
-                return outcome;
-            }
-            if state.shutdown && !state.pending() {
-                return Err(StorageError::Closed);
-            }
-            state = self
-                .done
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
+        self.until_durable(ticket, false)
     }
 
     /// Makes `ticket` durable in this thread: flushes here unless a flush is already under
     /// way (then waits for it, and flushes again if it did not cover the ticket).
     pub(crate) fn flush_blocking(&self, ticket: u64) -> Result<(), StorageError> {
+        self.until_durable(ticket, true)
+    }
+
+    /// [`GroupCommit::wait_blocking`] and, with `may_flush`, [`GroupCommit::flush_blocking`]:
+    /// only one flush runs at a time (`flushing`), whoever runs it.
+    fn until_durable(&self, ticket: u64, may_flush: bool) -> Result<(), StorageError> {
         let mut state = lock(&self.state);
         loop {
             if let Some(outcome) = state.mark.outcome(ticket) {
                 return outcome;
             }
-            if !state.flushing && state.pending() {
+            if may_flush && !state.flushing && state.pending() {
                 let target = (state.written, state.written_position);
                 state.flushing = true;
                 drop(state);
