@@ -33,7 +33,6 @@ use api::app::{Games, NewGame, PlayerCommand};
 use clap::Parser;
 use domain::Registry;
 use serde_json::{json, Value};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -326,10 +325,7 @@ struct Server {
 
 impl Server {
     async fn start(binary: &Path, data: &Path) -> Server {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = common::free_port();
         let child = Command::new(binary)
             .arg("--addr")
             .arg(format!("127.0.0.1:{port}"))

@@ -121,32 +121,6 @@ fn main() {
         args.nodes == 1 || (args.binary.is_some() && args.database.is_some()),
         "--nodes is for --binary on a --database"
     );
-    if let (Some(url), Some(binary)) = (&args.database, &args.binary) {
-        assert!(
-            args.prefill == 0 && !args.cold_start,
-            "--prefill and --cold-start are for sled"
-        );
-        let store = storage::PostgresStore::open(url).expect("the PostgreSQL store opens");
-        let before = *storage::EventStore::subscribe_all(&store).borrow();
-        let key = dir.join("secrets.key");
-        let report = runtime.block_on(async {
-            let mut nodes = Vec::new();
-            for _ in 0..args.nodes {
-                // One after another: the first creates the tables, the others find them.
-                nodes.push(External::start(binary, &Place::Database(url, &key)).await);
-            }
-            let pids: Vec<u32> = nodes.iter().map(|n| n.child.id()).collect();
-            let bases: Vec<String> = nodes.iter().map(|n| n.base.clone()).collect();
-            let report = load(&bases, &args, &|| external_cpu(&pids)).await;
-            for node in nodes {
-                node.stop();
-            }
-            report
-        });
-        report.print(&args);
-        report_postgres(&store, before);
-        return;
-    }
     if let Some(url) = &args.database {
         assert!(
             args.prefill == 0 && !args.cold_start,
@@ -154,12 +128,34 @@ fn main() {
         );
         let store = storage::PostgresStore::open(url).expect("the PostgreSQL store opens");
         let before = *storage::EventStore::subscribe_all(&store).borrow();
-        let server = Server::start(store.clone());
-        let report = runtime.block_on(async {
-            let report = load(std::slice::from_ref(&server.base), &args, &in_process_cpu).await;
-            server.stop().await;
-            report
-        });
+        let report = match &args.binary {
+            Some(binary) => {
+                let key = dir.join("secrets.key");
+                runtime.block_on(async {
+                    let mut nodes = Vec::new();
+                    for _ in 0..args.nodes {
+                        // One after another: the first creates the tables, the others find them.
+                        nodes.push(External::start(binary, &Place::Database(url, &key)).await);
+                    }
+                    let pids: Vec<u32> = nodes.iter().map(|n| n.child.id()).collect();
+                    let bases: Vec<String> = nodes.iter().map(|n| n.base.clone()).collect();
+                    let report = load(&bases, &args, &|| external_cpu(&pids)).await;
+                    for node in nodes {
+                        node.stop();
+                    }
+                    report
+                })
+            }
+            None => {
+                let server = Server::start(store.clone());
+                runtime.block_on(async {
+                    let report =
+                        load(std::slice::from_ref(&server.base), &args, &in_process_cpu).await;
+                    server.stop().await;
+                    report
+                })
+            }
+        };
         report.print(&args);
         report_postgres(&store, before);
         return;
@@ -376,10 +372,7 @@ struct External {
 
 impl External {
     async fn start(binary: &std::path::Path, place: &Place<'_>) -> External {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = common::free_port();
         // No quotas or rate limits, and no per-request log lines, as in this process.
         let mut command = std::process::Command::new(binary);
         command.args(["--addr", &format!("127.0.0.1:{port}")]);
