@@ -57,13 +57,32 @@ function avalancheView(game: GameSummary): AvalancheView {
   return game.view as AvalancheView;
 }
 
+// The server limits each player's commands (at most 40 at once, then 20 a second) and answers
+// 429 with `Retry-After` beyond that. A well-behaved client waits as told and sends the same
+// request again; this one counts how often it had to.
+let rateLimited = 0;
+
+const politeFetch: typeof fetch = async (input, init) => {
+  const original = new Request(input, init);
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(original.clone());
+    if (response.status !== 429 || attempt === 10) {
+      return response;
+    }
+    const after = response.headers.get("Retry-After");
+    check(after !== null && /^[0-9]+$/.test(after), "a 429 says when to try again");
+    rateLimited += 1;
+    await new Promise((resolve) => setTimeout(resolve, Number(after) * 1000));
+  }
+};
+
 async function main(base: string): Promise<void> {
-  const anonymous = createClient({ baseUrl: base });
+  const anonymous = createClient({ baseUrl: base, fetch: politeFetch });
   const seats: Client[] = [];
   for (const name of ["Ada", "Bea", "Cy"]) {
     const { data } = await createPlayer({ client: anonymous, body: { name }, throwOnError: true });
     // The token goes in the client's `auth`: every operation that takes it sends it.
-    seats.push(createClient({ baseUrl: base, auth: data.token }));
+    seats.push(createClient({ baseUrl: base, auth: data.token, fetch: politeFetch }));
   }
 
   const newGame: NewGame = { kind: "avalanche", seats: 3 };
@@ -131,7 +150,8 @@ async function main(base: string): Promise<void> {
 
   console.log(
     `game ${id}: ${played} commands by three seats, ${end.outcome.reason}; ` +
-      `winners ${JSON.stringify(end.outcome.winners)}; the generated TypeScript client works`,
+      `winners ${JSON.stringify(end.outcome.winners)}; waited ${rateLimited} times on 429; ` +
+      `the generated TypeScript client works`,
   );
 }
 
