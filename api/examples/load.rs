@@ -38,7 +38,8 @@ use domain::table::Status;
 use domain::testing::play_random_log;
 use domain::{Registry, Seed};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::value::RawValue;
+use serde_json::json;
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -567,7 +568,29 @@ struct LegalList {
 
 #[derive(Deserialize)]
 struct LegalOut {
-    command: Value,
+    /// Kept as the server wrote it and posted back as is: the client reads only its type.
+    command: Box<RawValue>,
+}
+
+/// The type of a legal command, the one field the client looks at.
+#[derive(Deserialize)]
+struct CommandType<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl LegalOut {
+    /// Whether the random player may choose it: never resign nor deal in draws, so games are
+    /// played out.
+    fn playable(&self) -> bool {
+        let kind = serde_json::from_str::<CommandType>(self.command.get())
+            .ok()
+            .and_then(|c| c.kind);
+        !matches!(
+            kind.as_deref(),
+            Some("resign" | "offer_draw" | "accept_draw" | "decline_draw")
+        )
+    }
 }
 
 #[derive(Deserialize)]
@@ -597,24 +620,28 @@ impl Chooser {
 
 struct Client {
     http: reqwest::Client,
-    /// The servers; each request goes to the next one in turn.
-    bases: Vec<String>,
+    /// The servers; each request goes to the next one in turn. Parsed once: a request's URL
+    /// is a copy with its path set, not a string parsed again (host and all) every time.
+    bases: Vec<reqwest::Url>,
     next: std::sync::atomic::AtomicUsize,
 }
 
 impl Client {
-    fn base(&self) -> &str {
+    /// `path` on the next server.
+    fn url(&self, path: &str) -> reqwest::Url {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        &self.bases[n % self.bases.len()]
+        let mut url = self.bases[n % self.bases.len()].clone();
+        url.set_path(path);
+        url
     }
 
-    async fn post<T: for<'de> Deserialize<'de>>(
+    async fn post<T: for<'de> Deserialize<'de>, B: serde::Serialize + ?Sized>(
         &self,
         path: &str,
         token: Option<&str>,
-        body: &Value,
+        body: &B,
     ) -> Result<T, String> {
-        let mut request = self.http.post(format!("{}{path}", self.base())).json(body);
+        let mut request = self.http.post(self.url(path)).json(body);
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -628,7 +655,7 @@ impl Client {
     ) -> Result<T, String> {
         let request = self
             .http
-            .get(format!("{}{path}", self.base()))
+            .get(self.url(path))
             .bearer_auth(token);
         read(request.send().await).await
     }
@@ -751,7 +778,10 @@ async fn load(bases: &[String], args: &Args, cpu: &dyn Fn() -> Cpu) -> Report {
         .expect("a client");
     let client = Arc::new(Client {
         http,
-        bases: bases.to_vec(),
+        bases: bases
+            .iter()
+            .map(|base| reqwest::Url::parse(base).expect("a server's address"))
+            .collect(),
         next: Default::default(),
     });
     // Every game gets its own players; game n goes to client n % clients.
@@ -855,16 +885,11 @@ async fn play(
                     break 'play;
                 }
             };
-            let commands: Vec<&Value> = legal
+            let commands: Vec<&RawValue> = legal
                 .commands
                 .iter()
-                .map(|l| &l.command)
-                .filter(|c| {
-                    !matches!(
-                        c["type"].as_str(),
-                        Some("resign" | "offer_draw" | "accept_draw" | "decline_draw")
-                    )
-                })
+                .filter(|l| l.playable())
+                .map(|l| &*l.command)
                 .collect();
             let command = commands[chooser.below(commands.len())];
             let sent = Instant::now();
