@@ -38,8 +38,8 @@ use domain::table::Status;
 use domain::testing::play_random_log;
 use domain::{Registry, Seed};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::json;
+use serde_json::value::RawValue;
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -653,10 +653,7 @@ impl Client {
         path: &str,
         token: &str,
     ) -> Result<T, String> {
-        let request = self
-            .http
-            .get(self.url(path))
-            .bearer_auth(token);
+        let request = self.http.get(self.url(path)).bearer_auth(token);
         read(request.send().await).await
     }
 

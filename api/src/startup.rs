@@ -357,6 +357,7 @@ mod tracing_actix {
     use actix_web::body::MessageBody;
     use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Transform};
     use futures_util::future::LocalBoxFuture;
+    use std::borrow::Cow;
     use std::future::{ready, Ready};
     use std::time::Instant;
     use tracing::Instrument;
@@ -366,6 +367,30 @@ mod tracing_actix {
 
     /// The route commands are posted to.
     const COMMANDS: &str = "/v1/games/{id}/commands";
+    /// The route of the legal list.
+    const LEGAL: &str = "/v1/games/{id}/legal";
+
+    /// The game id a path is about, if any.
+    fn game_of(path: &str) -> &str {
+        path.strip_prefix("/v1/games/")
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or("")
+    }
+
+    /// The route pattern of the two busiest routes, read from the path: what
+    /// `match_pattern` gives for them, without matching the path against every resource's
+    /// regular expression a second time (the router has matched it once already).
+    fn busy_route(path: &str) -> Option<&'static str> {
+        let (id, tail) = path.strip_prefix("/v1/games/")?.split_once('/')?;
+        if id.is_empty() {
+            return None;
+        }
+        match tail {
+            "commands" => Some(COMMANDS),
+            "legal" => Some(LEGAL),
+            _ => None,
+        }
+    }
 
     /// Logs each request and counts it in the node's metrics (a posted command also as a
     /// command, with its latency).
@@ -409,19 +434,18 @@ mod tracing_actix {
         forward_ready!(service);
 
         fn call(&self, req: ServiceRequest) -> Self::Future {
-            let path = req.path().to_string();
-            let game = path
-                .strip_prefix("/v1/games/")
-                .and_then(|rest| rest.split('/').next())
-                .unwrap_or("")
-                .to_string();
-            let span =
-                tracing::info_span!("request", method = %req.method(), path = %path, game = %game);
-            let method = req.method().to_string();
+            // The fields are only written when the span is enabled (at `info`).
+            let span = tracing::info_span!("request", method = %req.method(), path = %req.path(),
+                game = %game_of(req.path()));
+            let method = req.method().clone();
             // The pattern, not the path: ids never become labels.
-            let route = req
-                .match_pattern()
-                .unwrap_or_else(|| "unmatched".to_string());
+            let route: Cow<'static, str> = match busy_route(req.path()) {
+                Some(route) => Cow::Borrowed(route),
+                None => Cow::Owned(
+                    req.match_pattern()
+                        .unwrap_or_else(|| "unmatched".to_string()),
+                ),
+            };
             let metrics = self.metrics.clone();
             let started = Instant::now();
             let future = self.service.call(req);
@@ -440,8 +464,8 @@ mod tracing_actix {
                             error.as_response_error().status_code().as_u16()
                         }
                     };
-                    metrics.request(&method, &route, status);
-                    if method == "POST" && route == COMMANDS {
+                    metrics.request(method.as_str(), &route, status);
+                    if method == actix_web::http::Method::POST && route == COMMANDS {
                         let outcome = match status {
                             200..=299 => Outcome::Played,
                             500.. => Outcome::Failed,

@@ -78,6 +78,22 @@ fn metrics_count_the_commands_played_and_refused_and_name_routes_not_games() {
         .unwrap();
     let refused = app.play(&players[1], &id, move_of_alice);
     assert_eq!(refused.status(), StatusCode::CONFLICT);
+    // Paths near the two busiest routes that are not them: labelled by the router's match.
+    let near = app
+        .get(&format!("/v1/games/{id}/legal/more"), Some(&players[0]))
+        .send()
+        .unwrap();
+    assert_eq!(near.status(), StatusCode::NOT_FOUND);
+    let empty_id = app
+        .get("/v1/games//legal", Some(&players[0]))
+        .send()
+        .unwrap();
+    assert_eq!(empty_id.status(), StatusCode::NOT_FOUND);
+    let game = app
+        .get(&format!("/v1/games/{id}"), Some(&players[0]))
+        .send()
+        .unwrap();
+    assert_eq!(game.status(), StatusCode::OK);
 
     let response = app.get("/metrics", None).send().unwrap();
     assert_eq!(response.status(), StatusCode::OK);
@@ -113,6 +129,14 @@ fn metrics_count_the_commands_played_and_refused_and_name_routes_not_games() {
     assert!(text.contains(
         r#"avalanche_http_requests_total{method="POST",route="/v1/games/{id}/commands",status="200"} 2"#
     ), "{text}");
+    for line in [
+        r#"avalanche_http_requests_total{method="POST",route="/v1/games/{id}/commands",status="409"} 1"#,
+        r#"avalanche_http_requests_total{method="GET",route="/v1/games/{id}/legal",status="200"}"#,
+        r#"avalanche_http_requests_total{method="GET",route="/v1/games/{id}",status="200"}"#,
+        r#"avalanche_http_requests_total{method="GET",route="unmatched",status="404"} 2"#,
+    ] {
+        assert!(text.contains(line), "{line} in:\n{text}");
+    }
     assert!(!text.contains(&id), "a game id is not a label: {text}");
 }
 
