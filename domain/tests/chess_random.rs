@@ -87,3 +87,57 @@ fn random_reversed_games_keep_every_invariant_and_survive_export_and_import() {
 fn random_balanced_reversed_games_keep_every_invariant_and_survive_export_and_import() {
     random_games(Variant::BalancedReversed);
 }
+
+/// The legal list writes each turn's check mark from bitboards, and asks for a board only
+/// to look for a mate; playing the turn writes it from the position it leaves. At every
+/// position of random games, every turn offered is played, and both notations must agree.
+#[test]
+fn every_offered_turn_is_recorded_with_the_notation_the_legal_list_gives_it() {
+    use domain::testing::test_time;
+    use domain::{Context, Legal};
+    let (mut compared, mut checks, mut mates) = (0, 0, 0);
+    for variant in [
+        Variant::Standard,
+        Variant::Balanced,
+        Variant::Reversed,
+        Variant::BalancedReversed,
+    ] {
+        for game in 0..30u64 {
+            let mut seed = [0u8; 32];
+            seed[..8].copy_from_slice(&(game + 7_000).to_le_bytes());
+            let ctx = Context::new(Seed(seed), 0, test_time());
+            play_random::<AvalancheChess>(
+                &with_variant(setup::<AvalancheChess>(2), variant.id()),
+                Seed(seed),
+                game * 4 + 9_000 + variant as u64,
+                MAX_COMMANDS,
+                |state, _| {
+                    for seat in AvalancheChess::to_act(state) {
+                        for Legal { command, notation } in AvalancheChess::legal(state, seat) {
+                            if !matches!(command, Command::Turn { .. }) {
+                                continue;
+                            }
+                            let events = AvalancheChess::decide(state, seat, &command, &ctx)
+                                .unwrap_or_else(|e| panic!("{notation} is refused: {e}"));
+                            let Some(Event::TurnPlayed {
+                                notation: recorded, ..
+                            }) = events.first()
+                            else {
+                                panic!("{notation} records no turn: {events:?}");
+                            };
+                            assert_eq!(*recorded, notation, "{variant:?} game {game}");
+                            compared += 1;
+                            checks += usize::from(notation.ends_with('+'));
+                            mates += usize::from(notation.ends_with('#'));
+                        }
+                    }
+                },
+            )
+            .unwrap_or_else(|e| panic!("{variant:?} game {game}: {e}"));
+        }
+    }
+    assert!(
+        compared > 100_000 && checks > 1_000 && mates > 0,
+        "too few turns compared: {compared} turns, {checks} checks, {mates} mates"
+    );
+}

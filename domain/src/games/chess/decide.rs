@@ -168,7 +168,19 @@ pub fn half_turn(san: &str, push: Option<Push>, mark: &str) -> String {
 /// The check mark of the position where `side` is to act: `+`, `#`, or nothing. A game that
 /// just ended by a push or a choice is never marked mate.
 pub fn mark(position: &Position, side: Color, lost: bool, pending: bool) -> &'static str {
-    let bits = position.bits();
+    mark_of(&position.bits(), side, lost, pending, || position.board())
+}
+
+/// [`mark`] from the position's bitboards: `board` (the position as [`Position::board`]
+/// gives it) is asked for only when `side` is in check and may be mated, which spares the
+/// legal list a board for each of its hundreds of turns.
+pub fn mark_of(
+    bits: &Bits,
+    side: Color,
+    lost: bool,
+    pending: bool,
+    board: impl FnOnce() -> Option<cozy_chess::Board>,
+) -> &'static str {
     let Some(king) = bits.king(side) else {
         return "";
     };
@@ -178,7 +190,7 @@ pub fn mark(position: &Position, side: Color, lost: bool, pending: bool) -> &'st
     if lost || pending {
         return "+";
     }
-    match position.board() {
+    match board() {
         Some(board) if !has_move(&board) => "#",
         _ => "+",
     }

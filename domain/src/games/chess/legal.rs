@@ -5,7 +5,7 @@
 //! beside it gives the canonical text.
 
 use super::command::{Command, PromotionPiece};
-use super::decide::{half_turn, mark, possible_pushes};
+use super::decide::{half_turn, mark_of, possible_pushes};
 use super::ending::claimable;
 use super::event::EndReason;
 use super::position::{Bits, Position};
@@ -41,35 +41,37 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
         let from_to = mv.to_string();
         let after = after_move(&board, mv);
         let bits = Bits::of(&after);
-        let mut position = Position::from_board(&after);
+        // The position a turn leaves, as a board, only when a mate must be looked for.
+        let position = || Position::from_board(&after);
         let possible = possible_pushes(state, &bits);
         if possible.is_empty() {
-            let notation = half_turn(&san, None, mark(&position, owner, false, false));
+            let mark = mark_of(&bits, owner, false, false, || position().board());
             all.push(Legal::new(
                 Command::Turn {
                     mv: from_to.clone(),
                     push: None,
                 },
-                notation,
+                half_turn(&san, None, mark),
             ));
         }
         for push in possible {
             let lost = push_loses(&bits, pusher, push);
-            position.squares[push.from as usize] = None;
-            position.squares[push.to as usize] = Some((Piece::Pawn, owner));
-            let notation = half_turn(
-                &san,
-                Some(push),
-                mark(&position, owner, lost, push.promotes()),
-            );
-            position.squares[push.to as usize] = None;
-            position.squares[push.from as usize] = Some((Piece::Pawn, owner));
+            let mut pushed = bits;
+            let step = push.from.bitboard() | push.to.bitboard();
+            pushed.pieces[Piece::Pawn as usize] ^= step;
+            pushed.colors[owner as usize] ^= step;
+            let mark = mark_of(&pushed, owner, lost, push.promotes(), || {
+                let mut position = position();
+                position.squares[push.from as usize] = None;
+                position.squares[push.to as usize] = Some((Piece::Pawn, owner));
+                position.board()
+            });
             all.push(Legal::new(
                 Command::Turn {
                     mv: from_to.clone(),
                     push: Some(push.to.to_string()),
                 },
-                notation,
+                half_turn(&san, Some(push), mark),
             ));
         }
     });
