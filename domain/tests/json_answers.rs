@@ -44,11 +44,22 @@ fn agree(kind_id: &str, game: &dyn LiveGame, step: i64) {
                 .into_iter()
                 .map(|l| (l.command, l.notation))
                 .collect();
-            let texts: Vec<(Value, String)> = game
-                .legal_json_at(seat, now)
-                .into_iter()
-                .map(|l| (parsed(l.command.get()), l.notation))
-                .collect();
+            let texts: Vec<(Value, String)> = match parsed(game.legal_json_at(seat, now).get()) {
+                Value::Array(offered) => offered
+                    .into_iter()
+                    .map(|mut o| {
+                        let notation = o["notation"].as_str().map(str::to_string);
+                        let object = o.as_object().map(|o| o.len());
+                        assert_eq!(
+                            object,
+                            Some(2),
+                            "{kind_id}: {o} is a command and its notation"
+                        );
+                        (o["command"].take(), notation.unwrap_or_default())
+                    })
+                    .collect(),
+                other => panic!("{kind_id}: the legal list {other} is not an array"),
+            };
             assert_eq!(texts, values, "{kind_id}: seat {seat}'s legal commands");
         }
     }

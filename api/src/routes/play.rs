@@ -6,7 +6,6 @@ use crate::openapi::GameCommand;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
-use domain::registry::LegalJson;
 use domain::{ErrorCode, RuleError};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -23,21 +22,14 @@ pub struct LegalOut {
     pub notation: String,
 }
 
-impl From<LegalJson> for LegalOut {
-    fn from(offered: LegalJson) -> LegalOut {
-        LegalOut {
-            command: offered.command,
-            notation: offered.notation,
-        }
-    }
-}
-
 /// The caller's legal commands now.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LegalList {
     pub version: u64,
     pub seat: usize,
-    pub commands: Vec<LegalOut>,
+    // Written straight to JSON text by the game, in one pass.
+    #[schema(value_type = Vec<LegalOut>)]
+    pub commands: Box<RawValue>,
 }
 
 /// The caller's legal commands, each with its notation and postable as is.
@@ -56,11 +48,10 @@ pub async fn legal(
     let seat = slot.game.seat_of(&player.id).ok_or_else(|| {
         RuleError::new(ErrorCode::NotSeated, "You do not hold a seat in this game.")
     })?;
-    let commands = slot.game.legal_json_at(seat, chrono::Utc::now());
     Ok(HttpResponse::Ok().json(LegalList {
         version: slot.game.version(),
         seat,
-        commands: commands.into_iter().map(LegalOut::from).collect(),
+        commands: slot.game.legal_json_at(seat, chrono::Utc::now()),
     }))
 }
 
