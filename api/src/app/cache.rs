@@ -10,10 +10,10 @@ pub const DEFAULT_CAPACITY: usize = 5_000;
 
 pub struct Lru<V> {
     capacity: usize,
-    /// id -> (value, the tick of its last use).
-    entries: HashMap<String, (Arc<V>, u64)>,
+    /// id -> (value, the tick of its last use, the id shared with `by_use`).
+    entries: HashMap<Arc<str>, (Arc<V>, u64, Arc<str>)>,
     /// tick of last use -> id: the oldest first.
-    by_use: BTreeMap<u64, String>,
+    by_use: BTreeMap<u64, Arc<str>>,
     tick: u64,
 }
 
@@ -35,10 +35,10 @@ impl<V> Lru<V> {
     /// The value of `id`, now the most recently used.
     pub fn get(&mut self, id: &str) -> Option<Arc<V>> {
         let tick = self.next_tick();
-        let (value, used) = self.entries.get_mut(id)?;
+        let (value, used, key) = self.entries.get_mut(id)?;
         self.by_use.remove(used);
         *used = tick;
-        self.by_use.insert(tick, id.to_string());
+        self.by_use.insert(tick, Arc::clone(key));
         Some(Arc::clone(value))
     }
 
@@ -49,15 +49,18 @@ impl<V> Lru<V> {
         }
         let tick = self.next_tick();
         let value = Arc::new(value);
-        self.entries
-            .insert(id.to_string(), (Arc::clone(&value), tick));
-        self.by_use.insert(tick, id.to_string());
+        let key: Arc<str> = Arc::from(id);
+        self.entries.insert(
+            Arc::clone(&key),
+            (Arc::clone(&value), tick, Arc::clone(&key)),
+        );
+        self.by_use.insert(tick, key);
         self.shrink();
         value
     }
 
     pub fn remove(&mut self, id: &str) {
-        if let Some((_, used)) = self.entries.remove(id) {
+        if let Some((_, used, _)) = self.entries.remove(id) {
             self.by_use.remove(&used);
         }
     }
@@ -84,9 +87,9 @@ impl<V> Lru<V> {
             let in_use = self
                 .entries
                 .get(id)
-                .is_some_and(|(value, _)| Arc::strong_count(value) > 1);
+                .is_some_and(|(value, _, _)| Arc::strong_count(value) > 1);
             if !in_use {
-                out.push((*tick, id.clone()));
+                out.push((*tick, Arc::clone(id)));
                 excess -= 1;
             }
         }

@@ -187,6 +187,16 @@ impl Players {
     }
 
     pub fn name(&self, id: &str) -> Option<String> {
+        // Known players (every seated one, after its first request) are named from the
+        // cache without a copy of their whole record.
+        if let Some(name) = self
+            .cache
+            .read()
+            .ok()
+            .and_then(|c| c.get(id).map(|p| p.name.clone()))
+        {
+            return Some(name);
+        }
         self.get(id).ok().flatten().map(|p| p.name)
     }
 
