@@ -13,7 +13,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::any::Any;
 use std::marker::PhantomData;
+use std::sync::Arc;
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
@@ -26,6 +28,28 @@ pub struct EventRecord {
     /// Not stored: the same fact [`TableFact::of_stored`] reads back from `payload`.
     #[serde(skip)]
     pub fact: Option<TableFact>,
+    /// Not stored: the typed event `payload` was written from, when this one was just
+    /// decided here, so that [`LiveGame::evolve_record`] folds it without reading the
+    /// payload back.
+    #[serde(skip)]
+    typed: Option<Typed>,
+}
+
+/// A decided event as its engine's type (a `TableEvent<E>`), behind a type-erased handle.
+#[derive(Clone)]
+struct Typed(Arc<dyn Any + Send + Sync>);
+
+impl PartialEq for Typed {
+    /// The payload says all the typed event says: records compare by what they store.
+    fn eq(&self, _: &Typed) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Typed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Typed")
+    }
 }
 
 impl EventRecord {
@@ -35,6 +59,7 @@ impl EventRecord {
             fact: TableFact::of_stored(&payload),
             event_type,
             payload,
+            typed: None,
         }
     }
 }
@@ -171,6 +196,9 @@ pub trait LiveGame: Send + Sync {
     ) -> Result<Vec<EventRecord>, Refusal>;
     /// Applies one stored event.
     fn evolve(&mut self, event: &Value) -> Result<(), FoldError>;
+    /// Applies one event record: a record this game's kind just decided is folded from its
+    /// typed event, any other from its payload (as [`LiveGame::evolve`]).
+    fn evolve_record(&mut self, event: &EventRecord) -> Result<(), FoldError>;
     /// The game's state as `viewer` may see it.
     fn view(&self, viewer: Viewer) -> Value;
     /// [`LiveGame::view`] written straight to JSON text: the same content (with the keys in
@@ -232,19 +260,20 @@ pub struct Live<E: Engine> {
 
 /// An event as it is stored, with its fact. A payload that cannot be written is our fault,
 /// never a `null` in the stream.
-fn record<E: Engine>(event: &TableEvent<E>) -> Result<EventRecord, Fault> {
-    let payload = serde_json::to_value(event)
+fn record<E: Engine>(event: TableEvent<E>) -> Result<EventRecord, Fault> {
+    let payload = serde_json::to_value(&event)
         .map_err(|e| Fault(format!("an event does not serialize: {e}")))?;
     Ok(EventRecord {
         event_type: crate::table::type_name(&payload),
+        fact: TableFact::of(&event),
         payload,
-        fact: TableFact::of(event),
+        typed: Some(Typed(Arc::new(event))),
     })
 }
 
 /// Every event as it is stored.
-fn records<E: Engine>(events: &[TableEvent<E>]) -> Result<Vec<EventRecord>, Refusal> {
-    Ok(events.iter().map(record).collect::<Result<_, _>>()?)
+fn records<E: Engine>(events: Vec<TableEvent<E>>) -> Result<Vec<EventRecord>, Refusal> {
+    Ok(events.into_iter().map(record).collect::<Result<_, _>>()?)
 }
 
 /// Reads a posted command: a table command when its `type` is one of the table's, otherwise
@@ -332,7 +361,7 @@ impl<E: Engine> GameKind for Kind<E> {
             revision: E::info().revision,
         };
         E::check(&setup)?;
-        Ok(record(&TableEvent::<E>::Created {
+        Ok(record(TableEvent::<E>::Created {
             kind: E::ID.to_string(),
             setup,
             commitment,
@@ -474,7 +503,7 @@ impl<E: Engine> LiveGame for Live<E> {
         now: DateTime<Utc>,
     ) -> Result<Vec<EventRecord>, Refusal> {
         let events = self.table.fork(parent, players, analysis, now)?;
-        records(&events)
+        records(events)
     }
     fn check_analysis_fork(&self) -> Result<(), RuleError> {
         self.table.check_analysis_fork()
@@ -506,16 +535,27 @@ impl<E: Engine> LiveGame for Live<E> {
                 RuleError::bad_command(format!("Not a command of the server: {e}."))
             })?;
             let events = self.table.decide_system(&command, ctx)?;
-            return records(&events);
+            return records(events);
         }
         let command = parse_command::<E::Command>(command)?;
         let events = self.table.decide(actor, &command, ctx)?;
-        records(&events)
+        records(events)
     }
 
     fn evolve(&mut self, event: &Value) -> Result<(), FoldError> {
         let event = read_event::<E>(event, self.table.version + 1)?;
         self.table.evolve(&event)
+    }
+
+    fn evolve_record(&mut self, event: &EventRecord) -> Result<(), FoldError> {
+        match event
+            .typed
+            .as_ref()
+            .and_then(|typed| typed.0.downcast_ref::<TableEvent<E>>())
+        {
+            Some(typed) => self.table.evolve(typed),
+            None => self.evolve(&event.payload),
+        }
     }
 
     fn view(&self, viewer: Viewer) -> Value {
@@ -562,7 +602,7 @@ impl<E: Engine> LiveGame for Live<E> {
         ctx: &Context,
     ) -> Result<Vec<EventRecord>, Refusal> {
         let events = self.table.takeback_fork(parent, players, ctx)?;
-        records(&events)
+        records(events)
     }
 
     fn sealed(&self) -> bool {
@@ -571,7 +611,7 @@ impl<E: Engine> LiveGame for Live<E> {
 
     fn reveal_seed(&self, ctx: &Context) -> Result<Vec<EventRecord>, Refusal> {
         let events = self.table.reveal_seed(ctx)?;
-        records(&events)
+        records(events)
     }
 }
 

@@ -1,6 +1,8 @@
 //! The answers written straight to JSON text (`view_json`, `legal_json_at`) say exactly what
 //! the `Value` forms say (`view`, `legal_at`), for every viewer at every step of a game of
-//! each kind: only the order of the keys may differ, and JSON objects have none.
+//! each kind: only the order of the keys may differ, and JSON objects have none. And a game
+//! folded from the typed events it decided (`evolve_record`) is the game folded from their
+//! stored payloads.
 
 use chrono::{DateTime, Duration, Utc};
 use domain::engine::{Context, Viewer};
@@ -84,6 +86,9 @@ fn plays_alike(kind_id: &str, seats: usize) {
         .fold(std::slice::from_ref(&created.payload))
         .expect("created folds");
     let mut step = 0;
+    // The same game folded from the typed events as they are decided (as the server keeps
+    // its games), beside the one folded from their stored payloads.
+    let mut typed = game.clone_box();
     let mut play = |game: &mut Box<dyn LiveGame>, player: String, command: Value| {
         step += 1;
         let ctx = Context::new(seed, game.version(), at(step));
@@ -92,8 +97,24 @@ fn plays_alike(kind_id: &str, seats: usize) {
             .unwrap_or_else(|e| panic!("{kind_id}: {command} is refused: {e}"));
         for event in &decided {
             game.evolve(&event.payload).expect("own events fold");
+            typed.evolve_record(event).expect("own typed events fold");
         }
         agree(kind_id, game.as_ref(), step);
+        assert_eq!(typed.version(), game.version());
+        for viewer in viewers(seats) {
+            assert_eq!(
+                typed.view(viewer),
+                game.view(viewer),
+                "{kind_id}: folded from typed events, the view of {viewer:?} after step {step}"
+            );
+        }
+        for seat in 0..seats {
+            assert_eq!(
+                typed.legal(seat),
+                game.legal(seat),
+                "{kind_id}: seat {seat}"
+            );
+        }
     };
     agree(kind_id, game.as_ref(), 0);
     for seat in 0..seats {

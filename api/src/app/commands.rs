@@ -118,7 +118,7 @@ pub(crate) fn append_error(id: &str, error: AppendError) -> ApiError {
 fn after(game: &dyn LiveGame, events: &[EventRecord]) -> Result<Box<dyn LiveGame>, ApiError> {
     let mut after = game.clone_box();
     for event in events {
-        after.evolve(&event.payload).map_err(ApiError::internal)?;
+        after.evolve_record(event).map_err(ApiError::internal)?;
     }
     Ok(after)
 }
@@ -257,7 +257,7 @@ impl Games {
         let ctx = Context::new(seed, 1, now);
         let joined = game.decide(&Actor::player(creator), &join, &ctx)?;
         for event in &joined {
-            game.evolve(&event.payload).map_err(ApiError::internal)?;
+            game.evolve_record(event).map_err(ApiError::internal)?;
         }
         let id = randomness::game_id()?;
         let mut events = vec![created];
@@ -435,7 +435,7 @@ impl Games {
             }
         };
         for event in &events {
-            if let Err(error) = slot.game.evolve(&event.payload) {
+            if let Err(error) = slot.game.evolve_record(event) {
                 drop(slot);
                 self.repository.forget(id);
                 return Err(ApiError::internal(format!(
