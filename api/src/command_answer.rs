@@ -6,8 +6,8 @@ use crate::app::PlayerCommand;
 use crate::problem::ApiError;
 use crate::state::AppState;
 use crate::summary::{events_for, summary, EventOut, GameSummary};
-use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::http::header::{self, ContentType};
+use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -90,7 +90,23 @@ pub async fn answer_command(
         events: events_for(&slot, Some(player), &played.envelopes),
         game,
     };
-    Ok(HttpResponse::Ok()
-        .insert_header((header::ETAG, format!("\"{}\"", answer.version)))
-        .json(answer))
+    // The view is most of the answer; each event and the rest of the summary take some
+    // hundreds of bytes.
+    let size =
+        answer.game.view.as_ref().map_or(0, |v| v.get().len()) + 512 * (answer.events.len() + 2);
+    let mut response = HttpResponse::Ok();
+    response.insert_header((header::ETAG, format!("\"{}\"", answer.version)));
+    json_sized(response, &answer, size)
+}
+
+/// `value` as the JSON body of `response`, written into a buffer of about its `size` made
+/// up front, rather than one grown (and copied) again and again from 128 bytes.
+pub fn json_sized<T: Serialize>(
+    mut response: HttpResponseBuilder,
+    value: &T,
+    size: usize,
+) -> Result<HttpResponse, ApiError> {
+    let mut body = Vec::with_capacity(size);
+    serde_json::to_writer(&mut body, value).map_err(ApiError::internal)?;
+    Ok(response.content_type(ContentType::json()).body(body))
 }

@@ -1,7 +1,7 @@
 //! `/v1/games/{id}/legal` and `/v1/games/{id}/commands`: what may I do, and doing it.
 
 use crate::auth::Authenticated;
-use crate::command_answer::{answer_command, CommandAnswer};
+use crate::command_answer::{answer_command, json_sized, CommandAnswer};
 use crate::openapi::GameCommand;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
@@ -48,11 +48,14 @@ pub async fn legal(
     let seat = slot.game.seat_of(&player.id).ok_or_else(|| {
         RuleError::new(ErrorCode::NotSeated, "You do not hold a seat in this game.")
     })?;
-    Ok(HttpResponse::Ok().json(LegalList {
+    let commands = slot.game.legal_json_at(seat, chrono::Utc::now());
+    let size = commands.get().len() + 64;
+    let list = LegalList {
         version: slot.game.version(),
         seat,
-        commands: slot.game.legal_json_at(seat, chrono::Utc::now()),
-    }))
+        commands,
+    };
+    json_sized(HttpResponse::Ok(), &list, size)
 }
 
 /// Play a command: a game move or a table command (`resign`, `offer_draw`, ...). Answers only
