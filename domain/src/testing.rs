@@ -231,17 +231,7 @@ pub fn play_random_log_under(
             return Err("an active game with no seat to act".into());
         }
         let seat = to_act[picker.uniform_inclusive(to_act.len() as u32 - 1) as usize];
-        let legal: Vec<serde_json::Value> = game
-            .game()
-            .legal(seat)
-            .into_iter()
-            .map(|l| l.command)
-            .filter(|c| {
-                !c["type"]
-                    .as_str()
-                    .is_some_and(|t| TABLE_COMMAND_TYPES.contains(&t))
-            })
-            .collect();
+        let legal = game_commands(game.game(), seat);
         if legal.is_empty() {
             return Err(format!("seat {seat} is to act but has no legal command"));
         }
@@ -250,6 +240,20 @@ pub fn play_random_log_under(
             .map_err(|e| e.to_string())?;
     }
     Ok(game.finish())
+}
+
+/// The legal commands of `seat` that are the game's own, not the table's: random play that
+/// resigned or agreed draws would end most games in a few commands.
+pub fn game_commands(game: &dyn crate::registry::LiveGame, seat: Seat) -> Vec<serde_json::Value> {
+    game.legal(seat)
+        .into_iter()
+        .map(|l| l.command)
+        .filter(|c| {
+            !c["type"]
+                .as_str()
+                .is_some_and(|t| TABLE_COMMAND_TYPES.contains(&t))
+        })
+        .collect()
 }
 
 /// Makes a `created` payload name `revision` of the rules, the way it is stored: revision 1

@@ -33,8 +33,8 @@ fn a_random_log_of_every_kind_folds_back_to_its_last_version() {
 #[test]
 fn a_game_folded_from_its_typed_events_is_the_game_folded_from_their_payloads() {
     use domain::registry::LiveGame;
-    use domain::table::{Actor, Status, TABLE_COMMAND_TYPES};
-    use domain::testing::test_time;
+    use domain::table::{Actor, Status};
+    use domain::testing::{game_commands, test_time};
     use domain::{Context, Viewer};
     let registry = Registry::standard();
     let mut steps = 0;
@@ -65,18 +65,7 @@ fn a_game_folded_from_its_typed_events_is_the_game_folded_from_their_payloads() 
                         let to_act = stored.to_act();
                         let seat =
                             to_act[picker.uniform_inclusive(to_act.len() as u32 - 1) as usize];
-                        // The game's own commands: resigning or a draw would end most
-                        // games in a few steps.
-                        let legal: Vec<_> = stored
-                            .legal(seat)
-                            .into_iter()
-                            .map(|l| l.command)
-                            .filter(|c| {
-                                !c["type"]
-                                    .as_str()
-                                    .is_some_and(|t| TABLE_COMMAND_TYPES.contains(&t))
-                            })
-                            .collect();
+                        let legal = game_commands(stored.as_ref(), seat);
                         let pick = picker.uniform_inclusive(legal.len() as u32 - 1) as usize;
                         (format!("p{seat}"), legal[pick].clone())
                     }
