@@ -88,7 +88,8 @@ struct LegalText<'a, C> {
 impl<C: Serialize> Serialize for LegalText<'_, C> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
-        let mut list = serializer.serialize_seq(Some(self.legal.len() + 1))?;
+        let length = self.legal.len() + usize::from(self.claim.is_some());
+        let mut list = serializer.serialize_seq(Some(length))?;
         for legal in self.legal {
             list.serialize_element(&Offered {
                 command: &legal.command,
