@@ -137,8 +137,24 @@ fn another_programs_sled_database_is_refused() {
         db.insert(b"key", b"value").expect("writes");
         db.flush().expect("flushes");
     }
-    let error = Store::open(dir.path()).err().expect("refused");
+    let error = refused_once_sled_lets_go(dir.path());
     assert!(matches!(error, OpenError::Foreign { .. }), "{error}");
+}
+
+/// Why the store refuses `path`, once sled, opened there directly by the test, has let go of
+/// its lock: it does so when its own threads drop their last handle of the database, a
+/// moment after the test dropped it (on a loaded machine about 2 opens in 100 came first, and
+/// were refused as locked).
+fn refused_once_sled_lets_go(path: &std::path::Path) -> OpenError {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match Store::open(path).err().expect("refused") {
+            OpenError::Locked { .. } if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            error => return error,
+        }
+    }
 }
 
 #[test]
@@ -223,17 +239,7 @@ fn a_store_of_another_format_version_is_refused() {
             .expect("writes");
         db.flush().expect("flushes");
     }
-    // Sled lets go of its lock once its own threads drop their last handle of the database,
-    // a moment after `db` is dropped (on a loaded machine, about 2 opens in 100 came first).
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let error = loop {
-        match Store::open(dir.path()).err().expect("refused") {
-            OpenError::Locked { .. } if std::time::Instant::now() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(20))
-            }
-            error => break error,
-        }
-    };
+    let error = refused_once_sled_lets_go(dir.path());
     assert!(
         matches!(error, OpenError::UnsupportedFormat { .. }),
         "{error}"
