@@ -737,6 +737,14 @@ pub trait Engine: Sized + Clone + Debug + PartialEq + Send + Sync + 'static {
     /// Applies one event. Never fails: events were decided by the rules.
     fn evolve(state: &mut Self::State, event: &Self::Event);
 
+    /// A copy of the state to fold just-decided events into, only to learn whether they end
+    /// the game ([`Engine::outcome`]): the table does so after every command. The default is
+    /// the whole state; an engine may leave out what neither `evolve` nor `outcome` needs
+    /// (a notation history that only grows, for instance).
+    fn lookahead(state: &Self::State) -> Self::State {
+        state.clone()
+    }
+
     /// The state as `viewer` may see it. Once the game has ended the table asks with
     /// `Viewer::Everyone`, so engines need not reveal anything by themselves.
     fn view(state: &Self::State, viewer: Viewer) -> Self::View;

@@ -141,3 +141,54 @@ fn every_offered_turn_is_recorded_with_the_notation_the_legal_list_gives_it() {
         "too few turns compared: {compared} turns, {checks} checks, {mates} mates"
     );
 }
+
+/// The table learns whether a command ends the game by folding its events into
+/// `AvalancheChess::lookahead`, a copy without the notation history. At every position of
+/// random games, every legal command folded into that copy must give the state (history
+/// aside) and the outcome that folding it into the whole state gives.
+#[test]
+fn the_lookahead_copy_ends_games_as_the_whole_state_does() {
+    use domain::testing::test_time;
+    use domain::{Context, Legal};
+    let (mut compared, mut ended) = (0, 0);
+    for variant in [Variant::Standard, Variant::BalancedReversed] {
+        for game in 0..12u64 {
+            let mut seed = [0u8; 32];
+            seed[..8].copy_from_slice(&(game + 8_000).to_le_bytes());
+            let ctx = Context::new(Seed(seed), 0, test_time());
+            play_random::<AvalancheChess>(
+                &with_variant(setup::<AvalancheChess>(2), variant.id()),
+                Seed(seed),
+                game * 4 + 11_000 + variant as u64,
+                MAX_COMMANDS,
+                |state, _| {
+                    for seat in AvalancheChess::to_act(state) {
+                        for Legal { command, .. } in AvalancheChess::legal(state, seat) {
+                            let events = AvalancheChess::decide(state, seat, &command, &ctx)
+                                .expect("a legal command is accepted");
+                            let mut whole = state.clone();
+                            let mut ahead = AvalancheChess::lookahead(state);
+                            assert!(ahead.history.is_empty());
+                            for event in &events {
+                                AvalancheChess::evolve(&mut whole, event);
+                                AvalancheChess::evolve(&mut ahead, event);
+                            }
+                            let outcome = AvalancheChess::outcome(&whole);
+                            assert_eq!(AvalancheChess::outcome(&ahead), outcome);
+                            ended += usize::from(outcome.is_some());
+                            whole.history.clear();
+                            ahead.history.clear();
+                            assert_eq!(ahead, whole);
+                            compared += 1;
+                        }
+                    }
+                },
+            )
+            .unwrap_or_else(|e| panic!("{variant:?} game {game}: {e}"));
+        }
+    }
+    assert!(
+        compared > 10_000 && ended > 10,
+        "too few commands compared: {compared}, {ended} ending the game"
+    );
+}

@@ -500,16 +500,37 @@ impl<E: Engine> Table<E> {
 
     /// Appends `finished` and `seed_revealed` when the events end the game by its rules.
     fn close_if_over(&self, mut events: Vec<TableEvent<E>>, ctx: &Context) -> Vec<TableEvent<E>> {
-        let mut after = self.clone();
-        for event in &events {
-            // Our own events always fold.
-            let _ = after.evolve(event);
-        }
-        if after.status == Status::Active {
-            if let Some(outcome) = E::outcome(&after.game) {
-                events.push(TableEvent::Finished { outcome });
-                events.push(seed_revealed(ctx));
+        let outcome = if events
+            .iter()
+            .all(|event| matches!(event, TableEvent::Game { .. }))
+        {
+            // Only the game moved (a turn, the common case): the table's status is as it
+            // was, and the game's state alone is folded (what of it the outcome needs), not a
+            // copy of the whole table.
+            if self.status != Status::Active {
+                return events;
             }
+            let mut game = E::lookahead(&self.game);
+            for event in &events {
+                if let TableEvent::Game { event } = event {
+                    E::evolve(&mut game, event);
+                }
+            }
+            E::outcome(&game)
+        } else {
+            let mut after = self.clone();
+            for event in &events {
+                // Our own events always fold.
+                let _ = after.evolve(event);
+            }
+            if after.status != Status::Active {
+                return events;
+            }
+            E::outcome(&after.game)
+        };
+        if let Some(outcome) = outcome {
+            events.push(TableEvent::Finished { outcome });
+            events.push(seed_revealed(ctx));
         }
         events
     }

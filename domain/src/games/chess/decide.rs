@@ -222,7 +222,7 @@ pub fn turn_events(state: &State, mv: Move, push: Option<Push>) -> Vec<Event> {
     };
     let after = Bits::of(&after_move(&board, mv));
     let lost = push.is_some_and(|p| push_loses(&after, pusher, p));
-    let mut next = state.clone();
+    let mut next = state.lookahead();
     next.evolve(&event);
     let text = half_turn(
         &san,
@@ -255,7 +255,7 @@ pub fn promotion_events(
 ) -> Vec<Event> {
     let owner = state.position.side;
     let pusher = !owner;
-    let mut next = state.clone();
+    let mut next = state.lookahead();
     next.position.squares[square as usize] = Some((piece.piece(), owner));
     next.pending = None;
     let lost = choice_loses(&next.position.bits(), pusher, square, piece.piece());
@@ -275,7 +275,7 @@ pub fn promotion_events(
         piece,
         notation,
     };
-    let mut next = state.clone();
+    let mut next = state.lookahead();
     next.evolve(&event);
     let mut events = vec![event];
     if lost {

@@ -107,6 +107,10 @@ impl Engine for AvalancheChess {
         state.seat_to_act().into_iter().collect()
     }
 
+    fn lookahead(state: &State) -> State {
+        state.lookahead()
+    }
+
     fn outcome(state: &State) -> Option<Outcome> {
         state.ending.map(|ending| match ending.winner {
             Some(winner) => Outcome::win(vec![winner], ending.reason.words()),

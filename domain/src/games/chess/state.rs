@@ -94,6 +94,35 @@ impl State {
         }
     }
 
+    /// A copy to look one event ahead with (a turn's check mark, an automatic end): all but
+    /// the notation history, which no rule reads and which grows with every half-turn.
+    pub fn lookahead(&self) -> State {
+        let State {
+            variant,
+            position,
+            pending,
+            halfmove_clock,
+            fullmove_number,
+            half_turns,
+            since_reset,
+            last,
+            history: _,
+            ending,
+        } = self;
+        State {
+            variant: *variant,
+            position: *position,
+            pending: *pending,
+            halfmove_clock: *halfmove_clock,
+            fullmove_number: *fullmove_number,
+            half_turns: *half_turns,
+            since_reset: since_reset.clone(),
+            last: last.clone(),
+            history: Vec::new(),
+            ending: *ending,
+        }
+    }
+
     /// A game from a FEN (placement, side, castling, clocks).
     pub fn from_fen(variant: Variant, fen: &str) -> Result<State, String> {
         let position = Position::from_fen(fen)?;
