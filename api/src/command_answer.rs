@@ -5,7 +5,7 @@
 use crate::app::PlayerCommand;
 use crate::problem::ApiError;
 use crate::state::AppState;
-use crate::summary::{events_for, summary, EventOut, GameSummary};
+use crate::summary::{events_seen, summary, EventOut, GameSummary};
 use actix_web::http::header::{self, ContentType};
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
 use serde::Serialize;
@@ -87,7 +87,7 @@ pub async fn answer_command(
     let answer = CommandAnswer {
         version: played.envelopes.last().map_or(game.version, |e| e.version),
         replayed: played.duplicate,
-        events: events_for(&slot, Some(player), &played.envelopes),
+        events: events_seen(&slot, played.envelopes),
         game,
     };
     // The view is most of the answer; each event and the rest of the summary take some

@@ -143,6 +143,23 @@ pub fn summary(
     }
 }
 
+/// Events already redacted for the one who asks (see `Played::envelopes`), as shown: only
+/// those the game of `slot` has folded, as [`events_for`] does.
+pub fn events_seen(slot: &Slot, envelopes: Vec<Envelope>) -> Vec<EventOut> {
+    let durable = slot.game.version();
+    envelopes
+        .into_iter()
+        .filter(|e| e.version <= durable)
+        .map(|e| EventOut {
+            version: e.version,
+            event_type: e.event_type,
+            recorded_at: e.recorded_at,
+            actor: e.actor,
+            data: e.payload,
+        })
+        .collect()
+}
+
 /// Stored events as the viewer of `slot` for `player` may see them. Only events the game has
 /// folded are shown: the store may show a batch a moment before it is on disk, and nobody
 /// must see an event that a crash could still take back.

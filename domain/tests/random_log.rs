@@ -29,7 +29,8 @@ fn a_random_log_of_every_kind_folds_back_to_its_last_version() {
 
 /// The service folds the events it decides from their typed form (`evolve_record`), and a
 /// restarted server folds them from their stored payloads (`evolve`): in random games of
-/// every kind, the two are the same game at every step, for every viewer.
+/// every kind, the two are the same game at every step, for every viewer; and each event
+/// redacted from its typed form (`redact_record`) is the event redacted from its payload.
 #[test]
 fn a_game_folded_from_its_typed_events_is_the_game_folded_from_their_payloads() {
     use domain::registry::LiveGame;
@@ -37,7 +38,7 @@ fn a_game_folded_from_its_typed_events_is_the_game_folded_from_their_payloads() 
     use domain::testing::{game_commands, test_time};
     use domain::{Context, Viewer};
     let registry = Registry::standard();
-    let mut steps = 0;
+    let (mut steps, mut redacted) = (0, 0);
     for id in registry.ids() {
         let kind = registry.get(&id).expect("registered");
         for game_number in 0..8u64 {
@@ -75,6 +76,21 @@ fn a_game_folded_from_its_typed_events_is_the_game_folded_from_their_payloads() 
                     .decide(&Actor::player(player), &command, &ctx)
                     .unwrap_or_else(|e| panic!("{id}: {command} refused: {e}"));
                 for event in &events {
+                    // The answer shows a player its events redacted from their typed form;
+                    // reading them back from their payloads must show the same.
+                    for viewer in [
+                        Viewer::Seat(0),
+                        Viewer::Seat(1),
+                        Viewer::Spectator,
+                        Viewer::Everyone,
+                    ] {
+                        assert_eq!(
+                            typed.redact_record(event, viewer),
+                            stored.redact(&event.payload, viewer),
+                            "{id} game {game_number} step {step}: {viewer:?}"
+                        );
+                    }
+                    redacted += 1;
                     stored
                         .evolve(&event.payload)
                         .expect("folds from its payload");
@@ -99,4 +115,8 @@ fn a_game_folded_from_its_typed_events_is_the_game_folded_from_their_payloads() 
         }
     }
     assert!(steps > 2_000, "only {steps} steps were compared");
+    assert!(
+        redacted > 2_000,
+        "only {redacted} events were redacted both ways"
+    );
 }

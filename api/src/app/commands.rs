@@ -55,10 +55,28 @@ pub struct NewGame {
 /// game, folded to after them.
 pub struct Played {
     pub first_version: u64,
+    /// The events, their payloads as the player who gave the command may see them.
     pub envelopes: Vec<Envelope>,
     /// True when this answers a retry of an `Idempotency-Key` already played.
     pub duplicate: bool,
     pub slot: SlotRef,
+}
+
+/// [`Played`] for a retry, before it is given its slot.
+struct Replayed {
+    first_version: u64,
+    envelopes: Vec<Envelope>,
+}
+
+impl Replayed {
+    fn with_slot(self, slot: SlotRef) -> Played {
+        Played {
+            first_version: self.first_version,
+            envelopes: self.envelopes,
+            duplicate: true,
+            slot,
+        }
+    }
 }
 
 /// One command of a player: the game, who, what, and the guards that came with it.
@@ -92,14 +110,19 @@ pub(crate) fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
         .collect()
 }
 
-/// [`to_new_events`] without copying the payloads.
-fn into_new_events(events: Vec<EventRecord>) -> Vec<NewEvent> {
+/// [`to_new_events`] that moves the payloads out of records that no longer need them: those
+/// that carry their typed event (see [`EventRecord::is_typed`]). Others are copied.
+fn take_new_events(events: &mut [EventRecord]) -> Vec<NewEvent> {
     events
-        .into_iter()
+        .iter_mut()
         .map(|e| NewEvent {
-            event_type: e.event_type,
+            event_type: e.event_type.clone(),
             schema_version: SCHEMA_VERSION,
-            payload: e.payload,
+            payload: if e.is_typed() {
+                std::mem::take(&mut e.payload)
+            } else {
+                e.payload.clone()
+            },
         })
         .collect()
 }
@@ -365,8 +388,9 @@ impl Games {
                     .appended_for(id, command_id)
                     .map_err(ApiError::internal)?
                 {
+                    let played = self.replayed(id, player, done, &command, &slot)?;
                     drop(slot);
-                    return Ok((self.replayed(id, done, &command, slot_ref)?, Vec::new()));
+                    return Ok((played.with_slot(slot_ref), Vec::new()));
                 }
             }
             let version = slot.game.version();
@@ -387,7 +411,7 @@ impl Games {
                 let log = self.repository.read_log(id, slot.game.kind(), None)?;
                 ctx = ctx.with_turns(TurnHistory::of(&log.commands, slot.game.seats()));
             }
-            let events = slot.game.decide(&Actor::player(player), &command, &ctx)?;
+            let mut events = slot.game.decide(&Actor::player(player), &command, &ctx)?;
             let facts: Vec<TableFact> = events.iter().filter_map(|e| e.fact.clone()).collect();
             let changes_index = facts.iter().any(TableFact::changes_index);
             let new_tags = if changes_index {
@@ -400,7 +424,9 @@ impl Games {
                 None => format!("player:{player}"),
             };
             let batch = Batch {
-                events: to_new_events(&events),
+                // The records keep their typed events: folding and redacting them below
+                // needs no payload.
+                events: take_new_events(&mut events),
                 actor: actor_name.clone(),
                 command_id: command_id.clone(),
                 command: Some(command.clone()),
@@ -414,8 +440,9 @@ impl Games {
                 }
                 // Another server stored this very command (the same Idempotency-Key) meanwhile.
                 Ok(done) if self.repository.shared() => {
+                    let played = self.replayed(id, player, done, &command, &slot)?;
                     drop(slot);
-                    return Ok((self.replayed(id, done, &command, slot_ref)?, Vec::new()));
+                    return Ok((played.with_slot(slot_ref), Vec::new()));
                 }
                 // Another server appended since this one looked: catch up and decide again.
                 Err(AppendError::Conflict { .. })
@@ -445,16 +472,19 @@ impl Games {
         }
         slot.updated_at = now;
         self.watch_deadline(id, slot.game.as_ref());
-        // The answer's envelopes are made from what was just written, not read back; the
-        // events are no longer needed, so their payloads move into them.
-        let envelopes = store.appended_envelopes(
-            id,
-            &appended,
-            &actor_name,
-            command_id.as_deref(),
-            now,
-            into_new_events(events),
-        );
+        // The answer's envelopes are made from what was just written, not read back, with
+        // the events as the player may see them, redacted from their typed form.
+        let viewer = slot.viewer(Some(player));
+        let seen = events
+            .iter()
+            .map(|event| NewEvent {
+                event_type: event.event_type.clone(),
+                schema_version: SCHEMA_VERSION,
+                payload: slot.game.redact_record(event, viewer),
+            })
+            .collect();
+        let envelopes =
+            store.appended_envelopes(id, &appended, &actor_name, command_id.as_deref(), now, seen);
         if facts.contains(&TableFact::Started) {
             self.reconcile_vacations(&mut slot).await;
         }
@@ -475,14 +505,16 @@ impl Games {
     }
 
     /// The first answer to a command already stored with the same Idempotency-Key (`done`):
-    /// built from what the store keeps, so that a retry gets it on any server.
+    /// built from what the store keeps, so that a retry gets it on any server; its events as
+    /// `player` may see them in the game (`slot`).
     fn replayed(
         &self,
         id: &str,
+        player: &str,
         done: Appended,
         command: &Value,
-        slot: SlotRef,
-    ) -> Result<Played, ApiError> {
+        slot: &Slot,
+    ) -> Result<Replayed, ApiError> {
         let store = self.repository.store();
         // The same key for another command is the client's mistake, not a retry.
         let first = store
@@ -495,16 +527,23 @@ impl Games {
                 "This Idempotency-Key was used for another command in this game: a retry sends the same body, a new command a new key.",
             ));
         }
-        let envelopes = self.repository.events(
-            id,
-            done.first_version - 1,
-            (done.last_version + 1 - done.first_version) as usize,
-        )?;
-        Ok(Played {
+        let viewer = slot.viewer(Some(player));
+        let envelopes = self
+            .repository
+            .events(
+                id,
+                done.first_version - 1,
+                (done.last_version + 1 - done.first_version) as usize,
+            )?
+            .into_iter()
+            .map(|mut e| {
+                e.payload = slot.game.redact(&e.payload, viewer);
+                e
+            })
+            .collect();
+        Ok(Replayed {
             first_version: done.first_version,
             envelopes,
-            duplicate: true,
-            slot,
         })
     }
 
