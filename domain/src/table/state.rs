@@ -288,9 +288,16 @@ impl<E: Engine> Table<E> {
             .filter(|(_, p)| p.as_deref() == Some(player))
             .map(|(seat, _)| seat);
         let first = held.next()?;
+        // One seat (all but analysis forks): no need to ask who is to act.
+        let Some(second) = held.next() else {
+            return Some(first);
+        };
         let to_act = self.to_act();
         if to_act.contains(&first) {
             return Some(first);
+        }
+        if to_act.contains(&second) {
+            return Some(second);
         }
         Some(held.find(|s| to_act.contains(s)).unwrap_or(first))
     }
