@@ -35,7 +35,7 @@ fn a_random_log_of_every_kind_folds_back_to_its_last_version() {
 fn a_game_folded_from_its_typed_events_is_the_game_folded_from_their_payloads() {
     use domain::registry::LiveGame;
     use domain::table::{Actor, Status};
-    use domain::testing::{game_commands, test_time};
+    use domain::testing::{game_commands, test_time, viewers};
     use domain::{Context, Viewer};
     let registry = Registry::standard();
     let (mut steps, mut redacted) = (0, 0);
@@ -78,12 +78,7 @@ fn a_game_folded_from_its_typed_events_is_the_game_folded_from_their_payloads() 
                 for event in &events {
                     // The answer shows a player its events redacted from their typed form;
                     // reading them back from their payloads must show the same.
-                    for viewer in [
-                        Viewer::Seat(0),
-                        Viewer::Seat(1),
-                        Viewer::Spectator,
-                        Viewer::Everyone,
-                    ] {
+                    for viewer in viewers(2).into_iter().chain([Viewer::Everyone]) {
                         assert_eq!(
                             typed.redact_record(event, viewer),
                             stored.redact(&event.payload, viewer),
