@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import {
   BASE, launch, context, shot, unnamedControls, drawnPlacement, api, check, problems, secret,
+  lastSight,
 } from './lib.mjs';
 
 const result = { screenshots: [], drawMs: [], unnamed: {}, overflow: {} };
@@ -253,7 +254,8 @@ try {
   console.log(`RESULT ${JSON.stringify(result)}`);
 } catch (error) {
   console.error(error.stack || String(error));
-  console.log(`RESULT ${JSON.stringify({ ...result, error: String(error.message || error), problems })}`);
+  const pages = await lastSight(browser);
+  console.log(`RESULT ${JSON.stringify({ ...result, error: String(error.message || error), pages, problems })}`);
   process.exitCode = 1;
 } finally {
   await browser.close();

@@ -57,6 +57,22 @@ function watch(page, name) {
   page.on('pageerror', (error) => problems.consoleErrors.push(`${name}: page error ${error.message}`));
 }
 
+/** What every open page showed when a script failed: its address, the start of its text and a
+ * screenshot (`failed-<n>.png`), so that a failure seen once (in CI) can be read afterwards. */
+export async function lastSight(browser) {
+  const seen = [];
+  for (const ctx of browser.contexts()) {
+    for (const page of ctx.pages()) {
+      const screenshot = `failed-${seen.length + 1}.png`;
+      let text = '';
+      try { text = (await page.locator('body').innerText({ timeout: 2000 })).slice(0, 400); } catch { text = '(no text)'; }
+      try { await page.screenshot({ path: join(SHOTS, screenshot), timeout: 5000 }); } catch { /* the page may be gone */ }
+      seen.push({ url: page.url(), text, screenshot });
+    }
+  }
+  return seen;
+}
+
 export async function shot(page, file, width) {
   const size = page.viewportSize();
   await page.setViewportSize({ width, height: size ? size.height : 900 });
