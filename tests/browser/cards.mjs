@@ -253,6 +253,22 @@ async function domCards(page) {
   });
 }
 
+/** Every list in a revealed view that is not under a key holding secrets: what all may see. */
+function publicLists(view) {
+  const out = new Set();
+  const secretKeys = new Set(['hand', 'drawn', 'draw_pile', 'pile', 'deck', 'face_down_card']);
+  const visit = (value) => {
+    if (Array.isArray(value)) {
+      out.add(JSON.stringify(value));
+      for (const v of value) visit(v);
+    } else if (value && typeof value === 'object') {
+      for (const [key, v] of Object.entries(value)) if (!secretKeys.has(key)) visit(v);
+    }
+  };
+  visit(view);
+  return out;
+}
+
 /** The secrets of a revealed state at one version, as strings/arrays to look for. */
 function secretsAt(state, viewerSeat) {
   const view = state.view;
@@ -262,7 +278,10 @@ function secretsAt(state, viewerSeat) {
   // which Ski Runs's five kinds of card make possible) says nothing: only the structural
   // checks of leaks() apply to it.
   const own = JSON.stringify(((Array.isArray(view.seats) ? view.seats : view.players || []).find((p) => p.seat === viewerSeat) || {}).hand || null);
-  const hidden = (hand) => JSON.stringify(hand) !== own;
+  // Likewise a hand equal to a list of cards every seat sees (a run on the table: Ski Runs's
+  // `unbanked_run` and `banked_runs` hold the same five kinds of card).
+  const open = publicLists(view);
+  const hidden = (hand) => JSON.stringify(hand) !== own && !open.has(JSON.stringify(hand));
   switch (GAME) {
     case 'avalanche':
       for (const s of view.seats) if (others(s.seat) && s.hand && hidden(s.hand)) out.hands.push(s.hand);
