@@ -436,6 +436,14 @@ fn redact_event<E: Engine>(event: &Value, viewer: Viewer) -> Value {
     }
 }
 
+/// The typed event a record of this engine's table carries, if it still has one.
+fn typed_event<E: Engine>(record: &EventRecord) -> Option<&TableEvent<E>> {
+    record
+        .typed
+        .as_ref()
+        .and_then(|typed| typed.0.downcast_ref::<TableEvent<E>>())
+}
+
 /// A game's own event as `viewer` may see it, written as a stored payload is.
 fn redacted_game<E: Engine>(event: &E::Event, viewer: Viewer) -> Value {
     serde_json::to_value(TableEvent::<E>::Game {
@@ -579,11 +587,7 @@ impl<E: Engine> LiveGame for Live<E> {
     }
 
     fn redact_record(&self, event: &EventRecord, viewer: Viewer) -> Value {
-        match event
-            .typed
-            .as_ref()
-            .and_then(|typed| typed.0.downcast_ref::<TableEvent<E>>())
-        {
+        match typed_event::<E>(event) {
             Some(TableEvent::Game { event }) => redacted_game::<E>(event, viewer),
             // The table's own events hide nothing: written again from the typed event, as
             // their payload was (which may have been moved away).
@@ -593,11 +597,7 @@ impl<E: Engine> LiveGame for Live<E> {
     }
 
     fn evolve_record(&mut self, event: &EventRecord) -> Result<(), FoldError> {
-        match event
-            .typed
-            .as_ref()
-            .and_then(|typed| typed.0.downcast_ref::<TableEvent<E>>())
-        {
+        match typed_event::<E>(event) {
             Some(typed) => self.table.evolve(typed),
             None => self.evolve(&event.payload),
         }
