@@ -2,9 +2,10 @@
 //!
 //! Streams (one per game) hold events with gapless versions 1, 2, 3, ...; every event also
 //! has a position in one global log, increasing in commit order. A batch is appended whole or
-//! not at all, together with its command, its idempotency key, the stream's tags and secrets,
-//! in one sled transaction; `append` answers once the batch is on disk. Concurrent appends share
-//! both the transaction and the flush (group commit). The store knows nothing of any game.
+//! not at all, together with its command, its idempotency key, the stream's tags and secrets;
+//! `append` answers once the batch is on disk. Concurrent appends are written as one group and
+//! share its flush (group commit); a group cut short by a crash is completed or removed when the
+//! store is opened again (`sled_store/recovery.rs`). The store knows nothing of any game.
 //!
 //! ```
 //! use storage::{AppendError, Batch, NewEvent, SledStore};

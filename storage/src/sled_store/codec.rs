@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 
 use crate::envelope::Batch;
 use crate::error::StorageError;
+use crate::sled_store::recovery::{IndexTree, IndexWrite};
 
 /// Layout version of every record, its first byte.
 const RECORD_V1: u8 = 1;
@@ -284,6 +285,44 @@ pub(crate) fn decode_tags(bytes: &[u8]) -> Result<Vec<(String, String)>, Storage
         tags.push((name, value));
     }
     Ok(tags)
+}
+
+/// The last group's marker (see `recovery`): the last position it wrote, then each index
+/// write as (tree, key, new value or none for a removal).
+pub(crate) fn encode_group(last_position: u64, writes: &[IndexWrite]) -> Vec<u8> {
+    let size: usize = writes
+        .iter()
+        .map(|w| 12 + w.key.len() + w.value.as_ref().map_or(0, Vec::len))
+        .sum();
+    let mut out = Vec::with_capacity(16 + size);
+    out.push(RECORD_V1);
+    put_varint(&mut out, last_position);
+    put_varint(&mut out, writes.len() as u64);
+    for write in writes {
+        out.push(write.tree as u8);
+        put_bytes(&mut out, &write.key);
+        put_opt_bytes(&mut out, write.value.as_deref());
+    }
+    out
+}
+
+pub(crate) fn decode_group(bytes: &[u8]) -> Result<(u64, Vec<IndexWrite>), StorageError> {
+    let mut reader = Reader::new(bytes);
+    reader.version_byte()?;
+    let last_position = reader.varint()?;
+    let count = reader.varint()?;
+    let mut writes = Vec::new();
+    for _ in 0..count {
+        let tree = IndexTree::from_byte(reader.byte()?)
+            .ok_or_else(|| reader.corrupt("an unknown index tree"))?;
+        let key = reader.bytes()?.to_vec();
+        let value = reader.opt_bytes()?.map(<[u8]>::to_vec);
+        writes.push(IndexWrite { tree, key, value });
+    }
+    if reader.at != bytes.len() {
+        return Err(reader.corrupt("bytes after the last index write"));
+    }
+    Ok((last_position, writes))
 }
 
 #[cfg(test)]

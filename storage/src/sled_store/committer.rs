@@ -1,16 +1,16 @@
-//! The committer: one thread turns every append waiting in the queue into one sled transaction.
+//! The committer: one thread turns every append waiting in the queue into one group, written
+//! and flushed together.
 //!
-//! Each sled transaction rolls sled's IO buffer, which costs IO of its own; one transaction
-//! per group of appends, rather than per append, lets concurrent appends share that cost as
-//! they share the flush after it (see `group_commit`). Each append of a group is still checked
-//! on its own (expected version, command id) against the store as the group before it left it,
-//! and is written whole: the group's transaction is all or nothing.
+//! Each flush rolls sled's IO buffer, which costs IO of its own; one group of appends, rather
+//! than one append, lets concurrent appends share that cost (see `group_commit`). Each append of
+//! a group is still checked on its own (expected version, command id) against the store as the
+//! group before it left it. A group is written without a sled transaction, in an order that
+//! lets opening the store make it all or nothing after a crash (see `recovery`).
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use sled::transaction::{ConflictableTransactionError, TransactionError, Transactional};
 use tokio::sync::oneshot;
 
 use crate::envelope::Appended;
@@ -18,9 +18,10 @@ use crate::error::{AppendError, StorageError};
 use crate::sled_store::codec;
 use crate::sled_store::group_commit::GroupCommit;
 use crate::sled_store::keys;
+use crate::sled_store::recovery::{self, IndexTree, IndexWrite};
 use crate::sled_store::store::Trees;
 
-/// Most appends written by one transaction.
+/// Most appends written by one group.
 const MAX_GROUP: usize = 256;
 
 /// An appended batch and the flush ticket to wait for before answering, if any.
@@ -184,18 +185,31 @@ impl Committer {
     pub(crate) fn run(mut self) {
         while let Some(group) = self.queue.next_group() {
             let committed = catch_unwind(AssertUnwindSafe(|| self.commit_group(group)));
-            if committed.is_err() {
-                // Whether the group was written is unknown, and so are the next positions:
-                // stop appending rather than risk writing over it. The group's appenders see
-                // their answer dropped, as do all later ones.
-                tracing::error!("the event store's committer panicked; appends are refused");
-                self.queue.refuse_all();
-                return;
+            match committed {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => {
+                    // A group is written without a transaction: after a failed write, what
+                    // the trees hold is known only to the recovery of the next opening (see
+                    // `recovery`). Stop appending rather than write on top of it.
+                    tracing::error!(%error, "the event store could not write a group; appends are refused until it is opened again");
+                    self.queue.refuse_all();
+                    return;
+                }
+                Err(_) => {
+                    // Whether the group was written is unknown, and so are the next
+                    // positions: stop appending rather than risk writing over it. The group's
+                    // appenders see their answer dropped, as do all later ones.
+                    tracing::error!("the event store's committer panicked; appends are refused");
+                    self.queue.refuse_all();
+                    return;
+                }
             }
         }
     }
 
-    fn commit_group(&mut self, group: Vec<Request>) {
+    /// Checks, writes, flushes and answers a group; an error when the group could not be
+    /// written (a failed flush is answered to the appenders, and appending goes on).
+    fn commit_group(&mut self, group: Vec<Request>) -> Result<(), StorageError> {
         let mut overlay = Overlay::default();
         let mut accepted: Vec<Accepted> = Vec::new();
         let mut answers = Vec::with_capacity(group.len());
@@ -234,7 +248,7 @@ impl Committer {
         let written = if accepted.is_empty() {
             Ok(None)
         } else {
-            self.write(&accepted).map(|()| {
+            self.write(&accepted, last_position).map(|()| {
                 self.last_position = last_position;
                 self.last_stream_id = last_stream_id;
                 let heads = accepted
@@ -250,9 +264,10 @@ impl Committer {
         // The group is flushed here, in this thread, before anyone is answered: each
         // appender is woken once, when its append is durable (not once written and again once
         // flushed), and the appends that arrive meanwhile make the next group, so that there
-        // is one sled transaction a flush rather than several (each transaction rolls sled's
-        // IO buffer, which wakes sled's IO threads). Flushing here rather than in the flusher
-        // thread spares waking it and being woken by it.
+        // is one group a flush rather than several (each flush rolls sled's IO buffer, which
+        // wakes sled's IO threads). Flushing here rather than in the flusher thread spares
+        // waking it and being woken by it.
+        let write_failed = written.as_ref().err().cloned();
         let durable = match written {
             Ok(Some(ticket)) => self.group_commit.flush_blocking(ticket),
             Ok(None) => Ok(()),
@@ -266,6 +281,10 @@ impl Committer {
                 (_, Err(error)) => Err(error.clone().into()),
             };
             reply.send(outcome);
+        }
+        match write_failed {
+            Some(error) => Err(error),
+            None => Ok(()),
         }
     }
 
@@ -371,88 +390,85 @@ impl Committer {
         Ok(Checked::Accept(Box::new(append)))
     }
 
-    /// Writes the accepted appends, in order, in one transaction.
-    fn write(&self, accepted: &[Accepted]) -> Result<(), StorageError> {
-        let trees = &self.trees;
-        let outcome = (
-            &trees.log,
-            &trees.stream_batches,
-            &trees.streams,
-            &trees.stream_names,
-            &trees.command_ids,
-            &trees.tag_index,
-            &trees.stream_tags,
-            &trees.secrets,
-        )
-            .transaction(
-                |(
-                    log,
-                    stream_batches,
-                    streams,
-                    names,
-                    command_ids,
-                    tag_index,
-                    stream_tags,
-                    secrets,
-                )|
-                 -> Result<(), ConflictableTransactionError<()>> {
-                    for append in accepted {
-                        let stream_key = append.stream_id.to_be_bytes();
-                        if append.has_events() {
-                            let first_position = keys::position(append.first_position);
-                            log.insert(&first_position, append.record.as_slice())?;
-                            stream_batches.insert(
-                                &keys::stream_version(append.stream_id, append.first_version),
-                                &first_position,
-                            )?;
-                            streams.insert(
-                                append.stream.as_bytes(),
-                                &keys::stream_version(append.stream_id, append.last_version),
-                            )?;
-                        }
-                        if append.new_stream {
-                            names.insert(&stream_key, append.stream.as_bytes())?;
-                        }
-                        if let Some(key) = &append.command_key {
-                            command_ids.insert(
-                                key.as_slice(),
-                                codec::encode_appended(
-                                    append.first_version,
-                                    append.last_version,
-                                    append.last_position,
-                                ),
-                            )?;
-                        }
-                        if let Some((old, new)) = &append.tags {
-                            for (name, value) in old {
-                                tag_index.remove(keys::tag_entry(name, value, &append.stream))?;
-                            }
-                            for (name, value) in new {
-                                tag_index.insert(
-                                    keys::tag_entry(name, value, &append.stream),
-                                    &stream_key,
-                                )?;
-                            }
-                            stream_tags.insert(&stream_key, codec::encode_tags(new))?;
-                        }
-                        for (name, value) in &append.secrets {
-                            secrets.insert(
-                                keys::stream_name(append.stream_id, name),
-                                value.as_slice(),
-                            )?;
-                        }
-                    }
-                    Ok(())
-                },
-            );
-        match outcome {
-            Ok(()) => Ok(()),
-            Err(TransactionError::Storage(error)) => Err(StorageError::from(error)),
-            Err(TransactionError::Abort(())) => {
-                Err(StorageError::Database("the transaction was aborted".into()))
+    /// Writes the accepted appends, in order, as one group (see `recovery`).
+    fn write(&self, accepted: &[Accepted], last_position: u64) -> Result<(), StorageError> {
+        let batches = accepted
+            .iter()
+            .filter(|append| append.has_events())
+            .map(|append| (append.first_position, append.record.as_slice()));
+        recovery::write_group(&self.trees, batches, last_position, &index_writes(accepted))
+    }
+}
+
+/// The index writes of the accepted appends, in order. Without a transaction readers may see
+/// a group half written, so each append's writes come in the order that keeps what they see
+/// whole: first what nothing finds without the stream's head (its secrets, name, command id
+/// and batch index), then the head, which makes the new events readable, then the tags, which
+/// make the stream found by a list. A changed tag is put in before the old one is taken out, so
+/// that a list shows a stream under both values for a moment rather than under neither.
+fn index_writes(accepted: &[Accepted]) -> Vec<IndexWrite> {
+    let mut writes = Vec::with_capacity(accepted.len() * 3);
+    for append in accepted {
+        let stream_key = append.stream_id.to_be_bytes();
+        for (name, value) in &append.secrets {
+            writes.push(IndexWrite::put(
+                IndexTree::Secrets,
+                keys::stream_name(append.stream_id, name),
+                value.as_slice(),
+            ));
+        }
+        if append.new_stream {
+            writes.push(IndexWrite::put(
+                IndexTree::StreamNames,
+                stream_key,
+                append.stream.as_bytes(),
+            ));
+        }
+        if let Some(key) = &append.command_key {
+            writes.push(IndexWrite::put(
+                IndexTree::CommandIds,
+                key.as_slice(),
+                codec::encode_appended(
+                    append.first_version,
+                    append.last_version,
+                    append.last_position,
+                ),
+            ));
+        }
+        if append.has_events() {
+            writes.push(IndexWrite::put(
+                IndexTree::StreamBatches,
+                keys::stream_version(append.stream_id, append.first_version),
+                keys::position(append.first_position),
+            ));
+            writes.push(IndexWrite::put(
+                IndexTree::Streams,
+                append.stream.as_bytes(),
+                keys::stream_version(append.stream_id, append.last_version),
+            ));
+        }
+        if let Some((old, new)) = &append.tags {
+            for (name, value) in new {
+                writes.push(IndexWrite::put(
+                    IndexTree::TagIndex,
+                    keys::tag_entry(name, value, &append.stream),
+                    stream_key,
+                ));
             }
+            for (name, value) in old.iter().filter(|tag| !new.contains(tag)) {
+                writes.push(IndexWrite::remove(
+                    IndexTree::TagIndex,
+                    keys::tag_entry(name, value, &append.stream),
+                ));
+            }
+            writes.push(IndexWrite::put(
+                IndexTree::StreamTags,
+                stream_key,
+                codec::encode_tags(new),
+            ));
         }
     }
+    writes
 }
 
 enum Checked {

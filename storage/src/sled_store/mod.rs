@@ -8,6 +8,7 @@
 //! - `command_ids`: (stream id, command id) -> the original `Appended`;
 //! - `tag_index`: (tag name, tag value, stream name) -> stream id; `stream_tags`: stream id ->
 //!   its tags; `secrets`: (stream id, name) -> bytes;
+//! - `last_group`: the marker of the last group written (see `recovery`);
 //! - `meta`: the format marker and the store id; `record/<tree>`: the records.
 
 mod append;
@@ -19,6 +20,7 @@ mod group_commit;
 mod keys;
 mod open;
 mod read;
+mod recovery;
 mod seam;
 mod store;
 pub(crate) mod watchers;

@@ -7,7 +7,12 @@ use crate::error::OpenError;
 
 /// The marker key of the `meta` tree, and the format this build reads and writes.
 pub(crate) const FORMAT_KEY: &[u8] = b"format";
-pub(crate) const FORMAT: &str = "avalanche-event-store/1";
+pub(crate) const FORMAT: &str = "avalanche-event-store/2";
+/// Older formats this build opens and upgrades. Format 1 wrote each group of appends in a sled
+/// transaction; format 2 writes it without one, with a marker that puts a group cut short by a
+/// crash right when the store is opened (see `recovery`). A format 1 store is whole, so the
+/// upgrade is the new marker alone; a format 2 store is refused by builds that know only 1.
+const OLDER_FORMATS: &[&str] = &["avalanche-event-store/1"];
 /// A random number fixed at creation, so event ids differ between stores.
 pub(crate) const STORE_ID_KEY: &[u8] = b"store_id";
 pub(crate) const META_TREE: &str = "meta";
@@ -212,7 +217,15 @@ fn check_format(db: &sled::Db, path: &Path) -> Result<u64, OpenError> {
     if has_meta {
         let meta = db.open_tree(META_TREE).map_err(storage)?;
         if let Some(found) = meta.get(FORMAT_KEY).map_err(storage)? {
-            if found != FORMAT.as_bytes() {
+            if OLDER_FORMATS.iter().any(|older| found == older.as_bytes()) {
+                meta.insert(FORMAT_KEY, FORMAT.as_bytes())
+                    .map_err(storage)?;
+                tracing::info!(
+                    from = %String::from_utf8_lossy(&found),
+                    to = FORMAT,
+                    "the event store's format is upgraded"
+                );
+            } else if found != FORMAT.as_bytes() {
                 return Err(OpenError::UnsupportedFormat {
                     path: path.to_path_buf(),
                     found: String::from_utf8_lossy(&found).into_owned(),

@@ -7,12 +7,12 @@ use std::thread::JoinHandle;
 use tokio::sync::watch;
 
 use crate::error::{OpenError, StorageError};
-use crate::sled_store::codec;
 use crate::sled_store::committer::{Committer, Queue};
 use crate::sled_store::disk_sync::DiskSync;
 use crate::sled_store::group_commit::{Flush, GroupCommit};
 use crate::sled_store::keys;
 use crate::sled_store::open::{self, Opened};
+use crate::sled_store::recovery;
 use crate::sled_store::watchers::Watchers;
 
 /// The event store. Cloning is cheap: clones share one database, committer and flusher.
@@ -40,6 +40,25 @@ pub(crate) struct Trees {
     pub stream_tags: sled::Tree,
     /// (stream id, secret name) -> secret.
     pub secrets: sled::Tree,
+    /// The marker of the last group written (see `recovery`).
+    pub last_group: sled::Tree,
+}
+
+impl Trees {
+    /// The store's trees in `db`, created when missing.
+    pub(crate) fn open(db: &sled::Db) -> Result<Trees, sled::Error> {
+        Ok(Trees {
+            log: db.open_tree("log")?,
+            stream_batches: db.open_tree("stream_batches")?,
+            streams: db.open_tree("streams")?,
+            stream_names: db.open_tree("stream_names")?,
+            command_ids: db.open_tree("command_ids")?,
+            tag_index: db.open_tree("tag_index")?,
+            stream_tags: db.open_tree("stream_tags")?,
+            secrets: db.open_tree("secrets")?,
+            last_group: db.open_tree("last_group")?,
+        })
+    }
 }
 
 pub(crate) struct Inner {
@@ -115,30 +134,26 @@ impl SledStore {
             path: path.to_path_buf(),
             detail: e.to_string(),
         };
-        let tree = |name: &str| db.open_tree(name).map_err(failed);
-        let trees = Trees {
-            log: tree("log")?,
-            stream_batches: tree("stream_batches")?,
-            streams: tree("streams")?,
-            stream_names: tree("stream_names")?,
-            command_ids: tree("command_ids")?,
-            tag_index: tree("tag_index")?,
-            stream_tags: tree("stream_tags")?,
-            secrets: tree("secrets")?,
-        };
+        let trees = Trees::open(&db).map_err(failed)?;
         let damaged = |detail: String| OpenError::Damaged {
             path: path.to_path_buf(),
             detail,
         };
-        let last_position = match trees.log.last().map_err(failed)? {
-            None => 0,
-            Some((key, value)) => {
-                let first = keys::read_u64(&key)
-                    .ok_or_else(|| damaged("a log key of the wrong size".into()))?;
-                let batch = codec::decode_batch(&value).map_err(|e| damaged(e.to_string()))?;
-                first + batch.events.len() as u64 - 1
-            }
+        let opening = |error: StorageError| match error {
+            StorageError::Corrupt(detail) => damaged(detail),
+            other => OpenError::Storage {
+                path: path.to_path_buf(),
+                detail: other.to_string(),
+            },
         };
+        let recovered = recovery::recover(&trees, &db).map_err(opening)?;
+        if recovered.removed_batches > 0 {
+            tracing::warn!(
+                batches = recovered.removed_batches,
+                "removed the batches of a group of appends cut short by a crash (none of them had been acknowledged)"
+            );
+        }
+        let last_position = recovery::log_end(&trees).map_err(opening)?;
         let last_stream_id = match trees.stream_names.last().map_err(failed)? {
             None => 0,
             Some((key, _)) => keys::read_u64(&key)
