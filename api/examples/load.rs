@@ -281,6 +281,42 @@ struct Cpu {
     clients: Duration,
     /// PostgreSQL's processes, when the servers are external and use it.
     database: Duration,
+    /// The task switches of the server's live threads (voluntary: a thread went to sleep;
+    /// involuntary: it was preempted). A count, so it does not vary with the machine's speed
+    /// as CPU time does: each is a wake-up or a preemption the server paid for.
+    server_switches: u64,
+}
+
+/// The task switches in a `/proc/.../status` file, voluntary and involuntary.
+fn status_switches(status: &str) -> u64 {
+    status
+        .lines()
+        .filter(|line| {
+            line.starts_with("voluntary_ctxt_switches:")
+                || line.starts_with("nonvoluntary_ctxt_switches:")
+        })
+        .filter_map(|line| line.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .sum()
+}
+
+/// The task switches of the threads of `/proc/<pid>` (`self` for this process) that `keep`
+/// selects by thread id and name.
+fn switches(pid: &str, keep: impl Fn(&str, &str) -> bool) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    let mut total = 0;
+    for task in tasks.flatten() {
+        let tid = task.file_name().to_string_lossy().into_owned();
+        let name =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/comm")).unwrap_or_default();
+        if keep(&tid, name.trim_end()) {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/status"))
+                .unwrap_or_default();
+            total += status_switches(&status);
+        }
+    }
+    total
 }
 
 /// User plus system time in a `/proc/.../stat` line, and the thread's name. The name is in
@@ -322,6 +358,9 @@ fn in_process_cpu() -> Cpu {
         server: total.saturating_sub(clients),
         clients,
         database: postgres_cpu(),
+        server_switches: switches("self", |tid, name| {
+            tid != main && !name.starts_with(CLIENT_THREAD)
+        }),
     }
 }
 
@@ -341,6 +380,10 @@ fn external_cpu(pids: &[u32]) -> Cpu {
         server,
         clients,
         database: postgres_cpu(),
+        server_switches: pids
+            .iter()
+            .map(|pid| switches(&pid.to_string(), |_, _| true))
+            .sum(),
     }
 }
 
@@ -758,6 +801,11 @@ impl Report {
             per_command(self.cpu.clients),
             self.cpu.clients.as_secs_f64() / seconds,
         );
+        println!(
+            "task switches of the server's threads during the play: {} = {:.1} a command",
+            self.cpu.server_switches,
+            self.cpu.server_switches as f64 / commands.max(1) as f64
+        );
         if !self.cpu.database.is_zero() {
             println!(
                 "CPU of PostgreSQL's processes during the play: {:.2} s = {:.0} µs a command ({:.2} cores)",
@@ -841,6 +889,9 @@ async fn load(bases: &[String], args: &Args, cpu: &dyn Fn() -> Cpu) -> Report {
         server: cpu_after.server.saturating_sub(cpu_before.server),
         clients: cpu_after.clients.saturating_sub(cpu_before.clients),
         database: cpu_after.database.saturating_sub(cpu_before.database),
+        server_switches: cpu_after
+            .server_switches
+            .saturating_sub(cpu_before.server_switches),
     };
     report
 }
