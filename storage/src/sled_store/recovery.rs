@@ -137,25 +137,17 @@ pub(crate) fn log_end(trees: &Trees) -> Result<u64, StorageError> {
     }
 }
 
-/// What opening the store put right.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct Recovered {
-    /// Batches of a group that was cut short, removed from `log`.
-    pub removed_batches: usize,
-    /// Index writes of the last group, applied again.
-    pub index_writes: usize,
-}
-
 /// Puts the store right after a crash (see the module), or writes the first marker of a store
-/// that has none; flushes what it wrote.
-pub(crate) fn recover(trees: &Trees, db: &sled::Db) -> Result<Recovered, StorageError> {
+/// that has none; flushes what it wrote. Returns how many batches of a group cut short it
+/// removed.
+pub(crate) fn recover(trees: &Trees, db: &sled::Db) -> Result<usize, StorageError> {
     let Some(marker) = trees.last_group.get(GROUP_KEY)? else {
         let end = log_end(trees)?;
         trees
             .last_group
             .insert(GROUP_KEY, codec::encode_group(end, &[]))?;
         db.flush()?;
-        return Ok(Recovered::default());
+        return Ok(0);
     };
     let (last_position, writes) = codec::decode_group(&marker)?;
     let cut_short = trees
@@ -166,13 +158,9 @@ pub(crate) fn recover(trees: &Trees, db: &sled::Db) -> Result<Recovered, Storage
     for key in &cut_short {
         trees.log.remove(key)?;
     }
-    let removed_batches = cut_short.len();
     apply(trees, &writes)?;
     db.flush()?;
-    Ok(Recovered {
-        removed_batches,
-        index_writes: writes.len(),
-    })
+    Ok(cut_short.len())
 }
 
 #[cfg(test)]

@@ -146,10 +146,10 @@ impl SledStore {
                 detail: other.to_string(),
             },
         };
-        let recovered = recovery::recover(&trees, &db).map_err(opening)?;
-        if recovered.removed_batches > 0 {
+        let removed = recovery::recover(&trees, &db).map_err(opening)?;
+        if removed > 0 {
             tracing::warn!(
-                batches = recovered.removed_batches,
+                batches = removed,
                 "removed the batches of a group of appends cut short by a crash (none of them had been acknowledged)"
             );
         }
