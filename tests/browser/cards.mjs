@@ -253,10 +253,14 @@ async function domCards(page) {
   });
 }
 
+/** The keys under which a view holds a seat's own cards, and those of the undrawn piles. */
+const SEAT_SECRET_KEYS = ['hand', 'drawn', 'face_down_card'];
+const PILE_KEYS = ['draw_pile', 'pile', 'deck'];
+
 /** Every list in a revealed view that is not under a key holding secrets: what all may see. */
 function publicLists(view) {
   const out = new Set();
-  const secretKeys = new Set(['hand', 'drawn', 'draw_pile', 'pile', 'deck', 'face_down_card']);
+  const secretKeys = new Set([...SEAT_SECRET_KEYS, ...PILE_KEYS]);
   const visit = (value) => {
     if (Array.isArray(value)) {
       out.add(JSON.stringify(value));
@@ -383,7 +387,7 @@ function leaks(json, state, seat) {
     }
     // Views and events name the seat a secret belongs to: another seat's is null.
     if (typeof value.seat === 'number' && value.seat !== seat) {
-      for (const key of ['hand', 'drawn', 'face_down_card']) {
+      for (const key of SEAT_SECRET_KEYS) {
         // (Ski Runs's turn says whether the seat has `drawn`: a yes or no, not a card.)
         if (value[key] !== undefined && value[key] !== null && typeof value[key] !== 'boolean') return `seat ${value.seat}'s ${key}`;
       }
@@ -395,7 +399,7 @@ function leaks(json, state, seat) {
     }
     if (value.type === 'deck_shuffled' && Array.isArray(value.cards) && value.cards.length) return 'the shuffled deck';
     // Undrawn cards: the piles' contents are null while the game runs.
-    for (const key of ['draw_pile', 'pile', 'deck']) {
+    for (const key of PILE_KEYS) {
       const held = value[key];
       const shown = held && typeof held === 'object' && !Array.isArray(held) ? held.cards : held;
       if (Array.isArray(shown) && shown.length) return `the cards of a ${key}`;
