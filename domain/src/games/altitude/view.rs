@@ -82,14 +82,15 @@ pub fn view(state: &State, viewer: Viewer) -> View {
     let playing = matches!(state.phase, Phase::Playing | Phase::LayingHands);
     let players = (0..state.seats)
         .map(|seat| {
-            let mountain = state.mountains.get(seat).cloned().unwrap_or_default();
+            let empty = Mountain::default();
+            let mountain = state.mountains.get(seat).unwrap_or(&empty);
             let sees = viewer.sees_secrets_of(seat);
             PlayerView {
                 seat,
                 hand_size: state.hand(seat).len(),
                 hand: sees.then(|| state.hand(seat).to_vec()),
                 choosing: state.choosing.get(seat).copied().unwrap_or(false),
-                mountain: placed(&mountain),
+                mountain: placed(mountain),
                 height: mountain.height(),
                 two_turns: state.two_turns.get(seat).copied().unwrap_or(false),
                 retired: state.retired.get(seat).copied().unwrap_or(false),

@@ -159,10 +159,15 @@ pub fn resolve_push(
 
 /// The canonical half-turn notation: SAN, then `/` and the push square or `//`, then the mark.
 pub fn half_turn(san: &str, push: Option<Push>, mark: &str) -> String {
+    let mut text = String::with_capacity(san.len() + 3 + mark.len());
+    text.push_str(san);
+    text.push('/');
     match push {
-        Some(push) => format!("{san}/{}{mark}", push.to),
-        None => format!("{san}//{mark}"),
+        Some(push) => super::san::push_square(&mut text, push.to),
+        None => text.push('/'),
     }
+    text.push_str(mark);
+    text
 }
 
 /// The check mark of the position where `side` is to act: `+`, `#`, or nothing. A game that

@@ -38,7 +38,7 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
     let mut all = Vec::new();
     for_each_move(&board, |mv| {
         let san = san::write(&board, mv);
-        let from_to = mv.to_string();
+        let from_to = san::move_text(mv);
         let after = after_move(&board, mv);
         let bits = Bits::of(&after);
         // The position a turn leaves, as a board, only when a mate must be looked for.
@@ -69,7 +69,7 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
             all.push(Legal::new(
                 Command::Turn {
                     mv: from_to.clone(),
-                    push: Some(push.to.to_string()),
+                    push: Some(san::square_text(push.to)),
                 },
                 half_turn(&san, Some(push), mark),
             ));

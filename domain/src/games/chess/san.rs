@@ -51,16 +51,17 @@ pub fn write(board: &Board, mv: Move) -> String {
         None => {}
     }
     let Some(piece) = board.piece_on(mv.from) else {
-        return mv.to_string();
+        return move_text(mv);
     };
     let capture = board.piece_on(mv.to).is_some();
-    let mut text = String::new();
+    // The longest SAN before its mark: `Qh4xe1` or `exd8=Q`; the caller adds about five more.
+    let mut text = String::with_capacity(12);
     if piece == Piece::Pawn {
         if capture {
             text.push(file_char(mv.from.file()));
             text.push('x');
         }
-        text.push_str(&mv.to.to_string());
+        push_square(&mut text, mv.to);
         if let Some(promotion) = mv.promotion {
             text.push('=');
             text.push(piece_letter(promotion));
@@ -83,19 +84,45 @@ pub fn write(board: &Board, mv: Move) -> String {
             } else if rivals.iter().all(|r| r.rank() != mv.from.rank()) {
                 text.push(rank_char(mv.from.rank()));
             } else {
-                text.push_str(&mv.from.to_string());
+                push_square(&mut text, mv.from);
             }
         }
     }
     if capture {
         text.push('x');
     }
-    text.push_str(&mv.to.to_string());
+    push_square(&mut text, mv.to);
     text
 }
 
 pub fn file_char(file: File) -> char {
     (b'a' + file as u8) as char
+}
+
+/// Appends the square's name (`e4`) to `text`: what `Square`'s `Display` writes, without the
+/// formatting machinery (the legal list writes hundreds of them a request).
+pub fn push_square(text: &mut String, square: Square) {
+    text.push(file_char(square.file()));
+    text.push(rank_char(square.rank()));
+}
+
+/// The square's name (`e4`).
+pub fn square_text(square: Square) -> String {
+    let mut text = String::with_capacity(2);
+    push_square(&mut text, square);
+    text
+}
+
+/// The move in the from-square to-square form (`e2e4`, `e7e8q`): what `Move`'s `Display`
+/// writes.
+pub fn move_text(mv: Move) -> String {
+    let mut text = String::with_capacity(5);
+    push_square(&mut text, mv.from);
+    push_square(&mut text, mv.to);
+    if let Some(piece) = mv.promotion {
+        text.push(piece_letter(piece).to_ascii_lowercase());
+    }
+    text
 }
 
 pub fn rank_char(rank: Rank) -> char {
@@ -413,4 +440,32 @@ fn pinner(board: &Board, king: Square, pinned: Square) -> Option<Square> {
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn square_and_move_texts_are_what_display_writes() {
+        for from in Square::ALL {
+            assert_eq!(square_text(from), from.to_string());
+            for to in Square::ALL {
+                for promotion in [
+                    None,
+                    Some(Piece::Knight),
+                    Some(Piece::Queen),
+                    Some(Piece::Rook),
+                    Some(Piece::Bishop),
+                ] {
+                    let mv = Move {
+                        from,
+                        to,
+                        promotion,
+                    };
+                    assert_eq!(move_text(mv), mv.to_string());
+                }
+            }
+        }
+    }
 }
