@@ -127,6 +127,33 @@ pub(crate) struct Committer {
     pub queue: Arc<Queue>,
     pub last_position: u64,
     pub last_stream_id: u64,
+    pub heads: KnownHeads,
+}
+
+/// Most streams [`KnownHeads`] keeps (some 100 bytes each); past it, it starts again empty.
+const MAX_KNOWN_HEADS: usize = 65_536;
+
+/// The id and head of the streams the committer wrote to lately, as it wrote them. The
+/// committer is the only writer of the `streams` tree once the store is open, so these are
+/// what that tree holds: a stream played on again is checked without reading it.
+#[derive(Default)]
+pub(crate) struct KnownHeads(HashMap<String, (u64, u64)>);
+
+impl KnownHeads {
+    fn get(&self, stream: &str) -> Option<(u64, u64)> {
+        self.0.get(stream).copied()
+    }
+
+    fn remember(&mut self, stream: &str, stream_id: u64, head: u64) {
+        if let Some(known) = self.0.get_mut(stream) {
+            *known = (stream_id, head);
+            return;
+        }
+        if self.0.len() >= MAX_KNOWN_HEADS {
+            self.0.clear();
+        }
+        self.0.insert(stream.to_string(), (stream_id, head));
+    }
 }
 
 type Tags = Vec<(String, String)>;
@@ -251,6 +278,11 @@ impl Committer {
             self.write(&accepted, last_position).map(|()| {
                 self.last_position = last_position;
                 self.last_stream_id = last_stream_id;
+                // Only once written: a group that fails to write stops the committer.
+                for append in &accepted {
+                    self.heads
+                        .remember(&append.stream, append.stream_id, append.last_version);
+                }
                 let heads = accepted
                     .iter()
                     .map(|a| (Arc::<str>::from(a.stream.as_str()), a.last_version))
@@ -299,8 +331,13 @@ impl Committer {
     ) -> Result<Checked, AppendError> {
         let trees = &self.trees;
         let stream = request.stream.as_str();
-        let existing = match overlay.streams.get(stream) {
-            Some(known) => Some(*known),
+        let existing = match overlay
+            .streams
+            .get(stream)
+            .copied()
+            .or_else(|| self.heads.get(stream))
+        {
+            Some(known) => Some(known),
             None => match trees
                 .streams
                 .get(stream.as_bytes())
@@ -475,4 +512,30 @@ enum Checked {
     Accept(Box<Accepted>),
     Repeat(usize),
     Stored(Appended),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_heads_follow_each_write_and_start_again_when_full() {
+        let mut heads = KnownHeads::default();
+        heads.remember("game-1", 1, 3);
+        heads.remember("game-1", 1, 5);
+        assert_eq!(heads.get("game-1"), Some((1, 5)));
+        assert_eq!(heads.get("game-2"), None);
+        for n in 1..MAX_KNOWN_HEADS {
+            heads.remember(&format!("other-{n}"), n as u64 + 1, 1);
+        }
+        assert_eq!(heads.0.len(), MAX_KNOWN_HEADS);
+        // A stream already known is updated in place, without emptying the map.
+        heads.remember("game-1", 1, 6);
+        assert_eq!(heads.get("game-1"), Some((1, 6)));
+        // A new one past the bound empties it first: what is forgotten is read from the tree.
+        heads.remember("game-3", 99, 1);
+        assert_eq!(heads.0.len(), 1);
+        assert_eq!(heads.get("game-1"), None);
+        assert_eq!(heads.get("game-3"), Some((99, 1)));
+    }
 }

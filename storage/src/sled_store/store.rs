@@ -195,6 +195,7 @@ impl SledStore {
             queue,
             last_position,
             last_stream_id,
+            heads: Default::default(),
         };
         let committer = std::thread::Builder::new()
             .name("event-store-committer".into())
