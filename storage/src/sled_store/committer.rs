@@ -278,15 +278,13 @@ impl Committer {
             self.write(&accepted, last_position).map(|()| {
                 self.last_position = last_position;
                 self.last_stream_id = last_stream_id;
-                // Only once written: a group that fails to write stops the committer.
-                for append in &accepted {
-                    self.heads
-                        .remember(&append.stream, append.stream_id, append.last_version);
+                // Heads are remembered only once written: a group that fails to write stops
+                // the committer.
+                let mut heads = Vec::with_capacity(accepted.len());
+                for a in &accepted {
+                    self.heads.remember(&a.stream, a.stream_id, a.last_version);
+                    heads.push((Arc::<str>::from(a.stream.as_str()), a.last_version));
                 }
-                let heads = accepted
-                    .iter()
-                    .map(|a| (Arc::<str>::from(a.stream.as_str()), a.last_version))
-                    .collect();
                 Some(
                     self.group_commit
                         .written_quietly(Some(last_position), heads),
@@ -331,13 +329,13 @@ impl Committer {
     ) -> Result<Checked, AppendError> {
         let trees = &self.trees;
         let stream = request.stream.as_str();
-        let existing = match overlay
+        let known = overlay
             .streams
             .get(stream)
             .copied()
-            .or_else(|| self.heads.get(stream))
-        {
-            Some(known) => Some(known),
+            .or_else(|| self.heads.get(stream));
+        let existing = match known {
+            Some(_) => known,
             None => match trees
                 .streams
                 .get(stream.as_bytes())

@@ -80,9 +80,9 @@ fn placed(mountain: &Mountain) -> Vec<PlacedCard> {
 
 pub fn view(state: &State, viewer: Viewer) -> View {
     let playing = matches!(state.phase, Phase::Playing | Phase::LayingHands);
+    let empty = Mountain::default();
     let players = (0..state.seats)
         .map(|seat| {
-            let empty = Mountain::default();
             let mountain = state.mountains.get(seat).unwrap_or(&empty);
             let sees = viewer.sees_secrets_of(seat);
             PlayerView {
