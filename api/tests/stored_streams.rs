@@ -6,7 +6,7 @@
 //! the first seat to act is played until the game ends or 60 commands are played. The events
 //! (type and JSON payload, one a line) must equal `tests/streams/<game>.txt`. To write the
 //! files afresh after a deliberate change of the stored form: `PIN_STREAMS=write cargo test
-//! -p api --test stored_streams`, and say why in the commit.
+//! -p api --test integration stored_streams`, and say why in the commit.
 
 use chrono::{DateTime, Duration, Utc};
 use domain::engine::Context;
@@ -98,7 +98,7 @@ fn pinned(kind_id: &str, seats: usize) {
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "{}: {e}; write it with PIN_STREAMS=write cargo test -p api --test stored_streams",
+            "{}: {e}; write it with PIN_STREAMS=write cargo test -p api --test integration stored_streams",
             path.display()
         )
     });

@@ -1,6 +1,6 @@
 //! The table rules common to every game, exercised with a small test-only game.
 
-mod common;
+use crate::common;
 
 use common::HighCard;
 use domain::engine::Viewer;

@@ -2,7 +2,7 @@
 //! and vacations, exercised with the test-only "High card" game. The time is always given
 //! in the context, as the API gives it.
 
-mod common;
+use crate::common;
 
 use chrono::{DateTime, Duration, Utc};
 use common::HighCard;

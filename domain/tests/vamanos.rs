@@ -1,6 +1,6 @@
 //! The rules of Vamanos (`rules/vamanos.md`), one test a rule, each quoting the line it checks.
 
-mod vamanos_support;
+use crate::vamanos_support;
 
 use domain::engine::{Context, Engine, Viewer};
 use domain::fairness::Seed;

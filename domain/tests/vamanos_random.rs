@@ -2,7 +2,7 @@
 //! interleaved, checking card conservation, secrecy and the common invariants after every
 //! event.
 
-mod vamanos_support;
+use crate::vamanos_support;
 
 use domain::engine::{Context, Engine, Seat, Viewer};
 use domain::fairness::Seed;

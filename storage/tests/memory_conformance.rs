@@ -1,8 +1,6 @@
 //! The storage conformance suite (`conformance/`) run against the in-memory store.
 //! Every backend passes the same tests through the traits alone, as the application uses it.
 
-mod common;
-
 mod backend {
     use std::sync::Arc;
     use storage::{MemoryStore, Storage};

@@ -1,6 +1,6 @@
 //! Opening: a store survives reopening; foreign, damaged or busy directories are clear errors.
 
-mod common;
+use crate::common;
 
 use common::batch;
 use storage::{OpenError, SledStore as Store};

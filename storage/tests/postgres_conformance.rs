@@ -2,11 +2,6 @@
 //! started for this test binary (`common/cluster.rs`), a fresh database for every test.
 //! Every backend passes the same tests through the traits alone, as the application uses it.
 
-mod common;
-
-#[path = "common/cluster.rs"]
-mod cluster;
-
 mod backend {
     use std::sync::Arc;
     use storage::{PostgresStore, Storage};

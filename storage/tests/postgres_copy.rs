@@ -1,10 +1,9 @@
 //! Moving up: a sled store copied into PostgreSQL is the same store, event ids included, and
 //! a copy goes only into an empty database.
 
-mod common;
+use crate::common;
 
-#[path = "common/cluster.rs"]
-mod cluster;
+use crate::cluster;
 
 use common::{batch, command_batch};
 use storage::{

@@ -6,10 +6,9 @@
 //! open; with positions from a sequence, the second append would commit the next position
 //! first and the follower would move past the held one for good.
 
-mod common;
+use crate::common;
 
-#[path = "common/cluster.rs"]
-mod cluster;
+use crate::cluster;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

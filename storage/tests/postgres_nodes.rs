@@ -2,10 +2,9 @@
 //! waiting readers wake on the other's appends, versions and idempotency keys hold across
 //! both, and a listener whose connection is cut catches up once it is back.
 
-mod common;
+use crate::common;
 
-#[path = "common/cluster.rs"]
-mod cluster;
+use crate::cluster;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

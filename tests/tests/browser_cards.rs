@@ -5,8 +5,8 @@
 //! in its DOM or in any answer it received. Driven by `tests/browser/table-<kind>.mjs` and
 //! `cards.mjs` (see `browser_harness`); screenshots go to `target/screenshots/`.
 
-mod browser_harness;
-mod common;
+use crate::browser_harness;
+use crate::common;
 
 use common::binary::Server;
 use serde_json::Value;

@@ -2,8 +2,8 @@
 //! Chess to checkmate by clicking, while a spectator watches; then replay, audit, export,
 //! import and fork. Driven by `tests/browser/chess.mjs` (see `browser_harness`).
 
-mod browser_harness;
-mod common;
+use crate::browser_harness;
+use crate::common;
 
 use common::TestApp;
 use serde_json::Value;

@@ -7,7 +7,7 @@
 //! These tests wait for real deadlines of one or two seconds; they assert what happened, never
 //! how long it took (beyond a generous limit for "by itself").
 
-mod common;
+use crate::common;
 
 use common::{ok_json, problem, Player, TestApp};
 use reqwest::StatusCode;

@@ -1,6 +1,6 @@
 //! `POST /v1/games/{id}/commands`: stale versions, retries, races and every kind of bad input.
 
-mod common;
+use crate::common;
 
 use common::{ok_json, problem, TestApp};
 use reqwest::StatusCode;

@@ -1,7 +1,7 @@
 //! For each game: players with their own tokens play a complete game through `legal` and
 //! `commands` only, to a result.
 
-mod common;
+use crate::common;
 
 use common::play::play_to_end;
 use common::TestApp;

@@ -2,7 +2,7 @@
 //! `outcome` does, however it ended. A resignation, an agreed draw, a timeout and a takeback
 //! end a game at the table, not by its rules; the view shows them all the same (issue 22).
 
-mod common;
+use crate::common;
 
 use common::play::{play_first, SendOk};
 use common::{ok_json, Player, TestApp};

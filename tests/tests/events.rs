@@ -1,6 +1,6 @@
 //! `GET /v1/games/{id}/events` (pages and long-poll) and `GET /v1/games/{id}/stream` (SSE).
 
-mod common;
+use crate::common;
 
 use common::{ok_json, TestApp};
 use reqwest::StatusCode;

@@ -3,7 +3,7 @@
 //! changed." "An analysis fork (one player at all seats) is allowed for games without hidden
 //! information, or after the game has ended." (DESIGN.md)
 
-mod common;
+use crate::common;
 
 use common::play::{play_first, play_to_end, SendOk};
 use common::{ok_json, problem, Player, TestApp};

@@ -1,6 +1,6 @@
 //! `GET /health` and the shape of answers to unknown paths.
 
-mod common;
+use crate::common;
 
 use common::{problem, TestApp};
 use reqwest::StatusCode;

@@ -2,7 +2,7 @@
 //! `rules/avalanche-chess.md`; every game exports and imports its JSON event log, and an import
 //! is audited before it is accepted." (DESIGN.md)
 
-mod common;
+use crate::common;
 
 use common::play::{play_to_end, SendOk};
 use common::{ok_json, problem, Player, TestApp};

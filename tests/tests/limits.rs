@@ -3,7 +3,7 @@
 //! answered 429 with Retry-After and a problem that says which limit; a test for each."
 //! (issue 21)
 
-mod common;
+use crate::common;
 
 use api::limits::LimitSettings;
 use common::binary::Server;

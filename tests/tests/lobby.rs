@@ -1,6 +1,6 @@
 //! Players, kinds, creating, listing and joining games.
 
-mod common;
+use crate::common;
 
 use common::{ok_json, problem, TestApp};
 use reqwest::StatusCode;

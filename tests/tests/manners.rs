@@ -2,7 +2,7 @@
 //! is 405 with `Allow`, `/docs` leads to `/docs/`, an import without `format` says so, an
 //! unknown `kind` names the valid ones, and the log has no colour codes off a terminal.
 
-mod common;
+use crate::common;
 
 use common::binary::Server;
 use common::TestApp;

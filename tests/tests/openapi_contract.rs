@@ -5,7 +5,7 @@
 //! validator (draft 2020-12, OpenAPI 3.1's dialect). Each command, event and view must match
 //! exactly one variant of its game's union: the unions are told apart by their tags.
 
-mod common;
+use crate::common;
 
 use common::play::is_table_command;
 use common::{Chooser, Player, TestApp};

@@ -3,10 +3,9 @@
 //! every game read back as it was and passing its audit. The database is a private cluster
 //! this test binary starts (`storage/tests/common/cluster.rs`).
 
-mod common;
+use crate::common;
 
-#[path = "../../storage/tests/common/cluster.rs"]
-mod cluster;
+use crate::cluster;
 
 use common::binary::Server;
 use common::play::play_to_end;

@@ -3,10 +3,9 @@
 //! takeback) exactly, audits them, refuses to copy into a database that holds anything, and
 //! the server on PostgreSQL then serves every game as it was and plays on.
 
-mod common;
+use crate::common;
 
-#[path = "../../storage/tests/common/cluster.rs"]
-mod cluster;
+use crate::cluster;
 
 use common::binary::{self, Server};
 use common::play::{play_to_end, SendOk};

@@ -7,10 +7,9 @@
 //! clock is dead is recorded once by a survivor, and a webhook registered on the killed node
 //! is delivered at least once.
 
-mod common;
+use crate::common;
 
-#[path = "../../storage/tests/common/cluster.rs"]
-mod cluster;
+use crate::cluster;
 
 use actix_web::{web, App, HttpResponse, HttpServer};
 use common::binary::Server;

@@ -2,7 +2,7 @@
 //! the game ends. Audit: re-decide every command, check the seed against its commitment and
 //! every deal against the seed; report the first divergence." (DESIGN.md)
 
-mod common;
+use crate::common;
 
 use common::play::play_to_end;
 use common::{ok_json, problem, Player, TestApp};

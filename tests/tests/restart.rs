@@ -1,7 +1,7 @@
 //! The real binary, killed with SIGKILL in the middle of a game and started again on the same
 //! database: every acknowledged command is still there and play goes on.
 
-mod common;
+use crate::common;
 
 use common::binary::Server;
 use common::play::is_table_command;

@@ -4,7 +4,7 @@
 //! and redacted events hold no other seat's card and no undrawn card; equality here proves the
 //! server adds nothing to them, in views, event pages and command answers alike.
 
-mod common;
+use crate::common;
 
 use common::play::play_to_end;
 use common::{Player, TestApp};

@@ -2,7 +2,7 @@
 //! kept apart from the database, so that no file of the database holds them in clear; a
 //! server given another key than the store's refuses to start.
 
-mod common;
+use crate::common;
 
 use common::binary::{self, Server};
 use common::play::SendOk;

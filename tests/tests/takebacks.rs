@@ -3,7 +3,7 @@
 //! and ends the parent as superseded. In games with hidden information the fork reshuffles
 //! every face-down pile with a fresh committed seed" (DESIGN.md).
 
-mod common;
+use crate::common;
 
 use common::play::{play_first, play_to_end, SendOk};
 use common::{ok_json, problem, Player, TestApp};

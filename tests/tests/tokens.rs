@@ -1,7 +1,7 @@
 //! Tokens that can be replaced: "`POST /v1/players/me/tokens` issues a new one (shown once),
 //! `DELETE` of the current one revokes it; the old one then gets 401 at once" (issue 21).
 
-mod common;
+use crate::common;
 
 use common::binary::Server;
 use common::{ok_json, problem, Player, TestApp};

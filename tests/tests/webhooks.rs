@@ -5,7 +5,7 @@
 //! 127.0.0.1 in the test, a host the test's server is told to allow (issue 21: otherwise a
 //! webhook never reaches inside the server's network).
 
-mod common;
+use crate::common;
 
 use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
 use api::app::webhooks::address::AddressPolicy;

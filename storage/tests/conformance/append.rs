@@ -1,6 +1,6 @@
 //! Appending: gapless versions, conflicts, idempotency and all-or-nothing batches.
 
-use crate::backend::store;
+use super::backend::store;
 use crate::common::{batch, command_batch};
 use storage::{AppendError, Appended};
 

@@ -1,6 +1,6 @@
 //! Reading: stream pages, the global log, envelopes as written, commands, tags, secrets, records.
 
-use crate::backend::store;
+use super::backend::store;
 use crate::common::{at, batch, command_batch};
 use std::collections::HashSet;
 

@@ -1,6 +1,6 @@
 //! Retagging: a stream's index entries replaced without appending, as a reindex does.
 
-use crate::backend::store;
+use super::backend::store;
 use crate::common::batch;
 use storage::AppendError;
 

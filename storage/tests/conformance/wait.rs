@@ -1,6 +1,6 @@
 //! Waiting for new events without polling: per-stream waits and the global position.
 
-use crate::backend::store;
+use super::backend::store;
 use crate::common::batch;
 use std::time::Duration;
 
