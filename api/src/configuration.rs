@@ -115,6 +115,38 @@ pub struct ServeSettings {
     /// Event streams and long-polls one player (or address) may hold open at once (0: no limit).
     #[arg(long, env = "AVALANCHE_LIMIT_STREAMS", default_value_t = crate::limits::LimitSettings::default().streams_per_player)]
     pub limit_streams: usize,
+    /// Forks created per player per hour (0: no limit).
+    #[arg(long, env = "AVALANCHE_LIMIT_FORKS_PER_HOUR", default_value_t = crate::limits::LimitSettings::default().forks_per_hour_per_player)]
+    pub limit_forks_per_hour: u32,
+    /// Games imported per player per hour (0: no limit).
+    #[arg(long, env = "AVALANCHE_LIMIT_IMPORTS_PER_HOUR", default_value_t = crate::limits::LimitSettings::default().imports_per_hour_per_player)]
+    pub limit_imports_per_hour: u32,
+    /// Vacations started or ended per player per day (0: no limit).
+    #[arg(long, env = "AVALANCHE_LIMIT_VACATION_CHANGES_PER_DAY", default_value_t = crate::limits::LimitSettings::default().vacation_changes_per_day_per_player)]
+    pub limit_vacation_changes_per_day: u32,
+    /// Tokens one player may hold at once (0: no limit).
+    #[arg(long, env = "AVALANCHE_LIMIT_TOKENS", default_value_t = crate::limits::LimitSettings::default().tokens_per_player)]
+    pub limit_tokens: usize,
+    /// Tokens issued per player per hour (0: no limit).
+    #[arg(long, env = "AVALANCHE_LIMIT_TOKENS_PER_HOUR", default_value_t = crate::limits::LimitSettings::default().tokens_per_hour_per_player)]
+    pub limit_tokens_per_hour: u32,
+    /// Connections one client address may hold open at once (0: no limit; trusted proxies are
+    /// not counted).
+    #[arg(long, env = "AVALANCHE_LIMIT_CONNECTIONS_PER_ADDRESS", default_value_t = crate::limits::LimitSettings::default().connections_per_address)]
+    pub limit_connections_per_address: usize,
+    /// Proxies (addresses such as `10.0.0.5`, or ranges such as `10.0.0.0/8`) whose
+    /// `X-Forwarded-For` names the client, for the limits counted per client address; from any
+    /// other peer the header is ignored. Repeat the option, or separate them with commas.
+    #[arg(long = "trusted-proxies", env = "AVALANCHE_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_proxy)]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Addresses or ranges that may read `GET /metrics` (with `--metrics-token-file`, either
+    /// suffices). Neither given: anyone may.
+    #[arg(long = "metrics-allow", env = "AVALANCHE_METRICS_ALLOW", value_delimiter = ',', value_parser = parse_proxy)]
+    pub metrics_allow: Vec<ipnet::IpNet>,
+    /// A file holding a bearer token of its own for `GET /metrics` (`Authorization: Bearer
+    /// <token>` from the scraper).
+    #[arg(long, env = "AVALANCHE_METRICS_TOKEN_FILE")]
+    pub metrics_token_file: Option<PathBuf>,
     /// Take webhook URLs with `http://` as well as `https://`.
     #[arg(long, env = "AVALANCHE_WEBHOOK_ALLOW_HTTP")]
     pub webhook_allow_http: bool,
@@ -127,4 +159,12 @@ pub struct ServeSettings {
         value_delimiter = ','
     )]
     pub webhook_allow_hosts: Vec<String>,
+}
+
+/// A trusted proxy: a range (`10.0.0.0/8`) or one address (`10.0.0.5`, `::1`).
+fn parse_proxy(text: &str) -> Result<ipnet::IpNet, String> {
+    let text = text.trim();
+    text.parse::<ipnet::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("{text:?} is neither an address nor a range such as 10.0.0.0/8"))
 }

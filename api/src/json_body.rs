@@ -54,6 +54,11 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
                         "payload_too_large",
                         "The body is larger than 64 KiB.",
                     )
+                } else if let Some(late) = error
+                    .as_error::<actix_web::error::PayloadError>()
+                    .filter(|e| crate::connections::is_late_body(e))
+                {
+                    body_too_slow(late)
                 } else {
                     ApiError::bad_request("bad_request", format!("Unreadable body: {error}."))
                 }
@@ -61,6 +66,15 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
             parse(&bytes).map(Json)
         })
     }
+}
+
+/// The answer to a body that did not arrive in time (`408`; the connection is then closed).
+pub fn body_too_slow(error: &actix_web::error::PayloadError) -> ApiError {
+    ApiError::new(
+        StatusCode::REQUEST_TIMEOUT,
+        "request_timeout",
+        format!("The request's body came too slowly: {error}. Send it again, whole."),
+    )
 }
 
 /// `bytes` as a `T`, refused when not JSON, when a key repeats or when it does not fit `T`.

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod clock;
 pub mod command_answer;
 pub mod configuration;
+pub mod connections;
 pub mod json_body;
 pub mod limits;
 pub mod metrics;

@@ -111,6 +111,28 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
             open_seats_per_player: settings.limit_open_seats,
             commands_per_second_per_player: settings.limit_commands_per_second,
             streams_per_player: settings.limit_streams,
+            forks_per_hour_per_player: settings.limit_forks_per_hour,
+            imports_per_hour_per_player: settings.limit_imports_per_hour,
+            vacation_changes_per_day_per_player: settings.limit_vacation_changes_per_day,
+            tokens_per_player: settings.limit_tokens,
+            tokens_per_hour_per_player: settings.limit_tokens_per_hour,
+            connections_per_address: settings.limit_connections_per_address,
+            trusted_proxies: settings.trusted_proxies.clone(),
+            metrics_allowed: settings.metrics_allow.clone(),
+            metrics_token: match &settings.metrics_token_file {
+                None => None,
+                Some(path) => Some(
+                    std::fs::read_to_string(path)
+                        .map_err(|e| {
+                            std::io::Error::other(format!(
+                                "cannot read the metrics token in {}: {e}",
+                                path.display()
+                            ))
+                        })?
+                        .trim()
+                        .to_string(),
+                ),
+            },
         };
         let server = run_with(
             listener,
@@ -253,6 +275,10 @@ pub fn run_with(
 ) -> std::io::Result<actix_web::dev::Server> {
     let openapi = crate::openapi::document(&registry);
     key.bind(store.as_ref()).map_err(std::io::Error::other)?;
+    let connections = crate::connections::Connections::new(
+        limits.connections_per_address,
+        limits.trusted_proxies.clone(),
+    );
     let state = web::Data::new(AppState::new(
         store, registry, key, delivery, memory, limits,
     )?);
@@ -296,6 +322,16 @@ pub fn run_with(
                         not_found(&for_405, res)
                     })
             })
+            .wrap(crate::connections::BodyDeadline)
+            .wrap_fn(|req, service| {
+                let docs = req.path().starts_with("/docs");
+                let answered = actix_web::dev::Service::call(service, req);
+                async move {
+                    let mut res = answered.await?;
+                    crate::routes::web::secure_headers(res.headers_mut(), docs);
+                    Ok(res)
+                }
+            })
             .wrap(RequestSpan(metrics.clone()))
             // The routes are tried in this order, and a path with a parameter is matched by a
             // regular expression: a game's two busiest routes come first.
@@ -312,7 +348,10 @@ pub fn run_with(
             .service(routes::players::start_vacation)
             .service(routes::players::end_vacation)
             .service(routes::players::issue_token)
+            .service(routes::players::list_tokens)
             .service(routes::players::revoke_token)
+            .service(routes::players::revoke_token_by_id)
+            .service(routes::players::revoke_other_tokens)
             .service(routes::webhooks::create_webhook)
             .service(routes::webhooks::list_webhooks)
             .service(routes::webhooks::delete_webhook)
@@ -346,6 +385,9 @@ pub fn run_with(
                     .external_url_unchecked("/openapi.json", openapi.clone()),
             )
     })
+    .on_connect(move |io, data| connections.accept(io, data))
+    .client_request_timeout(crate::connections::HEAD_TIMEOUT)
+    .client_disconnect_timeout(crate::connections::DISCONNECT_TIMEOUT)
     .listen(listener)?
     .shutdown_timeout(10)
     .run();

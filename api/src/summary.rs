@@ -22,6 +22,10 @@ pub struct SeatInfo {
     pub player_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub player_name: Option<String>,
+    /// The name with the first digits of the player's id (`Bea #3f9a`), which tells two
+    /// players of the same name apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player_display_name: Option<String>,
     /// The seat's clock, in a timed game.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clock: Option<SeatClock>,
@@ -110,12 +114,19 @@ pub fn summary(
         .players()
         .into_iter()
         .enumerate()
-        .map(|(seat, id)| SeatInfo {
-            seat,
-            player_name: id.as_deref().and_then(|id| players.name(id)),
-            player_id: id,
-            clock: timed.then(|| clocks.get(seat).copied().unwrap_or_default()),
-            on_vacation: away.get(seat).copied().unwrap_or(false),
+        .map(|(seat, id)| {
+            let name = id.as_deref().and_then(|id| players.name(id));
+            SeatInfo {
+                seat,
+                player_display_name: id
+                    .as_deref()
+                    .zip(name.as_deref())
+                    .map(|(id, name)| crate::app::players::display_name(id, name)),
+                player_name: name,
+                player_id: id,
+                clock: timed.then(|| clocks.get(seat).copied().unwrap_or_default()),
+                on_vacation: away.get(seat).copied().unwrap_or(false),
+            }
         })
         .collect();
     let deadline = your_seat

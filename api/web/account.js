@@ -1,6 +1,6 @@
 // Accounts: sign up (the key is shown once), sign in with a key on another device, sign out.
 
-import { get, post, token } from './api.js';
+import { get, post, del, seg, token } from './api.js';
 import { h, mount, field, say, sayError } from './dom.js';
 
 export async function accountPage(main, _params, app) {
@@ -8,7 +8,7 @@ export async function accountPage(main, _params, app) {
   if (app.me) {
     mount(main,
       h('h1', {}, 'Your account'),
-      h('p', {}, 'Signed in as ', h('strong', { 'data-testid': 'me' }, app.me.name), '.'),
+      h('p', {}, 'Signed in as ', h('strong', { 'data-testid': 'me' }, h('bdi', {}, app.me.name)), '.'),
       h('p', { class: 'muted' }, 'Your key stays in this browser. To play on another device, sign in there with the key you saved when you signed up.'),
       h('button', {
         type: 'button', class: 'secondary', 'data-testid': 'sign-out',
@@ -18,7 +18,8 @@ export async function accountPage(main, _params, app) {
           say('Signed out.');
           app.go('#/account');
         },
-      }, 'Sign out'));
+      }, 'Sign out'),
+      tokensCard(app));
     return;
   }
 
@@ -88,4 +89,58 @@ function showKey(main, created, app) {
       h('div', { class: 'row' }, copy,
         h('button', { type: 'button', 'data-testid': 'key-saved', onclick: () => app.go('#/') }, 'I saved it: to the lobby'))));
   app.drawNav();
+}
+
+// The player's keys (tokens): when each was made and last used, its label; never the secret.
+// Any other key can be revoked here, one by one or all at once.
+function tokensCard(app) {
+  const card = h('section', { class: 'card', 'aria-labelledby': 'tokens-title', 'data-testid': 'tokens' },
+    h('h2', { id: 'tokens-title' }, 'Your keys'), h('p', { class: 'muted' }, 'Loading…'));
+  drawTokens(card, app);
+  return card;
+}
+
+function when(iso, otherwise) {
+  return iso ? new Date(iso).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' }) : otherwise;
+}
+
+async function drawTokens(card, app) {
+  let tokens;
+  try {
+    tokens = await get('/players/me/tokens');
+  } catch (e) {
+    sayError(e);
+    return;
+  }
+  const again = () => drawTokens(card, app);
+  const rows = tokens.map((t) => h('li', { 'data-testid': 'token', 'data-token-id': t.id },
+    h('bdi', { class: 'token-label' }, t.label || 'no label'),
+    h('small', { class: 'muted' }, ` · made ${when(t.created_at, 'before keys were listed')} · last used ${when(t.last_used_at, 'not yet')}`),
+    t.current
+      ? h('strong', {}, ' · this browser')
+      : h('button', {
+        type: 'button', class: 'secondary', 'data-testid': 'revoke-token',
+        onclick: async () => {
+          try {
+            await del(`/players/me/tokens/${seg(t.id)}`);
+            say('Key revoked: it no longer signs anyone in.');
+            again();
+          } catch (e) { sayError(e); }
+        },
+      }, 'Revoke')));
+  const others = tokens.filter((t) => !t.current).length;
+  mount(card,
+    h('h2', { id: 'tokens-title' }, 'Your keys'),
+    h('p', { class: 'muted' }, 'Every key that signs you in, on any device. Revoke one you no longer use or did not make.'),
+    h('ul', { class: 'tokens' }, rows),
+    others > 0 ? h('button', {
+      type: 'button', class: 'secondary', 'data-testid': 'revoke-others',
+      onclick: async () => {
+        try {
+          const done = await del('/players/me/tokens?keep=current');
+          say(`Signed out everywhere else: ${done.revoked} key${done.revoked === 1 ? '' : 's'} revoked.`);
+          again();
+        } catch (e) { sayError(e); }
+      },
+    }, 'Sign out everywhere else') : null);
 }

@@ -142,7 +142,9 @@ export async function gamePage(main, [id], app) {
       h('p', { class: ['turn', game.your_turn && 'mine'], 'data-testid': 'turn', 'aria-live': 'polite' }, turnText),
       spectator ? h('p', { class: 'muted', 'data-testid': 'spectator' }, 'You are watching this game.') : null);
     mount(seats, (game.seats || []).map((s) => h('li', { class: [game.to_act.includes(s.seat) && 'to-act'] },
-      h('span', { class: 'seat-name' }, s.player_name || 'free seat', s.seat === mySeat ? ' (you)' : ''),
+      h('span', { class: 'seat-name' }, s.player_name ? h('bdi', { title: s.player_display_name || '' }, s.player_name) : 'free seat',
+        s.player_display_name ? h('small', { class: 'muted player-tag' }, ` ${s.player_display_name.slice(s.player_name.length).trim()}`) : null,
+        s.seat === mySeat ? ' (you)' : ''),
       game.to_act.includes(s.seat) && game.status === 'active' ? h('span', { class: 'badge' }, 'to act') : null,
       s.on_vacation ? h('span', { class: 'muted' }, ' on vacation') : null,
       clockText(s))));

@@ -145,6 +145,15 @@ pub trait EventStore: Send + Sync {
 
     /// Gives lease `name` up, so that another process may take it.
     fn release_lease(&self, name: &str);
+
+    /// Sends `message`, opaque text of at most [`MAX_MESSAGE`](crate::MAX_MESSAGE) bytes, to
+    /// the subscribers of every process on this store, this one included (see
+    /// `broadcasts.rs` for what is promised). Answers once it is sent: on a shared store, once
+    /// the database took it (it delivers it to the other processes at once).
+    fn broadcast<'a>(&'a self, message: &'a str) -> BoxFuture<'a, Result<(), StorageError>>;
+
+    /// The messages [`EventStore::broadcast`] sends from now on, from any process on the store.
+    fn subscribe_broadcasts(&self) -> tokio::sync::broadcast::Receiver<String>;
 }
 
 /// Small durable records by tree and key (players, tokens, webhooks, cursors), beside the

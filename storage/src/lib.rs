@@ -52,6 +52,7 @@
 //! all three pass; a new backend passes it too. [`copy_sled_to_postgres`] moves a sled store
 //! into PostgreSQL exactly.
 
+mod broadcasts;
 mod copy;
 mod envelope;
 mod error;
@@ -62,6 +63,7 @@ mod postgres;
 mod sled_store;
 
 pub use crate::postgres::PostgresStore;
+pub use broadcasts::{BACKLOG as BROADCAST_BACKLOG, MAX_MESSAGE};
 pub use copy::{copy_sled_to_postgres, CopyError, CopyReport};
 pub use envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
 pub use error::{AppendError, OpenError, StorageError};

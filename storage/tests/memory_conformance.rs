@@ -18,3 +18,5 @@ mod read;
 mod retag;
 #[path = "conformance/wait.rs"]
 mod wait;
+#[path = "conformance/broadcast.rs"]
+mod broadcast;

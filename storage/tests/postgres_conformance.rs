@@ -20,3 +20,5 @@ mod read;
 mod retag;
 #[path = "conformance/wait.rs"]
 mod wait;
+#[path = "conformance/broadcast.rs"]
+mod broadcast;

@@ -174,3 +174,46 @@ fn a_node_whose_lease_connection_breaks_knows_it_no_longer_holds_its_leases() {
     assert!(other.try_lease("clock").expect("asks"), "the lease is free");
     assert!(!one.try_lease("clock").expect("asks again, reconnected"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broadcast_from_one_node_reaches_the_other_at_once() {
+    let (one, other, _) = two_nodes();
+    let mut heard_there = other.subscribe_broadcasts();
+    let mut heard_here = one.subscribe_broadcasts();
+    // The listeners connect in the background: send until the other node hears.
+    let started = Instant::now();
+    let delivered = loop {
+        one.broadcast("token-revoked abc").await.expect("sent");
+        match tokio::time::timeout(Duration::from_millis(500), heard_there.recv()).await {
+            Ok(message) => break message.expect("the store is open"),
+            Err(_) => assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "the other node never heard"
+            ),
+        }
+    };
+    assert_eq!(delivered, "token-revoked abc");
+    let sent = Instant::now();
+    one.broadcast("second").await.expect("sent");
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(1), heard_there.recv())
+            .await
+            .expect("within a second")
+            .expect("the store is open");
+        if message == "second" {
+            break;
+        }
+    }
+    assert!(sent.elapsed() < Duration::from_secs(1));
+    // The sender's own subscribers hear each message once, at once.
+    let mut mine = Vec::new();
+    while let Ok(message) = heard_here.try_recv() {
+        mine.push(message);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    while let Ok(message) = heard_here.try_recv() {
+        mine.push(message);
+    }
+    assert_eq!(mine.last().map(String::as_str), Some("second"));
+    assert_eq!(mine.iter().filter(|m| *m == "second").count(), 1, "{mine:?}");
+}

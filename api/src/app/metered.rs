@@ -165,6 +165,14 @@ impl EventStore for Metered {
     fn release_lease(&self, name: &str) {
         self.inner.release_lease(name)
     }
+
+    fn broadcast<'a>(&'a self, message: &'a str) -> BoxFuture<'a, Result<(), StorageError>> {
+        self.inner.broadcast(message)
+    }
+
+    fn subscribe_broadcasts(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.inner.subscribe_broadcasts()
+    }
 }
 
 impl RecordStore for Metered {

@@ -1,18 +1,40 @@
 //! Players and their secret bearer tokens. Only the SHA-256 of a token is stored, so a copy of
-//! the database does not let anyone act for a player.
+//! the database does not let anyone act for a player. A player sees the list of their tokens
+//! (when each was made and last used, its label; never the secret) and may revoke any of them.
+//!
+//! Tokens are looked up in memory, after a first read from the store. A revocation forgets the
+//! token here at once and broadcasts it to every other server of the store, which forget it
+//! too and end its open streams and waiting requests; the entries of a store shared with other
+//! servers also expire after [`SHARED_TOKEN_EXPIRY`], should a broadcast be lost.
 
 use crate::app::randomness::random_hex;
 use crate::problem::ApiError;
+use actix_web::http::StatusCode;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, PoisonError, RwLock};
+use std::time::{Duration, Instant};
 use storage::Storage;
+use tokio::sync::broadcast;
+use unicode_general_category::{get_general_category, GeneralCategory};
+use unicode_normalization::UnicodeNormalization;
 use utoipa::ToSchema;
 
 const PLAYERS: &str = "players";
+/// Token hash → player id.
 const TOKENS: &str = "tokens";
+/// `<player id>/<token id>` → what the player sees of the token ([`TokenRecord`]).
+const PLAYER_TOKENS: &str = "player_tokens";
+
+/// How long a server on a shared store trusts a token it looked up, should the broadcast of
+/// its revocation be lost (the listener's connection broken at that moment).
+pub const SHARED_TOKEN_EXPIRY: Duration = Duration::from_secs(10);
+/// How often a token's `last_used_at` is written while it is in use.
+const LAST_USED_EVERY: Duration = Duration::from_secs(600);
+/// The broadcast that tells every server a token was revoked: this, then the token's hash.
+const REVOKED: &str = "token-revoked ";
 
 /// A player as everyone may see them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -22,28 +44,73 @@ pub struct Player {
     pub id: String,
     #[schema(example = "Bea")]
     pub name: String,
+    /// The name with the first four digits of the id, which tells two players of the same
+    /// name apart: show this where players are listed beside each other.
+    #[schema(example = "Bea #3f9a")]
+    #[serde(default, skip_deserializing)]
+    pub display_name: String,
     pub created_at: DateTime<Utc>,
+}
+
+/// The name shown for a player: the name, then `#` and the first four digits of the id.
+pub fn display_name(id: &str, name: &str) -> String {
+    let digits: String = id.trim_start_matches("p-").chars().take(4).collect();
+    format!("{name} #{digits}")
+}
+
+/// A token as its player sees it in the list; never the secret.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TokenInfo {
+    /// `t-` and 16 hexadecimal digits; revoke it with `DELETE /v1/players/me/tokens/{id}`.
+    #[schema(example = "t-0c9d1e2f3a4b5c6d")]
+    pub id: String,
+    /// What the player called it when asking for it (such as the device it is for).
+    #[schema(example = "phone")]
+    pub label: Option<String>,
+    /// When it was issued (unknown for tokens issued before the server kept it).
+    pub created_at: Option<DateTime<Utc>>,
+    /// When it was last used, to within ten minutes.
+    pub last_used_at: Option<DateTime<Utc>>,
+    /// Whether this request was sent with it.
+    pub current: bool,
+}
+
+/// What the store keeps of a token beside its hash, under the player.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct TokenRecord {
+    hash: String,
+    label: Option<String>,
+    created_at: Option<DateTime<Utc>>,
+    last_used_at: Option<DateTime<Utc>>,
 }
 
 /// The players, read through to the store and cached in memory (names are shown in every game).
 pub struct Players {
     store: Arc<dyn Storage>,
     cache: RwLock<HashMap<String, Player>>,
-    /// Token hashes known to act for a player id, when this server is the store's only one
-    /// (a sled store): every request names its token, and the store need not be asked each
-    /// time. With other servers on the store (PostgreSQL) a token revoked on one of them must
-    /// stop acting on all at once, so tokens are then always read from the store.
-    tokens: Option<RwLock<TokenCache>>,
+    tokens: Arc<RwLock<TokenCache>>,
+    /// How long a looked-up token is trusted: for ever alone on the store (every revocation
+    /// passes here), [`SHARED_TOKEN_EXPIRY`] with other servers on it.
+    expiry: Option<Duration>,
+    /// The hashes of tokens revoked (on this server or another), for the streams and waiting
+    /// requests to end; an empty message means "some may have been missed: check yours".
+    revoked: broadcast::Sender<String>,
 }
 
-/// The token cache of a store with one server (see [`Players`]).
+/// Tokens looked up.
 #[derive(Default)]
 struct TokenCache {
-    /// Token hash → player id.
-    known: HashMap<String, String>,
+    known: HashMap<String, KnownToken>,
     /// Bumped by every revocation: a lookup in the store that began before a revocation does
     /// not put its answer in the cache, which could be the revoked token.
     revocations: u64,
+}
+
+struct KnownToken {
+    player: String,
+    looked_up: Instant,
+    /// When this server last wrote the token's `last_used_at`.
+    use_written: Option<Instant>,
 }
 
 /// Most tokens cached; the cache starts again empty when full.
@@ -53,119 +120,427 @@ fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
+/// The id a token is listed and revoked by: derived from its hash, so that it gives nothing of
+/// the secret away and needs no index of its own.
+fn token_id(hash: &str) -> String {
+    format!("t-{}", &hash[..16.min(hash.len())])
+}
+
+fn record_key(player: &str, hash: &str) -> String {
+    format!("{player}/{}", token_id(hash))
+}
+
+/// A name or label as typed, normalised (NFC, trimmed), or why it is refused: 1 to 40
+/// characters, none of them a control or format character (bidirectional overrides,
+/// zero-width joiners), a line or paragraph separator, or unassigned, so that a name cannot
+/// pass for another one or reorder the text around it.
+pub fn clean_name(text: &str, what: &str) -> Result<String, String> {
+    let text: String = text.nfc().collect();
+    // Looked at before trimming: a separator at either end is refused, not quietly dropped.
+    if let Some(bad) = text.chars().find(|c| {
+        matches!(
+            get_general_category(*c),
+            GeneralCategory::Control
+                | GeneralCategory::Format
+                | GeneralCategory::LineSeparator
+                | GeneralCategory::ParagraphSeparator
+                | GeneralCategory::Unassigned
+                | GeneralCategory::Surrogate
+        )
+    }) {
+        return Err(format!(
+            "A {what} may not hold U+{:04X}: no control, format (such as bidirectional or zero-width) or separator characters, and none unassigned.",
+            bad as u32
+        ));
+    }
+    let text = text.trim();
+    let length = text.chars().count();
+    if length == 0 || length > 40 {
+        return Err(format!("A {what} is 1 to 40 characters."));
+    }
+    Ok(text.to_string())
+}
+
 impl Players {
     pub fn new(store: Arc<dyn Storage>) -> Players {
-        let tokens = (!store.shared()).then(|| RwLock::new(TokenCache::default()));
-        Players {
+        let expiry = store.shared().then_some(SHARED_TOKEN_EXPIRY);
+        let tokens = Arc::new(RwLock::new(TokenCache::default()));
+        let revoked = broadcast::channel(storage::BROADCAST_BACKLOG).0;
+        // Revocations on other servers of the store (and this one's, coming back).
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let mut messages = store.subscribe_broadcasts();
+            let (tokens, revoked) = (Arc::clone(&tokens), revoked.clone());
+            runtime.spawn(async move {
+                loop {
+                    match messages.recv().await {
+                        Ok(message) => {
+                            if let Some(hash) = message.strip_prefix(REVOKED) {
+                                forget(&tokens, hash);
+                                let _ = revoked.send(hash.to_string());
+                            }
+                        }
+                        Err(broadcast::error::RecvError::Lagged(missed)) => {
+                            tracing::warn!(missed, "revocations missed: every token is looked up again");
+                            let mut cache = lock(&tokens);
+                            cache.revocations += 1;
+                            cache.known.clear();
+                            drop(cache);
+                            let _ = revoked.send(String::new());
+                        }
+                        Err(broadcast::error::RecvError::Closed) => return,
+                    }
+                }
+            });
+        }
+        let players = Players {
             store,
             cache: RwLock::new(HashMap::new()),
             tokens,
+            expiry,
+            revoked,
+        };
+        if let Err(error) = players.list_older_tokens() {
+            tracing::error!(%error, "could not list the tokens of an older store");
         }
+        players
     }
 
-    fn lock_tokens(tokens: &RwLock<TokenCache>) -> std::sync::RwLockWriteGuard<'_, TokenCache> {
-        tokens.write().unwrap_or_else(PoisonError::into_inner)
+    /// Gives each token of a store written before tokens were listed its entry in the list
+    /// (without a creation time); once done, there is nothing to do at the next start.
+    fn list_older_tokens(&self) -> Result<(), ApiError> {
+        let listed: HashSet<String> = self
+            .store
+            .records_with_prefix(PLAYER_TOKENS, "")
+            .map_err(ApiError::internal)?
+            .into_iter()
+            .map(|(key, _)| key)
+            .collect();
+        let mut added = 0;
+        for (hash, player) in self
+            .store
+            .records_with_prefix(TOKENS, "")
+            .map_err(ApiError::internal)?
+        {
+            let player = String::from_utf8(player).map_err(ApiError::internal)?;
+            let key = record_key(&player, &hash);
+            // Looked at again: another server may have just issued (and listed) it.
+            if listed.contains(&key)
+                || self
+                    .store
+                    .get_record(PLAYER_TOKENS, &key)
+                    .map_err(ApiError::internal)?
+                    .is_some()
+            {
+                continue;
+            }
+            let record = TokenRecord {
+                hash,
+                label: None,
+                created_at: None,
+                last_used_at: None,
+            };
+            let bytes = serde_json::to_vec(&record).map_err(ApiError::internal)?;
+            self.store
+                .put_record(PLAYER_TOKENS, &key, &bytes)
+                .map_err(ApiError::internal)?;
+            added += 1;
+        }
+        if added > 0 {
+            tracing::info!(tokens = added, "the tokens of an older store are listed");
+        }
+        Ok(())
     }
 
     /// Creates a player; returns it with its token, which is shown this once and never again.
     pub async fn create(&self, name: &str) -> Result<(Player, String), ApiError> {
-        let name = name.trim();
-        let length = name.chars().count();
-        if length == 0 || length > 40 || name.chars().any(char::is_control) {
-            return Err(ApiError::bad_request(
-                "invalid_name",
-                "A name is 1 to 40 characters, without control characters.",
-            ));
-        }
+        let name = clean_name(name, "name").map_err(|why| ApiError::bad_request("invalid_name", why))?;
+        let id = format!("p-{}", random_hex::<8>()?);
         let player = Player {
-            id: format!("p-{}", random_hex::<8>()?),
-            name: name.to_string(),
+            display_name: display_name(&id, &name),
+            id,
+            name,
             created_at: Utc::now(),
         };
-        let token = format!("av_{}", random_hex::<32>()?);
         let record = serde_json::to_vec(&player).map_err(ApiError::internal)?;
         self.store
             .put_record_async(PLAYERS, &player.id, &record)
             .await
             .map_err(ApiError::internal)?;
-        self.store
-            .put_record_async(TOKENS, &token_hash(&token), player.id.as_bytes())
-            .await
-            .map_err(ApiError::internal)?;
+        let token = self.store_token(&player.id, None).await?;
         self.remember(&player);
         Ok((player, token))
     }
 
-    /// A new token for `player`, beside those they have; shown this once.
-    pub async fn issue_token(&self, player: &Player) -> Result<String, ApiError> {
+    /// A new token for `player`, beside those they have, with `label`; shown this once.
+    /// `admit` is asked first, with the number of tokens the player holds.
+    pub async fn issue_token(
+        &self,
+        player: &Player,
+        label: Option<&str>,
+        admit: impl FnOnce(usize) -> Result<(), ApiError>,
+    ) -> Result<(String, TokenInfo), ApiError> {
+        let label = label
+            .map(|label| clean_name(label, "label"))
+            .transpose()
+            .map_err(|why| ApiError::bad_request("invalid_label", why))?;
+        admit(self.records(&player.id)?.len())?;
+        let token = self.store_token(&player.id, label.clone()).await?;
+        let hash = token_hash(&token);
+        let info = TokenInfo {
+            id: token_id(&hash),
+            label,
+            created_at: Some(Utc::now()),
+            last_used_at: None,
+            current: false,
+        };
+        Ok((token, info))
+    }
+
+    /// Writes a new token of `player`: listed first, so that no token acts unlisted.
+    async fn store_token(&self, player: &str, label: Option<String>) -> Result<String, ApiError> {
         let token = format!("av_{}", random_hex::<32>()?);
+        let hash = token_hash(&token);
+        let record = TokenRecord {
+            hash: hash.clone(),
+            label,
+            created_at: Some(Utc::now()),
+            last_used_at: None,
+        };
+        let bytes = serde_json::to_vec(&record).map_err(ApiError::internal)?;
         self.store
-            .put_record_async(TOKENS, &token_hash(&token), player.id.as_bytes())
+            .put_record_async(PLAYER_TOKENS, &record_key(player, &hash), &bytes)
+            .await
+            .map_err(ApiError::internal)?;
+        self.store
+            .put_record_async(TOKENS, &hash, player.as_bytes())
             .await
             .map_err(ApiError::internal)?;
         Ok(token)
     }
 
-    /// Revokes `token`: from the moment this returns it acts for no one, on every server of
-    /// the store (with several servers, tokens are looked up in the store at every request;
-    /// a server alone on its store forgets the token from its cache here).
+    /// The tokens of `player`, the one `current` (the request's) marked, oldest first.
+    pub async fn tokens(&self, player: &str, current: &str) -> Result<Vec<TokenInfo>, ApiError> {
+        let current = token_hash(current);
+        let mut listed: Vec<TokenInfo> = self
+            .records(player)?
+            .into_iter()
+            .map(|record| TokenInfo {
+                id: token_id(&record.hash),
+                label: record.label,
+                created_at: record.created_at,
+                last_used_at: record.last_used_at,
+                current: record.hash == current,
+            })
+            .collect();
+        listed.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(listed)
+    }
+
+    /// The live tokens of `player`, as listed. An entry whose token is gone (a revocation cut
+    /// short by a crash, or a last use written as it was revoked) is removed.
+    fn records(&self, player: &str) -> Result<Vec<TokenRecord>, ApiError> {
+        let mut live = Vec::new();
+        for (key, bytes) in self
+            .store
+            .records_with_prefix(PLAYER_TOKENS, &format!("{player}/"))
+            .map_err(ApiError::internal)?
+        {
+            let record: TokenRecord = serde_json::from_slice(&bytes).map_err(ApiError::internal)?;
+            let acts = self
+                .store
+                .get_record(TOKENS, &record.hash)
+                .map_err(ApiError::internal)?
+                .is_some_and(|owner| owner == player.as_bytes());
+            if acts {
+                live.push(record);
+            } else {
+                let store = Arc::clone(&self.store);
+                spawn(async move {
+                    let _ = store.remove_record_async(PLAYER_TOKENS, &key).await;
+                });
+            }
+        }
+        Ok(live)
+    }
+
+    /// Revokes `token`: from the moment this returns it acts for no one on this server, and
+    /// the other servers of the store are told (they forget it within a second; at worst,
+    /// should the message be lost, within [`SHARED_TOKEN_EXPIRY`]). Its streams and waiting
+    /// requests end.
     pub async fn revoke(&self, token: &str) -> Result<(), ApiError> {
         let hash = token_hash(token);
+        let owner = self.token_in_store(hash.clone())?;
+        self.revoke_hash(&owner, &hash).await
+    }
+
+    /// Revokes `player`'s token `id` (as listed).
+    pub async fn revoke_by_id(&self, player: &str, id: &str) -> Result<(), ApiError> {
+        let found = self
+            .records(player)?
+            .into_iter()
+            .find(|record| token_id(&record.hash) == id);
+        match found {
+            Some(record) => self.revoke_hash(player, &record.hash).await,
+            None => Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "token_not_found",
+                format!("You have no token {id}: GET /v1/players/me/tokens lists yours."),
+            )),
+        }
+    }
+
+    /// Revokes every token of `player` but `keep` (the request's own): "sign out everywhere
+    /// else". Returns how many were revoked.
+    pub async fn revoke_others(&self, player: &str, keep: &str) -> Result<usize, ApiError> {
+        let keep = token_hash(keep);
+        let mut revoked = 0;
+        for record in self.records(player)? {
+            if record.hash != keep {
+                self.revoke_hash(player, &record.hash).await?;
+                revoked += 1;
+            }
+        }
+        Ok(revoked)
+    }
+
+    async fn revoke_hash(&self, player: &str, hash: &str) -> Result<(), ApiError> {
         let removed = self
             .store
-            .remove_record_async(TOKENS, &hash)
+            .remove_record_async(TOKENS, hash)
             .await
             .map_err(ApiError::internal);
         // Forgotten once gone from the store (or maybe gone, after an error), and before the
-        // answer: from then on no lookup finds it, nor caches what it found before.
-        if let Some(tokens) = &self.tokens {
-            let mut tokens = Self::lock_tokens(tokens);
-            tokens.revocations += 1;
-            tokens.known.remove(&hash);
+        // answer: from then on no lookup here finds it, nor caches what it found before.
+        forget(&self.tokens, hash);
+        let _ = self.revoked.send(hash.to_string());
+        // The other servers forget it too, and end its streams.
+        let told = self
+            .store
+            .broadcast(&format!("{REVOKED}{hash}"))
+            .await
+            .map_err(ApiError::internal);
+        if !removed? {
+            return Err(ApiError::unauthorized("This token belongs to no player."));
         }
-        if removed? {
-            Ok(())
-        } else {
-            Err(ApiError::unauthorized("This token belongs to no player."))
+        self.store
+            .remove_record_async(PLAYER_TOKENS, &record_key(player, hash))
+            .await
+            .map_err(ApiError::internal)?;
+        if let Err(error) = told {
+            tracing::warn!(%error, "the other servers were not told of a revoked token; they forget it within seconds");
+        }
+        Ok(())
+    }
+
+    /// Follows `token` from now on, for a stream or a waiting request to end when it is
+    /// revoked (here or on another server).
+    pub fn watch(&self, token: &str) -> TokenWatch {
+        TokenWatch {
+            hash: token_hash(token),
+            messages: self.revoked.subscribe(),
+            revoked: false,
+        }
+    }
+
+    /// Whether the token of hash `hash` still acts for someone. A store that does not answer
+    /// is taken as yes: the store, not the token, failed.
+    fn acts(&self, hash: &str) -> bool {
+        match self.player_of(hash.to_string()) {
+            Ok(_) => true,
+            Err(error) => error.status != StatusCode::UNAUTHORIZED,
         }
     }
 
     /// The player a bearer token acts for.
     pub fn authenticate(&self, token: &str) -> Result<Player, ApiError> {
-        let hash = token_hash(token);
-        let cached = self.tokens.as_ref().and_then(|tokens| {
-            let tokens = tokens.read().unwrap_or_else(PoisonError::into_inner);
-            tokens.known.get(&hash).cloned()
-        });
-        let id = match cached {
-            Some(id) => id,
-            None => self.token_in_store(hash)?,
-        };
+        let id = self.player_of(token_hash(token))?;
         self.get(&id)?
             .ok_or_else(|| ApiError::internal(format!("token of unknown player {id}")))
     }
 
-    /// The player id the store keeps for token hash `hash`, cached if this server keeps
-    /// tokens and no revocation came meanwhile.
+    /// The id of the player of the token of hash `hash`, from the cache or the store; notes
+    /// its use now and then.
+    fn player_of(&self, hash: String) -> Result<String, ApiError> {
+        let now = Instant::now();
+        let cached = {
+            let tokens = self.tokens.read().unwrap_or_else(PoisonError::into_inner);
+            tokens.known.get(&hash).and_then(|known| {
+                let fresh = self
+                    .expiry
+                    .is_none_or(|expiry| now.duration_since(known.looked_up) < expiry);
+                let due = known
+                    .use_written
+                    .is_none_or(|written| now.duration_since(written) >= LAST_USED_EVERY);
+                fresh.then(|| (known.player.clone(), due))
+            })
+        };
+        match cached {
+            Some((id, due)) => {
+                if due {
+                    self.note_use(&id, &hash, now);
+                }
+                Ok(id)
+            }
+            None => {
+                let id = self.token_in_store(hash.clone())?;
+                self.note_use(&id, &hash, now);
+                Ok(id)
+            }
+        }
+    }
+
+    /// Writes when the token was last used, in the background (a request does not wait for
+    /// it), at most every [`LAST_USED_EVERY`] per server.
+    fn note_use(&self, player: &str, hash: &str, now: Instant) {
+        {
+            let mut tokens = lock(&self.tokens);
+            match tokens.known.get_mut(hash) {
+                Some(known) => known.use_written = Some(now),
+                None => return,
+            }
+        }
+        let store = Arc::clone(&self.store);
+        let key = record_key(player, hash);
+        spawn(async move {
+            let Ok(Some(bytes)) = store.get_record(PLAYER_TOKENS, &key) else {
+                return;
+            };
+            let Ok(mut record) = serde_json::from_slice::<TokenRecord>(&bytes) else {
+                return;
+            };
+            record.last_used_at = Some(Utc::now());
+            if let Ok(bytes) = serde_json::to_vec(&record) {
+                if let Err(error) = store.put_record_async(PLAYER_TOKENS, &key, &bytes).await {
+                    tracing::warn!(%error, "could not note a token's last use");
+                }
+            }
+        });
+    }
+
+    /// The player id the store keeps for token hash `hash`, cached if no revocation came
+    /// meanwhile.
     fn token_in_store(&self, hash: String) -> Result<String, ApiError> {
-        let revocations = self
-            .tokens
-            .as_ref()
-            .map(|tokens| Self::lock_tokens(tokens).revocations);
+        let revocations = lock(&self.tokens).revocations;
         let id = self
             .store
             .get_record(TOKENS, &hash)
             .map_err(ApiError::internal)?
             .ok_or_else(|| ApiError::unauthorized("This token belongs to no player."))?;
         let id = String::from_utf8(id).map_err(ApiError::internal)?;
-        if let (Some(tokens), Some(before)) = (&self.tokens, revocations) {
-            let mut tokens = Self::lock_tokens(tokens);
-            if tokens.revocations == before {
-                if tokens.known.len() >= MAX_CACHED_TOKENS {
-                    tokens.known.clear();
-                }
-                tokens.known.insert(hash, id.clone());
+        let mut tokens = lock(&self.tokens);
+        if tokens.revocations == revocations {
+            if tokens.known.len() >= MAX_CACHED_TOKENS {
+                tokens.known.clear();
             }
+            let use_written = tokens.known.get(&hash).and_then(|known| known.use_written);
+            tokens.known.insert(
+                hash,
+                KnownToken {
+                    player: id.clone(),
+                    looked_up: Instant::now(),
+                    use_written,
+                },
+            );
         }
         Ok(id)
     }
@@ -181,7 +556,8 @@ impl Players {
         else {
             return Ok(None);
         };
-        let player: Player = serde_json::from_slice(&bytes).map_err(ApiError::internal)?;
+        let mut player: Player = serde_json::from_slice(&bytes).map_err(ApiError::internal)?;
+        player.display_name = display_name(&player.id, &player.name);
         self.remember(&player);
         Ok(Some(player))
     }
@@ -204,5 +580,106 @@ impl Players {
         if let Ok(mut cache) = self.cache.write() {
             cache.insert(player.id.clone(), player.clone());
         }
+    }
+}
+
+/// One token followed for its revocation ([`Players::watch`]).
+pub struct TokenWatch {
+    hash: String,
+    messages: broadcast::Receiver<String>,
+    revoked: bool,
+}
+
+impl TokenWatch {
+    /// Whether the token is revoked, from what was heard so far and, now and then, the store
+    /// (should a broadcast have been lost); does not wait.
+    pub fn revoked_now(&mut self, players: &Players) -> bool {
+        if self.revoked {
+            return true;
+        }
+        // What was heard is read past: the token's own lookup (in memory while it is known)
+        // says whether it still acts.
+        while let Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) = self.messages.try_recv() {}
+        self.revoked = !players.acts(&self.hash);
+        self.revoked
+    }
+
+    /// Waits until the token is revoked (forever if it never is).
+    pub async fn revoked(&mut self, players: &Players) {
+        if self.revoked_now(players) {
+            return;
+        }
+        loop {
+            let heard = match self.messages.recv().await {
+                Ok(hash) => hash == self.hash || hash.is_empty(),
+                Err(broadcast::error::RecvError::Lagged(_)) => true,
+                Err(broadcast::error::RecvError::Closed) => {
+                    return std::future::pending().await;
+                }
+            };
+            if heard && !players.acts(&self.hash) {
+                self.revoked = true;
+                return;
+            }
+        }
+    }
+}
+
+fn lock(tokens: &RwLock<TokenCache>) -> std::sync::RwLockWriteGuard<'_, TokenCache> {
+    tokens.write().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Forgets a revoked token, and any lookup of it under way.
+fn forget(tokens: &RwLock<TokenCache>, hash: &str) {
+    let mut tokens = lock(tokens);
+    tokens.revocations += 1;
+    tokens.known.remove(hash);
+}
+
+/// Runs `work` in the background when there is a runtime to run it (there always is in the
+/// server); otherwise it is skipped, being only upkeep.
+fn spawn(work: impl std::future::Future<Output = ()> + Send + 'static) {
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(work);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_that_pass_for_others_are_refused() {
+        for bad in [
+            "Ann\u{202e}evil.exe\u{202c}",
+            "A\u{200b}n\u{200d}n\u{feff}",
+            "Ann\u{2028}Bob",
+            "Ann\u{2029}",
+            "Ann\u{0378}",
+            "Ann\u{7}",
+            "   ",
+            "",
+        ] {
+            assert!(clean_name(bad, "name").is_err(), "{bad:?}");
+        }
+        let long: String = "a".repeat(41);
+        assert!(clean_name(&long, "name").is_err());
+    }
+
+    #[test]
+    fn names_are_kept_in_nfc_and_trimmed() {
+        // "é" as e and a combining accent becomes the one character.
+        assert_eq!(clean_name(" Re\u{301}my ", "name").unwrap(), "R\u{e9}my");
+        assert_eq!(clean_name("Bea 李 ☃", "name").unwrap(), "Bea 李 ☃");
+        assert_eq!(clean_name("שרה", "name").unwrap(), "שרה");
+    }
+
+    #[test]
+    fn the_display_name_tells_namesakes_apart() {
+        assert_eq!(display_name("p-3f9a0c11d2e4b5a6", "Bea"), "Bea #3f9a");
+        assert_ne!(
+            display_name("p-3f9a0c11d2e4b5a6", "Bea"),
+            display_name("p-77aa0c11d2e4b5a6", "Bea")
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! `/v1/games/{id}/events` (pages, long-poll) and `/v1/games/{id}/stream` (server-sent events):
 //! the event log as the caller may see it.
 
+use crate::app::players::TokenWatch;
 use crate::auth::MaybeAuthenticated;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
@@ -44,7 +45,7 @@ pub struct EventPage {
     responses(
         (status = 200, description = "The events after `after`, as the token's seat (or a spectator) may see them; with `wait`, answered as soon as there is one, or empty when the wait ran out", body = EventPage),
         (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
-        (status = 401, body = Problem), (status = 404, body = Problem),
+        (status = 401, description = "`unauthorized`: a token that acts for no one, or that was revoked while the request waited", body = Problem), (status = 404, body = Problem),
         (status = 429, description = "`rate_limited`: too many open streams and long-polls for this player (or address); `Retry-After` says when to try again", body = Problem)))]
 #[get("/v1/games/{id}/events")]
 pub async fn events(
@@ -64,7 +65,18 @@ pub async fn events(
     } else {
         Some(state.limits.stream(&holder(player.as_deref(), &request))?)
     };
-    let (slot, envelopes) = state.games.events(&id, after, limit, wait).await?;
+    // A token revoked while its request waits ends the wait: nothing more is answered to it.
+    let mut watch = token_watch(&state, &request, player.is_some())?;
+    let read = state.games.events(&id, after, limit, wait);
+    let (slot, envelopes) = match watch.as_mut() {
+        None => read.await?,
+        Some(watch) => {
+            tokio::select! {
+                read = read => read?,
+                () = watch.revoked(&state.players) => return Err(revoked()),
+            }
+        }
+    };
     let slot = slot.lock().await;
     Ok(HttpResponse::Ok().json(EventPage {
         version: slot.game.version(),
@@ -86,9 +98,30 @@ struct Streaming {
     after: u64,
     pending: VecDeque<Bytes>,
     finished: bool,
+    /// The token the stream was opened with: it ends when the token is revoked.
+    watch: Option<TokenWatch>,
     /// The stream's place among the caller's open streams, freed when it ends.
     _permit: crate::limits::StreamPermit,
 }
+
+/// Follows the request's token, if it came with one (`player`), for its revocation.
+fn token_watch(
+    state: &AppState,
+    request: &HttpRequest,
+    player: bool,
+) -> Result<Option<TokenWatch>, ApiError> {
+    if !player {
+        return Ok(None);
+    }
+    Ok(crate::auth::bearer(request)?.map(|token| state.players.watch(&token)))
+}
+
+fn revoked() -> ApiError {
+    ApiError::unauthorized("The token of this request was revoked while it waited.")
+}
+
+/// The last frame of a stream whose token was revoked.
+const REVOKED_FRAME: &[u8] = b"event: token_revoked\ndata: {\"code\":\"unauthorized\"}\n\n";
 
 /// Who holds a stream, for its limit: the player, or without a token the client address.
 fn holder(player: Option<&str>, request: &HttpRequest) -> String {
@@ -109,6 +142,15 @@ fn frame(event: &EventOut) -> Bytes {
 /// The next frames of a stream: new events, or a keep-alive comment after a quiet while.
 async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Streaming)> {
     loop {
+        if let Some(watch) = s.watch.as_mut() {
+            if watch.revoked_now(&s.state.players) {
+                // Nothing more for this token, not even what was read already.
+                s.watch = None;
+                s.pending.clear();
+                s.finished = true;
+                return Some((Ok(Bytes::from_static(REVOKED_FRAME)), s));
+            }
+        }
         if let Some(bytes) = s.pending.pop_front() {
             return Some((Ok(bytes), s));
         }
@@ -129,7 +171,17 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
             }
         };
         if envelopes.is_empty() {
-            let head = repository.wait_for(&s.id, s.after, KEEPALIVE).await;
+            let waited = repository.wait_for(&s.id, s.after, KEEPALIVE);
+            let head = match s.watch.as_mut() {
+                None => waited.await,
+                Some(watch) => {
+                    tokio::select! {
+                        head = waited => head,
+                        // Said on the next turn of the loop.
+                        () = watch.revoked(&s.state.players) => continue,
+                    }
+                }
+            };
             if head <= s.after {
                 return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), s));
             }
@@ -164,7 +216,8 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
 }
 
 /// Server-sent events of the event log as the caller may see it, each event once and in order
-/// (`id` is the version; reconnect with `Last-Event-ID`). Ends once the game is over.
+/// (`id` is the version; reconnect with `Last-Event-ID`). Ends once the game is over, or at once
+/// when the token it was opened with is revoked (with a last `token_revoked` event).
 #[utoipa::path(operation_id = "streamGameEvents", tag = "events", security(("bearer" = []), ()),
     params(("id" = String, Path, description = "The game id"), StreamQuery,
         ("Last-Event-ID" = Option<String>, Header, description = "The `id` of the last event received (its version): the stream goes on after it. Takes precedence over `after`; browsers' `EventSource` sends it by itself when it reconnects. A value that is not a version is ignored")),
@@ -185,6 +238,7 @@ pub async fn stream(
     state.games.slot(&id)?;
     let player = player.map(|p| p.id);
     let permit = state.limits.stream(&holder(player.as_deref(), &request))?;
+    let watch = token_watch(&state, &request, player.is_some())?;
     let last_event_id = request
         .headers()
         .get("Last-Event-ID")
@@ -197,6 +251,7 @@ pub async fn stream(
         after: last_event_id.or(query.after).unwrap_or(0),
         pending: VecDeque::new(),
         finished: false,
+        watch,
         _permit: permit,
     };
     Ok(HttpResponse::Ok()

@@ -31,7 +31,8 @@ pub struct NewFork {
         (status = 401, body = Problem), (status = 404, body = Problem),
         (status = 409, description = "`fork_not_available`: a running game with hidden information", body = Problem),
         (status = 413, body = Problem), (status = 415, body = Problem),
-        (status = 422, description = "`bad_fork_version` or `fork_before_start`: not a version to fork at", body = Problem)))]
+        (status = 422, description = "`bad_fork_version` or `fork_before_start`: not a version to fork at", body = Problem),
+        (status = 429, description = "`rate_limited`: too many forks by this player this hour; `Retry-After` says when to try again", body = Problem)))]
 #[post("/v1/games/{id}/forks")]
 pub async fn create_fork(
     state: web::Data<AppState>,
@@ -39,6 +40,7 @@ pub async fn create_fork(
     id: web::Path<String>,
     body: crate::json_body::Json<NewFork>,
 ) -> Result<HttpResponse, ApiError> {
+    state.limits.fork_created(&player.id)?;
     let slot = state
         .games
         .analysis_fork(&id, body.version, &player.id)

@@ -30,9 +30,21 @@ pub async fn ready(state: web::Data<AppState>) -> HttpResponse {
 }
 
 #[get("/metrics")]
-pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+pub async fn metrics(
+    state: web::Data<AppState>,
+    request: actix_web::HttpRequest,
+) -> Result<HttpResponse, crate::problem::ApiError> {
+    let bearer = crate::auth::bearer(&request).ok().flatten();
+    let peer = request.peer_addr().map(|peer| peer.ip());
+    if !crate::limits::may_read_metrics(&state.limits.settings, peer, bearer.as_deref()) {
+        return Err(crate::problem::ApiError::new(
+            actix_web::http::StatusCode::FORBIDDEN,
+            "forbidden",
+            "The metrics are for the operator: from an allowed address, or with the metrics token.",
+        ));
+    }
     let text = state.metrics.render(&state.snapshot());
-    HttpResponse::Ok()
+    Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
-        .body(text)
+        .body(text))
 }

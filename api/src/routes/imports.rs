@@ -53,17 +53,24 @@ pub enum ImportRequest {
         (status = 401, body = Problem), (status = 413, body = Problem),
         (status = 422, description = "`illegal_record` (details: half_turn, text, fen, reason), \
 `unfit_record`, `audit_failed` (details: version, reason, expected, found) or `game_not_finished`",
-            body = Problem)))]
+            body = Problem),
+        (status = 429, description = "`rate_limited`: too many imports by this player this hour; `Retry-After` says when to try again", body = Problem)))]
 #[post("/v1/imports")]
 pub async fn import(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     mut payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
+    state.limits.import_created(&player.id)?;
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
-        let chunk = chunk
-            .map_err(|e| ApiError::bad_request("bad_request", format!("Unreadable body: {e}.")))?;
+        let chunk = chunk.map_err(|e| {
+            if crate::connections::is_late_body(&e) {
+                crate::json_body::body_too_slow(&e)
+            } else {
+                ApiError::bad_request("bad_request", format!("Unreadable body: {e}."))
+            }
+        })?;
         if body.len() + chunk.len() > IMPORT_LIMIT {
             return Err(ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,

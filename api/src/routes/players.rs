@@ -1,6 +1,6 @@
 //! `/v1/players`: create a player, who am I, my games.
 
-use crate::app::players::Player;
+use crate::app::players::{Player, TokenInfo};
 use crate::app::vacations::Vacation;
 use crate::auth::Authenticated;
 use crate::problem::{ApiError, Problem};
@@ -14,7 +14,8 @@ use utoipa::{IntoParams, ToSchema};
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewPlayer {
-    /// 1 to 40 characters.
+    /// 1 to 40 characters, kept in Unicode NFC; no control, format (bidirectional,
+    /// zero-width), line or paragraph separator, or unassigned characters.
     #[schema(example = "Bea")]
     pub name: String,
 }
@@ -32,7 +33,7 @@ pub struct PlayerCreated {
 #[utoipa::path(operation_id = "createPlayer", tag = "players", request_body = NewPlayer,
     responses(
         (status = 201, description = "The player, with their token (shown only now)", body = PlayerCreated),
-        (status = 400, description = "Not a player: unreadable JSON, a repeated key, an unknown field, or a name that is not 1 to 40 characters", body = Problem),
+        (status = 400, description = "Not a player: unreadable JSON, a repeated key, an unknown field, or `invalid_name`: a name that is not 1 to 40 characters, or holds control, format (bidirectional, zero-width), separator or unassigned characters", body = Problem),
         (status = 413, body = Problem), (status = 415, body = Problem),
         (status = 429, description = "`rate_limited`: too many players from one address; `Retry-After` says when to try again", body = Problem)))]
 #[post("/v1/players")]
@@ -126,12 +127,14 @@ pub async fn my_vacation(
 #[utoipa::path(operation_id = "startVacation", tag = "players", security(("bearer" = [])),
     responses((status = 200, description = "On vacation from now on", body = Vacation),
         (status = 401, body = Problem),
-        (status = 409, description = "Already on vacation, or no days left", body = Problem)))]
+        (status = 409, description = "Already on vacation (nothing is written), or no days left", body = Problem),
+        (status = 429, description = "`rate_limited`: too many vacations started or ended today; `Retry-After` says when to try again", body = Problem)))]
 #[post("/v1/players/me/vacation")]
 pub async fn start_vacation(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
 ) -> Result<HttpResponse, ApiError> {
+    state.limits.vacation_changed(&player.id)?;
     let shown = state.vacations.start(&player.id, &state.games).await?;
     Ok(HttpResponse::Ok().json(shown))
 }
@@ -140,12 +143,14 @@ pub async fn start_vacation(
 #[utoipa::path(operation_id = "endVacation", tag = "players", security(("bearer" = [])),
     responses((status = 200, description = "Back: the clocks run again", body = Vacation),
         (status = 401, body = Problem),
-        (status = 409, description = "Not on vacation", body = Problem)))]
+        (status = 409, description = "Not on vacation (nothing is written)", body = Problem),
+        (status = 429, description = "`rate_limited`: too many vacations started or ended today; `Retry-After` says when to try again", body = Problem)))]
 #[delete("/v1/players/me/vacation")]
 pub async fn end_vacation(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
 ) -> Result<HttpResponse, ApiError> {
+    state.limits.vacation_changed(&player.id)?;
     let shown = state
         .vacations
         .end(&player.id, VacationEndReason::Returned, &state.games)
@@ -159,25 +164,68 @@ pub struct TokenIssued {
     /// Send it as `Authorization: Bearer <token>`. Keep it secret: it acts for you.
     #[schema(example = "av_5c0ffee5...")]
     pub token: String,
+    /// How it is listed (without the secret).
+    pub listed: TokenInfo,
 }
 
-/// Issue a new token for me, beside the one in use (shown this once). To replace a token,
-/// issue a new one, then revoke the old one with `DELETE /v1/players/me/tokens/current`.
+/// What to call a new token (optional).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewToken {
+    /// 1 to 40 characters that remind you what it is for, such as the device.
+    #[schema(example = "phone")]
+    pub label: Option<String>,
+}
+
+/// Issue a new token for me, beside the one in use (shown this once). The body, optional,
+/// gives it a label. To replace a token, issue a new one, then revoke the old one with
+/// `DELETE /v1/players/me/tokens/current`.
 #[utoipa::path(operation_id = "issueToken", tag = "players", security(("bearer" = [])),
+    request_body(content = Option<NewToken>, description = "Optional: a label for the token"),
     responses((status = 201, description = "The new token (shown only now)", body = TokenIssued),
-        (status = 401, body = Problem)))]
+        (status = 400, description = "`invalid_label`, or unreadable JSON", body = Problem),
+        (status = 401, body = Problem),
+        (status = 429, description = "`rate_limited`: you hold the most tokens one player may (`tokens_per_player`), or asked for too many this hour (`tokens_per_hour_per_player`); `Retry-After` says when to try again", body = Problem)))]
 #[post("/v1/players/me/tokens")]
 pub async fn issue_token(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
+    body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let token = state.players.issue_token(&player).await?;
-    tracing::info!(player = %player.id, "token issued");
-    Ok(HttpResponse::Created().json(TokenIssued { token }))
+    // The body is optional: none issues a token without a label.
+    let asked: NewToken = if body.iter().all(u8::is_ascii_whitespace) {
+        NewToken::default()
+    } else {
+        crate::json_body::parse(&body)?
+    };
+    let (token, listed) = state
+        .players
+        .issue_token(&player, asked.label.as_deref(), |live| {
+            state.limits.token_issued(&player.id, live)
+        })
+        .await?;
+    tracing::info!(player = %player.id, token = %listed.id, "token issued");
+    Ok(HttpResponse::Created().json(TokenIssued { token, listed }))
 }
 
-/// Revoke the token this request is sent with: it acts for no one from now on. Other tokens
-/// of mine go on working; without any, the account cannot be used again.
+/// My tokens: when each was issued and last used, and its label; never the secret. The one
+/// this request is sent with is marked `current`.
+#[utoipa::path(operation_id = "listMyTokens", tag = "players", security(("bearer" = [])),
+    responses((status = 200, description = "My tokens, oldest first", body = Vec<TokenInfo>),
+        (status = 401, body = Problem)))]
+#[get("/v1/players/me/tokens")]
+pub async fn list_tokens(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    request: actix_web::HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let current = crate::auth::bearer(&request)?.unwrap_or_default();
+    Ok(HttpResponse::Ok().json(state.players.tokens(&player.id, &current).await?))
+}
+
+/// Revoke the token this request is sent with: it acts for no one from now on, on every
+/// server, and its open streams and waiting requests end. Other tokens of mine go on working;
+/// without any, the account cannot be used again.
 #[utoipa::path(operation_id = "revokeCurrentToken", tag = "players", security(("bearer" = [])),
     responses((status = 204, description = "Revoked: the token acts for no one from now on"),
         (status = 401, body = Problem)))]
@@ -193,4 +241,62 @@ pub async fn revoke_token(
     state.players.revoke(&token).await?;
     tracing::info!(player = %player.id, "token revoked");
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// Revoke one of my tokens by its id (as `GET /v1/players/me/tokens` lists it): it acts for no
+/// one from now on, on every server, and its open streams and waiting requests end.
+#[utoipa::path(operation_id = "revokeToken", tag = "players", security(("bearer" = [])),
+    params(("id" = String, Path, description = "The token's id, `t-` and 16 hexadecimal digits")),
+    responses((status = 204, description = "Revoked"),
+        (status = 401, body = Problem),
+        (status = 404, description = "`token_not_found`: none of my tokens has this id", body = Problem)))]
+#[delete("/v1/players/me/tokens/{id}")]
+pub async fn revoke_token_by_id(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    state.players.revoke_by_id(&player.id, &id).await?;
+    tracing::info!(player = %player.id, token = %id, "token revoked");
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct RevokeOthersQuery {
+    /// `current`: keep the token this request is sent with (required, so that nobody signs
+    /// out of every device by mistake).
+    pub keep: Option<String>,
+}
+
+/// How many tokens were revoked.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokensRevoked {
+    pub revoked: usize,
+}
+
+/// Sign out everywhere else: revoke every token of mine but the one this request is sent with
+/// (`?keep=current`). Their open streams and waiting requests end, on every server.
+#[utoipa::path(operation_id = "revokeOtherTokens", tag = "players", security(("bearer" = [])),
+    params(RevokeOthersQuery),
+    responses((status = 200, description = "How many tokens were revoked", body = TokensRevoked),
+        (status = 400, description = "`bad_query`: `keep=current` is missing", body = Problem),
+        (status = 401, body = Problem)))]
+#[delete("/v1/players/me/tokens")]
+pub async fn revoke_other_tokens(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    query: web::Query<RevokeOthersQuery>,
+    request: actix_web::HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    if query.keep.as_deref() != Some("current") {
+        return Err(ApiError::bad_request(
+            "bad_query",
+            "Say which token to keep: DELETE /v1/players/me/tokens?keep=current revokes every other one.",
+        ));
+    }
+    let current = crate::auth::bearer(&request)?.unwrap_or_default();
+    let revoked = state.players.revoke_others(&player.id, &current).await?;
+    tracing::info!(player = %player.id, revoked, "other tokens revoked");
+    Ok(HttpResponse::Ok().json(TokensRevoked { revoked }))
 }

@@ -3,7 +3,7 @@
 //! The client is an ordinary user of the public `/v1` API.
 
 use actix_web::http::header::{self, HeaderValue};
-use actix_web::{get, web, HttpRequest, HttpResponse};
+use actix_web::{route, web, HttpRequest, HttpResponse};
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/web_files.rs"));
@@ -14,6 +14,26 @@ mod embedded {
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
 style-src 'self'; img-src 'self'; connect-src 'self'; manifest-src 'self'; base-uri 'none'; \
 form-action 'self'; frame-ancestors 'none'";
+
+/// The policy of the bundled API documentation (`/docs/`): Swagger UI's own scripts, its
+/// inline styles and the images it draws as `data:` URIs; nothing from other hosts, no framing.
+pub const DOCS_CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; \
+style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; \
+connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// The headers every answer carries (a body is never sniffed into another type), and the
+/// documentation's pages their policy and framing refusal, as the client's page has.
+pub fn secure_headers(headers: &mut header::HeaderMap, docs: bool) {
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    if docs {
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(DOCS_CONTENT_SECURITY_POLICY),
+        );
+        headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+        headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    }
+}
 
 /// A web file by its path under `web/`: bytes and entity tag.
 pub fn file(path: &str) -> Option<(&'static [u8], &'static str)> {
@@ -76,14 +96,14 @@ fn serve(req: &HttpRequest, path: &str) -> HttpResponse {
         .body(bytes)
 }
 
-/// The web client's page.
-#[get("/")]
+/// The web client's page (`HEAD` answers the same headers, without the body).
+#[route("/", method = "GET", method = "HEAD")]
 pub async fn index(req: HttpRequest) -> HttpResponse {
     serve(&req, "index.html")
 }
 
 /// The web client's scripts, style and images (`/app.js`, `/tables/avalanche-chess.js`, ...).
-#[get("/{path:(?:tables/)?[a-z0-9-]+\\.(?:html|js|css|svg)}")]
+#[route("/{path:(?:tables/)?[a-z0-9-]+\\.(?:html|js|css|svg)}", method = "GET", method = "HEAD")]
 pub async fn asset(req: HttpRequest, path: web::Path<String>) -> HttpResponse {
     serve(&req, &path)
 }

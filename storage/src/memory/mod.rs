@@ -18,6 +18,7 @@ pub struct MemoryStore {
     state: Mutex<State>,
     /// The last position written, for `subscribe_all` and for waiting readers.
     positions: watch::Sender<u64>,
+    broadcasts: crate::broadcasts::Broadcasts,
 }
 
 /// One batch of a stream, as a command's record.
@@ -81,6 +82,7 @@ impl MemoryStore {
             store_id: hasher.finish(),
             state: Mutex::new(State::default()),
             positions: watch::Sender::new(0),
+            broadcasts: crate::broadcasts::Broadcasts::default(),
         }
     }
 
@@ -449,6 +451,18 @@ impl EventStore for MemoryStore {
     }
 
     fn release_lease(&self, _name: &str) {}
+
+    fn broadcast<'a>(&'a self, message: &'a str) -> BoxFuture<'a, Result<(), StorageError>> {
+        Box::pin(async move {
+            crate::broadcasts::check(message)?;
+            self.broadcasts.deliver(message);
+            Ok(())
+        })
+    }
+
+    fn subscribe_broadcasts(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.broadcasts.subscribe()
+    }
 }
 
 impl MemoryStore {

@@ -4,7 +4,9 @@
 //! `pg_notify`, delivered at commit and in commit order, so a position announced has every
 //! position below it committed). When its connection breaks, notifications sent meanwhile are
 //! lost: once connected again it reads the log's head and the heads of the watched streams and
-//! announces those, then listens on.
+//! announces those, then listens on. It also hands the application's broadcasts (`NOTIFY
+//! avalanche_broadcasts`) to this process's subscribers; those sent while it was not
+//! connected are lost (`broadcasts.rs` says what a message may be used for).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -18,6 +20,9 @@ use crate::sled_store::watchers::Watchers;
 
 /// The channel the append function notifies.
 pub(crate) const CHANNEL: &str = "avalanche_appends";
+
+/// The channel of the application's broadcasts (`EventStore::broadcast`).
+pub(crate) const BROADCASTS: &str = "avalanche_broadcasts";
 
 /// The listener's connection, as `pg_stat_activity` shows it.
 pub const APPLICATION_NAME: &str = "avalanche-listener";
@@ -39,6 +44,9 @@ impl Drop for Listener {
 pub(crate) struct Announce {
     pub watchers: Arc<Watchers>,
     pub positions: Arc<watch::Sender<u64>>,
+    pub broadcasts: crate::broadcasts::Broadcasts,
+    /// The id this process's broadcasts carry: they were delivered here when sent.
+    pub sender: u64,
 }
 
 impl Announce {
@@ -87,7 +95,7 @@ fn listen(url: &str, announce: &Announce, stop: &AtomicBool) -> Result<(), Strin
     config.application_name(APPLICATION_NAME);
     let mut client = config.connect(NoTls).map_err(failed)?;
     client
-        .batch_execute(&format!("LISTEN {CHANNEL}"))
+        .batch_execute(&format!("LISTEN {CHANNEL}; LISTEN {BROADCASTS}"))
         .map_err(failed)?;
     // Catch up with what was appended while nobody listened.
     let position: i64 = client
@@ -107,6 +115,18 @@ fn listen(url: &str, announce: &Announce, stop: &AtomicBool) -> Result<(), Strin
             let mut notifications = client.notifications();
             let mut arrived = notifications.timeout_iter(TICK);
             while let Some(notification) = arrived.next().map_err(failed)? {
+                if notification.channel() == BROADCASTS {
+                    // "<sender> <message>"
+                    match notification.payload().split_once(' ') {
+                        Some((sender, message))
+                            if u64::from_str_radix(sender, 16).ok() != Some(announce.sender) =>
+                        {
+                            announce.broadcasts.deliver(message)
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
                 // "<head> <position> <stream>"; the stream name may hold spaces, so it comes last.
                 let mut parts = notification.payload().splitn(3, ' ');
                 let (Some(head), Some(position), Some(stream)) = (

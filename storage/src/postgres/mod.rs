@@ -58,6 +58,8 @@
 //! (`wait_for`, `subscribe_all`). Every append also sends `NOTIFY avalanche_appends`
 //! (delivered at commit, in commit order); each store listens on its own connection
 //! (`listener.rs`) and announces the appends of other processes on the same database too.
+//! The same connection listens for the application's broadcasts (`NOTIFY
+//! avalanche_broadcasts`, see `broadcasts.rs`).
 //!
 //! # Several processes
 //!
@@ -97,6 +99,11 @@ struct Inner {
     /// everyone's).
     positions: Arc<watch::Sender<u64>>,
     watchers: Arc<Watchers>,
+    /// This process's subscribers of broadcasts, fed by the listener (and by this store's
+    /// own broadcasts, at once).
+    broadcasts: crate::broadcasts::Broadcasts,
+    /// Marks this store's broadcasts, which its listener passes over.
+    sender: u64,
     /// Wakes this process's readers on other processes' appends; stops when dropped.
     _listener: listener::Listener,
     /// The leases this process holds, on their own connection (`leases.rs`).
@@ -141,11 +148,15 @@ impl PostgresStore {
             .map_err(failed)?;
         let positions = Arc::new(watch::Sender::new(last_position));
         let watchers: Arc<Watchers> = Arc::default();
+        let broadcasts = crate::broadcasts::Broadcasts::default();
+        let sender = random_u64();
         let listener = listener::start(
             url,
             listener::Announce {
                 watchers: Arc::clone(&watchers),
                 positions: Arc::clone(&positions),
+                broadcasts: broadcasts.clone(),
+                sender,
             },
         )
         .map_err(|e| OpenError::Database {
@@ -162,6 +173,8 @@ impl PostgresStore {
                 store_id: AtomicU64::new(store_id),
                 positions,
                 watchers,
+                broadcasts,
+                sender,
                 _listener: listener,
                 leases,
             }),

@@ -533,6 +533,30 @@ impl EventStore for PostgresStore {
     fn release_lease(&self, name: &str) {
         self.inner.leases.release(name);
     }
+
+    // Handed to this process's subscribers at once, and sent with NOTIFY, marked with this
+    // store's sender id so that its own listener passes it over.
+    fn broadcast<'a>(&'a self, message: &'a str) -> BoxFuture<'a, Result<(), StorageError>> {
+        Box::pin(async move {
+            crate::broadcasts::check(message)?;
+            self.inner.broadcasts.deliver(message);
+            let payload = format!("{:016x} {message}", self.inner.sender);
+            self.inner
+                .pool
+                .run_async(move |connection| {
+                    connection.query(
+                        "SELECT pg_notify($1, $2)",
+                        &[&super::listener::BROADCASTS, &payload],
+                    )?;
+                    Ok(())
+                })
+                .await
+        })
+    }
+
+    fn subscribe_broadcasts(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.inner.broadcasts.subscribe()
+    }
 }
 
 impl RecordStore for PostgresStore {

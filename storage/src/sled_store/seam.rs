@@ -136,6 +136,19 @@ impl EventStore for SledStore {
     }
 
     fn release_lease(&self, _name: &str) {}
+
+    // Only this process is on the store: a message goes to its own subscribers.
+    fn broadcast<'a>(&'a self, message: &'a str) -> BoxFuture<'a, Result<(), StorageError>> {
+        Box::pin(async move {
+            crate::broadcasts::check(message)?;
+            self.inner.broadcasts.deliver(message);
+            Ok(())
+        })
+    }
+
+    fn subscribe_broadcasts(&self) -> tokio::sync::broadcast::Receiver<String> {
+        self.inner.broadcasts.subscribe()
+    }
 }
 
 impl RecordStore for SledStore {

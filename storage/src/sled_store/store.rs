@@ -69,6 +69,8 @@ pub(crate) struct Inner {
     pub queue: Arc<Queue>,
     pub group_commit: Arc<GroupCommit>,
     pub watchers: Arc<Watchers>,
+    /// This process's subscribers of broadcasts (it is the store's only process).
+    pub broadcasts: crate::broadcasts::Broadcasts,
     committer: Mutex<Option<JoinHandle<()>>>,
     flusher: Mutex<Option<JoinHandle<()>>>,
 }
@@ -174,6 +176,7 @@ impl SledStore {
             queue: Arc::clone(&queue),
             group_commit: Arc::clone(&group_commit),
             watchers: Arc::clone(&watchers),
+            broadcasts: crate::broadcasts::Broadcasts::default(),
             committer: Mutex::new(None),
             flusher: Mutex::new(None),
         });

@@ -29,6 +29,18 @@ const UNLIMITED: &[&str] = &[
     "0",
     "--limit-streams",
     "0",
+    "--limit-forks-per-hour",
+    "0",
+    "--limit-imports-per-hour",
+    "0",
+    "--limit-vacation-changes-per-day",
+    "0",
+    "--limit-tokens",
+    "0",
+    "--limit-tokens-per-hour",
+    "0",
+    "--limit-connections-per-address",
+    "0",
 ];
 
 /// A running binary and a [`TestApp`] that talks to it.

@@ -154,17 +154,36 @@ fn not_public_v6(ip: Ipv6Addr) -> Option<&'static str> {
         s if s & 0xffc0 == 0xfec0 => "a site-local address",
         s if s & 0xff00 == 0xff00 => "a multicast address",
         0x2001 if segments[1] == 0x0db8 => "a documentation address",
-        // NAT64: the IPv4 address inside decides.
+        // NAT64 (`64:ff9b::/96`): the IPv4 address inside decides.
         0x0064 if segments[1] == 0xff9b && segments[2..6] == [0; 4] => {
-            let [_, _, _, _, _, _, hi, lo] = segments;
-            let v4 = Ipv4Addr::from(((hi as u32) << 16) | lo as u32);
-            return not_public_v4(v4).or_else(|| {
-                this_machine(IpAddr::V4(v4)).then_some("an address of this server's machine")
-            });
+            return inside_v4(v4_of(segments[6], segments[7]));
+        }
+        // Local-use NAT64 (`64:ff9b:1::/48`): translated inside the operator's own networks,
+        // whatever IPv4 address it carries.
+        0x0064 if segments[1] == 0xff9b && segments[2] == 0x0001 => {
+            "a local-use NAT64 address (translated inside a private network)"
+        }
+        // 6to4 (`2002::/16`): the IPv4 address in the next 32 bits decides.
+        0x2002 => return inside_v4(v4_of(segments[1], segments[2])),
+        // IPv4-translated (`::ffff:0:a.b.c.d`, the SIIT form): the IPv4 address decides.
+        0 if segments[1..4] == [0; 3] && segments[4] == 0xffff && segments[5] == 0 => {
+            return inside_v4(v4_of(segments[6], segments[7]));
         }
         // IPv4-compatible (deprecated) addresses: `::a.b.c.d`.
         0 if segments[1..6] == [0; 5] => "a deprecated IPv4-compatible address",
         _ => return None,
+    })
+}
+
+/// The IPv4 address written in two 16-bit groups of an IPv6 address.
+fn v4_of(hi: u16, lo: u16) -> Ipv4Addr {
+    Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo))
+}
+
+/// Why an IPv4 address carried inside an IPv6 one is not public, if it is not.
+fn inside_v4(v4: Ipv4Addr) -> Option<&'static str> {
+    not_public_v4(v4).or_else(|| {
+        this_machine(IpAddr::V4(v4)).then_some("an address of this server's machine")
     })
 }
 
@@ -235,6 +254,16 @@ mod tests {
             "::127.0.0.1",
             "64:ff9b::a9fe:a9fe",
             "2001:db8::1",
+            // Local-use NAT64, whatever it carries.
+            "64:ff9b:1::808:808",
+            "64:ff9b:1:ffff::a00:1",
+            // 6to4 of inside IPv4 addresses: 127.0.0.1, 10.0.0.1, 169.254.169.254.
+            "2002:7f00:1::1",
+            "2002:a00:1::",
+            "2002:a9fe:a9fe::1",
+            // IPv4-translated forms of 127.0.0.1 and 192.168.0.1.
+            "::ffff:0:7f00:1",
+            "::ffff:0:c0a8:1",
         ] {
             assert!(refused(inside), "{inside} must be refused");
         }
@@ -249,6 +278,8 @@ mod tests {
             "100.128.0.1",
             "2606:4700::1111",
             "64:ff9b::808:808",
+            "2002:808:808::1",
+            "::ffff:0:808:808",
         ] {
             assert!(!refused(outside), "{outside} is public");
         }

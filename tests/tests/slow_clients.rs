@@ -1,0 +1,193 @@
+//! Slow and greedy clients: "200 sockets sending one body byte a second were all open after
+//! 45 s; 20,100 of them from one machine used the file handles and `/health` timed out".
+//! The time to send a head and a body is bounded, one address holds a bounded number of
+//! connections, and `/health` answers from another address all the while.
+
+mod common;
+
+use api::connections::{BODY_TIMEOUT, HEAD_TIMEOUT};
+use api::limits::LimitSettings;
+use common::TestApp;
+use reqwest::blocking::Client;
+use reqwest::StatusCode;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{IpAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+/// Connections one address may hold in these tests.
+const PER_ADDRESS: usize = 20;
+
+fn app() -> TestApp {
+    TestApp::spawn_limited(LimitSettings {
+        connections_per_address: PER_ADDRESS,
+        ..LimitSettings::unlimited()
+    })
+}
+
+/// A socket of the attack, and whether the server is done with it (answered or closed it).
+struct Slow {
+    socket: TcpStream,
+    done: bool,
+    answer: String,
+}
+
+impl Slow {
+    fn open(address: &str, first: &[u8]) -> Slow {
+        let mut socket = TcpStream::connect(address).expect("connects");
+        let _ = socket.write_all(first);
+        socket
+            .set_read_timeout(Some(Duration::from_millis(5)))
+            .unwrap();
+        Slow {
+            socket,
+            done: false,
+            answer: String::new(),
+        }
+    }
+
+    /// Reads what the server sent; notes whether it closed the connection.
+    fn look(&mut self) {
+        if self.done {
+            return;
+        }
+        let mut buffer = [0u8; 2048];
+        loop {
+            match self.socket.read(&mut buffer) {
+                Ok(0) => {
+                    self.done = true;
+                    return;
+                }
+                Ok(n) => self
+                    .answer
+                    .push_str(&String::from_utf8_lossy(&buffer[..n])),
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                    return
+                }
+                Err(_) => {
+                    self.done = true;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// `/health` asked from 127.0.0.2 (another client address of this machine): its time.
+fn health_from_elsewhere(app: &TestApp) -> Duration {
+    let client = Client::builder()
+        .local_address("127.0.0.2".parse::<IpAddr>().ok())
+        .timeout(Duration::from_secs(5))
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let answer = client.get(app.url("/health")).send().expect("/health answers");
+    assert_eq!(answer.status(), StatusCode::OK);
+    started.elapsed()
+}
+
+#[test]
+fn slow_bodies_are_cut_off_and_one_address_holds_few_connections() {
+    let app = app();
+    let address = app.base.trim_start_matches("http://").to_string();
+    let head = b"POST /v1/players HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{";
+    let started = Instant::now();
+    let mut sockets: Vec<Slow> = (0..200).map(|_| Slow::open(&address, head)).collect();
+    std::thread::sleep(Duration::from_millis(500));
+    for slow in &mut sockets {
+        slow.look();
+    }
+    let open = sockets.iter().filter(|s| !s.done).count();
+    assert!(
+        open <= PER_ADDRESS,
+        "{open} slow connections of one address are held open"
+    );
+    let refused = sockets
+        .iter()
+        .filter(|s| s.answer.starts_with("HTTP/1.1 429"))
+        .count();
+    assert!(
+        refused >= 200 - PER_ADDRESS,
+        "{refused} told they were too many"
+    );
+    assert!(health_from_elsewhere(&app) < Duration::from_secs(1));
+
+    // One byte a second keeps no body alive past its deadline.
+    while sockets.iter().any(|s| !s.done) {
+        assert!(
+            started.elapsed() < BODY_TIMEOUT + Duration::from_secs(4),
+            "{} slow bodies still read after {:?}",
+            sockets.iter().filter(|s| !s.done).count(),
+            started.elapsed()
+        );
+        for slow in sockets.iter_mut().filter(|s| !s.done) {
+            let _ = slow.socket.write_all(b" ");
+            slow.look();
+        }
+        std::thread::sleep(Duration::from_millis(1000));
+        assert!(health_from_elsewhere(&app) < Duration::from_secs(1));
+    }
+    assert!(started.elapsed() >= BODY_TIMEOUT - Duration::from_secs(1));
+    let timed_out = sockets
+        .iter()
+        .filter(|s| s.answer.starts_with("HTTP/1.1 408"))
+        .count();
+    assert!(timed_out >= 1, "the slow bodies were told why");
+
+    // The address may connect again, and is served.
+    let ana = app.create_player("Ana");
+    assert!(!ana.token.is_empty());
+}
+
+#[test]
+fn a_head_that_never_ends_is_cut_off() {
+    let app = app();
+    let address = app.base.trim_start_matches("http://").to_string();
+    let started = Instant::now();
+    let mut sockets: Vec<Slow> = (0..10)
+        .map(|_| Slow::open(&address, b"GET /health HTTP/1.1\r\nHost: x\r\n"))
+        .collect();
+    while sockets.iter().any(|s| !s.done) {
+        assert!(
+            started.elapsed() < HEAD_TIMEOUT + Duration::from_secs(3),
+            "unfinished heads still read after {:?}",
+            started.elapsed()
+        );
+        for slow in sockets.iter_mut().filter(|s| !s.done) {
+            let _ = slow.socket.write_all(b"X-Slow: 1\r\n");
+            slow.look();
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+#[test]
+fn connections_over_the_share_of_an_address_are_refused_and_its_place_comes_back() {
+    let app = app();
+    let address = app.base.trim_start_matches("http://").to_string();
+    // Idle keep-alive connections after one request each hold their places (the test
+    // client's own idle connection may hold one more).
+    let ask = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+    let mut held: Vec<Slow> = Vec::new();
+    let mut one_more = loop {
+        let mut slow = Slow::open(&address, ask);
+        std::thread::sleep(Duration::from_millis(50));
+        slow.look();
+        if !slow.answer.starts_with("HTTP/1.1 200") {
+            break slow;
+        }
+        held.push(slow);
+        assert!(held.len() <= PER_ADDRESS, "more than {PER_ADDRESS} held");
+    };
+    assert!(held.len() >= PER_ADDRESS - 1, "{} held", held.len());
+    std::thread::sleep(Duration::from_millis(100));
+    one_more.look();
+    assert!(one_more.answer.starts_with("HTTP/1.1 429"), "{}", one_more.answer);
+    assert!(one_more.answer.contains("connections_per_address"));
+    assert!(one_more.done, "closed at once");
+    drop(held);
+    std::thread::sleep(Duration::from_millis(300));
+    let mut again = Slow::open(&address, b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::thread::sleep(Duration::from_millis(300));
+    again.look();
+    assert!(again.answer.starts_with("HTTP/1.1 200"), "{}", again.answer);
+}
