@@ -20,8 +20,9 @@ use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
 validated by the game's rules and stored as an immutable event; every answer is shaped for its \
 viewer, so no player ever sees another's hidden cards.\n\nErrors are `application/problem+json` \
 with a stable `code`. Send `Authorization: Bearer <token>` (from `POST /v1/players`) to act for \
-a player. Game commands and table commands (`resign`, `offer_draw`, `accept_draw`, \
-`decline_draw`, `request_takeback`, `accept_takeback`, `decline_takeback`, `claim_timeout`) are posted alike to `/v1/games/{id}/commands`; `GET /v1/games/{id}/legal` lists \
+a player. Game commands and table commands (`cancel`, `resign`, `offer_draw`, `accept_draw`, \
+`decline_draw`, `request_takeback`, `accept_takeback`, `decline_takeback`, `withdraw_takeback`, \
+`claim_timeout`) are posted alike to `/v1/games/{id}/commands`; `GET /v1/games/{id}/legal` lists \
 exactly the commands you may post now. `{\"type\": \"request_takeback\"}` asks the other seats \
 to take back your last turn (`\"turns\": N` goes back N of your turns); moving before they all \
 answer withdraws it (`takeback_withdrawn`).\n\nA game may be timed (`time_control` at creation: \
@@ -316,7 +317,7 @@ fn game_event(game_events: &[Value]) -> Value {
                 "version": version("The version to go back to."),
                 "turns": { "type": "integer", "format": "int32", "minimum": 1, "description": "How many of the requester's turns it takes back; such a request is withdrawn when its requester moves again." },
             }), &["seat", "version"]),
-            seat_only("takeback_withdrawn", "The requester moved again: its pending takeback request is withdrawn."),
+            seat_only("takeback_withdrawn", "The requester withdrew its pending takeback request (`withdraw_takeback`), or moved again."),
             seat_only("takeback_accepted", "A seat accepted the takeback asked for."),
             seat_only("takeback_declined", "A seat declined the takeback asked for: play goes on here."),
             variant("takeback_agreed", "Every other seat accepted: play goes on in a fork at `version`; this game ends.", json!({

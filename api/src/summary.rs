@@ -73,11 +73,42 @@ pub struct GameSummary {
     /// The game this one was forked from, and at which version (absent for other games).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<ForkOrigin>,
+    /// Whether the game ended superseded by an agreed takeback: play goes on in another game,
+    /// `continued_in` (absent otherwise).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub superseded: bool,
+    /// The game that goes on from this superseded one (the takeback's fork), in
+    /// `GET /v1/games/{id}` (absent in lists and for other games).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub continued_in: Option<String>,
+    /// The seat whose draw offer waits for an answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draw_offer: Option<Seat>,
+    /// The takeback asked for and not yet answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub takeback: Option<TakebackAsked>,
+    /// How many turns the caller's seat has played, so how far back a takeback it asks for may
+    /// go (0: nothing to take back yet), in `GET /v1/games/{id}` of an active game where the
+    /// caller holds a seat (absent elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turns_played: Option<usize>,
     /// The game's own state as the caller may see it (absent in lists).
     // Written straight to JSON from the game's typed view, without a `Value` tree between.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<GameView>)]
     pub view: Option<Box<RawValue>>,
+}
+
+/// A takeback asked for and not yet answered.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TakebackAsked {
+    /// The seat that asked.
+    pub seat: Seat,
+    /// The version the game goes back to if every other seat accepts: the moves after it are
+    /// taken back.
+    pub version: u64,
+    /// The seats that accepted so far.
+    pub accepted: Vec<Seat>,
 }
 
 /// A stored event as the caller may see it.
@@ -150,6 +181,15 @@ pub fn summary(
         created_at: slot.created_at,
         updated_at: slot.updated_at,
         parent: game.parent(),
+        superseded: game.superseded(),
+        continued_in: None,
+        draw_offer: game.draw_offer(),
+        takeback: game.takeback_request().map(|r| TakebackAsked {
+            seat: r.seat,
+            version: r.version,
+            accepted: r.accepted,
+        }),
+        turns_played: None,
         view: with_view.then(|| game.view_json(slot.viewer(player))),
     }
 }

@@ -3,6 +3,8 @@
 import { get, post, del, seg, token } from './api.js';
 import { h, mount, field, say, sayError } from './dom.js';
 
+const RETURN = 'avalanche.return';
+
 export async function accountPage(main, _params, app) {
   app.title('Account · Avalanche');
   if (app.me) {
@@ -52,7 +54,7 @@ export async function accountPage(main, _params, app) {
       try {
         app.me = await get('/players/me');
         say(`Signed in as ${app.me.name}.`);
-        app.go('#/');
+        app.go(takeReturn());
       } catch (e) {
         token.clear();
         say(e.status === 401 ? 'This key is not known here; check it and try again.' : e.detail, 'error');
@@ -63,11 +65,21 @@ export async function accountPage(main, _params, app) {
   field('Your key', key, 'The key you were shown when you signed up.'),
   h('button', { type: 'submit' }, 'Sign in'));
 
-  mount(main, h('h1', {}, 'Play Avalanche'), h('div', { class: 'columns' }, signUp, signIn));
+  mount(main, h('h1', {}, 'Play Avalanche'),
+    sessionStorage.getItem(RETURN) ? h('p', { class: 'notice', 'data-testid': 'invited' }, 'You were invited to a game: sign up with a name (or sign in with your key) and you come back to it, a seat ready to take.') : null,
+    h('div', { class: 'columns' }, signUp, signIn));
   name.focus();
 }
 
+/** Where to go after signing up or in: the game whose invitation brought the person here. */
+function takeReturn() {
+  const back = sessionStorage.getItem(RETURN);
+  sessionStorage.removeItem(RETURN);
+  return back && /^#\/game\/[^/]+$/.test(back) ? back : '#/';
+}
+
 function showKey(main, created, app) {
+  const back = sessionStorage.getItem(RETURN);
   const keyText = h('code', { class: 'key', 'data-testid': 'key' }, created.token);
   const copy = h('button', {
     type: 'button', class: 'secondary',
@@ -87,7 +99,7 @@ function showKey(main, created, app) {
       h('p', {}, 'Keep it somewhere safe: it signs you in on another device, and nobody can show it to you again.'),
       keyText,
       h('div', { class: 'row' }, copy,
-        h('button', { type: 'button', 'data-testid': 'key-saved', onclick: () => app.go('#/') }, 'I saved it: to the lobby'))));
+        h('button', { type: 'button', 'data-testid': 'key-saved', onclick: () => app.go(takeReturn()) }, back ? 'I saved it: back to the game' : 'I saved it: to the lobby'))));
   app.drawNav();
 }
 

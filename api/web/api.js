@@ -19,6 +19,13 @@ export class ApiError extends Error {
   }
 }
 
+/** The banner that says the server cannot be reached: shown on a failed request, hidden by
+ * the next answer (pages keep asking: the game page's long-poll, the lobby's refresh). */
+function reachable(yes) {
+  const banner = document.getElementById('offline');
+  if (banner) banner.hidden = yes;
+}
+
 /** Calls /v1 + path; resolves to the JSON (or text) answer, rejects with an ApiError. */
 export async function api(method, path, body, { signal, text = false, headers = {} } = {}) {
   const sent = { accept: text ? 'text/plain' : 'application/json', ...headers };
@@ -36,14 +43,18 @@ export async function api(method, path, body, { signal, text = false, headers = 
     });
   } catch (e) {
     if (e.name === 'AbortError') throw e;
+    reachable(false);
     throw new ApiError(0, 'network', 'The server cannot be reached; try again in a moment.');
   }
+  reachable(res.status !== 502 && res.status !== 504);
   const raw = await res.text();
   if (!res.ok) {
     let problem = {};
     try { problem = JSON.parse(raw); } catch { /* not JSON */ }
-    throw new ApiError(res.status, problem.code || `http_${res.status}`,
+    const error = new ApiError(res.status, problem.code || `http_${res.status}`,
       problem.detail || problem.title || `The server answered ${res.status}.`);
+    error.details = problem.details;
+    throw error;
   }
   if (text) return raw;
   return raw ? JSON.parse(raw) : null;

@@ -12,6 +12,20 @@ import { replayPage, importPage } from './replay.js';
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 
+/** A notification that it is my turn, when the person allowed them; one at a time (a newer
+ * one replaces it by its tag). */
+function notify(count) {
+  if (!('Notification' in window) || Notification.permission !== 'granted') return;
+  try {
+    const n = new Notification('Avalanche: your turn', {
+      body: count === 1 ? 'A game waits for your move.' : `${count} games wait for your move.`,
+      tag: 'avalanche-your-turn',
+      icon: '/favicon.svg',
+    });
+    n.onclick = () => { window.focus(); n.close(); };
+  } catch { /* some browsers only notify from a service worker */ }
+}
+
 const app = {
   me: null,
   myTurns: 0,
@@ -25,17 +39,24 @@ const app = {
     const prefix = app.myTurns > 0 ? `(${app.myTurns}) Your turn · ` : '';
     document.title = `${prefix}${app.pageTitle}`;
   },
-  /** Counts the games waiting for me (the title says so on every page). */
+  /** The number of games waiting for my move: the title says it on every page, and when it
+   * grows while the tab is out of sight, a browser notification (once the person allowed it). */
+  setTurns(count) {
+    const grew = count > app.myTurns;
+    app.myTurns = count;
+    app.drawTitle();
+    if (grew && document.hidden) notify(count);
+  },
+  /** Counts the games waiting for me. */
   async refreshTurns() {
     if (!token.get()) {
-      app.myTurns = 0;
-    } else {
-      try {
-        const mine = await get('/players/me/games?turn=mine');
-        app.myTurns = Array.isArray(mine) ? mine.length : (mine.games || []).length;
-      } catch { /* shown elsewhere */ }
+      app.setTurns(0);
+      return;
     }
-    app.drawTitle();
+    try {
+      const mine = await get('/players/me/games?turn=mine');
+      app.setTurns((Array.isArray(mine) ? mine : (mine.games || [])).filter((g) => !g.superseded).length);
+    } catch { /* the banner says when the server cannot be reached */ }
   },
   go(hash) {
     if (location.hash === hash) route();
@@ -61,6 +82,16 @@ const app = {
       h('a', { href: '#/import' }, 'Import'),
       h('a', { href: '#/account' }, app.me ? app.me.name : 'Sign in'),
     ];
+    // Offered until the person answers the browser's question.
+    if (app.me && 'Notification' in window && Notification.permission === 'default') {
+      links.push(h('button', {
+        type: 'button', class: 'link', 'data-testid': 'allow-notifications',
+        onclick: async () => {
+          try { await Notification.requestPermission(); } catch { /* answered or not offered */ }
+          app.drawNav();
+        },
+      }, 'Tell me when it is my turn'));
+    }
     mount(nav, ...links);
   },
 };
@@ -105,6 +136,7 @@ async function route() {
 }
 
 window.addEventListener('hashchange', route);
-// A slow heartbeat for the title's "your turn" when the player sits on a page of another game.
-setInterval(() => { if (!document.hidden) app.refreshTurns(); }, 60000);
+// A slow heartbeat for the title's "your turn" (and the notification) on any page, in a
+// background tab too.
+setInterval(() => { app.refreshTurns(); }, 30000);
 route();

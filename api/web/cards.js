@@ -3,7 +3,7 @@
 // and setAttribute are used: nothing from the server is ever parsed as HTML.
 
 import { get, seg } from './api.js';
-import { h, s as svgNode, seatName as playerName } from './dom.js';
+import { h, s as svgNode, seatName as playerName, withNames } from './dom.js';
 
 // h and s of dom.js, with two conveniences for the tables: `text` (the element's text) and
 // `on: {event: handler}`.
@@ -231,11 +231,12 @@ export function endPanel(ctx, title, rows) {
   const outcome = game.outcome;
   const panel = el('section', { class: 'end-panel', 'aria-label': 'Final result' },
     el('h3', { text: title }),
-    outcome ? el('p', { class: 'outcome' },
-      outcome.winners && outcome.winners.length
-        ? `Won by ${outcome.winners.map((s) => seatName(game, s)).join(' and ')}`
-        : outcome.draw ? 'Drawn' : 'No winner',
-      outcome.reason ? ` — ${outcome.reason}` : '') : null,
+    game.superseded ? el('p', { class: 'outcome', text: 'Taken back: play goes on in the game that continues it.' })
+      : outcome ? el('p', { class: 'outcome' },
+        outcome.winners && outcome.winners.length
+          ? `Won by ${outcome.winners.map((s) => seatName(game, s)).join(' and ')}`
+          : outcome.draw ? 'Drawn' : 'No winner',
+        outcome.reason ? ` — ${withNames(game, outcome.reason)}` : '') : null,
     rows.length ? el('table', { class: 'scores' },
       el('thead', {}, el('tr', {}, rows[0].map((c) => el('th', { scope: 'col', text: c })))),
       el('tbody', {}, rows.slice(1).map((r) => el('tr', {}, r.map((c, i) => el(i ? 'td' : 'th', i ? { text: c } : { scope: 'row', text: c })))))) : null,

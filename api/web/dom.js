@@ -90,6 +90,11 @@ export function seatName(game, seat) {
   return (info && info.player_name) || `seat ${seat + 1}`;
 }
 
+/** A server's sentence with "seat 1" put as the player's name ("Ben resigned"). */
+export function withNames(game, text) {
+  return String(text || '').replace(/\bseat (\d+)\b/g, (_, n) => seatName(game, Number(n)));
+}
+
 /** A labelled form field. */
 export function field(label, control, hint) {
   const id = control.id || `f-${Math.random().toString(36).slice(2, 9)}`;

@@ -4,12 +4,12 @@
 // itself drawn by tables/<kind>.js through renderTable(root, ctx).
 
 import { get, post, api, seg } from './api.js';
-import { h, mount, deadline, say, sayError, seatName, kindTitle } from './dom.js';
+import { h, mount, deadline, say, sayError, seatName, withNames, kindTitle, field } from './dom.js';
 
 /** Commands common to every game: the shell offers them, the table modules never see them. */
 export const TABLE_COMMANDS = new Set([
-  'resign', 'offer_draw', 'accept_draw', 'decline_draw',
-  'request_takeback', 'accept_takeback', 'decline_takeback', 'claim_timeout',
+  'cancel', 'resign', 'offer_draw', 'accept_draw', 'decline_draw',
+  'request_takeback', 'accept_takeback', 'decline_takeback', 'withdraw_takeback', 'claim_timeout',
 ]);
 
 const LABELS = {
@@ -18,6 +18,7 @@ const LABELS = {
   decline_draw: 'Decline the draw',
   accept_takeback: 'Accept the takeback',
   decline_takeback: 'Decline the takeback',
+  withdraw_takeback: 'Withdraw my takeback request',
   claim_timeout: 'Claim the win on time',
   resign: 'Resign',
 };
@@ -49,44 +50,104 @@ function clockText(seatInfo) {
   return null;
 }
 
+/** The end of a game in players' words: "Ana won: Ben resigned.", never "seat 1". A game
+ * superseded by a takeback was not drawn nor won: it was taken back. */
 export function outcomeText(game) {
   const o = game.outcome;
+  if (game.superseded) return 'Taken back: play goes on in the game that continues it.';
   if (!o) return '';
-  if (o.draw) return `Drawn: ${o.reason}.`;
-  if (!o.winners.length) return `Over: ${o.reason}.`;
-  return `${o.winners.map((s) => seatName(game, s)).join(' and ')} won: ${o.reason}.`;
+  const reason = withNames(game, o.reason);
+  if (o.draw) return `Drawn: ${reason}.`;
+  if (!o.winners.length) return `Over: ${reason}.`;
+  return `${o.winners.map((s) => seatName(game, s)).join(' and ')} won: ${reason}.`;
 }
 
-export async function gamePage(main, [id], app) {
-  if (!id) { app.go('#/'); return; }
-  const state = { game: null, legal: [], memoVersion: -1, memo: {}, stopped: false, confirmResign: false };
+/** What a game event did, in words: the move's notation when the event has one. */
+export function eventWords(game, ev) {
+  const data = ev.data || {};
+  const inner = data.event || {};
+  const who = /^seat:(\d+)$/.exec(ev.actor || '');
+  const name = who ? seatName(game, Number(who[1])) : (ev.actor === 'system' ? 'The server' : 'A player');
+  const notation = inner.notation || data.notation;
+  if (notation) return `${name}: ${notation}`;
+  const words = {
+    created: 'The game was created', seat_taken: `${seatName(game, data.seat)} took a seat`,
+    started: 'The game began', resigned: `${seatName(game, data.seat)} resigned`,
+    draw_offered: `${name} offered a draw`, draw_declined: `${name} declined the draw`,
+    draw_accepted: `${name} accepted the draw`, takeback_requested: `${name} asked to take back a move`,
+    takeback_declined: `${name} declined the takeback`, takeback_accepted: `${name} accepted the takeback`,
+    takeback_withdrawn: `${name} withdrew the takeback request`, takeback_agreed: 'The takeback was agreed',
+    timed_out: `${seatName(game, data.seat)} ran out of time`, finished: 'The game ended',
+    seed_revealed: 'The seed was revealed', forked: 'Play went on from here in a new game',
+  }[ev.type];
+  if (words) return words;
+  const type = String(ev.type || '').replace(/^game\./, '').replaceAll('_', ' ');
+  return `${name}: ${type}`;
+}
+
+export async function gamePage(main, [first], app) {
+  if (!first) { app.go('#/'); return undefined; }
+  // The game shown: a takeback moves the page on to the game that continues it.
+  let id = first;
+  const state = { game: null, legal: [], memoVersion: -1, memo: {}, stopped: false, confirmResign: false, pendingMoves: null, pendingAt: null };
   const controller = new AbortController();
   const head = h('div', { class: 'game-head' });
   const seats = h('ul', { class: 'seats', 'aria-label': 'Players' });
+  const notices = h('div', { class: 'notices', 'aria-live': 'polite' });
   const actions = h('div', { class: 'table-actions', role: 'group', 'aria-label': 'Table commands' });
   const table = h('div', { class: 'table', 'data-testid': 'table' });
   const links = h('p', { class: 'links' });
-  mount(main, h('article', { class: 'game' }, head, seats, table, actions, links));
+  mount(main, h('article', { class: 'game' }, head, seats, notices, table, actions, links));
+  const seated = () => state.game && state.game.your_seat !== null && state.game.your_seat !== undefined;
 
   async function load() {
     const game = await get(`/games/${seg(id)}`, { signal: controller.signal });
+    const before = state.game;
+    // Seen live: an agreed takeback supersedes this game; the page goes on in its continuation
+    // (the board at the taken-back position), in place.
+    if (before && before.id === game.id && !before.superseded && game.superseded && game.continued_in) {
+      id = game.continued_in;
+      history.replaceState(null, '', `#/game/${seg(id)}`);
+      say('The takeback was accepted: play goes on from before the moves taken back.');
+      state.game = null;
+      return load();
+    }
     let legal = [];
     if (game.your_seat !== null && game.your_seat !== undefined && game.status === 'active') {
       legal = (await get(`/games/${seg(id)}/legal`, { signal: controller.signal })).commands;
     }
     state.game = game;
     state.legal = legal;
+    await pendingMoves();
     app.refreshTurns();
+    return undefined;
   }
 
-  // { concurrent: true } leaves out If-Match, for games without turns (Vamanos) where the
+  // The moves a pending takeback would take back, in their notation (read from the events
+  // after the version it goes back to).
+  async function pendingMoves() {
+    const request = state.game.takeback;
+    if (!request) { state.pendingMoves = null; state.pendingAt = null; return; }
+    if (state.pendingAt === `${id}@${request.version}@${state.game.version}`) return;
+    try {
+      const page = await get(`/games/${seg(id)}/events?after=${request.version}&limit=50`, { signal: controller.signal });
+      state.pendingMoves = page.events
+        .filter((ev) => String(ev.type).startsWith('game.') && /^seat:/.test(ev.actor || ''))
+        .map((ev) => (ev.data && ev.data.event && ev.data.event.notation) || eventWords(state.game, ev));
+      state.pendingAt = `${id}@${request.version}@${state.game.version}`;
+    } catch (e) {
+      if (e.name === 'AbortError') throw e;
+      state.pendingMoves = [];
+    }
+  }
+
+  // { concurrent: true } leaves out If-Match, for games without turns (Vamanos), where the
   // other seats' commands move the version on while this player clicks.
   async function play(command, { concurrent = false } = {}) {
     const game = state.game;
     try {
       const headers = concurrent ? {} : { 'if-match': `"${game.version}"` };
-      const answer = await api('POST', `/games/${seg(id)}/commands`, command, { headers });
-      state.game = answer.game;
+      await api('POST', `/games/${seg(id)}/commands`, command, { headers });
       say('');
     } catch (e) {
       sayError(e);
@@ -95,26 +156,48 @@ export async function gamePage(main, [id], app) {
     await draw();
   }
 
+  /** What waits for an answer at the table, said to each side. */
+  function pendingNotices() {
+    const game = state.game;
+    const out = [];
+    const mine = game.your_seat;
+    const moves = state.pendingMoves && state.pendingMoves.length ? state.pendingMoves.join(', ') : 'the last turn';
+    const others = (seat) => game.seats.filter((x) => x.seat !== seat).map((x) => seatName(game, x.seat)).join(', ');
+    if (game.takeback) {
+      const t = game.takeback;
+      const text = t.seat === mine
+        ? `You asked to take back ${moves}: waiting for ${others(mine)} to answer.`
+        : `${seatName(game, t.seat)} asks to take back ${moves}.`;
+      out.push(h('p', { class: 'notice', role: 'note', 'data-testid': 'takeback-pending' }, text));
+    }
+    if (game.draw_offer !== undefined && game.draw_offer !== null) {
+      const text = game.draw_offer === mine
+        ? `You offered a draw: waiting for ${others(mine)} to answer.`
+        : `${seatName(game, game.draw_offer)} offers a draw.`;
+      out.push(h('p', { class: 'notice', role: 'note', 'data-testid': 'draw-pending' }, text));
+    }
+    return out;
+  }
+
   function tableButtons() {
     const game = state.game;
     const buttons = [];
     const offered = state.legal.filter((l) => TABLE_COMMANDS.has(l.command.type));
     const types = new Set(offered.map((l) => l.command.type));
-    if (types.has('accept_draw')) buttons.push(h('p', { class: 'notice', role: 'note' }, 'Your opponent offers a draw.'));
-    if (types.has('accept_takeback')) buttons.push(h('p', { class: 'notice', role: 'note' }, 'Your opponent asks to take back a move.'));
     for (const entry of offered) {
       const type = entry.command.type;
       if (type === 'resign') continue;
       buttons.push(h('button', { type: 'button', class: 'secondary', 'data-command': type, onclick: () => play(entry.command) }, LABELS[type] || entry.notation));
     }
-    if (game.status === 'active' && game.your_seat !== null && game.your_seat !== undefined && types.has('resign')) {
+    // A takeback goes back to just before the player's last turn: offered once they have
+    // played one, and while no request waits.
+    if (game.status === 'active' && seated() && types.has('resign') && game.turns_played > 0 && !game.takeback) {
       buttons.push(h('button', {
         type: 'button', class: 'secondary', 'data-command': 'request_takeback',
-        onclick: async () => {
-          // The server takes back my last turn (its answer says so if I have not moved yet).
-          try { await play({ type: 'request_takeback' }); } catch (e) { sayError(e); }
-        },
+        onclick: () => play({ type: 'request_takeback' }),
       }, 'Ask to take back my last turn'));
+    }
+    if (game.status === 'active' && seated() && types.has('resign')) {
       const resign = offered.find((l) => l.command.type === 'resign');
       buttons.push(state.confirmResign
         ? h('span', { class: 'row' },
@@ -148,21 +231,20 @@ export async function gamePage(main, [id], app) {
       game.to_act.includes(s.seat) && game.status === 'active' ? h('span', { class: 'badge' }, 'to act') : null,
       s.on_vacation ? h('span', { class: 'muted' }, ' on vacation') : null,
       clockText(s))));
-    if (game.status === 'open' && mySeat === null && app.me) {
-      mount(actions, h('button', {
-        type: 'button',
-        onclick: async () => {
-          try { await post(`/games/${seg(id)}/join`, {}); await load(); await draw(); } catch (e) { sayError(e); }
-        },
-      }, 'Take a seat'));
+    mount(notices,
+      game.superseded ? h('p', { class: 'notice', 'data-testid': 'taken-back' }, 'This game was taken back. ',
+        game.continued_in ? h('a', { href: `#/game/${seg(game.continued_in)}`, 'data-testid': 'continuation' }, 'Go to the game that goes on') : null) : null,
+      game.status === 'active' ? pendingNotices() : null);
+    if (game.status === 'open') {
+      mount(actions, openGameActions(game, mySeat));
     } else {
       mount(actions, tableButtons());
     }
     mount(links, h('a', { href: `#/replay/${seg(game.id)}` }, 'Replay, audit and record'),
-      game.parent ? [' · ', h('a', { href: `#/replay/${seg(game.parent.game)}/${game.parent.version}` }, `forked from version ${game.parent.version} of another game`)] : null);
-    if (state.memoVersion !== game.version) {
+      game.parent ? [' · ', h('a', { href: `#/replay/${seg(game.parent.game)}/${game.parent.version}` }, `goes on from version ${game.parent.version} of an earlier game`)] : null);
+    if (state.memoVersion !== `${game.id}@${game.version}`) {
       state.memo = {};
-      state.memoVersion = game.version;
+      state.memoVersion = `${game.id}@${game.version}`;
     }
     const root = h('div', { class: 'table-root' });
     table.replaceChildren(root);
@@ -176,16 +258,96 @@ export async function gamePage(main, [id], app) {
       readOnly,
       memo: state.memo,
     });
+    if (!readOnly) table.append(moveBox());
     main.dataset.version = String(game.version);
     main.dataset.status = game.status;
+    main.dataset.game = game.id;
   }
 
+  /** A box to type a move in the game's notation, the legal list as its suggestions. */
+  function moveBox() {
+    const entries = state.legal.filter((l) => !TABLE_COMMANDS.has(l.command.type) && l.notation);
+    if (!entries.length) return h('span');
+    const listId = `legal-${Math.random().toString(36).slice(2, 8)}`;
+    const input = h('input', { name: 'move', list: listId, autocomplete: 'off', spellcheck: 'false', 'data-testid': 'move-input', placeholder: entries[0].notation });
+    const normal = (text) => String(text).trim().replace(/[+#!?]+$/g, '').toLowerCase();
+    return h('form', {
+      class: 'move-box', 'aria-label': 'Type a move',
+      onsubmit: (event) => {
+        event.preventDefault();
+        const typed = input.value.trim();
+        const exact = entries.filter((l) => l.notation === typed);
+        const loose = exact.length ? exact : entries.filter((l) => normal(l.notation) === normal(typed));
+        if (loose.length === 1) {
+          play(loose[0].command, { concurrent: concurrentKind() });
+        } else if (loose.length > 1) {
+          say(`"${typed}" names ${loose.length} moves: pick one from the list.`, 'error');
+        } else {
+          const near = entries.filter((l) => normal(l.notation).startsWith(normal(typed).slice(0, 2))).slice(0, 6).map((l) => l.notation);
+          say(`"${typed}" is not a legal move here.${near.length ? ` Legal moves like it: ${near.join(', ')}.` : ''}`, 'error');
+        }
+      },
+    },
+    h('datalist', { id: listId }, entries.map((l) => h('option', { value: l.notation }))),
+    field('Type a move', input, `In the game's notation, as the suggestions show (${entries.length} legal now).`),
+    h('button', { type: 'submit', class: 'secondary' }, 'Play it'));
+  }
+  // Vamanos has no turns: its commands go without If-Match (see play()).
+  const concurrentKind = () => state.game && state.game.kind === 'vamanos';
+
+  /** An open game: the invitation (its link to send), a seat to take, the creator's cancel. */
+  function openGameActions(game, mySeat) {
+    const out = [];
+    const link = `${location.origin}${location.pathname}#/game/${seg(game.id)}`;
+    if (mySeat !== null) {
+      const box = h('input', { readonly: true, value: link, 'data-testid': 'invite-link', onfocus: (e) => e.target.select() });
+      out.push(h('div', { class: 'invite card' },
+        h('h2', {}, 'Invite a friend'),
+        h('p', {}, 'Send this link to the people you want to play with (by mail or a message). Whoever opens it can take a seat, after a quick sign-up if they have no account; the game begins when every seat is taken.'),
+        field('Link to this game', box),
+        h('div', { class: 'row' },
+          h('button', {
+            type: 'button', class: 'secondary', 'data-testid': 'copy-invite',
+            onclick: async () => {
+              try { await navigator.clipboard.writeText(link); say('Link copied: send it to your friend.'); } catch { box.focus(); say('Select the link and copy it by hand.'); }
+            },
+          }, 'Copy the link'),
+          game.seats.filter((x) => x.player_id).length === 1 ? h('button', {
+            type: 'button', class: 'danger', 'data-command': 'cancel',
+            onclick: async () => {
+              try {
+                await api('POST', `/games/${seg(game.id)}/commands`, { type: 'cancel' }, { headers: { 'if-match': `"${game.version}"` } });
+                say('Game cancelled.');
+                app.go('#/');
+              } catch (e) { sayError(e); }
+            },
+          }, 'Cancel this game') : null)));
+    } else if (app.me) {
+      out.push(h('button', {
+        type: 'button', 'data-command': 'join',
+        onclick: async () => {
+          try { await post(`/games/${seg(id)}/join`, {}); await load(); await draw(); } catch (e) { sayError(e); }
+        },
+      }, 'Take a seat'));
+    } else {
+      // Back here after signing up, with "Take a seat" ready.
+      sessionStorage.setItem('avalanche.return', `#/game/${seg(game.id)}`);
+      out.push(h('p', { 'data-testid': 'sign-up-to-join' }, 'To take a seat at this game, ',
+        h('a', { href: '#/account' }, 'sign up'), ' (a name is enough) or sign in: you come back here.'));
+    }
+    return out;
+  }
+
+  // Live updates: long-polls the events after the version shown; what others did that the
+  // page must say (a declined offer or request) is read from those events.
   async function follow() {
     while (!state.stopped) {
       try {
-        const page = await get(`/games/${seg(id)}/events?after=${state.game.version}&wait=25&limit=1`, { signal: controller.signal });
+        const shown = state.game;
+        const page = await get(`/games/${seg(id)}/events?after=${shown.version}&wait=25&limit=50`, { signal: controller.signal });
         if (state.stopped) return;
-        if (page.version > state.game.version) {
+        if (page.version > shown.version) {
+          tell(shown, page.events || []);
           await load();
           await draw();
         }
@@ -193,6 +355,20 @@ export async function gamePage(main, [id], app) {
         if (e.name === 'AbortError' || state.stopped) return;
         await new Promise((resolve) => setTimeout(resolve, 2000));
       }
+    }
+  }
+
+  /** Says what another seat answered to this player's offer or request. */
+  function tell(game, events) {
+    const mine = game.your_seat;
+    if (mine === null || mine === undefined) return;
+    for (const ev of events) {
+      const by = /^seat:(\d+)$/.exec(ev.actor || '');
+      if (!by || Number(by[1]) === mine) continue;
+      const name = seatName(game, Number(by[1]));
+      if (ev.type === 'draw_declined' && game.draw_offer === mine) say(`${name} declined your draw offer: play goes on.`);
+      if (ev.type === 'takeback_declined' && game.takeback && game.takeback.seat === mine) say(`${name} declined your takeback request: play goes on.`);
+      if (ev.type === 'takeback_withdrawn') say(`${name} withdrew the takeback request.`);
     }
   }
 

@@ -2,7 +2,7 @@
 // being played to watch, and a form to create a game as GET /v1/kinds describes the games.
 
 import { get, post, seg } from './api.js';
-import { h, mount, field, deadline, say, sayError, kindTitle } from './dom.js';
+import { h, mount, field, deadline, relative, say, sayError, kindTitle } from './dom.js';
 
 let kindsCache = null;
 export async function kinds() {
@@ -14,11 +14,33 @@ function players(game) {
   return (game.seats || []).map((s) => s.player_name || 'free seat').join(' · ');
 }
 
-function gameLine(game, extra) {
-  return h('li', { class: ['game-line', game.your_turn && 'my-turn'] },
-    h('a', { href: `#/game/${seg(game.id)}`, 'aria-label': `${kindTitle(game.kind)} ${game.variant || ''}: ${players(game)}${game.your_turn ? ', your turn' : ''}` },
-      h('span', { class: 'kind' }, kindTitle(game.kind), game.variant && game.variant !== 'standard' ? ` (${game.variant})` : ''),
-      h('span', { class: 'who' }, players(game))),
+/** The one who created the game: the first seated player of a game still waiting. */
+function creator(game) {
+  const seated = (game.seats || []).find((s) => s.player_name);
+  return seated ? seated.player_name : 'someone';
+}
+
+function clockWords(tc) {
+  if (!tc || tc.type === 'none') return 'no clock';
+  if (tc.type === 'days_per_move') return `${tc.days} ${tc.days === 1 ? 'day' : 'days'} a move`;
+  if (tc.type === 'seconds_per_move') return `${tc.seconds} s a move`;
+  return tc.type;
+}
+
+/** What tells one open game from another: who made it, when, its variant, seats and clock. */
+function openDetails(game) {
+  const free = (game.seats || []).filter((s) => !s.player_name).length;
+  return h('span', { class: 'details' },
+    `by ${creator(game)}, `, h('time', { datetime: game.created_at, title: new Date(game.created_at).toLocaleString() }, relative(game.created_at)),
+    ` · ${game.seats.length} seats, ${free} free · ${clockWords(game.time_control)}`);
+}
+
+function gameLine(game, extra, open = false) {
+  const variant = game.variant && game.variant !== 'standard' ? ` (${game.variant})` : '';
+  return h('li', { class: ['game-line', game.your_turn && 'my-turn'], 'data-game': game.id },
+    h('a', { href: `#/game/${seg(game.id)}`, 'aria-label': `${kindTitle(game.kind)}${variant}: ${open ? `created by ${creator(game)} ${relative(game.created_at)}` : players(game)}${game.your_turn ? ', your turn' : ''}` },
+      h('span', { class: 'kind' }, kindTitle(game.kind), variant),
+      open ? openDetails(game) : h('span', { class: 'who' }, players(game))),
     game.your_turn ? h('span', { class: 'badge' }, 'Your turn') : h('span', { class: 'muted' }, game.status),
     game.deadline ? h('span', { class: 'deadline' }, 'deadline ', deadline(game.deadline)) : null,
     extra || null);
@@ -49,7 +71,7 @@ export async function lobbyPage(main, _params, app) {
         get(`/games?status=open${q}`),
         get(`/games?status=active${q}&limit=10`),
       ]);
-      mount(openList, open.length ? open.map((g) => gameLine(g, joinButton(g))) : h('li', { class: 'muted' }, 'No open game: create one.'));
+      mount(openList, open.length ? open.map((g) => gameLine(g, joinButton(g), true)) : h('li', { class: 'muted' }, 'No open game: create one.'));
       mount(watchList, active.length ? active.map((g) => gameLine(g)) : h('li', { class: 'muted' }, 'Nobody is playing right now.'));
     } catch (e) { sayError(e); }
   }
@@ -59,7 +81,7 @@ export async function lobbyPage(main, _params, app) {
     if (game.your_seat !== null && game.your_seat !== undefined) return h('a', { href: `#/game/${seg(game.id)}`, class: 'button secondary' }, 'Open');
     return h('button', {
       type: 'button',
-      'aria-label': `Join this ${kindTitle(game.kind)} game with ${players(game)}`,
+      'aria-label': `Join the ${kindTitle(game.kind)} game created by ${creator(game)} ${relative(game.created_at)}`,
       onclick: async () => {
         try {
           await post(`/games/${seg(game.id)}/join`, {});
@@ -83,11 +105,14 @@ export async function lobbyPage(main, _params, app) {
         const db = b.deadline ? Date.parse(b.deadline) : Infinity;
         return da - db;
       });
-      const live = mineFirst.filter((g) => g.status !== 'finished');
-      const done = mineFirst.filter((g) => g.status === 'finished').slice(0, 10);
-      app.myTurns = live.filter((g) => g.your_turn).length;
-      app.drawTitle();
-      mount(mineBox, h('h2', { id: 'mine-title' }, 'My games'),
+      // A game superseded by a takeback goes on in its continuation, which is listed itself.
+      const shown = mineFirst.filter((g) => !g.superseded);
+      const live = shown.filter((g) => g.status !== 'finished');
+      const done = shown.filter((g) => g.status === 'finished').slice(0, 10);
+      const waiting = live.filter((g) => g.your_turn).length;
+      app.setTurns(waiting);
+      mount(mineBox, h('h2', { id: 'mine-title' }, 'My games',
+        waiting ? h('span', { class: 'badge', 'data-testid': 'my-move-count' }, ` ${waiting} waiting for your move`) : null),
         live.length ? h('ul', { class: 'games', 'data-testid': 'my-games' }, live.map((g) => gameLine(g))) : h('p', { class: 'muted' }, 'No game yet.'),
         done.length ? h('details', {}, h('summary', {}, `Finished (${done.length})`), h('ul', { class: 'games' }, done.map((g) => gameLine(g)))) : null);
     } catch (e) { sayError(e); }
@@ -104,14 +129,55 @@ export async function lobbyPage(main, _params, app) {
         openList,
         h('h2', {}, 'Being played'), watchList)));
   await Promise.all([drawMine(), drawOpen()]);
-  const timer = setInterval(() => { if (!document.hidden) { drawOpen(); drawMine(); } }, 10000);
+  // In a background tab the lobby still counts my games (the title and the notification say
+  // it), with one request a tick.
+  const timer = setInterval(() => {
+    if (!document.hidden) drawOpen();
+    drawMine();
+  }, 10000);
   return () => clearInterval(timer);
 }
 
 function optionControl(name, value) {
   if (typeof value === 'boolean') return h('input', { type: 'checkbox', name, checked: value });
-  if (typeof value === 'number') return h('input', { type: 'number', name, value, step: Number.isInteger(value) ? 1 : 'any' });
+  if (typeof value === 'number') return h('input', { type: 'number', name, value, min: 0, step: Number.isInteger(value) ? 1 : 'any' });
   return h('input', { name, value: value === null ? '' : String(value) });
+}
+
+/** An option's words: `saint_bernards` -> "saint bernards". */
+const optionLabel = (name) => name.replaceAll('_', ' ');
+
+/** The fields of a kind's default options: a nested object (Ski Runs's `deck`) is a fieldset
+ * of its own fields, each named by its path (`deck.lift`), never one text field. */
+function optionFields(options, path = []) {
+  return Object.entries(options).map(([name, value]) => {
+    const at = [...path, name];
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      return h('fieldset', { class: 'options nested', 'data-option-group': at.join('.') },
+        h('legend', {}, optionLabel(name)), optionFields(value, at));
+    }
+    const control = optionControl(at.join('.'), value);
+    control.dataset.option = at.join('.');
+    control.dataset.kind = Array.isArray(value) ? 'json' : typeof value;
+    return field(optionLabel(name), control);
+  });
+}
+
+/** The options object the option fields hold (paths put back into nested objects). */
+function readOptions(box) {
+  const options = {};
+  for (const control of box.querySelectorAll('[data-option]')) {
+    const t = control.dataset.kind;
+    let value = control.value;
+    if (t === 'boolean') value = control.checked;
+    else if (t === 'number') value = Number(control.value);
+    else if (t === 'json') { try { value = JSON.parse(control.value); } catch { /* the server says what is wrong */ } }
+    const path = control.dataset.option.split('.');
+    let at = options;
+    for (const key of path.slice(0, -1)) at = (at[key] ??= {});
+    at[path[path.length - 1]] = value;
+  }
+  return options;
 }
 
 function createForm(all, app) {
@@ -140,13 +206,7 @@ function createForm(all, app) {
     about.textContent = `${k.summary} ${k.min_seats === k.max_seats ? `${k.min_seats} players.` : `${k.min_seats} to ${k.max_seats} players.`}`;
     const entries = Object.entries(k.default_options || {});
     optionsBox.hidden = entries.length === 0;
-    mount(optionsBox, h('legend', {}, 'Options'),
-      entries.map(([name, value]) => {
-        const control = optionControl(name, value);
-        control.dataset.option = name;
-        control.dataset.kind = typeof value;
-        return field(name.replaceAll('_', ' '), control);
-      }));
+    mount(optionsBox, h('legend', {}, 'Options'), optionFields(k.default_options || {}));
   }
   function syncClock() {
     amountField.hidden = clockType.value === 'none';
@@ -163,11 +223,7 @@ function createForm(all, app) {
     'aria-labelledby': 'create-title',
     onsubmit: async (event) => {
       event.preventDefault();
-      const options = {};
-      for (const control of optionsBox.querySelectorAll('[data-option]')) {
-        const t = control.dataset.kind;
-        options[control.dataset.option] = t === 'boolean' ? control.checked : t === 'number' ? Number(control.value) : control.value;
-      }
+      const options = readOptions(optionsBox);
       const body = { kind: kind.value, seats: Number(seats.value) };
       if (!variant.disabled && variant.value) body.variant = variant.value;
       if (Object.keys(options).length) body.options = options;

@@ -3,8 +3,8 @@
 // finished game; the record (Avalanche Chess) or the log exported. Import: paste a record.
 
 import { get, post, api, seg } from './api.js';
-import { h, mount, field, say, sayError, kindTitle, seatName } from './dom.js';
-import { drawTable, outcomeText } from './game.js';
+import { h, mount, field, say, sayError, kindTitle } from './dom.js';
+import { drawTable, outcomeText, eventWords } from './game.js';
 
 function download(name, text, type) {
   const url = URL.createObjectURL(new Blob([text], { type }));
@@ -15,70 +15,110 @@ function download(name, text, type) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+/** Every event of a game, in pages (a finished game's whole log; a running game's as the
+ * viewer may see it). */
+async function allEvents(id) {
+  const out = [];
+  let after = 0;
+  for (;;) {
+    const page = await get(`/games/${seg(id)}/events?after=${after}&limit=1000`);
+    out.push(...page.events);
+    if (!page.events.length || out.length >= page.version) return out;
+    after = page.events[page.events.length - 1].version;
+  }
+}
+
+/** The replay's steps: where play began (after the deal), each move a seat made, and the end;
+ * bookkeeping versions (created, seats taken, clocks, the seed revealed) take no step. */
+function stepsOf(game, events, last) {
+  const moves = events.filter((ev) => String(ev.type).startsWith('game.') && /^seat:/.test(ev.actor || ''));
+  const steps = [];
+  const firstMove = moves.length ? moves[0].version : last + 1;
+  const start = Math.max(1, Math.min(firstMove - 1, last));
+  steps.push({ version: start, label: 'Start' });
+  for (const ev of moves) steps.push({ version: ev.version, label: eventWords(game, ev) });
+  // The end (the result, the seed revealed) or where the game stands now.
+  if (steps[steps.length - 1].version < last) steps.push({ version: last, label: game.status === 'finished' ? 'The end' : 'Now' });
+  return steps;
+}
+
 export async function replayPage(main, [id, wanted], app) {
   if (!id) { app.go('#/'); return undefined; }
   let game;
+  let events = [];
   try {
-    game = await get(`/games/${seg(id)}`);
+    [game, events] = await Promise.all([get(`/games/${seg(id)}`), allEvents(id)]);
   } catch (e) {
     mount(main, h('h1', {}, 'Game not found'), h('p', {}, e.detail || String(e)));
     return undefined;
   }
   app.title(`Replay · ${kindTitle(game.kind)} · Avalanche`);
   const last = game.version;
+  const steps = stepsOf(game, events, last);
   // Versions run from 1 (the game created) to the game's version.
   let version = Math.min(Math.max(wanted !== undefined && Number.isFinite(Number(wanted)) ? Number(wanted) : last, 1), last);
   const memo = {};
   const slider = h('input', { type: 'range', min: 1, max: last, value: version, 'aria-label': 'Version', 'data-testid': 'slider' });
   const shown = h('output', { 'data-testid': 'version', 'aria-live': 'polite' });
-  const eventLine = h('p', { class: 'muted event-line' });
+  const eventLine = h('p', { class: 'muted event-line', 'data-testid': 'event-line' });
   const table = h('div', { class: 'table' });
   const button = (label, text, step) => h('button', { type: 'button', class: 'secondary', 'aria-label': label, 'data-step': step, onclick: () => go(step) }, text);
   const controls = h('div', { class: 'replay-controls', role: 'group', 'aria-label': 'Replay controls' },
-    button('First version', '|\u25C0', 'first'), button('Previous version', '\u25C0', 'prev'),
+    button('First move', '|\u25C0', 'first'), button('Previous move', '\u25C0', 'prev'),
     slider,
-    button('Next version', '\u25B6', 'next'), button('Last version', '\u25B6|', 'last'), shown);
+    button('Next move', '\u25B6', 'next'), button('Last move', '\u25B6|', 'last'), shown);
+  // The move list: one button a step, the current one marked; Left/Right step through it.
+  const stepButtons = steps.map((st, i) => h('li', {},
+    h('button', { type: 'button', class: 'step', 'data-version': st.version, onclick: () => { version = st.version; show(); } },
+      i === 0 ? st.label : `${i}. ${st.label}`)));
+  const moveList = h('ol', { class: 'replay-moves', 'data-testid': 'replay-moves', 'aria-label': 'Moves' }, stepButtons);
   const tools = h('div', { class: 'card replay-tools' });
   mount(main, h('article', { class: 'game replay' },
     h('div', { class: 'game-head' }, h('h1', {}, `Replay: ${kindTitle(game.kind)}`),
       h('p', {}, h('a', { href: `#/game/${seg(id)}` }, 'Back to the game'), game.status === 'finished' ? ` · ${outcomeText(game)}` : '')),
-    controls, eventLine, table, tools));
+    controls, eventLine, h('div', { class: 'replay-body' }, table, h('nav', { class: 'card replay-list', 'aria-label': 'Moves of the game' }, h('h2', { class: 'small' }, 'Moves'), moveList)), tools));
 
-  const actorName = (actor) => {
-    const seat = /^seat:(\d+)$/.exec(actor || '');
-    if (seat) return seatName(game, Number(seat[1]));
-    return actor === 'system' ? 'the server' : 'a player';
+  /** The step shown: the last step at or before the version. */
+  const stepAt = (v) => {
+    let at = 0;
+    steps.forEach((st, i) => { if (st.version <= v) at = i; });
+    return at;
   };
   let drawing = 0;
   async function show() {
     const mine = ++drawing;
     try {
-      const [at, events] = await Promise.all([
-        get(`/games/${seg(id)}/states/${version}`),
-        get(`/games/${seg(id)}/events?after=${version - 1}&limit=1`),
-      ]);
+      const at = await get(`/games/${seg(id)}/states/${version}`);
       if (mine !== drawing) return;
       slider.value = String(version);
       shown.textContent = `version ${version} of ${last}`;
-      const ev = events.events[0];
-      eventLine.textContent = ev ? `${ev.type.replaceAll('_', ' ')}, by ${actorName(ev.actor)}` : '';
+      const ev = events.find((e) => e.version === version);
+      eventLine.textContent = ev ? eventWords(game, ev) : '';
+      const current = stepAt(version);
+      stepButtons.forEach((li, i) => {
+        const b = li.firstChild;
+        if (i === current) b.setAttribute('aria-current', 'step'); else b.removeAttribute('aria-current');
+      });
+      stepButtons[current]?.firstChild.scrollIntoView({ block: 'nearest' });
       for (const k of Object.keys(memo)) delete memo[k];
       const root = h('div', { class: 'table-root' });
       table.replaceChildren(root);
       await drawTable(root, game.kind, { game, view: at.view, legal: [], seat: game.your_seat ?? null, play: async () => {}, readOnly: true, memo });
       main.dataset.version = String(version);
+      main.dataset.step = String(current);
       if (location.hash !== `#/replay/${seg(id)}/${version}`) history.replaceState(null, '', `#/replay/${seg(id)}/${version}`);
     } catch (e) { sayError(e); }
   }
   function go(step) {
-    const next = { first: 1, prev: version - 1, next: version + 1, last }[step];
-    version = Math.min(Math.max(next, 1), last);
+    const current = stepAt(version);
+    const target = { first: 0, prev: version > steps[current].version ? current : current - 1, next: current + 1, last: steps.length - 1 }[step];
+    version = steps[Math.min(Math.max(target, 0), steps.length - 1)].version;
     show();
   }
   slider.addEventListener('input', () => { version = Number(slider.value); show(); });
   function onKey(event) {
     if (event.target instanceof HTMLElement && ['INPUT', 'TEXTAREA', 'SELECT'].includes(event.target.tagName) && event.target !== slider) return;
-    if (event.target === slider) return; // the slider moves itself with the arrows
+    if (event.target === slider) return; // the slider moves itself with the arrows, version by version
     const step = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' }[event.key];
     if (step) { event.preventDefault(); go(step); }
   }
@@ -136,6 +176,8 @@ export async function replayPage(main, [id, wanted], app) {
   return () => document.removeEventListener('keydown', onKey);
 }
 
+const EXAMPLE = '[White "Ana"]\n[Black "Ben"]\n1. Nf3// Nf6/a3\n2. Nc3/c6 Resigns\n1-0\n';
+
 export async function importPage(main, _params, app) {
   app.title('Import · Avalanche');
   if (!app.me) {
@@ -143,25 +185,39 @@ export async function importPage(main, _params, app) {
     return;
   }
   const variants = ((await get('/kinds').catch(() => [])).find((k) => k.id === 'avalanche-chess') || { variants: ['standard'] }).variants;
-  const variant = h('select', { name: 'variant' }, variants.map((v) => h('option', { value: v }, v)));
-  const record = h('textarea', { name: 'record', rows: 10, required: true, spellcheck: 'false', placeholder: '1. Nf3// Nf6/a3\n2. Nc3/c6 d5/h3' });
+  // By default the server reads the variant from the record (its tag, or its first moves).
+  const variant = h('select', { name: 'variant' }, h('option', { value: '' }, 'Read from the record'), variants.map((v) => h('option', { value: v }, v)));
+  const record = h('textarea', { name: 'record', rows: 10, required: true, spellcheck: 'false', placeholder: EXAMPLE });
+  const problem = h('div', { class: 'import-problem', 'data-testid': 'import-problem', 'aria-live': 'polite' });
   mount(main, h('h1', {}, 'Import an Avalanche Chess record'),
     h('form', {
       class: 'card',
       onsubmit: async (event) => {
         event.preventDefault();
+        problem.replaceChildren();
+        const body = { format: 'record', record: record.value };
+        if (variant.value) body.variant = variant.value;
         try {
-          const game = await post('/imports', { format: 'record', variant: variant.value, record: record.value });
+          const game = await post('/imports', body);
           say('Imported and audited.');
           app.go(`#/replay/${seg(game.id)}`);
         } catch (e) {
-          const where = e.detail || '';
-          say(where, 'error');
+          say(e.detail || String(e), 'error');
+          const d = e.details || {};
+          if (e.code === 'illegal_record' && d.half_turn) {
+            problem.append(h('p', { class: 'notice' }, `Half-turn ${d.half_turn}, "${d.text}": ${d.reason}`), h('p', { class: 'muted' }, `Position before it: ${d.fen}`));
+          }
+          if (e.code === 'wrong_variant' && d.reads_as) {
+            problem.append(h('button', { type: 'button', class: 'secondary', onclick: () => { variant.value = d.reads_as; } }, `Read it as ${d.reads_as}`));
+          }
         }
       },
     },
     h('p', {}, 'Paste a record as players keep them (tag pairs, move numbers, "e4,c6" or "e4/c6", results). It is checked move by move and audited before it is stored.'),
     field('Variant', variant),
     field('Record', record),
-    h('button', { type: 'submit' }, 'Import')));
+    h('div', { class: 'row' },
+      h('button', { type: 'submit' }, 'Import'),
+      h('button', { type: 'button', class: 'secondary', 'data-testid': 'example', onclick: () => { record.value = EXAMPLE; record.focus(); } }, 'Fill in the example')),
+    problem));
 }

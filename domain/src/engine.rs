@@ -372,6 +372,7 @@ pub enum ErrorCode {
     ForkNotAvailable,
     BadForkVersion,
     NotSealed,
+    CancelNotAvailable,
 }
 
 /// What kind of refusal a code is; the API gives each class one HTTP status.
@@ -418,6 +419,7 @@ impl ErrorCode {
             ForkNotAvailable => "fork_not_available",
             BadForkVersion => "bad_fork_version",
             NotSealed => "not_sealed",
+            CancelNotAvailable => "cancel_not_available",
         }
     }
 
@@ -443,7 +445,8 @@ impl ErrorCode {
             | RoundOver
             | NoTimeout
             | OutOfTime
-            | ForkNotAvailable => ErrorClass::Conflict,
+            | ForkNotAvailable
+            | CancelNotAvailable => ErrorClass::Conflict,
             IllegalCommand | DrawNotAvailable | BadTakebackVersion | ForkBeforeStart
             | BadForkVersion | NotSealed => ErrorClass::Illegal,
         }

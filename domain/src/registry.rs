@@ -250,6 +250,14 @@ pub trait LiveGame: Send + Sync {
     ) -> Result<Vec<EventRecord>, Refusal>;
     /// Whether the game is superseded by a takeback and sealed: its seed not yet revealed.
     fn sealed(&self) -> bool;
+    /// Whether the game ended superseded by an agreed takeback (play went on in a fork).
+    fn superseded(&self) -> bool;
+    /// Whether the game is an analysis fork (one player at every seat, everything shown).
+    fn analysis(&self) -> bool;
+    /// The seat whose draw offer waits for an answer.
+    fn draw_offer(&self) -> Option<Seat>;
+    /// The takeback asked for and not yet answered.
+    fn takeback_request(&self) -> Option<crate::table::TakebackRequest>;
     /// The `seed_revealed` event of a sealed game, given by the system once the fork that
     /// supersedes it has ended; `ctx` holds this game's seeds.
     fn reveal_seed(&self, ctx: &Context) -> Result<Vec<EventRecord>, Refusal>;
@@ -652,6 +660,22 @@ impl<E: Engine> LiveGame for Live<E> {
 
     fn sealed(&self) -> bool {
         self.table.sealed()
+    }
+
+    fn superseded(&self) -> bool {
+        self.table.ended_by == Some(crate::engine::TableEnd::Superseded)
+    }
+
+    fn analysis(&self) -> bool {
+        self.table.analysis
+    }
+
+    fn draw_offer(&self) -> Option<Seat> {
+        self.table.draw_offer
+    }
+
+    fn takeback_request(&self) -> Option<crate::table::TakebackRequest> {
+        self.table.takeback.clone()
     }
 
     fn reveal_seed(&self, ctx: &Context) -> Result<Vec<EventRecord>, Refusal> {

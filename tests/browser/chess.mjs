@@ -84,7 +84,7 @@ try {
   const w = await watcher.newPage();
   await w.goto(`${BASE}/#/game/${id}`);
   await w.getByTestId('spectator').waitFor();
-  check(await w.locator('.board button:not([disabled])').count() === 0, 'a spectator cannot click the board');
+  check(await w.locator('.board button[aria-disabled="false"]').count() === 0, 'a spectator cannot click the board');
   check(await w.locator('.table-actions button').count() === 0, 'a spectator has no table command');
 
   // Lobby screenshots (Alice, whose turn it is).
@@ -181,23 +181,24 @@ try {
     seen.push({ version: v, placement: drawn });
   }
   await checkVersion(game.version);
-  // Back with the arrow key until the board changes (before the mate), then check it.
+  // Back with the arrow key, move by move, until the board changes (before the mate).
   let v = game.version;
   const finalPlacement = seen[0].placement;
   while (v > 1) {
     await r.keyboard.press('ArrowLeft');
-    v -= 1;
-    await r.waitForFunction((x) => document.getElementById('main').dataset.version === String(x), v);
+    await r.waitForFunction((x) => Number(document.getElementById('main').dataset.version) < x, v);
+    v = Number(await r.evaluate(() => document.getElementById('main').dataset.version));
     if (await drawnPlacement(r) !== finalPlacement) break;
   }
   await checkVersion(v);
-  // The first version with a board, with the button and the slider.
-  await r.getByRole('button', { name: 'First version' }).click();
-  await checkVersion(1);
-  // The slider, with the keyboard: one step right from the first version.
+  // The first move's step (where play began), with the button; then the slider, version by
+  // version, with the keyboard.
+  await r.getByRole('button', { name: 'First move' }).click();
+  const start = Number(await r.getByTestId('replay-moves').locator('button.step').first().getAttribute('data-version'));
+  await checkVersion(start);
   await r.getByTestId('slider').focus();
   await r.keyboard.press('ArrowRight');
-  await checkVersion(2);
+  await checkVersion(start + 1);
   result.replay = seen;
   // A finished game shows its audit and revealed seed.
   await r.locator('[data-testid="audit"][data-valid="true"]').waitFor();

@@ -36,8 +36,9 @@ function local(url) {
 /** A fresh browser context (its own localStorage) that watches what its pages do. */
 /** `intercept: false` only records requests (routing every request through the driver
  * would slow the pages whose draw time is measured). */
-export async function context(browser, name, viewport = { width: 1280, height: 900 }, { intercept = true } = {}) {
-  const ctx = await browser.newContext({ viewport, acceptDownloads: true });
+/** `options`: more of playwright's context options (`bypassCSP` for axe, `colorScheme`). */
+export async function context(browser, name, viewport = { width: 1280, height: 900 }, { intercept = true, options = {} } = {}) {
+  const ctx = await browser.newContext({ viewport, acceptDownloads: true, ...options });
   if (intercept) {
     await ctx.route('**/*', (route) => (local(route.request().url()) ? route.continue() : route.abort()));
   }
@@ -128,4 +129,45 @@ export async function api(path, token) {
 
 export function check(condition, message) {
   if (!condition) throw new Error(`check failed: ${message}`);
+}
+
+/** POST on the API from Node (moves played for a player whose page is not under test). */
+export async function apiPost(path, token, body, headers = {}) {
+  const res = await fetch(`${BASE}/v1${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** Signs a new person up through the account page; returns their key (remembered as secret). */
+export async function signUp(page, name) {
+  await page.goto(`${BASE}/#/account`);
+  await page.getByLabel('Your name').fill(name);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  const key = (await page.getByTestId('key').textContent()).trim();
+  check(key.length > 10, 'the key is shown once after sign-up');
+  secret(key);
+  await page.getByTestId('key-saved').click();
+  return key;
+}
+
+/** The serious and critical violations axe-core finds on the page as it is now (the page's
+ * context must bypass the CSP, which keeps any injected script out otherwise). */
+export async function axeViolations(page) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) {
+    await page.addScriptTag({ path: new URL('./node_modules/axe-core/axe.min.js', import.meta.url).pathname });
+  }
+  return page.evaluate(async () => {
+    const result = await window.axe.run(document, {
+      resultTypes: ['violations'],
+      // Also the name/visible-text rule, which axe counts as experimental.
+      rules: { 'label-content-name-mismatch': { enabled: true } },
+    });
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
 }

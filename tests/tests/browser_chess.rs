@@ -46,6 +46,30 @@ fn the_web_client_is_lighter_than_150_kb_and_served_with_a_strict_policy() {
             .expect("GET again");
         assert_eq!(again.status(), 304, "{path} is revalidated, not sent again");
     }
+    // Sent compressed, with a validator that holds whatever the encoding.
+    let packed = app
+        .get("/app.js", None)
+        .header("accept-encoding", "gzip")
+        .send()
+        .expect("GET compressed");
+    assert_eq!(packed.status(), 200);
+    assert_eq!(packed.headers()["content-encoding"], "gzip");
+    let vary = packed.headers()["vary"]
+        .to_str()
+        .expect("ascii")
+        .to_lowercase();
+    assert!(vary.contains("accept-encoding"), "{vary}");
+    let etag = packed.headers()["etag"].clone();
+    let raw = api::routes::web::file("app.js").expect("app.js").0.len();
+    let sent = packed.bytes().expect("body").len();
+    assert!(sent * 2 < raw, "{sent} bytes sent for {raw}");
+    let again = app
+        .get("/app.js", None)
+        .header("accept-encoding", "gzip")
+        .header("if-none-match", etag)
+        .send()
+        .expect("GET again");
+    assert_eq!(again.status(), 304);
     let missing = app.get("/nothing.js", None).send().expect("GET");
     assert_eq!(missing.status(), 404);
 }

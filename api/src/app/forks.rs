@@ -9,10 +9,47 @@ use crate::problem::ApiError;
 use chrono::Utc;
 use domain::engine::{Context, ErrorCode};
 use domain::log::{fork_command, LoggedCommand, LoggedEvent};
+use domain::table::{Status, TurnHistory};
 use domain::RuleError;
 use serde_json::Value;
 
 impl Games {
+    /// The game that goes on from `id` if an agreed takeback superseded it: its fork that is
+    /// not an analysis fork. `None` for any other game (and while the fork is not written yet).
+    pub async fn continuation(&self, id: &str) -> Result<Option<String>, ApiError> {
+        if !self.slot(id)?.lock().await.game.superseded() {
+            return Ok(None);
+        }
+        let forks = self
+            .repository()
+            .ids_tagged(super::index::PARENT, id, None, usize::MAX)?;
+        for fork in forks {
+            if !self.slot(&fork)?.lock().await.game.analysis() {
+                return Ok(Some(fork));
+            }
+        }
+        Ok(None)
+    }
+
+    /// How many turns `player`'s seat has played in active game `id` (what a takeback it
+    /// asks for may go back), read from the game's command log as the takeback itself is;
+    /// `None` when the player holds no seat or the game is not active.
+    pub async fn turns_played(&self, id: &str, player: &str) -> Result<Option<usize>, ApiError> {
+        let (kind, seat, seats) = {
+            let slot = self.slot(id)?;
+            let slot = slot.lock().await;
+            let Some(seat) = slot.game.seat_of(player) else {
+                return Ok(None);
+            };
+            if slot.game.status() != Status::Active {
+                return Ok(None);
+            }
+            (slot.game.kind(), seat, slot.game.seats())
+        };
+        let log = self.repository().read_log(id, kind, None)?;
+        Ok(Some(TurnHistory::of(&log.commands, seats).count(seat)))
+    }
+
     /// Forks game `id` for analysis at `version`, with `player` at every seat; returns the fork.
     /// Allowed where nothing is secret any more (the table's rule).
     pub async fn analysis_fork(

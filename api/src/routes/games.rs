@@ -95,7 +95,9 @@ pub async fn list_games(
     Ok(HttpResponse::Ok().json(games))
 }
 
-/// A game: summary, whose turn, version and the caller's view.
+/// A game: summary, whose turn, version and the caller's view; for a game superseded by a
+/// takeback, the game that goes on from it (`continued_in`); for a seated caller of an active
+/// game, how many turns they have played (`turns_played`).
 #[utoipa::path(operation_id = "getGame", tag = "games", security(("bearer" = []), ()),
     params(("id" = String, Path, description = "The game id")),
     responses(
@@ -108,14 +110,22 @@ pub async fn get_game(
     MaybeAuthenticated(player): MaybeAuthenticated,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let slot = state.games.slot(&id)?;
-    let slot = slot.lock().await;
-    let game = summary(
-        &slot,
-        &state.players,
-        player.as_ref().map(|p| p.id.as_str()),
-        true,
-    );
+    let mut game = {
+        let slot = state.games.slot(&id)?;
+        let slot = slot.lock().await;
+        summary(
+            &slot,
+            &state.players,
+            player.as_ref().map(|p| p.id.as_str()),
+            true,
+        )
+    };
+    if game.superseded {
+        game.continued_in = state.games.continuation(&id).await?;
+    }
+    if let Some(player) = player.as_ref().filter(|_| game.your_seat.is_some()) {
+        game.turns_played = state.games.turns_played(&id, &player.id).await?;
+    }
     Ok(HttpResponse::Ok()
         .insert_header(("ETag", format!("\"{}\"", game.version)))
         .json(game))

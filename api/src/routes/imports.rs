@@ -34,8 +34,11 @@ pub enum ImportRequest {
         "record": "1. e4/a6 Nf6/a3\n2. Qh5/h6 Resigns\n1-0\n"}))]
     Record {
         record: String,
-        /// The variant: `standard` (the default), `balanced`, `reversed`, `balanced-reversed`;
-        /// when absent, a `Variant` tag of the record, if any.
+        /// The variant: `standard`, `balanced`, `reversed`, `balanced-reversed`; when absent,
+        /// a `Variant` tag of the record, or else the first variant that reads the record (a
+        /// first turn without a push, `Nf3//`, reads only in a balanced one). A variant named
+        /// that does not read it, when another does, is refused with `wrong_variant` naming
+        /// that one (`details.reads_as`).
         variant: Option<String>,
     },
     /// A finished game's log, as `GET /v1/games/{id}/log` gives it.
@@ -52,7 +55,7 @@ pub enum ImportRequest {
         (status = 400, description = "Unreadable body or unknown variant", body = Problem),
         (status = 401, body = Problem), (status = 413, body = Problem),
         (status = 422, description = "`illegal_record` (details: half_turn, text, fen, reason), \
-`unfit_record`, `audit_failed` (details: version, reason, expected, found) or `game_not_finished`",
+ `unfit_record`, `wrong_variant` (details: reads_as), `audit_failed` (details: version, reason, expected, found) or `game_not_finished`",
             body = Problem),
         (status = 429, description = "`rate_limited`: too many imports by this player this hour; `Retry-After` says when to try again", body = Problem)))]
 #[post("/v1/imports")]
@@ -110,33 +113,74 @@ fn from_record(
     record: &str,
     variant: Option<String>,
 ) -> Result<(GameLog, Seed), ApiError> {
-    let variant = variant.or_else(|| variant_tag(record));
-    let variant = Variant::from_id(variant.as_deref()).ok_or_else(|| {
-        ApiError::bad_request(
-            "invalid_setup",
-            format!(
-                "Avalanche Chess has no variant {variant:?} (standard, balanced, reversed, balanced-reversed)."
-            ),
-        )
-    })?;
-    let seed = randomness::seed()?;
-    let imported =
-        import_record(&state.registry, record, variant, seed, Utc::now()).map_err(|error| {
-            match error {
-                RecordError::Illegal(e) => ApiError::new(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "illegal_record",
-                    e.to_string(),
-                )
-                .with_details(json!({
-                    "half_turn": e.half_turn, "text": e.text, "fen": e.fen, "reason": e.reason,
-                })),
-                RecordError::Unfit(reason) => {
-                    ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unfit_record", reason)
-                }
-                RecordError::Fault(fault) => fault.into(),
+    let named = variant.or_else(|| variant_tag(record));
+    let wanted = match named.as_deref() {
+        None => None,
+        Some(id) => Some(Variant::from_id(Some(id)).ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_setup",
+                format!(
+                    "Avalanche Chess has no variant {id:?} (standard, balanced, reversed, balanced-reversed)."
+                ),
+            )
+        })?),
+    };
+    let read = |variant: Variant| -> Result<_, ApiError> {
+        let seed = randomness::seed()?;
+        Ok((
+            import_record(&state.registry, record, variant, seed, Utc::now()),
+            seed,
+        ))
+    };
+    // Without a variant named, the record says which it is: the first variant that reads it
+    // (`Nf3//`, a first turn without a push, reads only in a balanced one).
+    let first = wanted.unwrap_or(Variant::Standard);
+    let (mut outcome, mut seed) = read(first)?;
+    if outcome.is_err() {
+        let others = Variant::ALL.into_iter().filter(|v| *v != first);
+        let mut reads = None;
+        for other in others {
+            let (attempt, attempt_seed) = read(other)?;
+            if attempt.is_ok() {
+                reads = Some((other, attempt, attempt_seed));
+                break;
             }
-        })?;
+        }
+        match (wanted, reads) {
+            (None, Some((_, attempt, attempt_seed))) => {
+                outcome = attempt;
+                seed = attempt_seed;
+            }
+            (Some(asked), Some((other, _, _))) => {
+                let error = outcome.err().map(|e| e.to_string()).unwrap_or_default();
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "wrong_variant",
+                    format!(
+                        "The record does not read as {} ({error}), but it reads as {}: import it with that variant.",
+                        asked.id(),
+                        other.id()
+                    ),
+                )
+                .with_details(json!({"reads_as": other.id()})));
+            }
+            (_, None) => {}
+        }
+    }
+    let imported = outcome.map_err(|error| match error {
+        RecordError::Illegal(e) => ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "illegal_record",
+            e.to_string(),
+        )
+        .with_details(json!({
+            "half_turn": e.half_turn, "text": e.text, "fen": e.fen, "reason": e.reason,
+        })),
+        RecordError::Unfit(reason) => {
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unfit_record", reason)
+        }
+        RecordError::Fault(fault) => fault.into(),
+    })?;
     // The record became commands of our own making: audit them like any log.
     let log = from_log(state, imported.log)?.0;
     Ok((log, seed))

@@ -3,6 +3,8 @@
 //! The client is an ordinary user of the public `/v1` API.
 
 use actix_web::http::header::{self, HeaderValue};
+#[allow(unused_imports)] // named in the routes' `wrap` attributes
+use actix_web::middleware::Compress;
 use actix_web::{route, web, HttpRequest, HttpResponse};
 
 mod embedded {
@@ -70,14 +72,18 @@ fn serve(req: &HttpRequest, path: &str) -> HttpResponse {
         .headers()
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+        .is_some_and(|tags| {
+            tags.split(',')
+                .map(|t| t.trim().trim_start_matches("W/"))
+                .any(|t| t == etag || t == "*")
+        });
     let mut response = if fresh {
         HttpResponse::NotModified()
     } else {
         HttpResponse::Ok()
     };
     response
-        .insert_header((header::ETAG, HeaderValue::from_static(etag)))
+        .insert_header((header::ETAG, format!("W/{etag}")))
         // Always revalidate: a new binary serves new files at once, an unchanged file costs
         // a 304.
         .insert_header((header::CACHE_CONTROL, "no-cache"))
@@ -96,14 +102,22 @@ fn serve(req: &HttpRequest, path: &str) -> HttpResponse {
         .body(bytes)
 }
 
-/// The web client's page (`HEAD` answers the same headers, without the body).
-#[route("/", method = "GET", method = "HEAD")]
+/// The web client's page (`HEAD` answers the same headers, without the body). Every file is
+/// sent compressed (brotli, gzip or zstd, as the browser accepts) by actix's `Compress`, with
+/// `Vary: Accept-Encoding`; its entity tag is weak, since the same file travels in several
+/// encodings.
+#[route("/", method = "GET", method = "HEAD", wrap = "Compress::default()")]
 pub async fn index(req: HttpRequest) -> HttpResponse {
     serve(&req, "index.html")
 }
 
 /// The web client's scripts, style and images (`/app.js`, `/tables/avalanche-chess.js`, ...).
-#[route("/{path:(?:tables/)?[a-z0-9-]+\\.(?:html|js|css|svg)}", method = "GET", method = "HEAD")]
+#[route(
+    "/{path:(?:tables/)?[a-z0-9-]+\\.(?:html|js|css|svg)}",
+    method = "GET",
+    method = "HEAD",
+    wrap = "Compress::default()"
+)]
 pub async fn asset(req: HttpRequest, path: web::Path<String>) -> HttpResponse {
     serve(&req, &path)
 }

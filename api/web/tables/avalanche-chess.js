@@ -63,6 +63,13 @@ export function renderTable(root, ctx) {
   }
 
   function choose(square) {
+    // A push square the board marks picks that push.
+    if (memo.to && pushSquares.has(square) && square !== memo.to && !targetSquares.has(square)) {
+      memo.pick = candidates.findIndex((t) => t.command.push === square);
+      redraw();
+      root.querySelector('[data-testid="confirm"]')?.focus();
+      return;
+    }
     if (memo.to) {
       if (targetSquares.has(square) && square !== memo.to) { memo.to = square; delete memo.pick; }
       else { delete memo.to; delete memo.pick; }
@@ -82,6 +89,23 @@ export function renderTable(root, ctx) {
     if (memo.to) (root.querySelector('.pick-push button[aria-pressed="true"]') || root.querySelector('.pick-push button'))?.focus();
   }
 
+  // The board's one tab stop: the square chosen, else the first piece that may move, else a1/h8.
+  const focusSquare = memo.to || memo.from || [...froms][0] || (flipped ? 'h8' : 'a1');
+  function moveFocus(event, sq) {
+    const step = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] }[event.key];
+    if (!step) return;
+    event.preventDefault();
+    const sign = flipped ? -1 : 1;
+    const file = FILES.indexOf(sq[0]) + step[0] * sign;
+    const rank = Number(sq[1]) + step[1] * sign;
+    if (file < 0 || file > 7 || rank < 1 || rank > 8) return;
+    const next = root.querySelector(`[data-square="${FILES[file]}${rank}"]`);
+    if (!next) return;
+    for (const b of root.querySelectorAll('.board .sq[tabindex="0"]')) b.tabIndex = -1;
+    next.tabIndex = 0;
+    next.focus();
+  }
+
   const cells = [];
   for (let r = 0; r < 8; r += 1) {
     for (let f = 0; f < 8; f += 1) {
@@ -92,12 +116,12 @@ export function renderTable(root, ctx) {
       const dark = (file + rank) % 2 === 1;
       const movable = froms.has(sq) && !memo.to;
       const target = targetSquares.has(sq) && !memo.to;
-      const enabled = movable || target || sq === memo.from || (memo.to && (sq === memo.to || targetSquares.has(sq)));
+      const enabled = movable || target || sq === memo.from || (memo.to && (sq === memo.to || targetSquares.has(sq) || pushSquares.has(sq)));
       let label = `${sq}, ${pieceName(piece)}`;
       if (sq === memo.from) label += ', selected';
       else if (target) label += ', move here';
       if (sq === memo.to) label += ', chosen target';
-      if (pushSquares.has(sq)) label += ', a push may go here';
+      if (pushSquares.has(sq)) label += ', a push may go here: choose it';
       if (lastSquares.has(sq)) label += ', last turn';
       if (sq === checkSquare) label += ', in check';
       cells.push(h('button', {
@@ -108,12 +132,17 @@ export function renderTable(root, ctx) {
         'data-square': sq,
         'data-piece': piece || '',
         'aria-label': label,
-        disabled: !enabled,
-        onclick: () => choose(sq),
+        // Every square can be reached with the arrow keys (one tab stop for the board); one
+        // that cannot be chosen now says so rather than vanishing from the keyboard.
+        'aria-disabled': enabled ? 'false' : 'true',
+        tabindex: sq === focusSquare ? 0 : -1,
+        onclick: () => { if (enabled) choose(sq); },
+        onkeydown: (event) => moveFocus(event, sq),
       },
       piece ? h('span', { class: 'glyph', 'aria-hidden': 'true' }, GLYPH[piece.toLowerCase()]) : null,
-      f === 0 ? h('span', { class: 'coord rank', 'aria-hidden': 'true' }, String(rank)) : null,
-      r === 7 ? h('span', { class: 'coord file', 'aria-hidden': 'true' }, FILES[file]) : null));
+      // File before rank: the visible text ("a1", "e", "8") is where the name begins.
+      r === 7 ? h('span', { class: 'coord file', 'aria-hidden': 'true' }, FILES[file]) : null,
+      f === 0 ? h('span', { class: 'coord rank', 'aria-hidden': 'true' }, String(rank)) : null));
     }
   }
   const boardEl = h('div', { class: 'board', role: 'group', 'aria-label': `Board, ${flipped ? 'black' : 'white'} at the bottom`, 'data-placement': view.placement || '' }, cells);
@@ -127,7 +156,16 @@ export function renderTable(root, ctx) {
   if (view.check && !view.result) panel.append(h('p', { class: 'notice' }, `${view.side_to_act === 'white' ? 'White' : 'Black'} is in check.`));
   if (view.result) {
     const r = view.result;
-    panel.append(h('p', { class: 'notice', 'data-testid': 'result' }, r.winner === null || r.winner === undefined ? 'Drawn' : `${side(r.winner)} wins`, ` (${String(r.reason).replaceAll('_', ' ')}).`));
+    // In players' words: "Ana wins: Ben resigned"; a takeback is no result at all.
+    const loser = r.winner === 0 || r.winner === 1 ? side(1 - r.winner) : null;
+    const words = {
+      resigned: `${loser} resigned`, timed_out: `${loser} ran out of time`, draw_agreed: 'draw by agreement',
+    }[r.reason] || String(r.reason).replaceAll('_', ' ');
+    if (r.reason === 'superseded') {
+      panel.append(h('p', { class: 'notice', 'data-testid': 'result' }, 'Taken back: play goes on in the game that continues it.'));
+    } else {
+      panel.append(h('p', { class: 'notice', 'data-testid': 'result' }, r.winner === null || r.winner === undefined ? 'Drawn' : `${side(r.winner)} wins`, `: ${words}.`));
+    }
   }
 
   if (promotions.length) {
@@ -167,7 +205,7 @@ export function renderTable(root, ctx) {
     rows.push(h('li', {}, h('span', { class: 'ply' }, history[i]), history[i + 1] ? h('span', { class: 'ply' }, history[i + 1]) : null));
   }
   panel.append(h('h2', { class: 'small' }, 'Moves'),
-    rows.length ? h('ol', { class: 'moves', 'data-testid': 'moves' }, rows) : h('p', { class: 'muted' }, 'No move yet.'));
+    rows.length ? h('ol', { class: 'moves', 'data-testid': 'moves', tabindex: 0, 'aria-label': 'Moves played' }, rows) : h('p', { class: 'muted' }, 'No move yet.'));
 
   root.append(h('div', { class: 'chess' }, boardEl, panel));
 }

@@ -7,6 +7,7 @@ use utoipa::ToSchema;
 /// The `type` names the table keeps for itself; no engine command may use them.
 pub const TABLE_COMMAND_TYPES: &[&str] = &[
     "join",
+    "cancel",
     "resign",
     "offer_draw",
     "accept_draw",
@@ -14,6 +15,7 @@ pub const TABLE_COMMAND_TYPES: &[&str] = &[
     "request_takeback",
     "accept_takeback",
     "decline_takeback",
+    "withdraw_takeback",
     "claim_timeout",
 ];
 
@@ -27,6 +29,9 @@ pub enum TableCommand {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seat: Option<Seat>,
     },
+    /// Cancel a game nobody else has joined yet (its creator alone holds a seat): it ends
+    /// without a winner and leaves the list of open games.
+    Cancel,
     /// Give up. In a game of three or more the others play on without you.
     Resign,
     /// Offer a draw (two-player games). Your opponent's next move declines it.
@@ -59,6 +64,8 @@ pub enum TableCommand {
     AcceptTakeback,
     /// Decline the takeback another seat asked for: play goes on here.
     DeclineTakeback,
+    /// Withdraw the takeback you asked for, before the others have answered: play goes on here.
+    WithdrawTakeback,
     /// Claim the game (or, in a game of three or more, the removal) of every other seat whose
     /// deadline has passed. The server records a timeout by itself within seconds too.
     ClaimTimeout,
@@ -68,6 +75,7 @@ impl TableCommand {
     pub fn notation(&self) -> &'static str {
         match self {
             TableCommand::Join { .. } => "join",
+            TableCommand::Cancel => "cancel the game",
             TableCommand::Resign => "resign",
             // "Draw" also means taking a card in three of the games: say which draw this is.
             TableCommand::OfferDraw => "offer a draw (end the game as a tie)",
@@ -76,6 +84,7 @@ impl TableCommand {
             TableCommand::RequestTakeback { .. } => "request a takeback",
             TableCommand::AcceptTakeback => "accept the takeback",
             TableCommand::DeclineTakeback => "decline the takeback",
+            TableCommand::WithdrawTakeback => "withdraw my takeback request",
             TableCommand::ClaimTimeout => "claim a win on time",
         }
     }

@@ -82,6 +82,7 @@ impl<E: Engine> Table<E> {
     ) -> Result<(Vec<TableEvent<E>>, Option<Seat>), Refusal> {
         let events = match command {
             Command::Table(TableCommand::Join { seat }) => Ok(self.decide_join(actor, *seat, ctx)?),
+            Command::Table(TableCommand::Cancel) => Ok(self.decide_cancel(actor)?),
             Command::Table(TableCommand::RequestTakeback { turns, version }) => {
                 let seat = self.acting_seat(actor)?;
                 self.request_takeback(seat, *turns, *version, ctx)
@@ -212,6 +213,43 @@ impl<E: Engine> Table<E> {
         Ok(events)
     }
 
+    /// The one player seated at a game still waiting for players cancels it: it ends without
+    /// a winner before anything was dealt.
+    fn decide_cancel(&self, actor: &Actor) -> Result<Vec<TableEvent<E>>, RuleError> {
+        let Actor::Player { id } = actor else {
+            return Err(RuleError::new(
+                ErrorCode::NotSeated,
+                "The server does not cancel games.",
+            ));
+        };
+        let Some(seat) = self.seat_of(id) else {
+            return Err(RuleError::new(
+                ErrorCode::NotSeated,
+                "You do not hold a seat in this game.",
+            ));
+        };
+        match self.status {
+            Status::Finished => return Err(RuleError::game_over()),
+            Status::Active => {
+                return Err(cancel_not_available(
+                    "The game has begun: it can no longer be cancelled (resign instead).",
+                ))
+            }
+            Status::Open => {}
+        }
+        if self.players.iter().flatten().count() > 1 {
+            return Err(cancel_not_available(
+                "Another player has taken a seat: the game can no longer be cancelled.",
+            ));
+        }
+        Ok(vec![TableEvent::Finished {
+            outcome: Outcome::win(
+                Vec::new(),
+                format!("cancelled by seat {seat} before anyone joined"),
+            ),
+        }])
+    }
+
     fn decide_table(
         &self,
         seat: Seat,
@@ -227,6 +265,9 @@ impl<E: Engine> Table<E> {
         };
         match command {
             TableCommand::Join { .. } => unreachable_join(),
+            TableCommand::Cancel => Err(cancel_not_available(
+                "The game has begun: it can no longer be cancelled (resign instead).",
+            )),
             TableCommand::Resign => Ok(self.leave(&[seat], false, ctx)),
             TableCommand::ClaimTimeout => {
                 let overdue = self.overdue(ctx.now, Some(seat));
@@ -262,6 +303,15 @@ impl<E: Engine> Table<E> {
                     Ok(vec![TableEvent::TakebackDeclined { seat }])
                 }
                 _ => Err(no_takeback()),
+            },
+            TableCommand::WithdrawTakeback => match &self.takeback {
+                Some(request) if request.seat == seat => {
+                    Ok(vec![TableEvent::TakebackWithdrawn { seat }])
+                }
+                _ => Err(RuleError::new(
+                    ErrorCode::NoTakebackRequested,
+                    "You have not asked for a takeback that waits for an answer.",
+                )),
             },
             TableCommand::AcceptDraw | TableCommand::DeclineDraw => {
                 if !two_players {
@@ -564,6 +614,9 @@ impl<E: Engine> Table<E> {
             table.push(TableCommand::AcceptTakeback);
             table.push(TableCommand::DeclineTakeback);
         }
+        if self.takeback.as_ref().is_some_and(|r| r.seat == seat) {
+            table.push(TableCommand::WithdrawTakeback);
+        }
         legal.extend(table.into_iter().map(|c| {
             let notation = c.notation();
             Legal::new(Command::Table(c), notation)
@@ -581,6 +634,10 @@ fn no_timeout(next: Option<DateTime<Utc>>) -> RuleError {
         ErrorCode::NoTimeout,
         format!("No other seat has let its deadline pass.{when}"),
     )
+}
+
+fn cancel_not_available(message: &str) -> RuleError {
+    RuleError::new(ErrorCode::CancelNotAvailable, message)
 }
 
 fn no_takeback() -> RuleError {

@@ -91,10 +91,11 @@ pub fn ensure_tools() {
         apt_install(&missing);
     }
     let dir = scripts_dir();
-    if !dir
-        .join("node_modules/playwright-core/package.json")
-        .exists()
-    {
+    let installed = ["playwright-core", "axe-core"].iter().all(|package| {
+        dir.join(format!("node_modules/{package}/package.json"))
+            .exists()
+    });
+    if !installed {
         let status = Command::new("npm")
             .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
             .current_dir(&dir)
@@ -102,7 +103,7 @@ pub fn ensure_tools() {
             .expect("npm runs");
         assert!(
             status.success(),
-            "`npm ci` in {} failed: the browser tests need playwright-core from the npm registry",
+            "`npm ci` in {} failed: the browser tests need playwright-core and axe-core from the npm registry",
             dir.display()
         );
     }
