@@ -14,6 +14,7 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::NoTls;
 use tokio::sync::watch;
 
+use super::heads::KnownHeads;
 use crate::sled_store::watchers::Watchers;
 
 /// The channel the append function notifies.
@@ -39,10 +40,12 @@ impl Drop for Listener {
 pub(crate) struct Announce {
     pub watchers: Arc<Watchers>,
     pub positions: Arc<watch::Sender<u64>>,
+    pub heads: Arc<KnownHeads>,
 }
 
 impl Announce {
     pub(crate) fn head(&self, stream: &str, head: u64) {
+        self.heads.note(stream, head);
         self.watchers.announce(stream, head);
     }
 
@@ -89,6 +92,8 @@ fn listen(url: &str, announce: &Announce, stop: &AtomicBool) -> Result<(), Strin
     client
         .batch_execute(&format!("LISTEN {CHANNEL}"))
         .map_err(failed)?;
+    // Heads known before may have moved unheard while nobody listened.
+    announce.heads.clear();
     // Catch up with what was appended while nobody listened.
     let position: i64 = client
         .query_one("SELECT position FROM log_head", &[])
