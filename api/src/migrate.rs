@@ -70,10 +70,36 @@ pub fn migrate(
     // The source's own key (or, for a store older than sealing, the key it takes from now on).
     key.bind(&source)?;
     let target = PostgresStore::open(to).map_err(MigrateError::Target)?;
-    let copied = storage::copy_sled_to_postgres(&source, &target)?;
+    let started = std::time::Instant::now();
+    let mut shown = started;
+    let copied = storage::copy_sled_to_postgres_with(&source, &target, &mut |report, total| {
+        // A progress line a second at most, and the last one always.
+        let now = std::time::Instant::now();
+        if now.duration_since(shown).as_secs() >= 1 || (total > 0 && report.events >= total) {
+            shown = now;
+            eprintln!(
+                "{}",
+                progress_line(report, total, now.duration_since(started))
+            );
+        }
+    })?;
     drop(source);
     let games = audit_games(Arc::new(target), key)?;
     Ok(Migrated { copied, games })
+}
+
+/// "copied 12000 of 33000 events (36%), 4100 batches, 310 streams, 120 records; 9800 events/s"
+fn progress_line(report: &CopyReport, total: u64, elapsed: std::time::Duration) -> String {
+    let percent = if total == 0 {
+        100
+    } else {
+        report.events * 100 / total
+    };
+    let rate = report.events as f64 / elapsed.as_secs_f64().max(1e-3);
+    format!(
+        "copied {} of {total} events ({percent}%), {} batches, {} streams, {} records; {rate:.0} events/s",
+        report.events, report.batches, report.streams, report.records
+    )
 }
 
 /// Folds and audits every game of `store` (those in the index's list of all games).

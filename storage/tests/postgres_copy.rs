@@ -102,3 +102,91 @@ fn a_copy_into_a_database_that_holds_anything_is_refused() {
     ));
     assert!(postgres.read_all(0, 10).expect("reads").is_empty());
 }
+
+/// The write transactions begun so far in the cluster (each takes one transaction id).
+fn transactions(postgres_url: &str) -> i64 {
+    let mut client = postgres::Client::connect(postgres_url, postgres::NoTls).expect("connects");
+    let row = client
+        .query_one("SELECT pg_current_xact_id()::text::bigint", &[])
+        .expect("reads the transaction id");
+    row.get(0)
+}
+
+#[test]
+fn a_large_copy_goes_in_groups_with_progress_and_stays_exact() {
+    let sled = SledStore::temporary().expect("a temporary sled store");
+    let (streams, batches_each): (usize, u64) = (150, 20);
+    for s in 0..streams {
+        let stream = format!("g-{s:03}");
+        for b in 0..batches_each {
+            let mut next = command_batch(1 + (b % 3), &format!("c-{b}"));
+            if b == 0 {
+                next.tags = Some(vec![("status".into(), format!("s{}", s % 4))]);
+                next.secrets = vec![("seed".into(), vec![s as u8; 32])];
+            }
+            let head = sled.head(&stream).expect("reads");
+            sled.append_blocking(&stream, head, next).expect("appends");
+        }
+    }
+    for n in 0..1200 {
+        sled.put_record(
+            "players",
+            &format!("p-{n:04}"),
+            format!("{{\"n\":{n}}}").as_bytes(),
+        )
+        .expect("writes");
+    }
+    let total = *sled.subscribe_all().borrow();
+    let url = cluster::Cluster::shared().new_database();
+    let postgres = PostgresStore::open_with(&url, 2).expect("opens");
+    let mut seen = Vec::new();
+    let before = transactions(&url);
+    let started = std::time::Instant::now();
+    let mut copied_in = std::time::Duration::ZERO;
+    let report = storage::copy_sled_to_postgres_with(&sled, &postgres, &mut |report, of| {
+        seen.push((report.events, of));
+        copied_in = started.elapsed();
+    })
+    .expect("copies, and the copy is audited identical");
+    let took = started.elapsed();
+    let after = transactions(&url);
+    assert_eq!(report.batches, streams as u64 * batches_each);
+    assert_eq!(report.events, total);
+    assert_eq!(report.records, 1200);
+    assert_eq!(
+        seen.last(),
+        Some(&(total, total)),
+        "the last progress is the whole log"
+    );
+    assert!(
+        seen.windows(2).all(|w| w[0].0 <= w[1].0),
+        "progress only grows: {seen:?}"
+    );
+    // One transaction a group of batches (and one for the store id, one a chunk of records),
+    // not one a batch: 3000 batches in a few dozen at most.
+    let written = after - before - 1;
+    assert!(
+        written <= 40,
+        "{written} write transactions for {} batches",
+        report.batches
+    );
+    eprintln!(
+        "copied {} batches ({} events) in {:.2} s, then audited, {:.2} s in all = {:.0} events/s, {written} write transactions",
+        report.batches,
+        report.events,
+        copied_in.as_secs_f64(),
+        took.as_secs_f64(),
+        report.events as f64 / took.as_secs_f64()
+    );
+    assert_eq!(
+        postgres.read_all(0, 10_000).expect("reads"),
+        sled.read_all(0, 10_000).expect("reads")
+    );
+    assert_eq!(
+        postgres
+            .streams_tagged("status", "s1", None, 1000)
+            .expect("reads")
+            .len(),
+        streams / 4 + usize::from(streams % 4 > 1)
+    );
+}

@@ -222,3 +222,138 @@ fn followers_of_many_concurrent_writers_see_every_position_once_in_order() {
     );
     stop.store(true, Ordering::Relaxed);
 }
+
+#[test]
+fn a_held_group_keeps_every_later_position_invisible_until_it_commits() {
+    let (store, mut held) = store_and_connection();
+    store
+        .append_blocking("first", 0, batch(1))
+        .expect("appends");
+    let stop = Arc::new(AtomicBool::new(false));
+    let follower = follow(store.clone(), 5, Arc::clone(&stop));
+    // A group of two batches (two streams, three events) that takes positions 2-4 and does
+    // not commit yet.
+    let mut transaction = held.transaction().expect("begins");
+    let row = transaction
+        .query_one(
+            "SELECT outcomes, last_positions FROM avalanche_append_group(
+                 ARRAY['held-a', 'held-b'], ARRAY[0, 0]::bigint[], ARRAY['seat:0', 'seat:1'],
+                 ARRAY[NULL, NULL]::text[], ARRAY[NULL, NULL]::json[], ARRAY[0, 0]::bigint[],
+                 ARRAY[false, false], ARRAY[1, 3], ARRAY[2, 1], ARRAY['Moved', 'Moved', 'Moved'],
+                 ARRAY[1, 1, 1], ARRAY['{\"n\": 0}', '{\"n\": 1}', '{\"n\": 2}']::json[],
+                 ARRAY[1, 1], ARRAY[0, 0], '{}', '{}', ARRAY[1, 1], ARRAY[0, 0], '{}', '{}')",
+            &[],
+        )
+        .expect("the held group runs");
+    assert_eq!(row.get::<_, Vec<String>>(0), ["appended", "appended"]);
+    assert_eq!(row.get::<_, Vec<i64>>(1), [3, 4]);
+    let quick = {
+        let store = store.clone();
+        std::thread::spawn(move || store.append_blocking("quick", 0, batch(1)))
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!quick.is_finished(), "a later group waits for the held one");
+    let visible: Vec<u64> = store
+        .read_all(0, 100)
+        .expect("reads")
+        .iter()
+        .map(|e| e.position)
+        .collect();
+    assert_eq!(visible, vec![1]);
+    transaction.commit().expect("the held group commits");
+    let quick = quick.join().expect("joins").expect("appends");
+    assert_eq!(quick.last_position, 5);
+    assert_eq!(follower.join().expect("never skipped"), vec![1, 2, 3, 4, 5]);
+    let all: Vec<(String, u64)> = store
+        .read_all(0, 100)
+        .expect("reads")
+        .into_iter()
+        .map(|e| (e.stream, e.version))
+        .collect();
+    assert_eq!(
+        all,
+        [
+            ("first".to_string(), 1),
+            ("held-a".to_string(), 1),
+            ("held-a".to_string(), 2),
+            ("held-b".to_string(), 1),
+            ("quick".to_string(), 1)
+        ]
+    );
+}
+
+#[test]
+fn followers_of_several_nodes_appending_in_groups_see_every_position_once_in_order() {
+    let url = cluster::Cluster::shared().new_database();
+    let nodes: Vec<PostgresStore> = (0..3)
+        .map(|_| PostgresStore::open_with(&url, 2).expect("opens"))
+        .collect();
+    let writers_per_node = 5u64;
+    let appends_per_writer = 30u64;
+    // Every writer has a stream of its own; one more stream is written by one writer of each
+    // node, which conflict with each other and read again.
+    let own: u64 = (0..3 * writers_per_node)
+        .map(|w| {
+            (0..appends_per_writer)
+                .map(|n| 1 + (w + n) % 3)
+                .sum::<u64>()
+        })
+        .sum();
+    let shared_appends = 20u64;
+    let total = own + 3 * shared_appends;
+    let stop = Arc::new(AtomicBool::new(false));
+    let poller = follow(nodes[0].clone(), total, Arc::clone(&stop));
+    let mut threads = Vec::new();
+    for (n, node) in nodes.iter().enumerate() {
+        for w in 0..writers_per_node {
+            let store = node.clone();
+            let writer = n as u64 * writers_per_node + w;
+            threads.push(std::thread::spawn(move || {
+                let stream = format!("game-{writer}");
+                let mut head = 0;
+                for a in 0..appends_per_writer {
+                    let appended = store
+                        .append_blocking(&stream, head, batch(1 + (writer + a) % 3))
+                        .expect("appends");
+                    head = appended.last_version;
+                }
+                0
+            }));
+        }
+        let store = node.clone();
+        threads.push(std::thread::spawn(move || {
+            let (mut written, mut conflicts) = (0, 0);
+            let mut head = 0;
+            while written < shared_appends {
+                match store.append_blocking("shared", head, batch(1)) {
+                    Ok(appended) => {
+                        head = appended.last_version;
+                        written += 1;
+                    }
+                    Err(storage::AppendError::Conflict { actual, .. }) => {
+                        assert!(actual > head, "a conflict names a newer head");
+                        head = store.head("shared").expect("reads");
+                        conflicts += 1;
+                    }
+                    Err(other) => panic!("unexpected error {other}"),
+                }
+            }
+            conflicts
+        }));
+    }
+    let mut conflicts = 0;
+    for thread in threads {
+        conflicts += thread.join().expect("the writer finishes");
+    }
+    let seen = poller.join().expect("the follower never skipped");
+    assert_eq!(seen, (1..=total).collect::<Vec<u64>>());
+    let shared: Vec<u64> = nodes[2]
+        .read_stream("shared", 0, 1000)
+        .expect("reads")
+        .iter()
+        .map(|e| e.version)
+        .collect();
+    assert_eq!(shared, (1..=3 * shared_appends).collect::<Vec<u64>>());
+    eprintln!("{total} events from 3 nodes, {conflicts} conflicts on the shared stream");
+    stop.store(true, Ordering::Relaxed);
+}

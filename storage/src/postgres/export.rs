@@ -4,11 +4,104 @@
 
 use std::sync::atomic::Ordering;
 
+use super::group::{append_group_or_each, AppendParams};
 use super::seam::column;
 use super::PostgresStore;
-use crate::error::StorageError;
+use crate::envelope::{Appended, Batch, StoredCommand};
+use crate::error::{AppendError, StorageError};
 
 impl PostgresStore {
+    /// Appends many batches at once, in order, in one statement and one transaction (or, if
+    /// the database refuses that, one by one): for a bulk copy, which would wait for a commit
+    /// per batch otherwise. Each batch gets the answer it would get alone.
+    pub fn append_many(
+        &self,
+        batches: Vec<(String, u64, Batch)>,
+    ) -> Result<Vec<Result<Appended, AppendError>>, StorageError> {
+        let mut group = Vec::with_capacity(batches.len());
+        let mut answers: Vec<Option<Result<Appended, AppendError>>> = Vec::new();
+        for (stream, expected, batch) in batches {
+            match AppendParams::new(&stream, expected, batch) {
+                Ok(params) => {
+                    group.push(params);
+                    answers.push(None);
+                }
+                Err(refused) => answers.push(Some(Err(refused))),
+            }
+        }
+        let epoch = self.inner.heads.epoch();
+        let (group, outcomes) = self.inner.pool.run(move |connection| {
+            let outcomes = append_group_or_each(connection, &group);
+            Ok((group, outcomes))
+        })?;
+        let mut outcomes = group.iter().zip(outcomes);
+        answers
+            .into_iter()
+            .map(|answer| match answer {
+                Some(refused) => Ok(refused),
+                None => {
+                    let (params, outcome) = outcomes.next().ok_or(StorageError::Closed)?;
+                    let outcome = outcome?;
+                    if let Ok(appended) = &outcome {
+                        self.announce(params.stream(), appended, epoch);
+                    }
+                    Ok(outcome)
+                }
+            })
+            .collect()
+    }
+
+    /// The commands of every batch of `stream`, in version order (one read for the stream).
+    pub fn commands(&self, stream: &str) -> Result<Vec<StoredCommand>, StorageError> {
+        let stream = stream.to_string();
+        self.inner.pool.run(move |connection| {
+            connection
+                .query(
+                    "SELECT command_id, actor, command, recorded_at_ns, first_version,
+                            last_version, last_position
+                     FROM batches WHERE stream = $1 ORDER BY first_version",
+                    &[&stream],
+                )?
+                .iter()
+                .map(|row| {
+                    let number = |index| -> Result<u64, StorageError> {
+                        let value: i64 = column(row, index)?;
+                        u64::try_from(value)
+                            .map_err(|_| StorageError::Corrupt(format!("negative number {value}")))
+                    };
+                    Ok(StoredCommand {
+                        command_id: column(row, 0)?,
+                        actor: column(row, 1)?,
+                        command: column(row, 2)?,
+                        recorded_at: chrono::DateTime::from_timestamp_nanos(column(row, 3)?),
+                        first_version: number(4)?,
+                        last_version: number(5)?,
+                        last_position: number(6)?,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// Writes many records of one tree in one statement (replacing those with the same keys).
+    pub fn put_records(
+        &self,
+        tree: &str,
+        records: Vec<(String, Vec<u8>)>,
+    ) -> Result<(), StorageError> {
+        let tree = tree.to_string();
+        let (keys, values): (Vec<String>, Vec<Vec<u8>>) = records.into_iter().unzip();
+        self.inner.pool.run(move |connection| {
+            connection.query(
+                "INSERT INTO records (tree, key, value)
+                     SELECT $1, r.key, r.value FROM unnest($2::text[], $3::bytea[]) AS r(key, value)
+                 ON CONFLICT (tree, key) DO UPDATE SET value = excluded.value",
+                &[&tree, &keys, &values],
+            )?;
+            Ok(())
+        })
+    }
+
     /// True when the database holds no stream and no record.
     pub fn is_empty(&self) -> Result<bool, StorageError> {
         self.inner.pool.run(|connection| {

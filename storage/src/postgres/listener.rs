@@ -16,6 +16,7 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::NoTls;
 use tokio::sync::watch;
 
+use super::heads::KnownHeads;
 use crate::sled_store::watchers::Watchers;
 
 /// The channel the append function notifies.
@@ -47,10 +48,12 @@ pub(crate) struct Announce {
     pub broadcasts: crate::broadcasts::Broadcasts,
     /// The id this process's broadcasts carry: they were delivered here when sent.
     pub sender: u64,
+    pub heads: Arc<KnownHeads>,
 }
 
 impl Announce {
     pub(crate) fn head(&self, stream: &str, head: u64) {
+        self.heads.note(stream, head);
         self.watchers.announce(stream, head);
     }
 
@@ -97,6 +100,8 @@ fn listen(url: &str, announce: &Announce, stop: &AtomicBool) -> Result<(), Strin
     client
         .batch_execute(&format!("LISTEN {CHANNEL}; LISTEN {BROADCASTS}"))
         .map_err(failed)?;
+    // Heads known before may have moved unheard while nobody listened.
+    announce.heads.clear();
     // Catch up with what was appended while nobody listened.
     let position: i64 = client
         .query_one("SELECT position FROM log_head", &[])

@@ -9,17 +9,26 @@
 //! touches a client: the store owns a few connection threads (`pool.rs`), plain OS threads with
 //! no runtime, each holding one `postgres::Client`, all taking jobs from one queue. A read sends
 //! a job and blocks its caller on a `std::sync::mpsc` channel (legal in any thread, and what a
-//! read from sled's page cache costs too, only longer); an append sends a job and awaits a
-//! tokio oneshot, so it holds no thread while the database commits. A connection that breaks
+//! read from sled's page cache costs too, only longer); an append (`group.rs`) or an async
+//! write awaits a tokio oneshot, so it holds no thread while the database commits. A connection that breaks
 //! is opened again by the next job on its thread.
 //!
-//! # One statement per append
+//! # One statement per group of appends
 //!
-//! An append is one call of the SQL function `avalanche_append` (`migrations/0001_*.sql`), one
-//! round trip and one transaction: it locks the stream's row, answers a repeated command id
-//! with the first result, checks the expected version, then writes the batch, its events, tags
-//! and secrets. PostgreSQL's commit (with the default `synchronous_commit = on`) is flushed to
-//! the WAL before it answers, so an append is durable when its future resolves.
+//! Appends do not go through the pool: they are queued, and two appender threads with
+//! connections of their own (`group.rs`) take everything waiting and write it with one call of
+//! the SQL function `avalanche_append_group` (`migrations/0002_*.sql`): one prepared statement,
+//! one round trip, one transaction and one WAL flush for the whole group, as the sled committer
+//! batches its writes. For each batch, in order, it locks the stream's row, answers a repeated
+//! command id with the first result, checks the expected version, then writes the batch, its
+//! events, tags and secrets; every batch gets its own answer (appended, duplicate, conflict).
+//! PostgreSQL's commit (with the default `synchronous_commit = on`) is flushed to the WAL before
+//! it answers, so an append is durable when its future resolves. A group the database refuses
+//! as a whole is sent again batch by batch, so that only a faulty batch fails; a connection
+//! lost during the call leaves every batch of the group with an unknown outcome, and each of
+//! its callers is told so. (`tokio-postgres` pipelining was the other way to put several
+//! appends on one round trip; one statement for the group gives one transaction and one flush
+//! too, which pipelined statements in their own transactions would not.)
 //!
 //! # A global order no reader can skip
 //!
@@ -29,28 +38,38 @@
 //! larger one, moves P past the smaller, and never sees it (Eventuous issue 222,
 //! commanded/eventstore issue 3, SQLStreamStore issue 121, Marten's lost events). The known
 //! remedies: Emmett and Marten keep each event's transaction id and let readers see only what
-//! is below `pg_snapshot_xmin(pg_current_snapshot())`, the oldest transaction still running;
-//! Message DB serialises writers per category with advisory locks.
+//! is below `pg_snapshot_xmin(pg_current_snapshot())`, the oldest transaction still running, or
+//! a high-water mark below every gap that may still fill; Message DB serialises writers per
+//! category with advisory locks.
 //!
-//! This store hands positions out from one row, `log_head`, which the append function updates
-//! as the last step before its commit. The row lock is held until the transaction ends, and a
-//! waiting append gets it only after the holder's commit is visible to every new snapshot
-//! (PostgreSQL releases a transaction's locks after it has left the list of running ones). So
-//! positions are handed out in commit order and every snapshot sees a prefix of the log:
-//! position P+1 is never visible without P, and `read_all` is a plain `WHERE position > $1`.
-//! The positions are also gapless (a refused append takes none), as on sled, so positions and
-//! event ids are the same in a store migrated from sled.
+//! This store hands positions out from one row, `log_head`, which the group function updates
+//! after every stream check and before inserting the events, as the last step before its
+//! commit. The row lock is held until the transaction ends, and a waiting group gets it only
+//! after the holder's commit is visible to every new snapshot (PostgreSQL releases a
+//! transaction's locks after it has left the list of running ones). So positions are handed
+//! out in commit order and every snapshot sees a prefix of the log: position P+1 is never
+//! visible without P, and `read_all` is a plain `WHERE position > $1`. The positions are also
+//! gapless (a refused append takes none), as on sled, so positions and event ids are the same
+//! in a store migrated from sled.
 //!
-//! Why this and not transaction ids: the traits promise positions "increasing in commit order"
-//! and a `subscribe_all` value below which everything is durable; with transaction-id
-//! filtering a reader needs a compound checkpoint and may wait behind any long transaction in
-//! the database, and positions would not be in commit order. The price is that appends to any
-//! stream are serialised for the short span from the position update to the commit (the
-//! insert of the events and the WAL flush), while the stream checks, tags and secrets run
-//! concurrently before it; a group-committing writer could batch several appends into one
-//! transaction if one database ever needs more than that gives. The test
-//! `postgres_global_order.rs` holds an append uncommitted on purpose while another commits
-//! and a follower reads.
+//! The row is what made every append in the database wait for the previous one's commit. It
+//! is now taken once per group, not once per append: a node's appends that arrive while a
+//! group commits go together in the next one, so the serialised span (insert the events, flush
+//! the WAL) is paid once for all of them, and several nodes take turns with groups. No stream
+//! row is locked after the head (the group locks its streams' rows first, in name order), so
+//! groups of several nodes cannot deadlock.
+//!
+//! Why this and not a sequence with transaction ids or a high-water mark: the traits promise
+//! positions "increasing in commit order" and a `subscribe_all` value below which everything is
+//! durable. With transaction-id filtering a reader needs a compound checkpoint (transaction id,
+//! position), positions are not in commit order, and every reader waits behind any long
+//! transaction in the database, ours or not. A high-water mark guesses when a gap will never
+//! fill, and a wrong guess skips an event for good: Marten fixed such silent skips again and
+//! again (its pull requests 2189, 4972, 4977; issues 2370, 4964, 5108), and a gap left by a
+//! rolled-back append can also stall its mark. A counter taken in commit order cannot skip
+//! and needs no guess. The test `postgres_global_order.rs` holds an append uncommitted on
+//! purpose while another commits and a follower reads, and checks concurrent groups of several
+//! stores on one database.
 //!
 //! # Waking readers, in this process and in others
 //!
@@ -60,16 +79,23 @@
 //! (`listener.rs`) and announces the appends of other processes on the same database too.
 //! The same connection listens for the application's broadcasts (`NOTIFY
 //! avalanche_broadcasts`, see `broadcasts.rs`).
+//! The heads so heard are kept (`heads.rs`), so that a reader that starts waiting on a stream
+//! whose appends this process has heard since it last knew its head waits without a query;
+//! only a stream not heard of yet (or since the listener reconnected) is read once.
 //!
 //! # Several processes
 //!
 //! [`EventStore::shared`](crate::EventStore::shared) is true here: another process may append
-//! to any stream, so the application checks a stream's head before it trusts a fold. Jobs one
+//! to any stream, so the application checks a stream's head before it trusts a fold for a read;
+//! a command is decided on the fold as it is, and the append's version check (a conflict) tells
+//! when another process moved the stream on. Jobs one
 //! process at a time must run (the clock keeper, each webhook's deliveries) take leases,
 //! session advisory locks on a connection of their own that die with their holder
 //! (`leases.rs`).
 
 mod export;
+mod group;
+mod heads;
 mod leases;
 mod listener;
 mod pool;
@@ -93,6 +119,8 @@ pub struct PostgresStore {
 
 struct Inner {
     pool: Pool,
+    /// The appends' queue and the threads that write it in groups (`group.rs`).
+    appender: group::Appender,
     /// Set once at open; a copy from another store may adopt that store's id while empty.
     store_id: AtomicU64,
     /// The last global position known durable (this process's appends and, with a listener,
@@ -104,6 +132,8 @@ struct Inner {
     broadcasts: crate::broadcasts::Broadcasts,
     /// Marks this store's broadcasts, which its listener passes over.
     sender: u64,
+    /// The streams' heads known without a read (`heads.rs`).
+    heads: Arc<heads::KnownHeads>,
     /// Wakes this process's readers on other processes' appends; stops when dropped.
     _listener: listener::Listener,
     /// The leases this process holds, on their own connection (`leases.rs`).
@@ -113,6 +143,10 @@ struct Inner {
 impl PostgresStore {
     /// How many connections (and threads) a store opens unless told otherwise.
     pub const DEFAULT_CONNECTIONS: usize = 8;
+
+    /// How many connections (and threads) write the groups of appends, beside the others: one
+    /// group commits while the next gathers and runs its checks.
+    pub const APPEND_CONNECTIONS: usize = 2;
 
     /// Opens the store in the database at `url` with [`Self::DEFAULT_CONNECTIONS`] connections,
     /// creating or migrating its schema.
@@ -133,6 +167,7 @@ impl PostgresStore {
                 detail: format!("not a PostgreSQL connection string: {e}"),
             })?;
         let pool = Pool::start(url, connections).map_err(failed)?;
+        let appender = group::Appender::start(url, Self::APPEND_CONNECTIONS).map_err(failed)?;
         let (store_id, last_position) = pool
             .run(|connection| {
                 schema::migrate(connection.client()?)?;
@@ -150,6 +185,7 @@ impl PostgresStore {
         let watchers: Arc<Watchers> = Arc::default();
         let broadcasts = crate::broadcasts::Broadcasts::default();
         let sender = random_u64();
+        let heads: Arc<heads::KnownHeads> = Arc::default();
         let listener = listener::start(
             url,
             listener::Announce {
@@ -157,6 +193,7 @@ impl PostgresStore {
                 positions: Arc::clone(&positions),
                 broadcasts: broadcasts.clone(),
                 sender,
+                heads: Arc::clone(&heads),
             },
         )
         .map_err(|e| OpenError::Database {
@@ -170,11 +207,13 @@ impl PostgresStore {
         Ok(PostgresStore {
             inner: Arc::new(Inner {
                 pool,
+                appender,
                 store_id: AtomicU64::new(store_id),
                 positions,
                 watchers,
                 broadcasts,
                 sender,
+                heads,
                 _listener: listener,
                 leases,
             }),

@@ -30,8 +30,17 @@ pub(crate) fn database_error(error: &postgres::Error) -> StorageError {
     }
 }
 
+/// Why a statement did not run, for a caller that retries differently on each.
+pub(crate) enum Failure {
+    /// The database refused the statement (an error it answered); its transaction was rolled
+    /// back, nothing was written.
+    Refused(StorageError),
+    /// No answer (no connection, or it broke): the statement may or may not have committed.
+    Broken(StorageError),
+}
+
 impl Connection {
-    fn new(url: Arc<str>) -> Connection {
+    pub(crate) fn new(url: Arc<str>) -> Connection {
         Connection {
             url,
             client: None,
@@ -82,6 +91,27 @@ impl Connection {
         self.client()?
             .query(&statement, params)
             .map_err(|e| database_error(&e))
+    }
+}
+
+impl Connection {
+    /// As [`Connection::query`], telling a refused statement from a lost connection.
+    pub(crate) fn query_or_refused(
+        &mut self,
+        sql: &'static str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>, Failure> {
+        // Reconnects first when the last connection broke, forgetting its statements.
+        self.client().map_err(Failure::Broken)?;
+        let statement = self.prepared(sql).map_err(Failure::Broken)?;
+        let client = self.client().map_err(Failure::Broken)?;
+        client.query(&statement, params).map_err(|e| {
+            if e.as_db_error().is_some() {
+                Failure::Refused(database_error(&e))
+            } else {
+                Failure::Broken(database_error(&e))
+            }
+        })
     }
 }
 

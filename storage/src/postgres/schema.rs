@@ -8,11 +8,18 @@ use super::pool::database_error;
 use crate::error::StorageError;
 
 /// (version, name, SQL) in order; a new migration is a new file added at the end.
-const MIGRATIONS: &[(i32, &str, &str)] = &[(
-    1,
-    "event store",
-    include_str!("migrations/0001_event_store.sql"),
-)];
+const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (
+        1,
+        "event store",
+        include_str!("migrations/0001_event_store.sql"),
+    ),
+    (
+        2,
+        "appends in groups",
+        include_str!("migrations/0002_group_append.sql"),
+    ),
+];
 
 /// The advisory lock key the openers of one database take while migrating ("avalanch" in ASCII).
 const MIGRATION_LOCK: i64 = 0x6176_616c_616e_6368;

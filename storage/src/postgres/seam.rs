@@ -8,6 +8,7 @@ use postgres::types::FromSql;
 use postgres::Row;
 use tokio::sync::watch;
 
+use super::group::AppendParams;
 use super::pool::Connection;
 use super::PostgresStore;
 use crate::envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
@@ -22,10 +23,6 @@ pub(super) mod sql {
          SELECT value FROM proposed
          UNION ALL SELECT value FROM store_meta WHERE key = 'store_id'";
     pub const LOG_HEAD: &str = "SELECT position FROM log_head";
-    pub const APPEND: &str = "SELECT outcome, first_version, last_version, last_position
-         FROM avalanche_append($1::text, $2::bigint, $3::text, $4::text, $5::json, $6::bigint,
-                               $7::text[], $8::integer[], $9::json[], $10::boolean,
-                               $11::text[], $12::text[], $13::text[], $14::bytea[])";
     pub const HEAD: &str = "SELECT head FROM streams WHERE name = $1";
     pub const APPENDED_FOR: &str = "SELECT first_version, last_version, last_position
          FROM batches WHERE stream = $1 AND command_id = $2";
@@ -81,118 +78,6 @@ fn time_of(nanos: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_nanos(nanos)
 }
 
-/// A batch as the append function's parameters.
-struct AppendParams {
-    stream: String,
-    expected: i64,
-    actor: String,
-    command_id: Option<String>,
-    command: Option<serde_json::Value>,
-    recorded_at_ns: i64,
-    types: Vec<String>,
-    schema_versions: Vec<i32>,
-    payloads: Vec<serde_json::Value>,
-    set_tags: bool,
-    tag_names: Vec<String>,
-    tag_values: Vec<String>,
-    secret_names: Vec<String>,
-    secret_values: Vec<Vec<u8>>,
-}
-
-impl AppendParams {
-    fn new(stream: &str, expected_version: u64, batch: Batch) -> Result<Self, AppendError> {
-        crate::limits::validate(stream, &batch)?;
-        let recorded_at_ns = batch.recorded_at.timestamp_nanos_opt().ok_or_else(|| {
-            AppendError::Invalid("the time recorded is outside 1677-2262".to_string())
-        })?;
-        // A secret named twice keeps its last value, as a write of each in turn would.
-        let mut secrets: Vec<(String, Vec<u8>)> = Vec::new();
-        for (name, value) in batch.secrets {
-            match secrets.iter_mut().find(|(known, _)| *known == name) {
-                Some(slot) => slot.1 = value,
-                None => secrets.push((name, value)),
-            }
-        }
-        let (secret_names, secret_values) = secrets.into_iter().unzip();
-        let set_tags = batch.tags.is_some();
-        let (tag_names, tag_values) = batch.tags.unwrap_or_default().into_iter().unzip();
-        let mut types = Vec::with_capacity(batch.events.len());
-        let mut schema_versions = Vec::with_capacity(batch.events.len());
-        let mut payloads = Vec::with_capacity(batch.events.len());
-        for event in batch.events {
-            types.push(event.event_type);
-            // Kept bit for bit in SQL's signed `integer`.
-            schema_versions.push(event.schema_version as i32);
-            payloads.push(event.payload);
-        }
-        Ok(AppendParams {
-            stream: stream.to_string(),
-            expected: bigint(expected_version),
-            actor: batch.actor,
-            command_id: batch.command_id,
-            command: batch.command,
-            recorded_at_ns,
-            types,
-            schema_versions,
-            payloads,
-            set_tags,
-            tag_names,
-            tag_values,
-            secret_names,
-            secret_values,
-        })
-    }
-
-    fn run(
-        self,
-        connection: &mut Connection,
-    ) -> Result<Result<Appended, AppendError>, StorageError> {
-        let rows = connection.query(
-            sql::APPEND,
-            &[
-                &self.stream,
-                &self.expected,
-                &self.actor,
-                &self.command_id,
-                &self.command,
-                &self.recorded_at_ns,
-                &self.types,
-                &self.schema_versions,
-                &self.payloads,
-                &self.set_tags,
-                &self.tag_names,
-                &self.tag_values,
-                &self.secret_names,
-                &self.secret_values,
-            ],
-        )?;
-        let row = rows
-            .first()
-            .ok_or_else(|| StorageError::Database("the append answered nothing".into()))?;
-        let outcome: String = column(row, 0)?;
-        let number = |index| -> Result<u64, StorageError> {
-            from_bigint(column::<Option<i64>>(row, index)?.unwrap_or_default())
-        };
-        Ok(match outcome.as_str() {
-            "conflict" => Err(AppendError::Conflict {
-                expected: from_bigint(self.expected)?,
-                actual: number(2)?,
-            }),
-            "appended" | "duplicate" => Ok(Appended {
-                first_version: number(1)?,
-                last_version: number(2)?,
-                last_position: number(3)?,
-                duplicate: outcome == "duplicate",
-            }),
-            other => {
-                return Err(StorageError::Corrupt(format!(
-                    "the append answered {other:?}"
-                )))
-            }
-        })
-    }
-}
-
 impl PostgresStore {
     fn event_id(&self, position: u64) -> String {
         format!("{:016x}{:016x}", self.store_id(), position)
@@ -215,10 +100,14 @@ impl PostgresStore {
     }
 
     /// Tells this process's waiting readers about an append that committed.
-    fn announce(&self, stream: &str, appended: &Appended) {
+    /// `epoch` is the known heads' epoch from before the append was sent.
+    pub(super) fn announce(&self, stream: &str, appended: &Appended, epoch: u64) {
         if appended.duplicate {
             return;
         }
+        self.inner
+            .heads
+            .note_own(stream, appended.last_version, epoch);
         self.inner.watchers.announce(stream, appended.last_version);
         self.inner.positions.send_if_modified(|last| {
             let newer = appended.last_position > *last;
@@ -245,12 +134,9 @@ impl EventStore for PostgresStore {
     ) -> BoxFuture<'a, Result<Appended, AppendError>> {
         Box::pin(async move {
             let params = AppendParams::new(stream, expected_version, batch)?;
-            let appended = self
-                .inner
-                .pool
-                .run_async(move |connection| params.run(connection))
-                .await??;
-            self.announce(stream, &appended);
+            let epoch = self.inner.heads.epoch();
+            let appended = self.inner.appender.append(params).await??;
+            self.announce(stream, &appended, epoch);
             Ok(appended)
         })
     }
@@ -310,11 +196,9 @@ impl EventStore for PostgresStore {
         batch: Batch,
     ) -> Result<Appended, AppendError> {
         let params = AppendParams::new(stream, expected_version, batch)?;
-        let appended = self
-            .inner
-            .pool
-            .run(move |connection| params.run(connection))??;
-        self.announce(stream, &appended);
+        let epoch = self.inner.heads.epoch();
+        let appended = self.inner.appender.append_blocking(params)??;
+        self.announce(stream, &appended, epoch);
         Ok(appended)
     }
 
@@ -482,9 +366,16 @@ impl EventStore for PostgresStore {
         timeout: Duration,
     ) -> BoxFuture<'a, u64> {
         Box::pin(async move {
-            // Watch first, then read the head and announce it: an append that commits after
-            // the read is announced to this watch; one before it is in the head read.
+            // Watch first, then learn the head and announce it: an append that commits after
+            // that is announced to this watch; one before it is in the head learnt. The head is
+            // known without a read when this process heard every append of the stream since
+            // it last knew it (`heads.rs`); otherwise it is read once, tracked from before.
             let mut watch = self.inner.watchers.watch(stream, || 0);
+            if let Some(head) = self.inner.heads.get(stream) {
+                self.inner.watchers.announce(stream, head);
+                return watch.head_after(after_version, timeout).await;
+            }
+            let epoch = self.inner.heads.track(stream);
             let name = stream.to_string();
             let head = self
                 .inner
@@ -498,6 +389,7 @@ impl EventStore for PostgresStore {
                 .await;
             match head {
                 Ok(head) => {
+                    self.inner.heads.read(stream, head, epoch);
                     self.inner.watchers.announce(stream, head);
                     watch.head_after(after_version, timeout).await
                 }

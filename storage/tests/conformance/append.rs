@@ -325,3 +325,129 @@ fn concurrent_tag_changes_leave_the_index_with_the_last_tags_only() {
     assert_eq!(tagged, 1);
     assert_eq!(store.head("shared").expect("reads"), 60);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn appends_sent_together_at_one_version_give_one_append_and_conflicts_naming_the_new_head() {
+    let store = store();
+    store.append("game-1", 0, batch(2)).await.expect("appends");
+    // Sent at once, so that a store that writes appends in groups gets them together, with
+    // appends to other streams among them.
+    let contenders: Vec<_> = (0..8)
+        .map(|n| {
+            let store = store.clone();
+            tokio::spawn(async move { store.append("game-1", 2, batch(1 + n % 2)).await })
+        })
+        .collect();
+    let bystanders: Vec<_> = (0..8)
+        .map(|n| {
+            let store = store.clone();
+            tokio::spawn(async move { store.append(&format!("other-{n}"), 0, batch(2)).await })
+        })
+        .collect();
+    let mut won = Vec::new();
+    let mut conflicts = Vec::new();
+    for contender in contenders {
+        match contender.await.expect("joins") {
+            Ok(appended) => won.push(appended),
+            Err(AppendError::Conflict { expected, actual }) => conflicts.push((expected, actual)),
+            Err(other) => panic!("unexpected error {other}"),
+        }
+    }
+    assert_eq!(won.len(), 1, "one append at version 2: {won:?}");
+    let head = won[0].last_version;
+    assert_eq!(won[0].first_version, 3);
+    assert!(conflicts.iter().all(|c| *c == (2, head)), "{conflicts:?}");
+    assert_eq!(conflicts.len(), 7);
+    for bystander in bystanders {
+        let appended = bystander
+            .await
+            .expect("joins")
+            .expect("another stream appends");
+        assert_eq!((appended.first_version, appended.last_version), (1, 2));
+    }
+    assert_eq!(store.head("game-1").expect("reads"), head);
+    let positions: Vec<u64> = store
+        .read_all(0, 1000)
+        .expect("reads")
+        .iter()
+        .map(|e| e.position)
+        .collect();
+    assert_eq!(
+        positions,
+        (1..=2 + head - 2 + 16).collect::<Vec<u64>>(),
+        "no gap"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conflicted_writer_that_reads_again_and_decides_again_gets_in() {
+    // What the application does on a conflict: read the head, decide again, append again.
+    let store = store();
+    store.append("game-1", 0, batch(1)).await.expect("appends");
+    let writers: Vec<_> = (0..6)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                // Everyone decided on version 1 first.
+                let mut expected = 1;
+                for attempt in 1.. {
+                    match store.append("game-1", expected, batch(1)).await {
+                        Ok(appended) => return (appended, attempt),
+                        Err(AppendError::Conflict { actual, .. }) => {
+                            assert!(actual > expected, "a conflict names a newer head");
+                            expected = store.head("game-1").expect("reads");
+                        }
+                        Err(other) => panic!("unexpected error {other}"),
+                    }
+                }
+                unreachable!()
+            })
+        })
+        .collect();
+    let mut versions = Vec::new();
+    for writer in writers {
+        let (appended, _) = writer.await.expect("joins");
+        versions.push(appended.first_version);
+    }
+    versions.sort_unstable();
+    assert_eq!(
+        versions,
+        (2..=7).collect::<Vec<u64>>(),
+        "each got in once, in turn"
+    );
+    assert_eq!(store.head("game-1").expect("reads"), 7);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repeated_command_sent_together_with_its_first_is_a_duplicate_even_at_a_stale_version() {
+    let store = store();
+    store.append("game-1", 0, batch(1)).await.expect("appends");
+    let sends: Vec<_> = (0..6)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move { store.append("game-1", 1, command_batch(2, "move-1")).await })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for send in sends {
+        results.push(send.await.expect("joins").expect("appends or repeats"));
+    }
+    assert_eq!(results.iter().filter(|r| !r.duplicate).count(), 1);
+    for result in &results {
+        assert_eq!(
+            (
+                result.first_version,
+                result.last_version,
+                result.last_position
+            ),
+            (2, 3, 3)
+        );
+    }
+    // The version moved on since; the same command is still a duplicate, not a conflict.
+    let again = store
+        .append("game-1", 1, command_batch(2, "move-1"))
+        .await
+        .expect("repeats");
+    assert!(again.duplicate);
+    assert_eq!(store.head("game-1").expect("reads"), 3);
+}
