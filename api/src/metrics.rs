@@ -192,6 +192,17 @@ impl Metrics {
 
         head(
             &mut out,
+            "avalanche_build_info",
+            "gauge",
+            "The server's version, Cargo's package version (as `avalanche --version` and the OpenAPI document's `info.version`), in the `version` label; always 1.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_build_info{{version=\"{}\"}} 1",
+            env!("CARGO_PKG_VERSION")
+        );
+        head(
+            &mut out,
             "avalanche_http_requests_total",
             "counter",
             "Requests answered, by method, route pattern and status.",
