@@ -6,8 +6,8 @@
 //! the banner when the server cannot be reached); and axe-core on every page. Driven by
 //! `tests/browser/{create,correspondence,axe}.mjs` (see `browser_harness`).
 
-mod browser_harness;
-mod common;
+use crate::browser_harness;
+use crate::common;
 
 use common::TestApp;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! summary; a seated player learns how many turns a takeback may go back (none before they
 //! moved); the one who asked may withdraw the request.
 
-mod common;
+use crate::common;
 
 use common::play::{play_to_end, SendOk};
 use common::{ok_json, problem, TestApp};

@@ -3,7 +3,7 @@
 //! repository path the docs name exists, the stated minimum Rust covers the locked
 //! dependencies, and one version shows everywhere.
 
-mod common;
+use crate::common;
 
 use common::binary::{self, Server};
 use std::collections::BTreeSet;

@@ -30,3 +30,7 @@ mod secrets_at_rest;
 mod takebacks;
 mod tokens;
 mod webhooks;
+mod browser_table;
+mod continuations;
+mod docs;
+mod slow_clients;

@@ -3,7 +3,7 @@
 //! The time to send a head and a body is bounded, one address holds a bounded number of
 //! connections, and `/health` answers from another address all the while.
 
-mod common;
+use crate::common;
 
 use api::connections::{BODY_TIMEOUT, HEAD_TIMEOUT};
 use api::limits::LimitSettings;
