@@ -18,6 +18,8 @@ pub struct Cli {
     pub serve: ServeSettings,
 }
 
+// Parsed once at start: the size of the serve settings' variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, clap::Subcommand)]
 pub enum Subcommand {
     /// Start the HTTP server (the default).

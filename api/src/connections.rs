@@ -16,7 +16,9 @@
 
 use crate::limits::{address_key, is_trusted_proxy};
 use actix_web::body::{EitherBody, MessageBody};
-use actix_web::dev::{forward_ready, Extensions, Payload, Service, ServiceRequest, ServiceResponse, Transform};
+use actix_web::dev::{
+    forward_ready, Extensions, Payload, Service, ServiceRequest, ServiceResponse, Transform,
+};
 use actix_web::error::PayloadError;
 use actix_web::http::ConnectionType;
 use actix_web::web::Bytes;
@@ -215,7 +217,9 @@ fn raise_open_files_limit() -> usize {
             limit.rlim_cur = limit.rlim_max;
         }
     }
-    usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX).min(1 << 24)
+    usize::try_from(limit.rlim_cur)
+        .unwrap_or(usize::MAX)
+        .min(1 << 24)
 }
 
 /// Bounds the time a request's body takes to arrive to [`BODY_TIMEOUT`]: past it, reading
@@ -263,7 +267,8 @@ where
             received: 0,
             deadline: Box::pin(actix_web::rt::time::sleep_until(start + BODY_TIMEOUT)),
             late: Rc::clone(&late),
-        }) as Pin<Box<dyn Stream<Item = Result<Bytes, PayloadError>>>>));
+        })
+            as Pin<Box<dyn Stream<Item = Result<Bytes, PayloadError>>>>));
         let future = self.service.call(req);
         Box::pin(async move {
             let mut res = future.await?;

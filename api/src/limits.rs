@@ -267,7 +267,8 @@ pub fn forwarded_client<'a>(
     forwarded: impl Iterator<Item = &'a str>,
     trusted: &[IpNet],
 ) -> IpAddr {
-    let is_trusted = |address: &IpAddr| trusted.iter().any(|net| net.contains(&canonical(*address)));
+    let is_trusted =
+        |address: &IpAddr| trusted.iter().any(|net| net.contains(&canonical(*address)));
     if !is_trusted(&peer) {
         return peer;
     }
@@ -306,9 +307,7 @@ fn parse_forwarded(entry: &str) -> Option<IpAddr> {
 /// An IPv4 address written as IPv6 (`::ffff:a.b.c.d`) as the IPv4 address it is.
 fn canonical(address: IpAddr) -> IpAddr {
     match address {
-        IpAddr::V6(v6) => v6
-            .to_ipv4_mapped()
-            .map_or(IpAddr::V6(v6), IpAddr::V4),
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
         v4 => v4,
     }
 }
@@ -327,7 +326,11 @@ pub fn address_key(address: IpAddr) -> String {
 }
 
 /// Whether a request from `peer` carrying the bearer token `bearer` may read `/metrics`.
-pub fn may_read_metrics(settings: &LimitSettings, peer: Option<IpAddr>, bearer: Option<&str>) -> bool {
+pub fn may_read_metrics(
+    settings: &LimitSettings,
+    peer: Option<IpAddr>,
+    bearer: Option<&str>,
+) -> bool {
     use sha2::{Digest, Sha256};
     if settings.metrics_allowed.is_empty() && settings.metrics_token.is_none() {
         return true;
@@ -335,7 +338,9 @@ pub fn may_read_metrics(settings: &LimitSettings, peer: Option<IpAddr>, bearer: 
     let by_address = peer.is_some_and(|peer| is_trusted_proxy(peer, &settings.metrics_allowed));
     // Compared as hashes, so that the time taken says nothing of the token.
     let by_token = match (&settings.metrics_token, bearer) {
-        (Some(token), Some(bearer)) => Sha256::digest(token.as_bytes()) == Sha256::digest(bearer.as_bytes()),
+        (Some(token), Some(bearer)) => {
+            Sha256::digest(token.as_bytes()) == Sha256::digest(bearer.as_bytes())
+        }
         _ => false,
     };
     by_address || by_token
@@ -513,7 +518,10 @@ mod tests {
         let stranger: IpAddr = "203.0.113.9".parse().unwrap();
         let header = ["198.51.100.1, 192.0.2.7"];
         // From a stranger, the header is the stranger's own word.
-        assert_eq!(forwarded_client(stranger, header.into_iter(), &trusted), stranger);
+        assert_eq!(
+            forwarded_client(stranger, header.into_iter(), &trusted),
+            stranger
+        );
         // From the proxy, the last address it appended is the client; what stands left of it
         // was written by the client and is not believed.
         assert_eq!(
@@ -527,7 +535,10 @@ mod tests {
         );
         // Without the header the proxy is the client; garbage stops the walk.
         assert_eq!(forwarded_client(proxy, std::iter::empty(), &trusted), proxy);
-        assert_eq!(forwarded_client(proxy, ["not an address"].into_iter(), &trusted), proxy);
+        assert_eq!(
+            forwarded_client(proxy, ["not an address"].into_iter(), &trusted),
+            proxy
+        );
         assert_eq!(
             forwarded_client(proxy, ["[2001:db8::1]:443"].into_iter(), &trusted),
             "2001:db8::1".parse::<IpAddr>().unwrap()

@@ -368,7 +368,12 @@ impl Metrics {
         let _ = writeln!(
             out,
             "avalanche_webhook_backlog_events_max {}",
-            snapshot.webhooks.iter().map(|(_, backlog)| *backlog).max().unwrap_or(0)
+            snapshot
+                .webhooks
+                .iter()
+                .map(|(_, backlog)| *backlog)
+                .max()
+                .unwrap_or(0)
         );
         head(
             &mut out,
@@ -379,7 +384,11 @@ impl Metrics {
         let _ = writeln!(
             out,
             "avalanche_webhook_backlog_events_sum {}",
-            snapshot.webhooks.iter().map(|(_, backlog)| *backlog).sum::<u64>()
+            snapshot
+                .webhooks
+                .iter()
+                .map(|(_, backlog)| *backlog)
+                .sum::<u64>()
         );
 
         let (resident, cpu) = process_usage();
@@ -451,8 +460,14 @@ mod tests {
             ..Snapshot::default()
         });
         assert!(!text.contains("wh-"), "{text}");
-        assert!(text.contains("avalanche_webhook_backlog_events_max 7\n"), "{text}");
-        assert!(text.contains("avalanche_webhook_backlog_events_sum 9\n"), "{text}");
+        assert!(
+            text.contains("avalanche_webhook_backlog_events_max 7\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("avalanche_webhook_backlog_events_sum 9\n"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -215,5 +215,9 @@ async fn a_broadcast_from_one_node_reaches_the_other_at_once() {
         mine.push(message);
     }
     assert_eq!(mine.last().map(String::as_str), Some("second"));
-    assert_eq!(mine.iter().filter(|m| *m == "second").count(), 1, "{mine:?}");
+    assert_eq!(
+        mine.iter().filter(|m| *m == "second").count(),
+        1,
+        "{mine:?}"
+    );
 }

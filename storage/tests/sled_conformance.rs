@@ -12,11 +12,11 @@ mod backend {
 
 #[path = "conformance/append.rs"]
 mod append;
+#[path = "conformance/broadcast.rs"]
+mod broadcast;
 #[path = "conformance/read.rs"]
 mod read;
 #[path = "conformance/retag.rs"]
 mod retag;
 #[path = "conformance/wait.rs"]
 mod wait;
-#[path = "conformance/broadcast.rs"]
-mod broadcast;

@@ -219,3 +219,153 @@ fn the_binary_limits_by_default_and_each_limit_is_a_setting() {
         .unwrap();
     limited(refused, "players_per_address");
 }
+
+#[test]
+fn forks_by_one_player_are_limited_an_hour() {
+    let app = TestApp::spawn_limited(LimitSettings {
+        forks_per_hour_per_player: 2,
+        ..none()
+    });
+    let (id, players) = app.full_game("avalanche-chess", 2, json!({}));
+    let version = app.game(None, &id)["version"].as_u64().expect("version");
+    let fork = |player: &common::Player| {
+        app.post(&format!("/v1/games/{id}/forks"), Some(player))
+            .json(&json!({"version": version}))
+            .send()
+            .unwrap()
+    };
+    for _ in 0..2 {
+        assert_eq!(fork(&players[0]).status(), StatusCode::CREATED);
+    }
+    let problem = limited(fork(&players[0]), "forks_per_player");
+    assert!(problem["detail"].as_str().unwrap().contains("forks"));
+    // Nothing was stored for the refused fork.
+    let forks: Value = app
+        .get(&format!("/v1/games/{id}/forks"), None)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(forks.as_array().map(Vec::len), Some(2), "{forks}");
+    assert_eq!(fork(&players[1]).status(), StatusCode::CREATED);
+}
+
+#[test]
+fn imports_by_one_player_are_limited_an_hour() {
+    let app = TestApp::spawn_limited(LimitSettings {
+        imports_per_hour_per_player: 2,
+        ..none()
+    });
+    let ana = app.create_player("Ana");
+    let import = || {
+        app.post("/v1/imports", Some(&ana))
+            .json(&json!({"format": "record", "variant": "standard", "record": "1. zz9 *"}))
+            .send()
+            .unwrap()
+    };
+    for _ in 0..2 {
+        assert_ne!(import().status(), StatusCode::TOO_MANY_REQUESTS);
+    }
+    limited(import(), "imports_per_player");
+}
+
+#[test]
+fn vacation_changes_are_limited_and_one_that_changes_nothing_writes_nothing() {
+    let app = TestApp::spawn_limited(LimitSettings {
+        vacation_changes_per_day_per_player: 4,
+        ..none()
+    });
+    let (id, players) = app.full_game(
+        "avalanche-chess",
+        2,
+        json!({"time_control": {"type": "seconds_per_move", "seconds": 3600}}),
+    );
+    let ana = &players[0];
+    let toggle = |method: reqwest::Method| {
+        app.client
+            .request(method, app.url("/v1/players/me/vacation"))
+            .bearer_auth(&ana.token)
+            .send()
+            .unwrap()
+    };
+    let version = || app.game(None, &id)["version"].as_u64().expect("version");
+    let before = version();
+    assert_eq!(toggle(reqwest::Method::POST).status(), StatusCode::OK);
+    let away = version();
+    assert!(away > before, "the clock stopped in the game");
+    // Going away again changes nothing, and writes nothing.
+    assert_eq!(toggle(reqwest::Method::POST).status(), StatusCode::CONFLICT);
+    assert_eq!(version(), away);
+    assert_eq!(toggle(reqwest::Method::DELETE).status(), StatusCode::OK);
+    let back = version();
+    assert!(back > away);
+    // The fourth change of the day (the refused one counted) is the last.
+    assert_eq!(toggle(reqwest::Method::POST).status(), StatusCode::OK);
+    let last = version();
+    assert!(last > back);
+    limited(
+        toggle(reqwest::Method::DELETE),
+        "vacation_changes_per_player",
+    );
+    assert_eq!(version(), last, "a refused change writes nothing");
+}
+
+/// A player created as sent through a proxy that says the client is `client`.
+fn create_behind(app: &TestApp, client: &str) -> Response {
+    app.post("/v1/players", None)
+        .header("X-Forwarded-For", client)
+        .json(&json!({"name": "P"}))
+        .send()
+        .unwrap()
+}
+
+#[test]
+fn behind_a_trusted_proxy_each_forwarded_client_counts_and_ipv6_by_its_64() {
+    let app = TestApp::spawn_limited(LimitSettings {
+        players_per_hour_per_address: 2,
+        trusted_proxies: vec!["127.0.0.1/32".parse().unwrap()],
+        ..none()
+    });
+    for _ in 0..2 {
+        assert_eq!(
+            create_behind(&app, "198.51.100.1").status(),
+            StatusCode::CREATED
+        );
+    }
+    limited(create_behind(&app, "198.51.100.1"), "players_per_address");
+    // What the client wrote itself, left of what the proxy appended, is not believed.
+    limited(
+        create_behind(&app, "198.51.100.7, 198.51.100.1"),
+        "players_per_address",
+    );
+    assert_eq!(
+        create_behind(&app, "198.51.100.2").status(),
+        StatusCode::CREATED
+    );
+    // Three addresses of one IPv6 /64 are one client.
+    for n in 1..=2 {
+        let address = format!("2001:db8:1:2::{n}");
+        assert_eq!(create_behind(&app, &address).status(), StatusCode::CREATED);
+    }
+    limited(
+        create_behind(&app, "2001:db8:1:2:ffff::3"),
+        "players_per_address",
+    );
+    assert_eq!(
+        create_behind(&app, "2001:db8:1:3::1").status(),
+        StatusCode::CREATED
+    );
+}
+
+#[test]
+fn forwarded_for_from_an_untrusted_peer_is_ignored() {
+    let app = TestApp::spawn_limited(LimitSettings {
+        players_per_hour_per_address: 2,
+        ..none()
+    });
+    for n in 0..2 {
+        let client = format!("198.51.100.{n}");
+        assert_eq!(create_behind(&app, &client).status(), StatusCode::CREATED);
+    }
+    limited(create_behind(&app, "198.51.100.9"), "players_per_address");
+}

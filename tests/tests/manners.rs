@@ -115,3 +115,86 @@ fn the_log_has_no_colour_codes_when_it_is_not_a_terminal() {
     assert!(written.contains("player created"), "{written}");
     assert!(!written.contains('\u{1b}'), "{written}");
 }
+
+#[test]
+fn head_of_the_page_answers_like_get_without_a_body() {
+    let app = TestApp::spawn();
+    let get = app.client.get(app.url("/")).send().unwrap();
+    let head = app.client.head(app.url("/")).send().unwrap();
+    assert_eq!(get.status(), StatusCode::OK);
+    assert_eq!(head.status(), StatusCode::OK);
+    for name in [
+        "content-type",
+        "etag",
+        "content-security-policy",
+        "x-frame-options",
+    ] {
+        assert_eq!(head.headers().get(name), get.headers().get(name), "{name}");
+    }
+    assert!(head.bytes().unwrap().is_empty());
+    let head = app.client.head(app.url("/app.js")).send().unwrap();
+    assert_eq!(head.status(), StatusCode::OK);
+}
+
+#[test]
+fn every_answer_says_nosniff_and_the_docs_carry_the_pages_policy() {
+    let app = TestApp::spawn();
+    let ana = app.create_player("Ana");
+    for (path, player) in [
+        ("/v1/players/me", Some(&ana)),
+        ("/v1/players/me", None),
+        ("/v1/kinds", None),
+        ("/health", None),
+        ("/nowhere", None),
+        ("/openapi.json", None),
+        ("/docs/", None),
+    ] {
+        let answer = app.get(path, player).send().unwrap();
+        assert_eq!(
+            answer
+                .headers()
+                .get("x-content-type-options")
+                .map(|v| v.to_str().unwrap()),
+            Some("nosniff"),
+            "{path}"
+        );
+    }
+    let docs = app.client.get(app.url("/docs/")).send().unwrap();
+    assert_eq!(docs.status(), StatusCode::OK);
+    let policy = docs.headers()["content-security-policy"].to_str().unwrap();
+    assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
+    assert!(policy.contains("default-src 'none'"), "{policy}");
+    assert_eq!(docs.headers()["x-frame-options"], "DENY");
+}
+
+#[test]
+fn the_metrics_can_be_kept_to_an_address_list_or_a_token_of_their_own() {
+    let app = TestApp::spawn_limited(api::limits::LimitSettings {
+        metrics_token: Some("scrape-me".into()),
+        metrics_allowed: vec!["10.0.0.0/8".parse().unwrap()],
+        ..api::limits::LimitSettings::unlimited()
+    });
+    let ana = app.create_player("Ana");
+    let refused = app.get("/metrics", None).send().unwrap();
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    // A player's token is not the metrics token.
+    let refused = app.get("/metrics", Some(&ana)).send().unwrap();
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    let allowed = app
+        .client
+        .get(app.url("/metrics"))
+        .bearer_auth("scrape-me")
+        .send()
+        .unwrap();
+    assert_eq!(allowed.status(), StatusCode::OK);
+    assert!(allowed.text().unwrap().contains("avalanche_"));
+
+    let local = TestApp::spawn_limited(api::limits::LimitSettings {
+        metrics_allowed: vec!["127.0.0.0/8".parse().unwrap()],
+        ..api::limits::LimitSettings::unlimited()
+    });
+    assert_eq!(
+        local.get("/metrics", None).send().unwrap().status(),
+        StatusCode::OK
+    );
+}

@@ -57,12 +57,8 @@ impl Slow {
                     self.done = true;
                     return;
                 }
-                Ok(n) => self
-                    .answer
-                    .push_str(&String::from_utf8_lossy(&buffer[..n])),
-                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                    return
-                }
+                Ok(n) => self.answer.push_str(&String::from_utf8_lossy(&buffer[..n])),
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => return,
                 Err(_) => {
                     self.done = true;
                     return;
@@ -80,7 +76,10 @@ fn health_from_elsewhere(app: &TestApp) -> Duration {
         .build()
         .unwrap();
     let started = Instant::now();
-    let answer = client.get(app.url("/health")).send().expect("/health answers");
+    let answer = client
+        .get(app.url("/health"))
+        .send()
+        .expect("/health answers");
     assert_eq!(answer.status(), StatusCode::OK);
     started.elapsed()
 }
@@ -181,7 +180,11 @@ fn connections_over_the_share_of_an_address_are_refused_and_its_place_comes_back
     assert!(held.len() >= PER_ADDRESS - 1, "{} held", held.len());
     std::thread::sleep(Duration::from_millis(100));
     one_more.look();
-    assert!(one_more.answer.starts_with("HTTP/1.1 429"), "{}", one_more.answer);
+    assert!(
+        one_more.answer.starts_with("HTTP/1.1 429"),
+        "{}",
+        one_more.answer
+    );
     assert!(one_more.answer.contains("connections_per_address"));
     assert!(one_more.done, "closed at once");
     drop(held);

@@ -180,7 +180,10 @@ impl Players {
                             }
                         }
                         Err(broadcast::error::RecvError::Lagged(missed)) => {
-                            tracing::warn!(missed, "revocations missed: every token is looked up again");
+                            tracing::warn!(
+                                missed,
+                                "revocations missed: every token is looked up again"
+                            );
                             let mut cache = lock(&tokens);
                             cache.revocations += 1;
                             cache.known.clear();
@@ -253,7 +256,8 @@ impl Players {
 
     /// Creates a player; returns it with its token, which is shown this once and never again.
     pub async fn create(&self, name: &str) -> Result<(Player, String), ApiError> {
-        let name = clean_name(name, "name").map_err(|why| ApiError::bad_request("invalid_name", why))?;
+        let name =
+            clean_name(name, "name").map_err(|why| ApiError::bad_request("invalid_name", why))?;
         let id = format!("p-{}", random_hex::<8>()?);
         let player = Player {
             display_name: display_name(&id, &name),
@@ -599,7 +603,9 @@ impl TokenWatch {
         }
         // What was heard is read past: the token's own lookup (in memory while it is known)
         // says whether it still acts.
-        while let Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) = self.messages.try_recv() {}
+        while let Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) = self.messages.try_recv()
+        {
+        }
         self.revoked = !players.acts(&self.hash);
         self.revoked
     }

@@ -26,14 +26,20 @@ connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 /// The headers every answer carries (a body is never sniffed into another type), and the
 /// documentation's pages their policy and framing refusal, as the client's page has.
 pub fn secure_headers(headers: &mut header::HeaderMap, docs: bool) {
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     if docs {
         headers.insert(
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(DOCS_CONTENT_SECURITY_POLICY),
         );
         headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-        headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+        headers.insert(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        );
     }
 }
 

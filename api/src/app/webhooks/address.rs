@@ -182,9 +182,8 @@ fn v4_of(hi: u16, lo: u16) -> Ipv4Addr {
 
 /// Why an IPv4 address carried inside an IPv6 one is not public, if it is not.
 fn inside_v4(v4: Ipv4Addr) -> Option<&'static str> {
-    not_public_v4(v4).or_else(|| {
-        this_machine(IpAddr::V4(v4)).then_some("an address of this server's machine")
-    })
+    not_public_v4(v4)
+        .or_else(|| this_machine(IpAddr::V4(v4)).then_some("an address of this server's machine"))
 }
 
 /// Whether `ip` belongs to one of this machine's interfaces: only then can a socket be bound
