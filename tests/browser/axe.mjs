@@ -37,7 +37,7 @@ try {
   // A finished chess game (Ben resigns) and an open one.
   const finished = await game('avalanche-chess', 2, ana, ben, cleo);
   await apiPost(`/games/${finished}/commands`, ben, { type: 'resign' });
-  const open = (await apiPost('/games', ben, { kind: 'avalanche-chess' })).id;
+  const open = (await apiPost('/games', ben, { kind: 'avalanche-chess', seats: 2 })).id;
 
   for (const scheme of ['light', 'dark']) {
     const ctx = await context(browser, `axe-${scheme}`, { width: scheme === 'light' ? 1280 : 375, height: 900 }, { options: { bypassCSP: true, colorScheme: scheme } });

@@ -56,7 +56,7 @@ try {
   const b = await ben.newPage();
   const anaKey = await signUp(a, 'Ana');
   const benKey = await signUp(b, 'Ben');
-  const first = await apiPost('/games', anaKey, { kind: 'avalanche-chess', time_control: { type: 'days_per_move', days: 3 } });
+  const first = await apiPost('/games', anaKey, { kind: 'avalanche-chess', seats: 2, time_control: { type: 'days_per_move', days: 3 } });
   let id = first.id;
   await apiPost(`/games/${id}/join`, benKey, {});
   await a.goto(`${BASE}/#/game/${id}`);
