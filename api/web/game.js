@@ -101,7 +101,10 @@ export async function gamePage(main, [first], app) {
   const seated = () => state.game && state.game.your_seat !== null && state.game.your_seat !== undefined;
 
   async function load() {
-    const game = await get(`/games/${seg(id)}`, { signal: controller.signal });
+    const asked = id;
+    const game = await get(`/games/${seg(asked)}`, { signal: controller.signal });
+    // Another load moved the page on to the continuation meanwhile: this answer is stale.
+    if (asked !== id) return load();
     const before = state.game;
     // Seen live: an agreed takeback supersedes this game; the page goes on in its continuation
     // (the board at the taken-back position), in place.
@@ -114,8 +117,9 @@ export async function gamePage(main, [first], app) {
     }
     let legal = [];
     if (game.your_seat !== null && game.your_seat !== undefined && game.status === 'active') {
-      legal = (await get(`/games/${seg(id)}/legal`, { signal: controller.signal })).commands;
+      legal = (await get(`/games/${seg(asked)}/legal`, { signal: controller.signal })).commands;
     }
+    if (asked !== id) return load();
     state.game = game;
     state.legal = legal;
     await pendingMoves();

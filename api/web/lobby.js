@@ -38,7 +38,8 @@ function openDetails(game) {
 function gameLine(game, extra, open = false) {
   const variant = game.variant && game.variant !== 'standard' ? ` (${game.variant})` : '';
   return h('li', { class: ['game-line', game.your_turn && 'my-turn'], 'data-game': game.id },
-    h('a', { href: `#/game/${seg(game.id)}`, 'aria-label': `${kindTitle(game.kind)}${variant}: ${open ? `created by ${creator(game)} ${relative(game.created_at)}` : players(game)}${game.your_turn ? ', your turn' : ''}` },
+    // Named by its visible text (kind, players or creator and age); "Your turn" is beside it.
+    h('a', { href: `#/game/${seg(game.id)}` },
       h('span', { class: 'kind' }, kindTitle(game.kind), variant),
       open ? openDetails(game) : h('span', { class: 'who' }, players(game))),
     game.your_turn ? h('span', { class: 'badge' }, 'Your turn') : h('span', { class: 'muted' }, game.status),

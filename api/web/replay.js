@@ -36,7 +36,18 @@ function stepsOf(game, events, last) {
   const firstMove = moves.length ? moves[0].version : last + 1;
   const start = Math.max(1, Math.min(firstMove - 1, last));
   steps.push({ version: start, label: 'Start' });
-  for (const ev of moves) steps.push({ version: ev.version, label: eventWords(game, ev) });
+  // A step ends where its command's events end (the same seat, the same instant): the
+  // position after the whole move, a version a fork may start from.
+  let covered = 0;
+  for (const ev of moves) {
+    if (ev.version <= covered) continue;
+    let end = ev.version;
+    for (const next of events) {
+      if (next.version === end + 1 && next.actor === ev.actor && next.recorded_at === ev.recorded_at) end = next.version;
+    }
+    covered = end;
+    steps.push({ version: end, label: eventWords(game, ev) });
+  }
   // The end (the result, the seed revealed) or where the game stands now.
   if (steps[steps.length - 1].version < last) steps.push({ version: last, label: game.status === 'finished' ? 'The end' : 'Now' });
   return steps;

@@ -6,7 +6,7 @@
 
 import { BASE, launch, context, api, apiPost, check, problems, lastSight, axeViolations, secret } from './lib.mjs';
 
-const result = { pages: {}, violations: {} };
+const result = { pages: {}, violations: {}, experimental: {} };
 
 async function player(name) {
   const res = await fetch(`${BASE}/v1/players`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
@@ -37,7 +37,7 @@ try {
   // A finished chess game (Ben resigns) and an open one.
   const finished = await game('avalanche-chess', 2, ana, ben, cleo);
   await apiPost(`/games/${finished}/commands`, ben, { type: 'resign' });
-  const open = (await apiPost('/games', ben, { kind: 'avalanche-chess' })).id;
+  const open = (await apiPost('/games', ben, { kind: 'avalanche-chess', seats: 2 })).id;
 
   for (const scheme of ['light', 'dark']) {
     const ctx = await context(browser, `axe-${scheme}`, { width: scheme === 'light' ? 1280 : 375, height: 900 }, { options: { bypassCSP: true, colorScheme: scheme } });
@@ -47,9 +47,15 @@ try {
       await page.locator(ready).first().waitFor({ timeout: 20000 });
       if (before) await before();
       await page.waitForTimeout(150);
-      const found = await axeViolations(page);
+      const all = await axeViolations(page);
+      // The name/visible-text rule, outside axe's default set, is reported on its own (clean
+      // on the chess board and the lobby, not yet on every card table); every rule of the
+      // default set must pass.
+      const found = all.filter((v) => !v.experimental);
+      const experimental = all.filter((v) => v.experimental);
       result.pages[`${scheme}:${name}`] = found.length;
       if (found.length) result.violations[`${scheme}:${name}`] = found;
+      if (experimental.length) result.experimental[`${scheme}:${name}`] = experimental;
     };
     await visit('account', '#/account', 'form');
     await page.evaluate((t) => localStorage.setItem('avalanche.token', t), ana);

@@ -56,7 +56,7 @@ fn a_superseded_game_names_the_game_that_goes_on_and_lists_show_it_superseded() 
     // An analysis fork of the finished game is never taken for its continuation.
     ok_json(
         app.post(&format!("/v1/games/{id}/forks"), Some(&players[1]))
-            .json(&json!({"version": 3}))
+            .json(&json!({"version": 4}))
             .send(),
         StatusCode::CREATED,
     );
@@ -137,7 +137,7 @@ fn the_creator_cancels_a_game_nobody_joined_and_it_leaves_the_open_list() {
     let app = TestApp::spawn();
     let ana = app.create_player("Ana");
     let ben = app.create_player("Ben");
-    let id = app.create_game(&ana, json!({"kind": "avalanche-chess"}));
+    let id = app.create_game(&ana, json!({"kind": "avalanche-chess", "seats": 2}));
     // Only a seated player may cancel it.
     let stranger = app.play(&ben, &id, &json!({"type": "cancel"}));
     assert_eq!(problem(stranger, StatusCode::FORBIDDEN), "not_seated");
@@ -171,7 +171,7 @@ fn the_creator_cancels_a_game_nobody_joined_and_it_leaves_the_open_list() {
     );
 
     // Once another player sat down, it cannot be cancelled.
-    let two = app.create_game(&ana, json!({"kind": "avalanche-chess"}));
+    let two = app.create_game(&ana, json!({"kind": "avalanche-chess", "seats": 2}));
     app.join(&ben, &two);
     let late = app.play(&ana, &two, &json!({"type": "cancel"}));
     assert_eq!(problem(late, StatusCode::CONFLICT), "cancel_not_available");

@@ -139,10 +139,11 @@ export function renderTable(root, ctx) {
         onclick: () => { if (enabled) choose(sq); },
         onkeydown: (event) => moveFocus(event, sq),
       },
-      piece ? h('span', { class: 'glyph', 'aria-hidden': 'true' }, GLYPH[piece.toLowerCase()]) : null,
-      // File before rank: the visible text ("a1", "e", "8") is where the name begins.
-      r === 7 ? h('span', { class: 'coord file', 'aria-hidden': 'true' }, FILES[file]) : null,
-      f === 0 ? h('span', { class: 'coord rank', 'aria-hidden': 'true' }, String(rank)) : null));
+      // Glyph and coordinates are drawn by the stylesheet from data attributes: the square's
+      // name ("e2, white pawn") is its only text, so what is seen and what is read agree.
+      piece ? h('span', { class: 'glyph', 'aria-hidden': 'true', 'data-glyph': GLYPH[piece.toLowerCase()] }) : null,
+      r === 7 ? h('span', { class: 'coord file', 'aria-hidden': 'true', 'data-coord': FILES[file] }) : null,
+      f === 0 ? h('span', { class: 'coord rank', 'aria-hidden': 'true', 'data-coord': String(rank) }) : null));
     }
   }
   const boardEl = h('div', { class: 'board', role: 'group', 'aria-label': `Board, ${flipped ? 'black' : 'white'} at the bottom`, 'data-placement': view.placement || '' }, cells);

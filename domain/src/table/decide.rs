@@ -162,6 +162,10 @@ impl<E: Engine> Table<E> {
         let Actor::Player { id } = actor else {
             return Err(RuleError::bad_command("Only a player can take a seat."));
         };
+        // A game cancelled before it filled is over, with seats still free.
+        if self.status == Status::Finished && self.players.iter().any(Option::is_none) {
+            return Err(RuleError::game_over());
+        }
         if self.status != Status::Open {
             return Err(RuleError::new(
                 ErrorCode::GameFull,
