@@ -90,11 +90,7 @@ pub fn migrate(
 
 /// "copied 12000 of 33000 events (36%), 4100 batches, 310 streams, 120 records; 9800 events/s"
 fn progress_line(report: &CopyReport, total: u64, elapsed: std::time::Duration) -> String {
-    let percent = if total == 0 {
-        100
-    } else {
-        report.events * 100 / total
-    };
+    let percent = (report.events * 100).checked_div(total).unwrap_or(100);
     let rate = report.events as f64 / elapsed.as_secs_f64().max(1e-3);
     format!(
         "copied {} of {total} events ({percent}%), {} batches, {} streams, {} records; {rate:.0} events/s",

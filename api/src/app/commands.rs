@@ -380,22 +380,34 @@ impl Games {
         let mut slot = slot_ref.lock().await;
         let command_id = key.map(|k| format!("{player}:{k}"));
         let mut attempt = 0;
+        // With other servers on the store, the first attempt decides on the cached fold as it
+        // is, without a read: the append checks the version it was decided on (and answers a
+        // repeated Idempotency-Key), so a fold another server moved on ends in a conflict, never
+        // in a wrong append. A conflict, or a refusal that a fresher fold might not give, reads
+        // what the fold lacks and decides again.
+        let mut unchecked = self.repository.shared();
         let (appended, events, facts, actor_name, now) = loop {
             attempt += 1;
-            self.catch_up(&mut slot)?;
-            if let Some(command_id) = &command_id {
-                if let Some(done) = store
-                    .appended_for(id, command_id)
-                    .map_err(ApiError::internal)?
-                {
-                    let played = self.replayed(id, player, done, &command, &slot)?;
-                    drop(slot);
-                    return Ok((played.with_slot(slot_ref), Vec::new()));
+            if !unchecked {
+                self.catch_up(&mut slot)?;
+                if let Some(command_id) = &command_id {
+                    if let Some(done) = store
+                        .appended_for(id, command_id)
+                        .map_err(ApiError::internal)?
+                    {
+                        let played = self.replayed(id, player, done, &command, &slot)?;
+                        drop(slot);
+                        return Ok((played.with_slot(slot_ref), Vec::new()));
+                    }
                 }
             }
             let version = slot.game.version();
             if let Some(expected) = expected {
                 if expected != version {
+                    if unchecked {
+                        unchecked = false;
+                        continue;
+                    }
                     return Err(ApiError::version_conflict(
                     version,
                     format!(
@@ -411,7 +423,14 @@ impl Games {
                 let log = self.repository.read_log(id, slot.game.kind(), None)?;
                 ctx = ctx.with_turns(TurnHistory::of(&log.commands, slot.game.seats()));
             }
-            let mut events = slot.game.decide(&Actor::player(player), &command, &ctx)?;
+            let mut events = match slot.game.decide(&Actor::player(player), &command, &ctx) {
+                Ok(events) => events,
+                Err(_) if unchecked => {
+                    unchecked = false;
+                    continue;
+                }
+                Err(refused) => return Err(refused.into()),
+            };
             let facts: Vec<TableFact> = events.iter().filter_map(|e| e.fact.clone()).collect();
             let changes_index = facts.iter().any(TableFact::changes_index);
             let new_tags = if changes_index {
@@ -446,7 +465,10 @@ impl Games {
                 }
                 // Another server appended since this one looked: catch up and decide again.
                 Err(AppendError::Conflict { .. })
-                    if self.repository.shared() && attempt < RETRIES => {}
+                    if self.repository.shared() && attempt < RETRIES =>
+                {
+                    unchecked = false;
+                }
                 outcome => {
                     // Someone else wrote this stream (or the disk failed): fold again next time.
                     drop(slot);

@@ -131,7 +131,6 @@ pub(crate) fn append_group(
     let (mut tag_names, mut tag_values) = (Vec::new(), Vec::new());
     let (mut secret_from, mut secret_count) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let (mut secret_names, mut secret_values) = (Vec::new(), Vec::new());
-    let too_large = |e: StorageError| Failure::Refused(e);
     for params in group {
         streams.push(params.stream.as_str());
         expected.push(params.expected);
@@ -140,19 +139,19 @@ pub(crate) fn append_group(
         commands.push(params.command.as_ref());
         recorded.push(params.recorded_at_ns);
         set_tags.push(params.tags.is_some());
-        event_from.push(index(types.len()).map_err(too_large)?);
+        event_from.push(index(types.len()).map_err(Failure::Refused)?);
         event_count.push(params.types.len() as i32);
         types.extend(params.types.iter().map(String::as_str));
         schema_versions.extend(params.schema_versions.iter().copied());
         payloads.extend(params.payloads.iter());
         let tags = params.tags.as_deref().unwrap_or_default();
-        tag_from.push(index(tag_names.len()).map_err(too_large)?);
+        tag_from.push(index(tag_names.len()).map_err(Failure::Refused)?);
         tag_count.push(tags.len() as i32);
         for (name, value) in tags {
             tag_names.push(name.as_str());
             tag_values.push(value.as_str());
         }
-        secret_from.push(index(secret_names.len()).map_err(too_large)?);
+        secret_from.push(index(secret_names.len()).map_err(Failure::Refused)?);
         secret_count.push(params.secrets.len() as i32);
         for (name, value) in &params.secrets {
             secret_names.push(name.as_str());
