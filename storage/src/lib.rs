@@ -64,7 +64,7 @@ mod sled_store;
 pub use crate::postgres::PostgresStore;
 pub use copy::{copy_sled_to_postgres, CopyError, CopyReport};
 pub use envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
-pub use error::{AppendError, OpenError, StorageError};
+pub use error::{AppendError, FailureKind, OpenError, StorageError};
 pub use event_store::{BoxFuture, EventStore, RecordStore, Storage};
 pub use memory::MemoryStore;
 pub use sled_store::SledStore;

@@ -147,7 +147,7 @@ impl AppendParams {
         self,
         connection: &mut Connection,
     ) -> Result<Result<Appended, AppendError>, StorageError> {
-        let rows = connection.query(
+        let rows = connection.write(
             sql::APPEND,
             &[
                 &self.stream,
