@@ -133,6 +133,7 @@ pub(crate) fn append_error(id: &str, error: AppendError) -> ApiError {
             actual,
             format!("Game {id} moved on while your command was decided; look again and retry."),
         ),
+        AppendError::Storage(error) => ApiError::store(error),
         other => ApiError::internal(format!("append to {id}: {other}")),
     }
 }
@@ -384,10 +385,7 @@ impl Games {
             attempt += 1;
             self.catch_up(&mut slot)?;
             if let Some(command_id) = &command_id {
-                if let Some(done) = store
-                    .appended_for(id, command_id)
-                    .map_err(ApiError::internal)?
-                {
+                if let Some(done) = store.appended_for(id, command_id).map_err(ApiError::from)? {
                     let played = self.replayed(id, player, done, &command, &slot)?;
                     drop(slot);
                     return Ok((played.with_slot(slot_ref), Vec::new()));
@@ -519,7 +517,7 @@ impl Games {
         // The same key for another command is the client's mistake, not a retry.
         let first = store
             .command(id, done.first_version)
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         if first.and_then(|c| c.command).as_ref() != Some(command) {
             return Err(ApiError::new(
                 actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,

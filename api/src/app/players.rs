@@ -87,11 +87,11 @@ impl Players {
         self.store
             .put_record_async(PLAYERS, &player.id, &record)
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         self.store
             .put_record_async(TOKENS, &token_hash(&token), player.id.as_bytes())
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         self.remember(&player);
         Ok((player, token))
     }
@@ -102,7 +102,7 @@ impl Players {
         self.store
             .put_record_async(TOKENS, &token_hash(&token), player.id.as_bytes())
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         Ok(token)
     }
 
@@ -115,7 +115,7 @@ impl Players {
             .store
             .remove_record_async(TOKENS, &hash)
             .await
-            .map_err(ApiError::internal);
+            .map_err(ApiError::from);
         // Forgotten once gone from the store (or maybe gone, after an error), and before the
         // answer: from then on no lookup finds it, nor caches what it found before.
         if let Some(tokens) = &self.tokens {
@@ -155,7 +155,7 @@ impl Players {
         let id = self
             .store
             .get_record(TOKENS, &hash)
-            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)?
             .ok_or_else(|| ApiError::unauthorized("This token belongs to no player."))?;
         let id = String::from_utf8(id).map_err(ApiError::internal)?;
         if let (Some(tokens), Some(before)) = (&self.tokens, revocations) {
@@ -174,11 +174,7 @@ impl Players {
         if let Some(player) = self.cache.read().ok().and_then(|c| c.get(id).cloned()) {
             return Ok(Some(player));
         }
-        let Some(bytes) = self
-            .store
-            .get_record(PLAYERS, id)
-            .map_err(ApiError::internal)?
-        else {
+        let Some(bytes) = self.store.get_record(PLAYERS, id).map_err(ApiError::from)? else {
             return Ok(None);
         };
         let player: Player = serde_json::from_slice(&bytes).map_err(ApiError::internal)?;
