@@ -81,9 +81,7 @@ impl StorageError {
             StorageError::Unavailable(_) | StorageError::Io(_) | StorageError::Closed => {
                 FailureKind::Unavailable
             }
-            StorageError::OutcomeUnknown(_) | StorageError::Flush(_) => {
-                FailureKind::OutcomeUnknown
-            }
+            StorageError::OutcomeUnknown(_) | StorageError::Flush(_) => FailureKind::OutcomeUnknown,
             StorageError::Database(_) | StorageError::Corrupt(_) => FailureKind::Bug,
         }
     }
