@@ -552,16 +552,9 @@ fn a_database_that_refuses_writes_or_goes_away_is_answered_503_and_the_node_reco
         post_command_retrying(app, &players[1], &id, &second, "m2").status(),
         StatusCode::OK
     );
-    let version = app.game(Some(&players[0]), &id)["version"].clone();
 
-    // The database goes away: reads of games in memory are served, writes are 503.
+    // The database goes away: writes are 503, the node is not ready, and it is alive.
     forwarder.cut();
-    // Anonymously: a player's token is checked against the store's player record.
-    let game = app.game(None, &id);
-    assert_eq!(
-        game["version"], version,
-        "a read served from memory: {game}"
-    );
     let refused = app
         .post(&format!("/v1/games/{id}/commands"), Some(&players[0]))
         .header("Idempotency-Key", "m3")
