@@ -53,6 +53,7 @@ pub fn spawn(state: web::Data<AppState>) {
                 from
             });
             look(&state).await;
+            state.metrics.clock_looked();
         }
     });
 }
@@ -114,7 +115,7 @@ async fn look(state: &AppState) {
     let now = Utc::now();
     for id in state.games.due(now) {
         match state.games.system(&id, &SystemCommand::Timeout).await {
-            Ok(_) => {}
+            Ok(_) => state.metrics.timeout_recorded(),
             // The deadline moved (a move came in first): the new one is watched.
             Err(refused) if refused.code == "no_timeout" => {}
             Err(error) => tracing::error!(game = %id, %error, "could not record a timeout"),

@@ -64,6 +64,10 @@ pub struct AuditArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct ServeSettings {
+    /// How log lines are written: `text`, or `json` (one object a line, with the request's
+    /// id and fields).
+    #[arg(long, env = "AVALANCHE_LOG_FORMAT", value_enum, default_value_t = crate::telemetry::LogFormat::Text)]
+    pub log_format: crate::telemetry::LogFormat,
     /// The address to listen on.
     #[arg(long, env = "AVALANCHE_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,

@@ -14,7 +14,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command.unwrap_or(Subcommand::Serve(cli.serve)) {
         Subcommand::Serve(settings) => {
-            api::telemetry::init();
+            api::telemetry::init(settings.log_format);
             match api::startup::serve_blocking(settings) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The upper bounds of the latency buckets, in seconds: from half a millisecond (a command on
 /// an idle server) to ten seconds (a long-poll or a stuck database).
@@ -102,10 +102,10 @@ impl Outcome {
 /// The node's counters.
 #[derive(Default)]
 pub struct Metrics {
-    /// route pattern -> (method, status, requests answered). By route first, so that counting
-    /// a request looks its route up by `&str` and allocates nothing once the label exists (a
-    /// route sees a handful of methods and statuses: a short list).
-    requests: Mutex<HashMap<String, RouteCounts>>,
+    /// route pattern -> its requests by (method, status) and their latency. By route first,
+    /// so that counting a request looks its route up by `&str` and allocates nothing once the
+    /// label exists (a route sees a handful of methods and statuses: a short list).
+    requests: Mutex<HashMap<String, RouteStats>>,
     /// Played, refused, failed.
     commands: [AtomicU64; 3],
     pub command_seconds: Histogram,
@@ -114,6 +114,12 @@ pub struct Metrics {
     append_failures: AtomicU64,
     events_appended: AtomicU64,
     pub append_seconds: Histogram,
+    /// Why the store takes no write until it is reopened, once a write said so.
+    store_broken: Mutex<Option<String>>,
+    /// Timeouts the clock keeper recorded on this node.
+    timeouts: AtomicU64,
+    /// When the clock keeper last finished a look at the deadlines on this node.
+    clock_looked: Mutex<Option<Instant>>,
 }
 
 /// What the application tells at the moment of writing: gauges and counters it keeps itself.
@@ -128,10 +134,16 @@ pub struct Snapshot {
     /// Webhooks this node delivers now, and how many events of the log each has not looked at
     /// yet (its backlog).
     pub webhooks: Vec<(String, u64)>,
+    /// Webhook posts tried, failed, and webhooks marked failing, by this node.
+    pub webhook_counts: (u64, u64, u64),
 }
 
-/// The requests of one route: (method, status, requests answered).
-type RouteCounts = Vec<(String, u16, u64)>;
+/// The requests of one route: (method, status, requests answered), and how long they took.
+#[derive(Default)]
+struct RouteStats {
+    counts: Vec<(String, u16, u64)>,
+    seconds: Histogram,
+}
 
 fn escape(value: &str) -> String {
     value
@@ -143,12 +155,14 @@ fn escape(value: &str) -> String {
 impl Metrics {
     /// A request answered with `status`, to `route` (the pattern it matched, not the path: a
     /// game id never becomes a label).
-    pub fn request(&self, method: &str, route: &str, status: u16) {
+    pub fn request(&self, method: &str, route: &str, status: u16, elapsed: Duration) {
         let mut requests = self.requests.lock().unwrap_or_else(PoisonError::into_inner);
-        let counts = match requests.get_mut(route) {
-            Some(counts) => counts,
+        let stats = match requests.get_mut(route) {
+            Some(stats) => stats,
             None => requests.entry(route.to_string()).or_default(),
         };
+        stats.seconds.observe(elapsed);
+        let counts = &mut stats.counts;
         match counts
             .iter_mut()
             .find(|(m, s, _)| *s == status && m == method)
@@ -176,6 +190,42 @@ impl Metrics {
         self.events_appended
             .fetch_add(events as u64, Ordering::Relaxed);
         self.append_seconds.observe(elapsed);
+    }
+
+    /// A write the store failed: remembered for good when the store takes no write again
+    /// until it is reopened (see [`storage::StorageError::needs_reopen`]).
+    pub fn store_failed(&self, error: &storage::StorageError) {
+        if error.needs_reopen() {
+            let mut broken = self
+                .store_broken
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if broken.is_none() {
+                tracing::error!(%error, "the store takes no more writes until the node restarts: /health fails from now on");
+                *broken = Some(error.to_string());
+            }
+        }
+    }
+
+    /// Why the store takes no write until it is reopened, if a write said so.
+    pub fn store_broken(&self) -> Option<String> {
+        self.store_broken
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The clock keeper recorded a timeout.
+    pub fn timeout_recorded(&self) {
+        self.timeouts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The clock keeper finished a look at the deadlines.
+    pub fn clock_looked(&self) {
+        *self
+            .clock_looked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
     }
 
     pub fn commands(&self, outcome: Outcome) -> u64 {
@@ -207,14 +257,12 @@ impl Metrics {
             "counter",
             "Requests answered, by method, route pattern and status.",
         );
+        let routes = self.requests.lock().unwrap_or_else(PoisonError::into_inner);
         // In the order of (method, route, status), as a sorted map would give them.
-        let requests: BTreeMap<(String, String, u16), u64> = self
-            .requests
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        let requests: BTreeMap<(String, String, u16), u64> = routes
             .iter()
-            .flat_map(|(route, counts)| {
-                counts.iter().map(move |(method, status, count)| {
+            .flat_map(|(route, stats)| {
+                stats.counts.iter().map(move |(method, status, count)| {
                     ((method.clone(), route.clone(), *status), *count)
                 })
             })
@@ -227,6 +275,21 @@ impl Metrics {
                 escape(&route)
             );
         }
+        head(
+            &mut out,
+            "avalanche_http_request_duration_seconds",
+            "histogram",
+            "Time from a request to its answer (to its first byte for streams), by route pattern.",
+        );
+        let by_route: BTreeMap<&String, &RouteStats> = routes.iter().collect();
+        for (route, stats) in by_route {
+            stats.seconds.write(
+                &mut out,
+                "avalanche_http_request_duration_seconds",
+                &format!("route=\"{}\"", escape(route)),
+            );
+        }
+        drop(routes);
 
         head(
             &mut out,
@@ -390,6 +453,75 @@ impl Metrics {
                 .map(|(_, backlog)| *backlog)
                 .sum::<u64>()
         );
+        let (attempts, failures, marked_failing) = snapshot.webhook_counts;
+        for (name, help, value) in [
+            (
+                "avalanche_webhook_attempts_total",
+                "Webhook posts this node tried (every try of every notification).",
+                attempts,
+            ),
+            (
+                "avalanche_webhook_failures_total",
+                "Webhook posts that failed: refused by the receiver, not delivered, or not sent.",
+                failures,
+            ),
+            (
+                "avalanche_webhooks_marked_failing_total",
+                "Webhooks this node marked failing after retrying for too long.",
+                marked_failing,
+            ),
+        ] {
+            head(&mut out, name, "counter", help);
+            let _ = writeln!(out, "{name} {value}");
+        }
+
+        head(
+            &mut out,
+            "avalanche_clock_timeouts_total",
+            "counter",
+            "Timeouts the clock keeper recorded on this node.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_clock_timeouts_total {}",
+            self.timeouts.load(Ordering::Relaxed)
+        );
+        head(
+            &mut out,
+            "avalanche_clock_keeper_lag_seconds",
+            "gauge",
+            "Seconds since the clock keeper last finished a look at the deadlines (it looks four times a second); 0 on a node that does not keep the clock.",
+        );
+        let lag = match *self
+            .clock_looked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+        {
+            Some(looked) if snapshot.clock_held => looked.elapsed().as_secs_f64(),
+            _ => 0.0,
+        };
+        let _ = writeln!(out, "avalanche_clock_keeper_lag_seconds {lag}");
+
+        head(
+            &mut out,
+            "avalanche_store_writable",
+            "gauge",
+            "0 once the store takes no write until the node restarts (then /health fails), else 1.",
+        );
+        let writable = u8::from(self.store_broken().is_none());
+        let _ = writeln!(out, "avalanche_store_writable {writable}");
+
+        head(
+            &mut out,
+            "avalanche_build_info",
+            "gauge",
+            "The version of this node's build, as a label; always 1.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_build_info{{version=\"{}\"}} 1",
+            env!("CARGO_PKG_VERSION")
+        );
 
         let (resident, cpu) = process_usage();
         head(
@@ -406,7 +538,83 @@ impl Metrics {
             "CPU time of this process, user and system.",
         );
         let _ = writeln!(out, "process_cpu_seconds_total {cpu}");
+        let process = process_more();
+        for (name, kind, help, value) in [
+            (
+                "process_virtual_memory_bytes",
+                "gauge",
+                "Virtual memory of this process.",
+                process.virtual_bytes,
+            ),
+            (
+                "process_open_fds",
+                "gauge",
+                "File descriptors this process has open.",
+                process.open_fds,
+            ),
+            (
+                "process_max_fds",
+                "gauge",
+                "The most file descriptors this process may open.",
+                process.max_fds,
+            ),
+            (
+                "process_start_time_seconds",
+                "gauge",
+                "When this process started, in seconds since the Unix epoch.",
+                process.start_time,
+            ),
+        ] {
+            if let Some(value) = value {
+                head(&mut out, name, kind, help);
+                let _ = writeln!(out, "{name} {value}");
+            }
+        }
         out
+    }
+}
+
+/// The other standard process metrics, from `/proc` (absent elsewhere).
+#[derive(Default)]
+struct ProcessMore {
+    virtual_bytes: Option<f64>,
+    open_fds: Option<f64>,
+    max_fds: Option<f64>,
+    start_time: Option<f64>,
+}
+
+fn process_more() -> ProcessMore {
+    const TICKS: f64 = 100.0;
+    let stat = std::fs::read_to_string("/proc/self/stat").ok();
+    let fields: Vec<String> = stat
+        .as_deref()
+        .and_then(|s| s.rfind(')').map(|at| &s[at + 2..]))
+        .map(|rest| rest.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    // Fields counted from the state (the third field of the line).
+    let field = |n: usize| fields.get(n).and_then(|v| v.parse::<f64>().ok());
+    let boot_time = std::fs::read_to_string("/proc/stat").ok().and_then(|s| {
+        s.lines()
+            .find_map(|line| line.strip_prefix("btime "))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+    });
+    let max_fds = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|line| line.starts_with("Max open files"))
+                .and_then(|line| line.split_whitespace().nth(3))
+                .and_then(|v| v.parse::<f64>().ok())
+        });
+    ProcessMore {
+        virtual_bytes: field(20),
+        open_fds: std::fs::read_dir("/proc/self/fd")
+            .ok()
+            .map(|dir| dir.count() as f64),
+        max_fds,
+        start_time: field(19)
+            .zip(boot_time)
+            .map(|(ticks, boot)| boot + ticks / TICKS),
     }
 }
 
@@ -473,7 +681,7 @@ mod tests {
     #[test]
     fn labels_are_escaped() {
         let metrics = Metrics::default();
-        metrics.request("GET", "/a\"b", 200);
+        metrics.request("GET", "/a\"b", 200, Duration::from_millis(1));
         let text = metrics.render(&Snapshot::default());
         assert!(
             text.contains("route=\"/a\\\"b\",status=\"200\"} 1"),

@@ -5,7 +5,13 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use domain::{ErrorClass, Fault, Refusal, RuleError};
 use serde::Serialize;
+use storage::{AppendError, FailureKind, StorageError};
 use utoipa::ToSchema;
+
+/// Seconds a client waits before trying again while the store is unavailable.
+pub const STORE_RETRY_AFTER: u64 = 5;
+/// Seconds a client waits before sending again a command whose outcome is unknown.
+pub const OUTCOME_RETRY_AFTER: u64 = 1;
 
 /// An error answer. `code` is stable and meant for programs; `detail` is for people.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -28,6 +34,9 @@ pub struct Problem {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub details: Option<serde_json::Value>,
+    /// The id of the request (its `X-Request-Id`), which names it in the server's logs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -103,6 +112,33 @@ impl ApiError {
         )
     }
 
+    /// A failure of the store, told as what it is: an outage (503 `store_unavailable`,
+    /// nothing was changed), a write whose outcome is unknown (503 `outcome_unknown`), or our
+    /// own fault (500).
+    pub fn store(error: StorageError) -> ApiError {
+        match error.kind() {
+            FailureKind::Unavailable => {
+                tracing::warn!(%error, "the store is unavailable");
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "store_unavailable",
+                    "The game store cannot be reached right now; nothing was changed. Try again in a few seconds.",
+                )
+                .with_retry_after(STORE_RETRY_AFTER)
+            }
+            FailureKind::OutcomeUnknown => {
+                tracing::warn!(%error, "the outcome of a write is unknown");
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "outcome_unknown",
+                    "The store did not confirm this request: it may have been recorded. Send it again with the same Idempotency-Key (it is never recorded twice), or look at the game before sending it again without one.",
+                )
+                .with_retry_after(OUTCOME_RETRY_AFTER)
+            }
+            FailureKind::Bug => ApiError::internal(error),
+        }
+    }
+
     fn title(&self) -> String {
         let mut title = self.code.replace('_', " ");
         if let Some(first) = title.get_mut(0..1) {
@@ -140,6 +176,28 @@ impl From<Fault> for ApiError {
     }
 }
 
+impl From<StorageError> for ApiError {
+    fn from(error: StorageError) -> ApiError {
+        ApiError::store(error)
+    }
+}
+
+/// A refused append that is not a conflict: an invalid batch is our fault, a failure of the
+/// store is told as what it is. (A conflict is answered by the command service, which knows
+/// the game.)
+impl From<AppendError> for ApiError {
+    fn from(error: AppendError) -> ApiError {
+        match error {
+            AppendError::Storage(error) => ApiError::store(error),
+            AppendError::Conflict { actual, .. } => ApiError::version_conflict(
+                actual,
+                "The game moved on while this request was decided; look again and retry.",
+            ),
+            other => ApiError::internal(other),
+        }
+    }
+}
+
 impl From<Refusal> for ApiError {
     fn from(refusal: Refusal) -> ApiError {
         match refusal {
@@ -163,6 +221,7 @@ impl ResponseError for ApiError {
             detail: self.detail.clone(),
             current_version: self.current_version,
             details: self.details.clone(),
+            request_id: crate::telemetry::current_request_id(),
         };
         let mut response = HttpResponse::build(self.status);
         if let Some(seconds) = self.retry_after {

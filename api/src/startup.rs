@@ -8,6 +8,7 @@ use crate::limits::LimitSettings;
 use crate::problem::{self, ApiError};
 use crate::routes;
 use crate::state::{AppState, MemorySettings};
+use crate::telemetry::request_span::RequestSpan;
 use actix_web::http::StatusCode;
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
 use actix_web::{web, App, HttpServer, ResponseError};
@@ -16,7 +17,6 @@ use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;
 use storage::{PostgresStore, SledStore, Storage};
-use tracing_actix::RequestSpan;
 use utoipa_swagger_ui::SwaggerUi;
 
 /// Request bodies larger than this are refused with 413.
@@ -68,24 +68,33 @@ pub fn open_store(settings: &ServeSettings) -> Result<Arc<dyn Storage>, StartupE
     }
 }
 
-/// The key of the store's secrets: `--secrets-key`, or `secrets.key` in the sled directory.
-pub fn secrets_key(settings: &ServeSettings) -> Result<SecretsKey, StartupError> {
+/// The key of the store's secrets: `--secrets-key`, or `secrets.key` in the sled directory;
+/// never a new one for a store that already holds sealed secrets.
+pub fn secrets_key(
+    settings: &ServeSettings,
+    store: &dyn Storage,
+) -> Result<SecretsKey, StartupError> {
     let path = match (&settings.secrets_key, &settings.database) {
         (Some(path), _) => path.clone(),
         (None, None) => settings.data.join(DEFAULT_KEY_FILE),
         (None, Some(_)) => return Err(StartupError::KeyNeeded),
     };
-    Ok(SecretsKey::load_or_create(&path)?)
+    Ok(SecretsKey::load_or_create_for(&path, store)?)
 }
 
 /// Opens the database, starts the server and blocks until it stops (Ctrl-C or SIGTERM stop
 /// it cleanly: requests in flight finish, nothing acknowledged is lost).
 pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
+    tracing::info!(
+        version = env!("CARGO_PKG_VERSION"),
+        settings = %crate::telemetry::without_passwords(&format!("{settings:?}")),
+        "avalanche is starting"
+    );
     if settings.database.is_some() && settings.secrets_key.is_none() {
         return Err(StartupError::KeyNeeded);
     }
     let store = open_store(&settings)?;
-    let key = Arc::new(secrets_key(&settings)?);
+    let key = Arc::new(secrets_key(&settings, store.as_ref())?);
     key.bind(store.as_ref())?;
     let listener = TcpListener::bind(settings.addr).map_err(|source| StartupError::Listen {
         addr: settings.addr,
@@ -282,6 +291,7 @@ pub fn run_with(
     let state = web::Data::new(AppState::new(
         store, registry, key, delivery, memory, limits,
     )?);
+    let stopping = state.clone();
     let allowed = Arc::new(Allowed::of(&openapi));
     let metrics = state.metrics.clone();
     crate::clock::spawn(state.clone());
@@ -292,6 +302,14 @@ pub fn run_with(
             Ok(games) => tracing::info!(games, "index of an older store brought up to date"),
             Err(error) => tracing::error!(%error, "could not bring the index up to date"),
         }
+    });
+    let announcing = state.clone();
+    actix_web::rt::spawn(async move {
+        announcing
+            .games
+            .repository()
+            .announce_node(&announcing.node)
+            .await;
     });
     let sealing = state.clone();
     actix_web::rt::task::spawn_blocking(move || match sealing.games.seal_legacy_secrets() {
@@ -389,136 +407,36 @@ pub fn run_with(
     .client_request_timeout(crate::connections::HEAD_TIMEOUT)
     .client_disconnect_timeout(crate::connections::DISCONNECT_TIMEOUT)
     .listen(listener)?
-    .shutdown_timeout(10)
+    // SIGTERM and Ctrl-C are handled below, so that waiting readers are answered first.
+    .disable_signals()
+    .shutdown_timeout(SHUTDOWN_TIMEOUT_S)
     .run();
+    let handle = server.handle();
+    actix_web::rt::spawn(async move {
+        stop_signal().await;
+        tracing::info!("stopping: answering long-polls, ending streams, finishing requests");
+        stopping.games.repository().stop_waiting();
+        handle.stop(true).await;
+    });
     Ok(server)
 }
 
-/// Logs each request with its method, path, status and time, in a span carrying the game id.
-mod tracing_actix {
-    use actix_web::body::MessageBody;
-    use actix_web::dev::{forward_ready, Service, ServiceRequest, ServiceResponse, Transform};
-    use futures_util::future::LocalBoxFuture;
-    use std::borrow::Cow;
-    use std::future::{ready, Ready};
-    use std::time::Instant;
-    use tracing::Instrument;
+/// The longest a stop waits for requests in flight (commands finish in milliseconds; waiting
+/// readers are answered at once).
+const SHUTDOWN_TIMEOUT_S: u64 = 5;
 
-    use crate::metrics::{Metrics, Outcome};
-    use std::sync::Arc;
-
-    /// The route commands are posted to.
-    const COMMANDS: &str = "/v1/games/{id}/commands";
-    /// The route of the legal list.
-    const LEGAL: &str = "/v1/games/{id}/legal";
-
-    /// The game id a path is about, if any.
-    fn game_of(path: &str) -> &str {
-        path.strip_prefix("/v1/games/")
-            .and_then(|rest| rest.split('/').next())
-            .unwrap_or("")
-    }
-
-    /// The route pattern of the two busiest routes, read from the path: what
-    /// `match_pattern` gives for them, without matching the path against every resource's
-    /// regular expression a second time (the router has matched it once already).
-    fn busy_route(path: &str) -> Option<&'static str> {
-        let (id, tail) = path.strip_prefix("/v1/games/")?.split_once('/')?;
-        if id.is_empty() {
-            return None;
-        }
-        match tail {
-            "commands" => Some(COMMANDS),
-            "legal" => Some(LEGAL),
-            _ => None,
-        }
-    }
-
-    /// Logs each request and counts it in the node's metrics (a posted command also as a
-    /// command, with its latency).
-    pub struct RequestSpan(pub Arc<Metrics>);
-
-    impl<S, B> Transform<S, ServiceRequest> for RequestSpan
-    where
-        S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error>
-            + 'static,
-        B: MessageBody + 'static,
-    {
-        type Response = ServiceResponse<B>;
-        type Error = actix_web::Error;
-        type Transform = RequestSpanService<S>;
-        type InitError = ();
-        type Future = Ready<Result<Self::Transform, ()>>;
-
-        fn new_transform(&self, service: S) -> Self::Future {
-            ready(Ok(RequestSpanService {
-                service,
-                metrics: self.0.clone(),
-            }))
-        }
-    }
-
-    pub struct RequestSpanService<S> {
-        service: S,
-        metrics: Arc<Metrics>,
-    }
-
-    impl<S, B> Service<ServiceRequest> for RequestSpanService<S>
-    where
-        S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = actix_web::Error>
-            + 'static,
-        B: MessageBody + 'static,
-    {
-        type Response = ServiceResponse<B>;
-        type Error = actix_web::Error;
-        type Future = LocalBoxFuture<'static, Result<Self::Response, Self::Error>>;
-
-        forward_ready!(service);
-
-        fn call(&self, req: ServiceRequest) -> Self::Future {
-            // The fields are only written when the span is enabled (at `info`).
-            let span = tracing::info_span!("request", method = %req.method(), path = %req.path(),
-                game = %game_of(req.path()));
-            let method = req.method().clone();
-            // The pattern, not the path: ids never become labels.
-            let route: Cow<'static, str> = match busy_route(req.path()) {
-                Some(route) => Cow::Borrowed(route),
-                None => Cow::Owned(
-                    req.match_pattern()
-                        .unwrap_or_else(|| "unmatched".to_string()),
-                ),
-            };
-            let metrics = self.metrics.clone();
-            let started = Instant::now();
-            let future = self.service.call(req);
-            Box::pin(
-                async move {
-                    let result = future.await;
-                    let elapsed = started.elapsed();
-                    let micros = elapsed.as_micros() as u64;
-                    let status = match &result {
-                        Ok(res) => {
-                            tracing::info!(status = res.status().as_u16(), micros, "answered");
-                            res.status().as_u16()
-                        }
-                        Err(error) => {
-                            tracing::warn!(%error, micros, "failed");
-                            error.as_response_error().status_code().as_u16()
-                        }
-                    };
-                    metrics.request(method.as_str(), &route, status);
-                    if method == actix_web::http::Method::POST && route == COMMANDS {
-                        let outcome = match status {
-                            200..=299 => Outcome::Played,
-                            500.. => Outcome::Failed,
-                            _ => Outcome::Refused,
-                        };
-                        metrics.command(outcome, elapsed);
-                    }
-                    result
-                }
-                .instrument(span),
-            )
-        }
+/// Resolves on SIGTERM or SIGINT (Ctrl-C).
+async fn stop_signal() {
+    use actix_web::rt::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        tracing::error!("cannot listen for SIGTERM and SIGINT: stop this node with SIGKILL");
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
     }
 }

@@ -27,6 +27,8 @@ pub struct AppState {
     /// The jobs this server runs for all the servers of its store (the clock, webhooks):
     /// `leases.held()` names them.
     pub leases: Arc<Leases>,
+    /// This node, and the settings it must agree on with the other nodes of its store.
+    pub node: crate::app::nodes::ThisNode,
 }
 
 impl AppState {
@@ -41,6 +43,7 @@ impl AppState {
             open_streams: self.limits.open_streams(),
             clock_held: self.leases.holds(crate::app::leases::CLOCK),
             webhooks: self.webhooks.backlogs(),
+            webhook_counts: self.webhooks.delivery_counts(),
         }
     }
 }
@@ -74,7 +77,9 @@ impl AppState {
         let metrics = Arc::new(Metrics::default());
         let store = Metered::wrap(store, metrics.clone());
         let leases = Arc::new(Leases::new(store.clone()));
+        let node = crate::app::nodes::ThisNode::new(&limits, &delivery.addresses);
         Ok(AppState {
+            node,
             webhooks: Webhooks::start(
                 store.clone(),
                 registry.clone(),

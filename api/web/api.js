@@ -11,11 +11,13 @@ export const token = {
 
 /** A problem+json answer (or a network failure) as an Error a player can read. */
 export class ApiError extends Error {
-  constructor(status, code, detail) {
+  constructor(status, code, detail, retryAfter = null) {
     super(detail);
     this.status = status;
     this.code = code;
     this.detail = detail;
+    // Seconds the server asked to wait before trying again (Retry-After), if it did.
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -26,8 +28,42 @@ function reachable(yes) {
   if (banner) banner.hidden = yes;
 }
 
+// Commands and joins carry an Idempotency-Key, so that sending one again never records it
+// twice: when the server cannot say whether it was recorded (503 outcome_unknown, or the
+// connection dropped) or could not record it (503 store_unavailable), the same request is sent
+// again with the same key, a few times, waiting as the server asks.
+const KEYED = /^\/games\/[^/]+\/(commands|join)$/;
+const ATTEMPTS = 4;
+const RETRYABLE = new Set(['outcome_unknown', 'store_unavailable', 'network']);
+
+/** A fresh idempotency key: 128 random bits in hexadecimal. */
+function newKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function pause(seconds, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, seconds * 1000);
+    signal?.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
+  });
+}
+
 /** Calls /v1 + path; resolves to the JSON (or text) answer, rejects with an ApiError. */
-export async function api(method, path, body, { signal, text = false, headers = {} } = {}) {
+export async function api(method, path, body, options = {}) {
+  if (method !== 'POST' || !KEYED.test(path)) return send(method, path, body, options);
+  const keyed = { ...options, headers: { 'idempotency-key': newKey(), ...options.headers } };
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await send(method, path, body, keyed);
+    } catch (e) {
+      if (!RETRYABLE.has(e.code) || attempt >= ATTEMPTS) throw e;
+      await pause(Math.min(e.retryAfter ?? attempt, 10), options.signal);
+    }
+  }
+}
+
+async function send(method, path, body, { signal, text = false, headers = {} } = {}) {
   const sent = { accept: text ? 'text/plain' : 'application/json', ...headers };
   const t = token.get();
   if (t) sent.authorization = `Bearer ${t}`;
@@ -51,8 +87,10 @@ export async function api(method, path, body, { signal, text = false, headers = 
   if (!res.ok) {
     let problem = {};
     try { problem = JSON.parse(raw); } catch { /* not JSON */ }
+    const retryAfter = Number.parseInt(res.headers.get('retry-after') ?? '', 10);
     const error = new ApiError(res.status, problem.code || `http_${res.status}`,
-      problem.detail || problem.title || `The server answered ${res.status}.`);
+      problem.detail || problem.title || `The server answered ${res.status}.`,
+      Number.isFinite(retryAfter) ? retryAfter : null);
     error.details = problem.details;
     throw error;
   }

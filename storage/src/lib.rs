@@ -66,7 +66,7 @@ pub use crate::postgres::PostgresStore;
 pub use broadcasts::{BACKLOG as BROADCAST_BACKLOG, MAX_MESSAGE};
 pub use copy::{copy_sled_to_postgres, copy_sled_to_postgres_with, CopyError, CopyReport};
 pub use envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
-pub use error::{AppendError, OpenError, StorageError};
+pub use error::{AppendError, FailureKind, OpenError, StorageError};
 pub use event_store::{BoxFuture, EventStore, RecordStore, Storage};
 pub use memory::MemoryStore;
 pub use sled_store::SledStore;

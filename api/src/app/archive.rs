@@ -23,7 +23,7 @@ impl Repository {
         let Some(bytes) = self
             .store()
             .get_record(LOGGED_GAMES, id)
-            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)?
         else {
             return Ok(None);
         };
@@ -39,11 +39,7 @@ impl Repository {
         let mut commands = Vec::new();
         let mut version = 1;
         while version <= last {
-            let logged = match self
-                .store()
-                .command(id, version)
-                .map_err(ApiError::internal)?
-            {
+            let logged = match self.store().command(id, version).map_err(ApiError::from)? {
                 Some(stored) => LoggedCommand {
                     first_version: stored.first_version,
                     last_version: stored.last_version,
@@ -103,7 +99,7 @@ impl Repository {
             self.store()
                 .put_record_async(LOGGED_GAMES, &id, until.to_string().as_bytes())
                 .await
-                .map_err(ApiError::internal)?;
+                .map_err(ApiError::from)?;
         }
         for (i, command) in log.commands.iter().enumerate() {
             let from = (command.first_version - 1) as usize;

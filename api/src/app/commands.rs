@@ -133,6 +133,7 @@ pub(crate) fn append_error(id: &str, error: AppendError) -> ApiError {
             actual,
             format!("Game {id} moved on while your command was decided; look again and retry."),
         ),
+        AppendError::Storage(error) => ApiError::store(error),
         other => ApiError::internal(format!("append to {id}: {other}")),
     }
 }
@@ -166,7 +167,7 @@ impl Games {
         self.repository
             .key()
             .seal_seeds(id, name, seeds)
-            .map_err(ApiError::internal)
+            .map_err(ApiError::from)
     }
 
     /// Where games are read: folds, logs, events, lists.
@@ -393,7 +394,7 @@ impl Games {
                 if let Some(command_id) = &command_id {
                     if let Some(done) = store
                         .appended_for(id, command_id)
-                        .map_err(ApiError::internal)?
+                        .map_err(ApiError::from)?
                     {
                         let played = self.replayed(id, player, done, &command, &slot)?;
                         drop(slot);
@@ -541,7 +542,7 @@ impl Games {
         // The same key for another command is the client's mistake, not a retry.
         let first = store
             .command(id, done.first_version)
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         if first.and_then(|c| c.command).as_ref() != Some(command) {
             return Err(ApiError::new(
                 actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,

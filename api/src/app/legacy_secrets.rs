@@ -22,7 +22,7 @@ impl Games {
         let store = self.repository().store();
         if store
             .get_record(META.0, META.1)
-            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)?
             .is_some()
         {
             return Ok(0);
@@ -31,15 +31,14 @@ impl Games {
         let mut changed: usize = 0;
         let mut after = 0;
         loop {
-            let page = store.read_all(after, PAGE).map_err(ApiError::internal)?;
+            let page = store.read_all(after, PAGE).map_err(ApiError::from)?;
             let Some(last) = page.last() else { break };
             after = last.position;
             for first in page.iter().filter(|envelope| envelope.version == 1) {
                 let mut sealed_one = false;
                 for name in [SEED, EARLIER_SEEDS] {
                     let stream = &first.stream;
-                    let Some(stored) = store.secret(stream, name).map_err(ApiError::internal)?
-                    else {
+                    let Some(stored) = store.secret(stream, name).map_err(ApiError::from)? else {
                         continue;
                     };
                     if !stored_in_clear(&stored) {
@@ -50,7 +49,7 @@ impl Games {
                         .map_err(ApiError::internal)?;
                     store
                         .replace_secret(stream, name, &sealed)
-                        .map_err(ApiError::internal)?;
+                        .map_err(ApiError::from)?;
                     sealed_one = true;
                 }
                 if sealed_one {
@@ -63,7 +62,7 @@ impl Games {
         }
         store
             .put_record(META.0, META.1, b"1")
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         Ok(changed)
     }
 }

@@ -1,5 +1,6 @@
 //! The store as the application holds it: any backend, with each append counted and timed for
-//! `GET /metrics`. Every other call goes straight through.
+//! `GET /metrics`, and every failed write noted for `GET /health` (a store that takes no write
+//! until it is reopened). Every other call goes straight through.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,8 +33,21 @@ impl Metered {
         };
         let conflict = matches!(result, Err(AppendError::Conflict { .. }));
         let failed = matches!(result, Err(AppendError::Storage(_)));
+        if let Err(AppendError::Storage(error)) = result {
+            self.metrics.store_failed(error);
+        }
         self.metrics
             .append(started.elapsed(), events, conflict, failed);
+    }
+}
+
+impl Metered {
+    /// Notes a failed write of a record.
+    fn written<T>(&self, result: Result<T, StorageError>) -> Result<T, StorageError> {
+        if let Err(error) = &result {
+            self.metrics.store_failed(error);
+        }
+        result
     }
 }
 
@@ -177,7 +191,7 @@ impl EventStore for Metered {
 
 impl RecordStore for Metered {
     fn put_record(&self, tree: &str, key: &str, value: &[u8]) -> Result<(), StorageError> {
-        self.inner.put_record(tree, key, value)
+        self.written(self.inner.put_record(tree, key, value))
     }
 
     fn put_record_async<'a>(
@@ -186,7 +200,7 @@ impl RecordStore for Metered {
         key: &'a str,
         value: &'a [u8],
     ) -> BoxFuture<'a, Result<(), StorageError>> {
-        self.inner.put_record_async(tree, key, value)
+        Box::pin(async move { self.written(self.inner.put_record_async(tree, key, value).await) })
     }
 
     fn get_record(&self, tree: &str, key: &str) -> Result<Option<Vec<u8>>, StorageError> {
@@ -206,6 +220,6 @@ impl RecordStore for Metered {
         tree: &'a str,
         key: &'a str,
     ) -> BoxFuture<'a, Result<bool, StorageError>> {
-        self.inner.remove_record_async(tree, key)
+        Box::pin(async move { self.written(self.inner.remove_record_async(tree, key).await) })
     }
 }

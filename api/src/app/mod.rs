@@ -15,6 +15,7 @@ pub mod leases;
 pub mod legacy_secrets;
 pub mod lists;
 pub mod metered;
+pub mod nodes;
 pub mod players;
 pub mod randomness;
 pub mod reindex;

@@ -214,7 +214,7 @@ impl Players {
         let listed: HashSet<String> = self
             .store
             .records_with_prefix(PLAYER_TOKENS, "")
-            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)?
             .into_iter()
             .map(|(key, _)| key)
             .collect();
@@ -222,7 +222,7 @@ impl Players {
         for (hash, player) in self
             .store
             .records_with_prefix(TOKENS, "")
-            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)?
         {
             let player = String::from_utf8(player).map_err(ApiError::internal)?;
             let key = record_key(&player, &hash);
@@ -231,7 +231,7 @@ impl Players {
                 || self
                     .store
                     .get_record(PLAYER_TOKENS, &key)
-                    .map_err(ApiError::internal)?
+                    .map_err(ApiError::from)?
                     .is_some()
             {
                 continue;
@@ -318,7 +318,7 @@ impl Players {
         self.store
             .put_record_async(TOKENS, &hash, player.as_bytes())
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         Ok(token)
     }
 
@@ -347,13 +347,13 @@ impl Players {
         for (key, bytes) in self
             .store
             .records_with_prefix(PLAYER_TOKENS, &format!("{player}/"))
-            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)?
         {
             let record: TokenRecord = serde_json::from_slice(&bytes).map_err(ApiError::internal)?;
             let acts = self
                 .store
                 .get_record(TOKENS, &record.hash)
-                .map_err(ApiError::internal)?
+                .map_err(ApiError::from)?
                 .is_some_and(|owner| owner == player.as_bytes());
             if acts {
                 live.push(record);
@@ -412,7 +412,7 @@ impl Players {
             .store
             .remove_record_async(TOKENS, hash)
             .await
-            .map_err(ApiError::internal);
+            .map_err(ApiError::from);
         // Forgotten once gone from the store (or maybe gone, after an error), and before the
         // answer: from then on no lookup here finds it, nor caches what it found before.
         forget(&self.tokens, hash);
@@ -528,7 +528,7 @@ impl Players {
         let id = self
             .store
             .get_record(TOKENS, &hash)
-            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)?
             .ok_or_else(|| ApiError::unauthorized("This token belongs to no player."))?;
         let id = String::from_utf8(id).map_err(ApiError::internal)?;
         let mut tokens = lock(&self.tokens);
@@ -553,11 +553,7 @@ impl Players {
         if let Some(player) = self.cache.read().ok().and_then(|c| c.get(id).cloned()) {
             return Ok(Some(player));
         }
-        let Some(bytes) = self
-            .store
-            .get_record(PLAYERS, id)
-            .map_err(ApiError::internal)?
-        else {
+        let Some(bytes) = self.store.get_record(PLAYERS, id).map_err(ApiError::from)? else {
             return Ok(None);
         };
         let mut player: Player = serde_json::from_slice(&bytes).map_err(ApiError::internal)?;

@@ -36,7 +36,7 @@ impl Games {
         let store = self.repository().store();
         let recorded = store
             .get_record(META.0, META.1)
-            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)?
             .and_then(|bytes| String::from_utf8(bytes).ok())
             .and_then(|text| text.parse::<u32>().ok());
         if recorded.is_some_and(|version| version >= INDEX_VERSION) {
@@ -72,7 +72,7 @@ impl Games {
         store
             .put_record_async(META.0, META.1, INDEX_VERSION.to_string().as_bytes())
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         self.index_current.store(true, Ordering::Release);
         Ok(changed)
     }
@@ -84,8 +84,8 @@ impl Games {
         let store = self.repository().store();
         // The head first: if the game moves on after it, the retag is refused and the new
         // batch has written the whole current entries itself.
-        let head = store.head(id).map_err(ApiError::internal)?;
-        let mut tags = store.tags(id).map_err(ApiError::internal)?;
+        let head = store.head(id).map_err(ApiError::from)?;
+        let mut tags = store.tags(id).map_err(ApiError::from)?;
         let missing: Vec<(String, String)> = derived(&tags)
             .into_iter()
             .filter(|entry| !tags.contains(entry))

@@ -16,6 +16,7 @@
 //! A store no other process writes (sled) says it is not shared, and none of this runs.
 
 use crate::app::cache::Lru;
+use crate::app::nodes::ThisNode;
 use crate::app::sealing::SecretsKey;
 use crate::problem::ApiError;
 use chrono::{DateTime, Utc};
@@ -27,7 +28,7 @@ use serde_json::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
-use storage::{Envelope, Storage};
+use storage::{Envelope, FailureKind, Storage};
 
 /// The secret under which a game's seed is stored, beside its events.
 pub(crate) const SEED: &str = "seed";
@@ -87,6 +88,8 @@ pub struct Repository {
     misses: AtomicU64,
     /// Whether other servers may write the store: then folds are checked before use.
     shared: bool,
+    /// Set once the node stops: waiting readers are answered at once.
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 impl Repository {
@@ -105,7 +108,19 @@ impl Repository {
             cache: Mutex::new(Lru::new(cache_capacity)),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            stopping: tokio::sync::watch::channel(false).0,
         }
+    }
+
+    /// The node stops: every wait (long-polls, event streams) ends now, and later ones do
+    /// not wait, so their clients reconnect to another node at once.
+    pub fn stop_waiting(&self) {
+        self.stopping.send_replace(true);
+    }
+
+    /// Whether the node is stopping (see [`Repository::stop_waiting`]).
+    pub fn stopping(&self) -> bool {
+        *self.stopping.borrow()
     }
 
     pub fn registry(&self) -> &Registry {
@@ -122,17 +137,48 @@ impl Repository {
         self.store.as_ref()
     }
 
-    /// Whether the store answers a read now (the database is reachable), within `within`;
-    /// why not, otherwise.
-    pub async fn store_answers(&self, within: Duration) -> Result<(), String> {
+    /// Whether the store answers a read and takes a write now (the database is reachable, the
+    /// disk takes writes), within `within`; why not, otherwise. The write is `node`'s record of
+    /// its settings, durable like any other; the answer lists how the other nodes' settings
+    /// differ from this node's.
+    pub async fn store_answers(
+        &self,
+        node: &ThisNode,
+        within: Duration,
+    ) -> Result<Vec<String>, String> {
         let store = self.store.clone();
-        // A small record every store has once the server started: the key's check value.
-        let read = tokio::task::spawn_blocking(move || store.get_record("meta", "secrets_key"));
-        match tokio::time::timeout(within, read).await {
-            Ok(Ok(Ok(_))) => Ok(()),
-            Ok(Ok(Err(error))) => Err(error.to_string()),
-            Ok(Err(error)) => Err(error.to_string()),
+        let probe = async move {
+            // A small record every store has once the server started: the key's check value.
+            let reading = store.clone();
+            tokio::task::spawn_blocking(move || reading.get_record("meta", "secrets_key"))
+                .await
+                .map_err(|e| e.to_string())?
+                .map_err(|e| format!("a read failed: {e}"))?;
+            node.announce(store.as_ref())
+                .await
+                .map_err(|e| format!("a write failed: {e}"))?;
+            node.differences(store.as_ref())
+                .map_err(|e| format!("a read failed: {e}"))
+        };
+        match tokio::time::timeout(within, probe).await {
+            Ok(answer) => answer,
             Err(_) => Err(format!("no answer within {} ms", within.as_millis())),
+        }
+    }
+
+    /// Writes `node`'s settings at start, and logs how other nodes' differ.
+    pub async fn announce_node(&self, node: &ThisNode) {
+        if let Err(error) = node.announce(self.store.as_ref()).await {
+            tracing::warn!(%error, "cannot write this node's settings");
+            return;
+        }
+        match node.differences(self.store.as_ref()) {
+            Ok(differences) => {
+                for difference in differences {
+                    tracing::warn!(%difference, "the nodes of this store run with different settings");
+                }
+            }
+            Err(error) => tracing::warn!(%error, "cannot read the other nodes' settings"),
         }
     }
 
@@ -173,7 +219,17 @@ impl Repository {
             return self.slot(id);
         };
         self.hits.fetch_add(1, Ordering::Relaxed);
-        let head = self.store.head(id).map_err(ApiError::internal)?;
+        let head = match self.store.head(id) {
+            Ok(head) => head,
+            // The store is down: the fold in memory is served as it is (it may lack the last
+            // moves another node stored just before), rather than no answer at all. No
+            // command is decided on it: the command service checks the head itself.
+            Err(error) if error.kind() == FailureKind::Unavailable => {
+                tracing::warn!(game = %id, %error, "the store is unavailable: a read is served from memory");
+                return Ok(cached);
+            }
+            Err(error) => return Err(error.into()),
+        };
         let caught_up = match cached.try_lock() {
             Ok(mut slot) => self.catch_up_to(&mut slot, head).map(|_| true)?,
             Err(_) => false,
@@ -190,7 +246,7 @@ impl Repository {
         if !self.shared {
             return Ok(false);
         }
-        let head = self.store.head(&slot.id).map_err(ApiError::internal)?;
+        let head = self.store.head(&slot.id).map_err(ApiError::from)?;
         self.catch_up_to(slot, head)
     }
 
@@ -208,7 +264,7 @@ impl Repository {
                 let page = self
                     .store
                     .read_stream(&slot.id, from, PAGE)
-                    .map_err(ApiError::internal)?;
+                    .map_err(ApiError::from)?;
                 let done = page.len() < PAGE;
                 missing.extend(page);
                 if done {
@@ -270,7 +326,7 @@ impl Repository {
             let page = self
                 .store
                 .read_stream(id, from, want)
-                .map_err(ApiError::internal)?;
+                .map_err(ApiError::from)?;
             let done = page.len() < want;
             envelopes.extend(page);
             if done {
@@ -361,7 +417,7 @@ impl Repository {
 
     /// The seeds stored as secret `name` of game `id`, unsealed.
     fn seeds(&self, id: &str, name: &str) -> Result<Option<Vec<u8>>, ApiError> {
-        let Some(stored) = self.store.secret(id, name).map_err(ApiError::internal)? else {
+        let Some(stored) = self.store.secret(id, name).map_err(ApiError::from)? else {
             return Ok(None);
         };
         let seeds = self
@@ -381,7 +437,7 @@ impl Repository {
     ) -> Result<Vec<String>, ApiError> {
         self.store
             .streams_tagged(name, value, after, limit)
-            .map_err(ApiError::internal)
+            .map_err(ApiError::from)
     }
 
     /// Whether game `id` has the index entry `name = value`.
@@ -389,7 +445,7 @@ impl Repository {
         Ok(self
             .store
             .tags(id)
-            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)?
             .iter()
             .any(|(tag, tagged)| tag == name && tagged == value))
     }
@@ -398,7 +454,7 @@ impl Repository {
     pub fn events(&self, id: &str, after: u64, limit: usize) -> Result<Vec<Envelope>, ApiError> {
         self.store
             .read_stream(id, after, limit)
-            .map_err(ApiError::internal)
+            .map_err(ApiError::from)
     }
 
     /// The last position of the global log below which every event is durable.
@@ -408,13 +464,19 @@ impl Repository {
 
     /// Up to `limit` events of every stream after global position `after`, in log order.
     pub fn log_after(&self, after: u64, limit: usize) -> Result<Vec<Envelope>, ApiError> {
-        self.store
-            .read_all(after, limit)
-            .map_err(ApiError::internal)
+        self.store.read_all(after, limit).map_err(ApiError::from)
     }
 
     /// Waits until game `id` has an event after `after`, or until `timeout`; its head either way.
+    /// Ends early, answering `after`, when the node stops.
     pub async fn wait_for(&self, id: &str, after: u64, timeout: Duration) -> u64 {
-        self.store.wait_for(id, after, timeout).await
+        let mut stopping = self.stopping.subscribe();
+        if *stopping.borrow_and_update() {
+            return after;
+        }
+        tokio::select! {
+            head = self.store.wait_for(id, after, timeout) => head,
+            _ = stopping.wait_for(|stopping| *stopping) => after,
+        }
     }
 }

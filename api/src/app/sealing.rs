@@ -53,6 +53,12 @@ pub enum KeyError {
          store's own key with --secrets-key"
     )]
     NotTheStores { path: PathBuf },
+    #[error(
+        "the key file {path} is missing, and this store's secrets are sealed with a key: put \
+         the store's own key file back (it is kept apart from the store's backups); a new key \
+         would open none of them"
+    )]
+    Missing { path: PathBuf },
     #[error("cannot check the secrets key against the store: {0}")]
     Store(#[from] storage::StorageError),
     #[error("cannot draw random bytes from the operating system: {0}")]
@@ -105,6 +111,18 @@ impl SecretsKey {
     /// by another process).
     pub fn generate() -> Result<SecretsKey, KeyError> {
         Ok(SecretsKey::of(&random::<32>()?, None))
+    }
+
+    /// The key of `store` in `path`: read from the file, or created there (readable by its
+    /// owner only) when there is no file and the store seals nothing yet. A store that already
+    /// holds sealed secrets is never given a new key: without its file this refuses.
+    pub fn load_or_create_for(path: &Path, store: &dyn Storage) -> Result<SecretsKey, KeyError> {
+        if !path.exists() && store.get_record(CHECK.0, CHECK.1)?.is_some() {
+            return Err(KeyError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        SecretsKey::load_or_create(path)
     }
 
     /// The key in `path`, created there (readable by its owner only) when there is no file.
@@ -348,6 +366,22 @@ mod tests {
             SecretsKey::load_or_create(&path),
             Err(KeyError::Malformed { .. })
         ));
+    }
+
+    #[test]
+    fn a_missing_key_file_is_not_replaced_when_the_store_holds_sealed_secrets() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("secrets.key");
+        let store = storage::MemoryStore::new();
+        let key = SecretsKey::load_or_create_for(&path, &store).unwrap();
+        key.bind(&store).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let refused = SecretsKey::load_or_create_for(&path, &store);
+        assert!(
+            matches!(refused, Err(KeyError::Missing { .. })),
+            "{refused:?}"
+        );
+        assert!(!path.exists(), "no new key file was written");
     }
 
     #[test]

@@ -108,7 +108,7 @@ fn stream(player: &str) -> String {
 pub(crate) fn away_in_store(store: &dyn Storage, player: &str) -> Result<bool, ApiError> {
     Ok(store
         .tags(&stream(player))
-        .map_err(ApiError::internal)?
+        .map_err(ApiError::from)?
         .iter()
         .any(|(name, value)| name == AWAY_TAG.0 && value == AWAY_TAG.1))
 }
@@ -125,7 +125,7 @@ impl Vacations {
         let envelopes = self
             .store
             .read_stream(&stream(player), 0, usize::MAX)
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         let mut history = History::default();
         for envelope in envelopes {
             history.version = envelope.version;
@@ -157,11 +157,7 @@ impl Vacations {
             // With other servers on the store, the player may have started or ended a
             // vacation on one of them.
             let current = !self.store.shared()
-                || self
-                    .store
-                    .head(&stream(player))
-                    .map_err(ApiError::internal)?
-                    == history.version;
+                || self.store.head(&stream(player)).map_err(ApiError::from)? == history.version;
             if current {
                 return Ok(history.clone());
             }
@@ -301,7 +297,7 @@ impl Vacations {
         let streams = self
             .store
             .streams_tagged(AWAY_TAG.0, AWAY_TAG.1, None, usize::MAX)
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         let mut histories = self.histories.lock().await;
         for id in &streams {
             let Some(player) = id.strip_prefix("vacations-") else {

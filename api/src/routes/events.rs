@@ -182,6 +182,10 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
                     }
                 }
             };
+            // The node stops: the stream ends cleanly, and the client reconnects elsewhere.
+            if repository.stopping() {
+                return None;
+            }
             if head <= s.after {
                 return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), s));
             }

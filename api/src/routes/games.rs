@@ -152,7 +152,8 @@ pub struct JoinRequest {
         (status = 401, body = Problem), (status = 404, body = Problem),
         (status = 409, description = "`game_full`, `seat_taken`, `already_seated` or `game_over`", body = Problem),
         (status = 412, body = Problem), (status = 422, body = Problem),
-        (status = 429, description = "`rate_limited`: too many commands a second, or too many open seats held; `Retry-After` says when to try again", body = Problem)))]
+        (status = 429, description = "`rate_limited`: too many commands a second, or too many open seats held; `Retry-After` says when to try again", body = Problem),
+        (status = 503, description = "`store_unavailable`: the store cannot be reached or takes no write, nothing was changed, `Retry-After` says when to try again; or `outcome_unknown`: the store did not confirm the write, which may have been recorded: send it again with the same `Idempotency-Key`", body = Problem)))]
 #[post("/v1/games/{id}/join")]
 pub async fn join_game(
     state: web::Data<AppState>,

@@ -1,6 +1,17 @@
-//! `GET /health`: the process is up (liveness). `GET /ready`: it can serve, its store
-//! answering (readiness: a load balancer sends it requests only while this says so).
+//! `GET /health`: the process is up and can recover by itself (liveness: an orchestrator
+//! restarts the node when it fails). `GET /ready`: it can serve now, its store answering a read
+//! and taking a write (readiness: a load balancer sends it requests only while this says so).
 //! `GET /metrics`: what it has been doing, in the Prometheus text format.
+//!
+//! Readiness writes this node's record of its settings (see `app/nodes.rs`) as its probe of
+//! the store's writes, and names in its `warnings` the other nodes that run with different
+//! limits or webhook addresses.
+//!
+//! Which fails when: a store that is unreachable or refuses writes for a while (a stopped
+//! PostgreSQL, a full disk under PostgreSQL) fails `/ready` only, and the node recovers by
+//! itself once the store takes writes again. A sled store whose write or flush failed (a full
+//! or failing disk) takes no write again until it is reopened: from then on `/health` fails
+//! too, so that the orchestrator restarts the node, which reopens the store.
 
 use crate::state::AppState;
 use actix_web::{get, web, HttpResponse};
@@ -11,20 +22,48 @@ use std::time::Duration;
 const STORE_WAIT: Duration = Duration::from_secs(2);
 
 #[get("/health")]
-pub async fn health() -> HttpResponse {
-    HttpResponse::Ok().json(json!({ "status": "ok" }))
+pub async fn health(state: web::Data<AppState>) -> HttpResponse {
+    match state.metrics.store_broken() {
+        None => HttpResponse::Ok().json(json!({ "status": "ok" })),
+        Some(why) => HttpResponse::ServiceUnavailable().json(json!({
+            "status": "failing",
+            "detail": format!("The store takes no write until this node restarts ({why})."),
+        })),
+    }
 }
 
 #[get("/ready")]
 pub async fn ready(state: web::Data<AppState>) -> HttpResponse {
-    match state.games.repository().store_answers(STORE_WAIT).await {
-        Ok(()) => HttpResponse::Ok().json(json!({ "status": "ready" })),
+    let repository = state.games.repository();
+    let unavailable = |detail: String| {
+        HttpResponse::ServiceUnavailable().json(json!({
+            "status": "unavailable",
+            "detail": detail,
+        }))
+    };
+    if repository.stopping() {
+        return unavailable("This node is stopping.".into());
+    }
+    if let Some(why) = state.metrics.store_broken() {
+        return unavailable(format!(
+            "The store takes no write until this node restarts ({why})."
+        ));
+    }
+    match repository.store_answers(&state.node, STORE_WAIT).await {
+        Ok(differences) if differences.is_empty() => {
+            HttpResponse::Ok().json(json!({ "status": "ready" }))
+        }
+        // Ready, but its operator should know.
+        Ok(differences) => HttpResponse::Ok().json(json!({
+            "status": "ready",
+            "detail": "The nodes of this store run with different settings.",
+            "warnings": differences,
+        })),
         Err(why) => {
-            tracing::warn!(%why, "not ready: the store does not answer");
-            HttpResponse::ServiceUnavailable().json(json!({
-                "status": "unavailable",
-                "detail": "The store does not answer: this node cannot serve now.",
-            }))
+            tracing::warn!(%why, "not ready: the store does not serve");
+            unavailable(format!(
+                "The store does not answer or takes no write ({why}): this node cannot serve now."
+            ))
         }
     }
 }

@@ -75,7 +75,8 @@ pub async fn legal(
         (status = 409, description = "Not now: `not_your_turn`, `game_over`, `not_started`, `out_of_time`, `no_draw_offered`, ...", body = Problem),
         (status = 412, body = Problem), (status = 413, body = Problem), (status = 415, body = Problem),
         (status = 422, description = "`illegal_command` by the rules (or another refusal of the rules, such as `draw_not_available`), or `idempotency_key_reused` with another body", body = Problem),
-        (status = 429, description = "`rate_limited`: too many commands a second; `Retry-After` says when to try again", body = Problem)))]
+        (status = 429, description = "`rate_limited`: too many commands a second; `Retry-After` says when to try again", body = Problem),
+        (status = 503, description = "`store_unavailable`: the store cannot be reached or takes no write, nothing was changed, `Retry-After` says when to try again; or `outcome_unknown`: the store did not confirm the write, which may have been recorded: send it again with the same `Idempotency-Key`", body = Problem)))]
 #[post("/v1/games/{id}/commands")]
 pub async fn play(
     state: web::Data<AppState>,

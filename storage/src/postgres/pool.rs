@@ -22,11 +22,27 @@ pub(crate) struct Connection {
     statements: HashMap<&'static str, Statement>,
 }
 
-/// A database error as the store reports it, with the server's message when there is one.
+/// A database error as the store reports it, with the server's message when there is one, and
+/// its kind: a connection that failed or a server that refuses work for now (shutting down, out
+/// of disk or connections, read-only, a serialization failure) is an outage; anything else
+/// the server refused is a bug.
 pub(crate) fn database_error(error: &postgres::Error) -> StorageError {
     match error.as_db_error() {
-        Some(db) => StorageError::Database(format!("{}: {}", db.code().code(), db.message())),
-        None => StorageError::Database(error.to_string()),
+        Some(db) => {
+            let code = db.code().code();
+            let message = format!("{code}: {}", db.message());
+            let transient = ["08", "40", "53", "57", "58"]
+                .iter()
+                .any(|class| code.starts_with(class))
+                || code == "25006"
+                || code == "55P03";
+            if transient {
+                StorageError::Unavailable(message)
+            } else {
+                StorageError::Database(message)
+            }
+        }
+        None => StorageError::Unavailable(error.to_string()),
     }
 }
 
@@ -55,7 +71,7 @@ impl Connection {
         }
         if self.client.is_none() {
             let client = Client::connect(&self.url, NoTls)
-                .map_err(|e| StorageError::Database(format!("cannot connect: {e}")))?;
+                .map_err(|e| StorageError::Unavailable(format!("cannot connect: {e}")))?;
             self.client = Some(client);
         }
         self.client.as_mut().ok_or(StorageError::Closed)
@@ -91,6 +107,26 @@ impl Connection {
         self.client()?
             .query(&statement, params)
             .map_err(|e| database_error(&e))
+    }
+
+    /// [`Connection::query`] for a statement that writes in its own transaction: when the
+    /// connection fails after the statement was sent, the server may have committed it, and
+    /// the error says the outcome is unknown.
+    pub(crate) fn write(
+        &mut self,
+        sql: &'static str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>, StorageError> {
+        self.client()?;
+        let statement = self.prepared(sql)?;
+        self.client()?
+            .query(&statement, params)
+            .map_err(|e| match database_error(&e) {
+                StorageError::Unavailable(why) if e.as_db_error().is_none() => {
+                    StorageError::OutcomeUnknown(why)
+                }
+                other => other,
+            })
     }
 }
 
@@ -137,7 +173,7 @@ impl Pool {
                         .unwrap_or_else(PoisonError::into_inner)
                         .recv();
                     let Ok(job) = next else { return };
-                    // A job that panics drops its answer channel (its caller sees `Closed`); the
+                    // A job that panics drops its answer channel (its caller sees a database error); the
                     // connection may be mid-statement, so it is not used again.
                     if catch_unwind(AssertUnwindSafe(|| job(&mut connection))).is_err() {
                         connection.forget();
@@ -166,7 +202,7 @@ impl Pool {
         self.submit(Box::new(move |connection| {
             let _ = answer.send(work(connection));
         }))?;
-        answered.recv().map_err(|_| StorageError::Closed)?
+        answered.recv().map_err(|_| job_failed())?
     }
 
     /// Runs `work` on a connection thread; the future resolves when it is done, without holding
@@ -181,7 +217,7 @@ impl Pool {
         }));
         async move {
             submitted?;
-            answered.await.map_err(|_| StorageError::Closed)?
+            answered.await.map_err(|_| job_failed())?
         }
     }
 
@@ -192,6 +228,11 @@ impl Pool {
             .unwrap_or_else(PoisonError::into_inner)
             .take();
     }
+}
+
+/// A job that ended without an answer: it panicked (a bug), the pool itself goes on.
+fn job_failed() -> StorageError {
+    StorageError::Database("a connection thread failed its job".into())
 }
 
 impl Drop for Pool {

@@ -84,6 +84,19 @@ impl Server {
         Server::start_with_output(data, &all, Stdio::from(file), "warn,api::app::leases=info")
     }
 
+    /// `start` (without limits) with `args`, its log at `level` written to the file `log`
+    /// (appended to).
+    pub fn start_logging_at(data: &Path, args: &[&str], log: &Path, level: &str) -> Server {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .expect("the log file");
+        let mut all = UNLIMITED.to_vec();
+        all.extend_from_slice(args);
+        Server::start_with_output(data, &all, Stdio::from(file), level)
+    }
+
     fn start_with_output(data: &Path, args: &[&str], output: Stdio, level: &str) -> Server {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()

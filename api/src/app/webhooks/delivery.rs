@@ -67,6 +67,36 @@ pub struct Shared {
     pub cursors: std::sync::Mutex<HashMap<String, u64>>,
     /// The webhooks' leases: a worker delivers only while its server holds its webhook's.
     pub leases: Arc<Leases>,
+    /// What the workers of this node did, for `GET /metrics`.
+    pub counts: DeliveryCounts,
+}
+
+/// Deliveries of this node's workers since it started (counters for `GET /metrics`, with no
+/// label per webhook).
+#[derive(Debug, Default)]
+pub struct DeliveryCounts {
+    /// Posts to receivers (every try of every notification).
+    pub attempts: std::sync::atomic::AtomicU64,
+    /// Posts that failed: refused by the receiver, not delivered, or not sent.
+    pub failures: std::sync::atomic::AtomicU64,
+    /// Webhooks marked failing (their deliveries stopped).
+    pub marked_failing: std::sync::atomic::AtomicU64,
+}
+
+impl DeliveryCounts {
+    fn add(counter: &std::sync::atomic::AtomicU64) {
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Attempts, failures and webhooks marked failing so far.
+    pub fn read(&self) -> (u64, u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (
+            self.attempts.load(Relaxed),
+            self.failures.load(Relaxed),
+            self.marked_failing.load(Relaxed),
+        )
+    }
 }
 
 impl Shared {
@@ -262,6 +292,7 @@ impl Worker {
         };
         match written {
             Ok(()) => {
+                DeliveryCounts::add(&self.shared.counts.marked_failing);
                 tracing::warn!(webhook = %self.hook.id, player = %self.hook.player_id, "webhook marked failing: deliveries stopped until its owner re-enables it")
             }
             Err(error) => {
@@ -412,7 +443,9 @@ impl Worker {
             let checked = reqwest::Url::parse(&self.hook.url)
                 .map_err(|e| e.to_string())
                 .and_then(|url| settings.addresses.check_literal(&url));
+            DeliveryCounts::add(&self.shared.counts.attempts);
             if let Err(refused) = checked {
+                DeliveryCounts::add(&self.shared.counts.failures);
                 tracing::warn!(webhook = %self.hook.id, notification = %notification.id, %refused, attempt, retry_in_ms = wait.as_millis() as u64, "notification not sent: the address is refused");
                 if first_try.elapsed() >= settings.give_up_after {
                     return Err(GaveUp(format!("not sent: {refused}")));
@@ -437,10 +470,12 @@ impl Worker {
                     return Ok(());
                 }
                 Ok(response) => {
+                    DeliveryCounts::add(&self.shared.counts.failures);
                     tracing::warn!(webhook = %self.hook.id, notification = %notification.id, status = response.status().as_u16(), attempt, retry_in_ms = wait.as_millis() as u64, "receiver refused the notification");
                     format!("the receiver answered {}", response.status())
                 }
                 Err(error) => {
+                    DeliveryCounts::add(&self.shared.counts.failures);
                     tracing::warn!(webhook = %self.hook.id, notification = %notification.id, %error, attempt, retry_in_ms = wait.as_millis() as u64, "notification not delivered");
                     format!("not delivered: {error}")
                 }

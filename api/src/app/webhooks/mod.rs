@@ -190,6 +190,7 @@ impl Webhooks {
                 settings,
                 cursors: std::sync::Mutex::new(HashMap::new()),
                 leases,
+                counts: delivery::DeliveryCounts::default(),
             }),
             runtime: handle,
             workers: WorkerTasks::default(),
@@ -252,6 +253,11 @@ impl Webhooks {
 
     /// The webhooks this node delivers now, each with how many positions of the event log its
     /// worker has not looked at yet.
+    /// Attempts, failures and webhooks marked failing by this node's workers so far.
+    pub fn delivery_counts(&self) -> (u64, u64, u64) {
+        self.shared.counts.read()
+    }
+
     pub fn backlogs(&self) -> Vec<(String, u64)> {
         let head = *self.shared.store.subscribe_all().borrow();
         let running: Vec<String> = self
@@ -318,12 +324,12 @@ impl Webhooks {
         store
             .put_record_async(CURSORS, &hook.id, head.to_string().as_bytes())
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         let record = hook.to_record(self.shared.repository.key())?;
         store
             .put_record_async(WEBHOOKS, &key(player, &hook.id), &record)
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         self.spawn(hook.clone(), head);
         tracing::info!(webhook = %hook.id, %player, url = %hook.url, "webhook registered");
         Ok(hook)
@@ -334,7 +340,7 @@ impl Webhooks {
         self.shared
             .store
             .records_with_prefix(WEBHOOKS, &key(player, ""))
-            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)?
             .into_iter()
             .map(|(_, bytes)| Webhook::from_record(&bytes, self.shared.repository.key()))
             .collect()
@@ -347,7 +353,7 @@ impl Webhooks {
         let store = &self.shared.store;
         let Some(bytes) = store
             .get_record(WEBHOOKS, &key(player, id))
-            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)?
         else {
             return Err(ApiError::new(
                 StatusCode::NOT_FOUND,
@@ -363,7 +369,7 @@ impl Webhooks {
         store
             .put_record_async(WEBHOOKS, &key(player, id), &record)
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         let cursor = load_cursor(store.as_ref(), id).unwrap_or(0);
         self.spawn(hook.clone(), cursor);
         tracing::info!(webhook = %id, %player, cursor, "webhook re-enabled");
@@ -377,7 +383,7 @@ impl Webhooks {
         let removed = store
             .remove_record_async(WEBHOOKS, &key(player, id))
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         if !removed {
             return Err(ApiError::new(
                 StatusCode::NOT_FOUND,
@@ -392,7 +398,7 @@ impl Webhooks {
         store
             .remove_record_async(CURSORS, id)
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         tracing::info!(webhook = %id, %player, "webhook deleted");
         Ok(())
     }

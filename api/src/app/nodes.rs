@@ -1,0 +1,130 @@
+//! The nodes of one store and the settings they must agree on (limits, the webhooks' allowed
+//! addresses): nodes with different limits treat one player differently depending on which
+//! node a request reaches. Each node writes its settings in a record of its own
+//! (`nodes/<node id>`) at start and with every readiness probe, and compares them with those of
+//! the other nodes seen lately: a difference is logged at start and shown in `/ready`'s detail.
+
+use crate::app::webhooks::address::AddressPolicy;
+use crate::limits::LimitSettings;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use storage::{Storage, StorageError};
+
+/// The record tree of the nodes' settings.
+const NODES: &str = "nodes";
+/// A node whose record is older than this is taken as gone.
+const FRESH_SECONDS: i64 = 300;
+
+/// What a node writes of itself.
+#[derive(Debug, Serialize, Deserialize)]
+struct NodeRecord {
+    at: DateTime<Utc>,
+    /// The settings the nodes of one store must agree on, by the name of their option.
+    settings: BTreeMap<String, String>,
+}
+
+/// This node: its id (random, new at each start) and the settings it must agree on.
+pub struct ThisNode {
+    id: String,
+    settings: BTreeMap<String, String>,
+}
+
+impl ThisNode {
+    pub fn new(limits: &LimitSettings, addresses: &AddressPolicy) -> ThisNode {
+        let mut hosts = addresses.allowed_hosts.clone();
+        hosts.sort();
+        let settings = [
+            (
+                "limit-players-per-hour",
+                limits.players_per_hour_per_address.to_string(),
+            ),
+            (
+                "limit-games-per-hour",
+                limits.games_per_hour_per_player.to_string(),
+            ),
+            ("limit-open-seats", limits.open_seats_per_player.to_string()),
+            (
+                "limit-commands-per-second",
+                limits.commands_per_second_per_player.to_string(),
+            ),
+            ("limit-streams", limits.streams_per_player.to_string()),
+            ("webhook-allow-http", addresses.allow_http.to_string()),
+            ("webhook-allow-host", hosts.join(",")),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_string(), value))
+        .collect();
+        let id = crate::app::randomness::random_hex::<8>()
+            .unwrap_or_else(|_| format!("pid-{}", std::process::id()));
+        ThisNode { id, settings }
+    }
+
+    /// Writes this node's record (durably: it is also the readiness probe's write).
+    pub async fn announce(&self, store: &dyn Storage) -> Result<(), StorageError> {
+        let record = NodeRecord {
+            at: Utc::now(),
+            settings: self.settings.clone(),
+        };
+        let bytes = serde_json::to_vec(&record)
+            .map_err(|e| StorageError::Database(format!("cannot write JSON: {e}")))?;
+        store.put_record_async(NODES, &self.id, &bytes).await
+    }
+
+    /// How the other nodes seen in the last minutes differ from this one, one sentence each.
+    pub fn differences(&self, store: &dyn Storage) -> Result<Vec<String>, StorageError> {
+        let now = Utc::now();
+        let mut differences = Vec::new();
+        for (id, bytes) in store.records_with_prefix(NODES, "")? {
+            if id == self.id {
+                continue;
+            }
+            let Ok(other) = serde_json::from_slice::<NodeRecord>(&bytes) else {
+                continue;
+            };
+            if (now - other.at).num_seconds() > FRESH_SECONDS {
+                continue;
+            }
+            for (name, ours) in &self.settings {
+                let theirs = other.settings.get(name).map_or("(not set)", String::as_str);
+                if theirs != ours {
+                    differences.push(format!(
+                        "node {id} runs with --{name} {theirs:?}, this node with {ours:?}"
+                    ));
+                }
+            }
+        }
+        Ok(differences)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn nodes_with_other_limits_are_told_apart_and_alike_ones_are_not() {
+        let store = storage::MemoryStore::new();
+        let limits = LimitSettings::default();
+        let policy = AddressPolicy::default();
+        let first = ThisNode::new(&limits, &policy);
+        let alike = ThisNode::new(&limits, &policy);
+        let other = ThisNode::new(
+            &LimitSettings {
+                streams_per_player: limits.streams_per_player + 1,
+                ..limits
+            },
+            &policy,
+        );
+        first.announce(&store).await.unwrap();
+        alike.announce(&store).await.unwrap();
+        assert_eq!(first.differences(&store).unwrap(), Vec::<String>::new());
+        other.announce(&store).await.unwrap();
+        let differences = first.differences(&store).unwrap();
+        assert_eq!(differences.len(), 1, "{differences:?}");
+        assert!(
+            differences[0].contains("--limit-streams"),
+            "{differences:?}"
+        );
+    }
+}

@@ -1,0 +1,958 @@
+//! What an operator relies on, tried on the real binary: answers that tell the truth when the
+//! store fails (503 `store_unavailable` with `Retry-After`, 503 `outcome_unknown`), readiness
+//! that fails while the store takes no write and comes back by itself, a stop that answers
+//! waiting readers at once, request ids in answers, problems and logs, a key file that is never
+//! replaced, and the shipped alert rules checked by `promtool`.
+
+mod common;
+
+#[path = "../../storage/tests/common/cluster.rs"]
+mod cluster;
+
+use common::binary::Server;
+use common::{Player, TestApp};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Waits until `done` holds, checking every 50 ms, or panics with `what` after `within`.
+fn eventually(within: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < within, "{what}: not within {within:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn status_of(app: &TestApp, path: &str) -> StatusCode {
+    app.get(path, None)
+        .send()
+        .map(|r| r.status())
+        .unwrap_or(StatusCode::IM_A_TEAPOT)
+}
+
+/// The first legal move (not a table command) of `player` in `game`.
+fn a_move(app: &TestApp, player: &Player, game: &str) -> Value {
+    app.legal(player, game)["commands"]
+        .as_array()
+        .expect("legal list")
+        .iter()
+        .map(|l| l["command"].clone())
+        .find(|c| !common::play::is_table_command(c))
+        .expect("a move")
+}
+
+fn post_command(
+    app: &TestApp,
+    player: &Player,
+    game: &str,
+    command: &Value,
+    key: &str,
+) -> reqwest::blocking::Response {
+    app.post(&format!("/v1/games/{game}/commands"), Some(player))
+        .header("Idempotency-Key", key)
+        .json(command)
+        .send()
+        .expect("an answer")
+}
+
+/// `post_command` as a client that follows `Retry-After` does: sent again with the same key
+/// while the answer is 503 (each pooled connection to the database finds out on its next use
+/// that the database went away and came back), a few times.
+fn post_command_retrying(
+    app: &TestApp,
+    player: &Player,
+    game: &str,
+    command: &Value,
+    key: &str,
+) -> reqwest::blocking::Response {
+    for _ in 0..20 {
+        let answer = post_command(app, player, game, command, key);
+        if answer.status() != StatusCode::SERVICE_UNAVAILABLE {
+            return answer;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    post_command(app, player, game, command, key)
+}
+
+/// The versions of a game's stored events, as a player reads them.
+fn versions(app: &TestApp, player: &Player, game: &str) -> Vec<u64> {
+    let page = app.events(Some(player), game, 0);
+    page["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| e["version"].as_u64().expect("version"))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Request ids and logs
+
+#[test]
+fn a_request_id_is_taken_or_made_and_named_in_the_header_the_problem_and_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log");
+    let mut server = Server::start_logging_at(&dir.path().join("data"), &[], &log, "info");
+    let app = &server.app;
+
+    let response = app
+        .get("/v1/games/g-nothing", None)
+        .header("X-Request-Id", "screenshot-42")
+        .send()
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    assert_eq!(response.headers()["x-request-id"], "screenshot-42");
+    let body: Value = response.json().unwrap();
+    assert_eq!(body["code"], "game_not_found");
+    assert_eq!(body["request_id"], "screenshot-42", "{body}");
+
+    // None sent (or one that cannot be a header and a log field): one is made.
+    for sent in [None, Some("x".repeat(300))] {
+        let mut request = app.get("/v1/games/g-nothing", None);
+        if let Some(sent) = &sent {
+            request = request.header("X-Request-Id", sent);
+        }
+        let response = request.send().unwrap();
+        let made = response.headers()["x-request-id"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(made.len(), 16, "{made}");
+        assert!(made.bytes().all(|b| b.is_ascii_hexdigit()), "{made}");
+        let body: Value = response.json().unwrap();
+        assert_eq!(body["request_id"], made.as_str());
+    }
+    // A success carries its id too.
+    let ok = app.get("/health", None).send().unwrap();
+    assert!(ok.headers().contains_key("x-request-id"));
+
+    server.kill();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("screenshot-42"))
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("answered") && l.contains("status=404")),
+        "the request's log line names its id:\n{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.contains("avalanche is starting") && l.contains("version=")),
+        "startup logs the version and settings:\n{text}"
+    );
+}
+
+#[test]
+fn json_logs_are_one_object_a_line_with_the_request_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log");
+    let mut server = Server::start_logging_at(
+        &dir.path().join("data"),
+        &["--log-format", "json"],
+        &log,
+        "info",
+    );
+    server
+        .app
+        .get("/v1/games/g-nothing", None)
+        .header("X-Request-Id", "json-7")
+        .send()
+        .unwrap();
+    server.kill();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let answered = lines
+        .iter()
+        .find(|l| l["span"]["id"] == "json-7" && l["fields"]["message"] == "answered")
+        .unwrap_or_else(|| panic!("no line of the request:\n{text}"));
+    assert_eq!(answered["fields"]["status"], 404);
+    let start = lines
+        .iter()
+        .find(|l| l["fields"]["message"] == "avalanche is starting")
+        .unwrap_or_else(|| panic!("no startup line:\n{text}"));
+    assert_eq!(start["fields"]["version"], env!("CARGO_PKG_VERSION"));
+    assert!(start["fields"]["settings"]
+        .as_str()
+        .unwrap()
+        .contains("log_format: Json"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Stopping
+
+#[test]
+fn sigterm_answers_waiting_long_polls_ends_streams_and_stops_within_a_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(&dir.path().join("data"), &[]);
+    let app = &server.app;
+    let (id, players) = app.full_game("avalanche-chess", 2, json!({}));
+    let version = app.game(Some(&players[0]), &id)["version"]
+        .as_u64()
+        .unwrap();
+
+    let poll_url = app.url(&format!("/v1/games/{id}/events?after={version}&wait=60"));
+    let poll = std::thread::spawn(move || {
+        let response = reqwest::blocking::Client::new()
+            .get(poll_url)
+            .timeout(Duration::from_secs(90))
+            .send()
+            .expect("the long-poll is answered");
+        (response.status(), Instant::now())
+    });
+    let stream_url = app.url(&format!("/v1/games/{id}/stream?after={version}"));
+    let stream = std::thread::spawn(move || {
+        let mut response = reqwest::blocking::Client::new()
+            .get(stream_url)
+            .timeout(Duration::from_secs(90))
+            .send()
+            .expect("the stream opens");
+        let mut body = String::new();
+        let read = response.read_to_string(&mut body);
+        (read.map_err(|e| e.to_string()), Instant::now())
+    });
+    // Both wait on the server.
+    eventually(Duration::from_secs(10), "two open streams", || {
+        let text = app.get("/metrics", None).send().unwrap().text().unwrap();
+        text.lines().any(|l| l == "avalanche_open_streams 2")
+    });
+
+    let asked = Instant::now();
+    let killed = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let exit = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            asked.elapsed() < Duration::from_secs(10),
+            "the node did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let stopped_in = asked.elapsed();
+    assert!(exit.success(), "a clean stop: {exit:?}");
+    assert!(
+        stopped_in < Duration::from_secs(1),
+        "stopped in {stopped_in:?}"
+    );
+
+    let (status, answered_at) = poll.join().unwrap();
+    assert_eq!(status, StatusCode::OK);
+    assert!(answered_at.duration_since(asked) < Duration::from_secs(1));
+    let (read, ended_at) = stream.join().unwrap();
+    assert!(read.is_ok(), "the stream ends cleanly, not cut: {read:?}");
+    assert!(ended_at.duration_since(asked) < Duration::from_secs(1));
+}
+
+// ---------------------------------------------------------------------------------------
+// The secrets key
+
+#[test]
+fn a_missing_key_file_is_refused_and_not_replaced_when_the_store_holds_sealed_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut server = Server::start(&data, &[]);
+    server.app.full_game("avalanche", 2, json!({}));
+    server.kill();
+    let key = data.join("secrets.key");
+    std::fs::remove_file(&key).unwrap();
+
+    let output = Command::new(common::binary::path())
+        .args(["--addr", "127.0.0.1:0", "--data"])
+        .arg(&data)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("the key file") && said.contains("is missing"),
+        "{said}"
+    );
+    assert!(!key.exists(), "no new key was made");
+}
+
+// ---------------------------------------------------------------------------------------
+// Alert rules and the dashboard
+
+/// `promtool`, installed from Debian's `prometheus` package when missing (as root).
+fn promtool() -> PathBuf {
+    let found = || {
+        ["/usr/bin/promtool", "/usr/local/bin/promtool"]
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| p.exists())
+    };
+    if let Some(path) = found() {
+        return path;
+    }
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false);
+    assert!(
+        root,
+        "promtool is missing: install Debian's `prometheus` package (apt-get install prometheus)"
+    );
+    for args in [
+        &["-o", "DPkg::Lock::Timeout=600", "update"][..],
+        &[
+            "-o",
+            "DPkg::Lock::Timeout=600",
+            "install",
+            "-y",
+            "--no-install-recommends",
+            "prometheus",
+        ][..],
+    ] {
+        let status = Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .expect("apt-get runs");
+        assert!(status.success(), "apt-get {args:?} failed");
+    }
+    found().expect("promtool after installing prometheus")
+}
+
+fn deploy() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy")
+}
+
+/// The `avalanche_*` metric names written in `text`.
+fn metric_names(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("avalanche_") {
+        let name: String = rest[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        rest = &rest[at + name.len()..];
+        names.push(name);
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn the_shipped_alert_rules_pass_promtool_and_name_only_metrics_the_server_writes() {
+    let promtool = promtool();
+    let rules = deploy().join("prometheus");
+    for args in [
+        vec!["check", "rules", "alerts.yml"],
+        vec!["test", "rules", "alerts_test.yml"],
+    ] {
+        let output = Command::new(&promtool)
+            .args(&args)
+            .current_dir(&rules)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "promtool {args:?}: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    let app = TestApp::spawn();
+    let page = app.get("/metrics", None).send().unwrap().text().unwrap();
+    let written = |name: &str| {
+        let base = name
+            .trim_end_matches("_bucket")
+            .trim_end_matches("_count")
+            .trim_end_matches("_sum");
+        page.contains(&format!("# TYPE {base} "))
+    };
+    let alerts = std::fs::read_to_string(rules.join("alerts.yml")).unwrap();
+    let dashboard = std::fs::read_to_string(deploy().join("grafana/dashboard.json")).unwrap();
+    let parsed: Value = serde_json::from_str(&dashboard).expect("the dashboard is JSON");
+    assert!(parsed["panels"].as_array().is_some_and(|p| !p.is_empty()));
+    for name in metric_names(&alerts)
+        .iter()
+        .chain(&metric_names(&dashboard))
+    {
+        assert!(
+            written(name),
+            "{name} is not written by the server:\n{page}"
+        );
+    }
+    // No label grows with players, games or webhooks.
+    for line in page.lines().filter(|l| !l.starts_with('#')) {
+        for label in ["webhook=", "player=", "game=", "id="] {
+            assert!(!line.contains(label), "{line}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// PostgreSQL that fails
+
+/// A TCP forwarder between a node and PostgreSQL that a test can cut, as a network or a
+/// database server that goes away: cutting closes every connection and refuses new ones.
+struct Forwarder {
+    port: u16,
+    down: Arc<AtomicBool>,
+    live: Arc<Mutex<Vec<TcpStream>>>,
+}
+
+impl Forwarder {
+    fn start(target: u16) -> Forwarder {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let down = Arc::new(AtomicBool::new(false));
+        let live: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
+        let (is_down, conns) = (down.clone(), live.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { continue };
+                if is_down.load(Ordering::SeqCst) {
+                    drop(client);
+                    continue;
+                }
+                let Ok(server) = TcpStream::connect(("127.0.0.1", target)) else {
+                    continue;
+                };
+                {
+                    let mut conns = conns.lock().unwrap();
+                    conns.push(client.try_clone().unwrap());
+                    conns.push(server.try_clone().unwrap());
+                }
+                for (mut from, mut to) in [
+                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                    (server, client),
+                ] {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut to);
+                        let _ = to.shutdown(Shutdown::Both);
+                    });
+                }
+            }
+        });
+        Forwarder { port, down, live }
+    }
+
+    fn cut(&self) {
+        self.down.store(true, Ordering::SeqCst);
+        for conn in self.live.lock().unwrap().drain(..) {
+            let _ = conn.shutdown(Shutdown::Both);
+        }
+    }
+
+    fn restore(&self) {
+        self.down.store(false, Ordering::SeqCst);
+    }
+}
+
+/// A node on a new database of the shared cluster, reached through a forwarder.
+fn node_behind_forwarder(dir: &Path) -> (Server, Forwarder, String) {
+    let cluster = cluster::Cluster::shared();
+    let url = cluster.new_database();
+    let (head, name) = url.rsplit_once('/').unwrap();
+    let port: u16 = head.rsplit_once(':').unwrap().1.parse().unwrap();
+    let forwarder = Forwarder::start(port);
+    let proxied = format!("postgres://postgres@127.0.0.1:{}/{name}", forwarder.port);
+    let key = dir.join("secrets.key");
+    let server = Server::start(
+        &dir.join("data"),
+        &[
+            "--database",
+            &proxied,
+            "--secrets-key",
+            key.to_str().unwrap(),
+        ],
+    );
+    (server, forwarder, name.to_string())
+}
+
+fn terminate_backends(name: &str) {
+    cluster::Cluster::shared().psql(
+        "postgres",
+        &format!(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+             WHERE datname = '{name}' AND pid <> pg_backend_pid()"
+        ),
+    );
+}
+
+#[test]
+fn a_database_that_refuses_writes_or_goes_away_is_answered_503_and_the_node_recovers_by_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, forwarder, name) = node_behind_forwarder(dir.path());
+    let app = &server.app;
+    let (id, players) = app.full_game("avalanche-chess", 2, json!({}));
+    let first = a_move(app, &players[0], &id);
+    assert_eq!(
+        post_command(app, &players[0], &id, &first, "m1").status(),
+        StatusCode::OK
+    );
+    let cluster = cluster::Cluster::shared();
+    let second = a_move(app, &players[1], &id);
+    let version = app.game(Some(&players[1]), &id)["version"].clone();
+
+    // Writes refused, as on a full disk: the database turns read-only.
+    cluster.psql(
+        "postgres",
+        &format!("ALTER DATABASE {name} SET default_transaction_read_only = on"),
+    );
+    terminate_backends(&name);
+    eventually(Duration::from_secs(10), "/ready fails", || {
+        status_of(app, "/ready") == StatusCode::SERVICE_UNAVAILABLE
+    });
+    assert_eq!(
+        status_of(app, "/health"),
+        StatusCode::OK,
+        "PostgreSQL recovers by itself"
+    );
+    let refused = post_command(app, &players[1], &id, &second, "m2");
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let retry_after: u64 = refused.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry_after >= 1);
+    let body: Value = refused.json().unwrap();
+    assert_eq!(body["code"], "store_unavailable", "{body}");
+    assert_eq!(
+        app.game(Some(&players[1]), &id)["version"],
+        version,
+        "reads are served"
+    );
+
+    cluster.psql(
+        "postgres",
+        &format!("ALTER DATABASE {name} RESET default_transaction_read_only"),
+    );
+    terminate_backends(&name);
+    eventually(Duration::from_secs(10), "/ready again", || {
+        status_of(app, "/ready") == StatusCode::OK
+    });
+    assert_eq!(
+        post_command_retrying(app, &players[1], &id, &second, "m2").status(),
+        StatusCode::OK
+    );
+
+    // The database goes away: writes are 503, the node is not ready, and it is alive.
+    forwarder.cut();
+    let refused = app
+        .post(&format!("/v1/games/{id}/commands"), Some(&players[0]))
+        .header("Idempotency-Key", "m3")
+        .json(&json!({"type": "resign"}))
+        .send()
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(refused.headers().contains_key("retry-after"));
+    let body: Value = refused.json().unwrap();
+    assert!(
+        body["code"] == "store_unavailable" || body["code"] == "outcome_unknown",
+        "{body}"
+    );
+    assert_eq!(status_of(app, "/ready"), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(status_of(app, "/health"), StatusCode::OK);
+
+    forwarder.restore();
+    eventually(
+        Duration::from_secs(15),
+        "/ready after the database is back",
+        || status_of(app, "/ready") == StatusCode::OK,
+    );
+    let resigned = post_command_retrying(app, &players[0], &id, &json!({"type": "resign"}), "m3");
+    assert_eq!(resigned.status(), StatusCode::OK);
+    let stored = versions(app, &players[0], &id);
+    assert_eq!(
+        stored,
+        (1..=stored.len() as u64).collect::<Vec<_>>(),
+        "no gap, nothing twice"
+    );
+}
+
+#[test]
+fn a_command_whose_commit_is_not_confirmed_is_answered_outcome_unknown_and_its_retry_records_it_once(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, forwarder, name) = node_behind_forwarder(dir.path());
+    let app = &server.app;
+    let (id, players) = app.full_game("avalanche-chess", 2, json!({}));
+    let before = versions(app, &players[0], &id).len();
+    let command = a_move(app, &players[0], &id);
+
+    // Another session holds the events table: the append waits, sent but not answered.
+    let cluster = cluster::Cluster::shared();
+    let url = cluster.url(&name);
+    let mut locker = Command::new("psql")
+        .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", url.as_str()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("psql runs");
+    let mut sql = locker.stdin.take().unwrap();
+    sql.write_all(b"BEGIN; LOCK TABLE events IN EXCLUSIVE MODE;\n")
+        .unwrap();
+    sql.flush().unwrap();
+    eventually(Duration::from_secs(10), "the lock is held", || {
+        cluster.psql(
+            &name,
+            "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation \
+             WHERE c.relname = 'events' AND l.mode = 'ExclusiveLock' AND l.granted",
+        ) == "1"
+    });
+    let base = app.base.clone();
+    let (token, path) = (players[0].token.clone(), format!("/v1/games/{id}/commands"));
+    let sent = command.clone();
+    let answer = std::thread::spawn(move || {
+        let response = reqwest::blocking::Client::new()
+            .post(format!("{base}{path}"))
+            .bearer_auth(token)
+            .header("Idempotency-Key", "the-move")
+            .json(&sent)
+            .timeout(Duration::from_secs(60))
+            .send()
+            .expect("an answer");
+        let status = response.status();
+        (status, response.json::<Value>().unwrap_or(Value::Null))
+    });
+    eventually(
+        Duration::from_secs(10),
+        "the append waits for the lock",
+        || {
+            cluster.psql(
+                "postgres",
+                &format!(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = '{name}' \
+                 AND wait_event_type = 'Lock'"
+                ),
+            ) == "1"
+        },
+    );
+    // The connection drops while the statement is under way.
+    forwarder.cut();
+    let (status, body) = answer.join().unwrap();
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert_eq!(body["code"], "outcome_unknown", "{body}");
+    assert!(body["detail"].as_str().unwrap().contains("Idempotency-Key"));
+    // The waiting statement goes on without its client and commits once the lock is freed.
+    sql.write_all(b"COMMIT;\n").unwrap();
+    drop(sql);
+    locker.wait().unwrap();
+    forwarder.restore();
+
+    eventually(
+        Duration::from_secs(15),
+        "/ready after the database is back",
+        || status_of(app, "/ready") == StatusCode::OK,
+    );
+    let retried = post_command_retrying(app, &players[0], &id, &command, "the-move");
+    assert_eq!(retried.status(), StatusCode::OK);
+    let retried: Value = retried.json().unwrap();
+    assert_eq!(retried["replayed"], true, "it had been recorded: {retried}");
+    let stored = versions(app, &players[0], &id);
+    assert_eq!(stored.len(), before + 1, "recorded once: {stored:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Two nodes behind nginx
+
+/// nginx, installed from Debian's `nginx` package when missing (as root).
+fn nginx() -> PathBuf {
+    let path = PathBuf::from("/usr/sbin/nginx");
+    if !path.exists() {
+        let status = Command::new("apt-get")
+            .args([
+                "-o",
+                "DPkg::Lock::Timeout=600",
+                "install",
+                "-y",
+                "--no-install-recommends",
+                "nginx",
+            ])
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status();
+        assert!(
+            status.is_ok_and(|s| s.success()) && path.exists(),
+            "nginx is missing: install Debian's `nginx` package (apt-get install nginx)"
+        );
+    }
+    path
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// nginx running the shipped `deploy/nginx.conf` in front of `nodes`, on its own port.
+struct Nginx {
+    child: std::process::Child,
+    base: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Nginx {
+    fn start(nodes: [&str; 2]) -> Nginx {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let shipped = std::fs::read_to_string(deploy().join("nginx.conf")).unwrap();
+        assert!(shipped.contains("server 127.0.0.1:8081 ") && shipped.contains("listen 8080;"));
+        let site = shipped
+            .replace("server 127.0.0.1:8081 ", &format!("server {} ", nodes[0]))
+            .replace("server 127.0.0.1:8082 ", &format!("server {} ", nodes[1]))
+            .replace("listen 8080;", &format!("listen 127.0.0.1:{port};"));
+        let d = dir.path().display();
+        std::fs::write(dir.path().join("site.conf"), site).unwrap();
+        std::fs::write(
+            dir.path().join("nginx.conf"),
+            format!(
+                "pid {d}/nginx.pid;\nerror_log {d}/error.log warn;\nevents {{}}\nhttp {{\n\
+                 access_log {d}/access.log;\nclient_body_temp_path {d}/body;\n\
+                 proxy_temp_path {d}/proxy;\nfastcgi_temp_path {d}/fastcgi;\n\
+                 uwsgi_temp_path {d}/uwsgi;\nscgi_temp_path {d}/scgi;\n\
+                 include {d}/site.conf;\n}}\n"
+            ),
+        )
+        .unwrap();
+        let child = Command::new(nginx())
+            .args(["-p"])
+            .arg(dir.path())
+            .args(["-c"])
+            .arg(dir.path().join("nginx.conf"))
+            .args(["-g", "daemon off;"])
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("nginx starts");
+        let base = format!("http://127.0.0.1:{port}");
+        eventually(Duration::from_secs(10), "nginx answers", || {
+            reqwest::blocking::get(format!("{base}/health")).is_ok()
+        });
+        Nginx {
+            child,
+            base,
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+}
+
+#[test]
+fn two_nodes_behind_nginx_with_the_shipped_config_lose_nothing_and_show_no_error_when_one_is_killed(
+) {
+    const GAMES: usize = 4;
+    const KILL_AFTER: usize = 24;
+    const MOVES_EACH: usize = 24;
+    let dir = tempfile::tempdir().unwrap();
+    let url = cluster::Cluster::shared().new_database();
+    let key = dir.path().join("secrets.key");
+    let args: [&str; 4] = ["--database", &url, "--secrets-key", key.to_str().unwrap()];
+    let first = Server::start(&dir.path().join("a"), &args);
+    let second = Server::start(&dir.path().join("b"), &args);
+    let address = |server: &Server| server.app.base.trim_start_matches("http://").to_string();
+    let proxy = Nginx::start([address(&first).as_str(), address(&second).as_str()]);
+    let first = Arc::new(Mutex::new(Some(first)));
+
+    let acknowledged = Arc::new(Mutex::new(Vec::<(String, u64)>::new()));
+    let errors = Arc::new(Mutex::new(Vec::<String>::new()));
+    let clients: Vec<_> = (0..GAMES)
+        .map(|n| {
+            let base = proxy.base.clone();
+            let (acknowledged, errors, first) =
+                (acknowledged.clone(), errors.clone(), first.clone());
+            std::thread::spawn(move || {
+                let app = TestApp::attach(&base);
+                let (id, players) = app.full_game("avalanche-chess", 2, json!({}));
+                for step in 0..MOVES_EACH {
+                    let game = app.game(None, &id);
+                    if game["status"] == "finished" {
+                        break;
+                    }
+                    let seat = game["to_act"][0].as_u64().expect("a seat to act") as usize;
+                    let command = a_move(&app, &players[seat], &id);
+                    let answer =
+                        post_command(&app, &players[seat], &id, &command, &format!("{n}-{step}"));
+                    let status = answer.status();
+                    let body: Value = answer.json().unwrap_or(Value::Null);
+                    if status != StatusCode::OK {
+                        errors.lock().unwrap().push(format!("{status}: {body}"));
+                        break;
+                    }
+                    let last = body["events"]
+                        .as_array()
+                        .and_then(|e| e.last())
+                        .and_then(|e| e["version"].as_u64())
+                        .expect("the answer's events");
+                    let mut acked = acknowledged.lock().unwrap();
+                    acked.push((id.clone(), last));
+                    if acked.len() == KILL_AFTER {
+                        // A node dies under play: SIGKILL, no chance to finish anything.
+                        if let Some(mut node) = first.lock().unwrap().take() {
+                            node.kill();
+                        }
+                    }
+                }
+                (id, players)
+            })
+        })
+        .collect();
+    let games: Vec<(String, Vec<Player>)> =
+        clients.into_iter().map(|c| c.join().unwrap()).collect();
+    assert!(
+        first.lock().unwrap().is_none(),
+        "the node was killed under play"
+    );
+    let errors = errors.lock().unwrap();
+    assert!(errors.is_empty(), "clients saw errors: {errors:?}");
+
+    // Every acknowledged command is stored, read through nginx (the surviving node).
+    let app = TestApp::attach(&proxy.base);
+    let acknowledged = acknowledged.lock().unwrap();
+    assert!(
+        acknowledged.len() > KILL_AFTER,
+        "play went on after the kill"
+    );
+    for (id, players) in &games {
+        let stored = versions(&app, &players[0], id);
+        assert_eq!(
+            stored,
+            (1..=stored.len() as u64).collect::<Vec<_>>(),
+            "{id}: no gap"
+        );
+        for (_, version) in acknowledged.iter().filter(|(g, _)| g == id) {
+            assert!(
+                stored.contains(version),
+                "{id}: acknowledged version {version} is lost"
+            );
+        }
+    }
+    drop(second);
+}
+
+// ---------------------------------------------------------------------------------------
+// A full disk under sled
+
+/// A small tmpfs mounted for one test (as root), unmounted when dropped.
+struct SmallDisk {
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl SmallDisk {
+    fn mount(megabytes: u64) -> SmallDisk {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("disk");
+        std::fs::create_dir(&path).unwrap();
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m"), "tmpfs"])
+            .arg(&path)
+            .status()
+            .expect("mount runs");
+        assert!(
+            status.success(),
+            "this test mounts a small tmpfs to fill its disk: run it as root (or with CAP_SYS_ADMIN)"
+        );
+        SmallDisk { path, _dir: dir }
+    }
+
+    /// Writes a file until the disk is full.
+    fn fill(&self) -> PathBuf {
+        let filler = self.path.join("filler");
+        let mut file = std::fs::File::create(&filler).unwrap();
+        let block = vec![0u8; 64 * 1024];
+        while file.write_all(&block).is_ok() {}
+        let _ = file.sync_all();
+        filler
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.path).status();
+    }
+}
+
+#[test]
+fn a_full_disk_under_sled_is_answered_503_fails_readiness_and_liveness_and_a_restart_recovers() {
+    let disk = SmallDisk::mount(64);
+    let data = disk.path.join("data");
+    let mut server = Server::start(&data, &["--store-cache-mb", "8"]);
+    let app = &server.app;
+    let (id, players) = app.full_game("avalanche-chess", 2, json!({}));
+    let mut acknowledged = versions(app, &players[0], &id).len();
+    assert_eq!(status_of(app, "/ready"), StatusCode::OK);
+
+    let filler = disk.fill();
+    // Moves until the store fails (sled writes through its own buffers first).
+    let mut failed = None;
+    for step in 0..200 {
+        let game = app.game(None, &id);
+        if game["status"] == "finished" {
+            break;
+        }
+        let seat = game["to_act"][0].as_u64().unwrap() as usize;
+        let command = a_move(app, &players[seat], &id);
+        let answer = post_command(app, &players[seat], &id, &command, &format!("k{step}"));
+        let status = answer.status();
+        let body: Value = answer.json().unwrap_or(Value::Null);
+        if status == StatusCode::OK {
+            acknowledged = body["events"].as_array().unwrap().last().unwrap()["version"]
+                .as_u64()
+                .unwrap() as usize;
+            continue;
+        }
+        failed = Some((status, body));
+        break;
+    }
+    let (status, body) = failed.expect("the full disk fails a write");
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert!(
+        body["code"] == "store_unavailable" || body["code"] == "outcome_unknown",
+        "{body}"
+    );
+    assert_eq!(status_of(app, "/ready"), StatusCode::SERVICE_UNAVAILABLE);
+    // sled takes no write again until reopened: liveness fails, so the node is restarted.
+    assert_eq!(status_of(app, "/health"), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        app.game(Some(&players[0]), &id)["id"],
+        id.as_str(),
+        "reads are served"
+    );
+
+    std::fs::remove_file(filler).unwrap();
+    server.kill();
+    let server = Server::start(&data, &[]);
+    let stored = versions(&server.app, &players[0], &id);
+    assert!(
+        stored.len() >= acknowledged,
+        "every acknowledged event is there: {} of {acknowledged}",
+        stored.len()
+    );
+    assert_eq!(status_of(&server.app, "/ready"), StatusCode::OK);
+    assert_eq!(status_of(&server.app, "/health"), StatusCode::OK);
+}
