@@ -128,6 +128,8 @@ pub struct Snapshot {
     /// Webhooks this node delivers now, and how many events of the log each has not looked at
     /// yet (its backlog).
     pub webhooks: Vec<(String, u64)>,
+    /// The outbox: mail sent and failed by this node, mail waiting (all nodes).
+    pub mail: crate::app::mail::MailMetrics,
 }
 
 /// The requests of one route: (method, status, requests answered).
@@ -359,6 +361,39 @@ impl Metrics {
                 escape(id)
             );
         }
+
+        head(
+            &mut out,
+            "avalanche_mail_sent_total",
+            "counter",
+            "Mails this node sent (to the relay, or into the outbox folder).",
+        );
+        let _ = writeln!(out, "avalanche_mail_sent_total {}", snapshot.mail.sent);
+        head(
+            &mut out,
+            "avalanche_mail_failed_total",
+            "counter",
+            "Attempts to send a mail that failed on this node (each is tried again later).",
+        );
+        let _ = writeln!(out, "avalanche_mail_failed_total {}", snapshot.mail.failed);
+        head(
+            &mut out,
+            "avalanche_mail_waiting",
+            "gauge",
+            "Mails in the outbox waiting to be sent.",
+        );
+        let _ = writeln!(out, "avalanche_mail_waiting {}", snapshot.mail.waiting);
+        head(
+            &mut out,
+            "avalanche_mail_oldest_waiting_seconds",
+            "gauge",
+            "How long the oldest mail in the outbox has waited.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_mail_oldest_waiting_seconds {}",
+            snapshot.mail.oldest_waiting_seconds
+        );
 
         let (resident, cpu) = process_usage();
         head(

@@ -27,6 +27,8 @@ pub struct AppState {
     /// The jobs this server runs for all the servers of its store (the clock, webhooks):
     /// `leases.held()` names them.
     pub leases: Arc<Leases>,
+    /// Mail: addresses, the outbox and its worker, replies.
+    pub mail: Arc<crate::app::mail::Mail>,
 }
 
 impl AppState {
@@ -41,6 +43,7 @@ impl AppState {
             open_streams: self.limits.open_streams(),
             clock_held: self.leases.holds(crate::app::leases::CLOCK),
             webhooks: self.webhooks.backlogs(),
+            mail: self.mail.metrics(),
         }
     }
 }
@@ -70,11 +73,40 @@ impl AppState {
         memory: MemorySettings,
         limits: crate::limits::LimitSettings,
     ) -> std::io::Result<AppState> {
+        AppState::new_with_mail(
+            store,
+            registry,
+            key,
+            delivery,
+            memory,
+            limits,
+            crate::app::mail::MailSettings::default(),
+        )
+    }
+
+    /// [`AppState::new`] with mail as `mail` says; starts the mail worker.
+    pub fn new_with_mail(
+        store: Arc<dyn Storage>,
+        registry: Registry,
+        key: Arc<SecretsKey>,
+        delivery: DeliverySettings,
+        memory: MemorySettings,
+        limits: crate::limits::LimitSettings,
+        mail: crate::app::mail::MailSettings,
+    ) -> std::io::Result<AppState> {
         let registry = Arc::new(registry);
         let metrics = Arc::new(Metrics::default());
         let store = Metered::wrap(store, metrics.clone());
         let leases = Arc::new(Leases::new(store.clone()));
+        let mail = Arc::new(crate::app::mail::Mail::new(
+            store.clone(),
+            registry.clone(),
+            key.clone(),
+            mail,
+        ));
+        mail.start(leases.clone())?;
         Ok(AppState {
+            mail,
             webhooks: Webhooks::start(
                 store.clone(),
                 registry.clone(),
