@@ -2,9 +2,9 @@
 //! server: every notice is sent once, by the node that holds the mail lease, whichever node
 //! the moves were played on.
 
-mod common;
 #[path = "../../storage/tests/common/cluster.rs"]
 mod cluster;
+mod common;
 #[path = "common/mailbox.rs"]
 mod mailbox;
 
@@ -110,5 +110,8 @@ fn two_nodes_on_one_database_send_each_notice_once() {
     }
     // The first notice (the game started) and one a move.
     assert_eq!(notices.len(), moves + 1, "{ids:#?}");
-    assert!(ids.values().all(|&n| n == 1), "a notice was sent twice: {ids:#?}");
+    assert!(
+        ids.values().all(|&n| n == 1),
+        "a notice was sent twice: {ids:#?}"
+    );
 }

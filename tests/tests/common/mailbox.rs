@@ -82,7 +82,10 @@ impl Received {
             subject: message.subject().unwrap_or_default().to_string(),
             message_id: message.message_id().unwrap_or_default().to_string(),
             reply_to: first(message.reply_to()),
-            text: message.body_text(0).map(|t| t.replace("\r\n", "\n")).unwrap_or_default(),
+            text: message
+                .body_text(0)
+                .map(|t| t.replace("\r\n", "\n"))
+                .unwrap_or_default(),
             html: message.body_html(0).map(|t| t.into_owned()),
             file,
         })

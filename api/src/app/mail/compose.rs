@@ -95,7 +95,10 @@ impl Mail {
             .from
             .parse()
             .map_err(|e| format!("--mail-from: {e}"))?;
-        let to: Mailbox = letter.to.parse().map_err(|e| format!("{}: {e}", letter.to))?;
+        let to: Mailbox = letter
+            .to
+            .parse()
+            .map_err(|e| format!("{}: {e}", letter.to))?;
         let mut builder = Message::builder()
             .from(from)
             .to(to)
@@ -109,9 +112,7 @@ impl Mail {
         }
         if let Some(answered) = &letter.in_reply_to {
             let answered = format!("<{}>", answered.trim_matches(['<', '>']));
-            builder = builder
-                .in_reply_to(answered.clone())
-                .references(answered);
+            builder = builder.in_reply_to(answered.clone()).references(answered);
         }
         let mut text = letter.text.clone();
         let mut html = format!(

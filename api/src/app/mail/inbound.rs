@@ -161,7 +161,9 @@ fn is_square(s: &str) -> bool {
 /// takes them (the rules decide whether it is legal).
 fn chess_from_to(line: &str) -> Option<(Value, String)> {
     let lower = line.trim().to_ascii_lowercase();
-    let mut parts = lower.split(|c: char| c == '/' || c.is_whitespace()).filter(|p| !p.is_empty());
+    let mut parts = lower
+        .split(|c: char| c == '/' || c.is_whitespace())
+        .filter(|p| !p.is_empty());
     let mv = parts.next()?.replace('-', "");
     let push = parts.next().map(|p| p.to_string());
     if parts.next().is_some() {
@@ -181,7 +183,11 @@ fn chess_from_to(line: &str) -> Option<(Value, String)> {
     let push = match push {
         Some(p) => {
             let to = p.rsplit('-').next()?.to_string();
-            let to = if to.len() == 4 { to[2..].to_string() } else { to };
+            let to = if to.len() == 4 {
+                to[2..].to_string()
+            } else {
+                to
+            };
             if !is_square(&to) {
                 return None;
             }
@@ -207,19 +213,32 @@ fn automatic(message: &mail_parser::Message) -> bool {
     if header("Auto-Submitted").is_some_and(|v| v != "no") {
         return true;
     }
-    if header("Precedence").is_some_and(|v| matches!(v.as_str(), "bulk" | "junk" | "list" | "auto_reply")) {
+    if header("Precedence")
+        .is_some_and(|v| matches!(v.as_str(), "bulk" | "junk" | "list" | "auto_reply"))
+    {
         return true;
     }
-    if ["X-Autoreply", "X-Autorespond", "X-Auto-Response-Suppress", "List-Id"]
-        .iter()
-        .any(|h| message.header(*h).is_some())
+    if [
+        "X-Autoreply",
+        "X-Autorespond",
+        "X-Auto-Response-Suppress",
+        "List-Id",
+    ]
+    .iter()
+    .any(|h| message.header(*h).is_some())
     {
         return true;
     }
     let subject = message.subject().unwrap_or("").to_ascii_lowercase();
-    ["auto:", "automatic reply", "out of office", "autoreply", "abwesenheit"]
-        .iter()
-        .any(|s| subject.starts_with(s))
+    [
+        "auto:",
+        "automatic reply",
+        "out of office",
+        "autoreply",
+        "abwesenheit",
+    ]
+    .iter()
+    .any(|s| subject.starts_with(s))
 }
 
 fn addresses(list: Option<&mail_parser::Address>) -> Vec<String> {
@@ -276,10 +295,10 @@ impl Mail {
         if !sender.eq_ignore_ascii_case(&address) {
             return ignored("the sender is not the player's confirmed address");
         }
-        if !self
-            .inbound_seen
-            .allow(&address.to_ascii_lowercase(), self.settings.inbound_per_hour)
-        {
+        if !self.inbound_seen.allow(
+            &address.to_ascii_lowercase(),
+            self.settings.inbound_per_hour,
+        ) {
             return ignored("over the rate limit of inbound mail for this address");
         }
         let message_id = match message.message_id() {
@@ -291,21 +310,28 @@ impl Mail {
         if let Ok(Some(_)) = store.get_record(SEEN, &seen_key) {
             return ignored("this mail was handled before");
         }
-        let answered = message
-            .in_reply_to()
-            .as_text()
-            .map(str::to_string);
-        let has_text = message
-            .text_body
-            .iter()
-            .any(|&i| matches!(message.parts.get(i as usize).map(|p| &p.body), Some(PartType::Text(_))));
+        let answered = message.in_reply_to().as_text().map(str::to_string);
+        let has_text = message.text_body.iter().any(|&i| {
+            matches!(
+                message.parts.get(i as usize).map(|p| &p.body),
+                Some(PartType::Text(_))
+            )
+        });
         let line = if has_text {
             message.body_text(0).and_then(|t| command_line(&t))
         } else {
             None
         };
         let verdict = self
-            .act(games, &seat, line, has_text, &message_id, answered.as_deref(), &address)
+            .act(
+                games,
+                &seat,
+                line,
+                has_text,
+                &message_id,
+                answered.as_deref(),
+                &address,
+            )
             .await;
         let _ = store
             .put_record_async(SEEN, &seen_key, Utc::now().to_rfc3339().as_bytes())
@@ -397,7 +423,10 @@ impl Mail {
             Ok(notation) => (
                 format!("Played: {notation} [{}]", seat.game),
                 format!("{older_note}Your command \"{notation}\" was played.\n\n{text_after}"),
-                Verdict::Played(format!("{} played {notation} in {}", seat.player, seat.game)),
+                Verdict::Played(format!(
+                    "{} played {notation} in {}",
+                    seat.player, seat.game
+                )),
             ),
             Err(why) => (
                 format!("Not played [{}]", seat.game),
@@ -450,17 +479,37 @@ mod tests {
     #[test]
     fn a_notation_matches_without_case_or_spaces_and_table_words_match_their_command() {
         let list = legal(&[
-            ("Nf3/a6", json!({"type": "turn", "move": "Nf3", "push": "a6"})),
+            (
+                "Nf3/a6",
+                json!({"type": "turn", "move": "Nf3", "push": "a6"}),
+            ),
             ("resign", json!({"type": "resign"})),
-            ("offer a draw (end the game as a tie)", json!({"type": "offer_draw"})),
+            (
+                "offer a draw (end the game as a tie)",
+                json!({"type": "offer_draw"}),
+            ),
         ]);
-        assert_eq!(match_command("avalanche-chess", "nf3 / A6", &list).unwrap().1, "Nf3/a6");
-        assert_eq!(match_command("avalanche-chess", "Resign", &list).unwrap().0, json!({"type": "resign"}));
-        assert_eq!(match_command("avalanche-chess", "draw", &list).unwrap().0, json!({"type": "offer_draw"}));
+        assert_eq!(
+            match_command("avalanche-chess", "nf3 / A6", &list)
+                .unwrap()
+                .1,
+            "Nf3/a6"
+        );
+        assert_eq!(
+            match_command("avalanche-chess", "Resign", &list).unwrap().0,
+            json!({"type": "resign"})
+        );
+        assert_eq!(
+            match_command("avalanche-chess", "draw", &list).unwrap().0,
+            json!({"type": "offer_draw"})
+        );
         assert_eq!(match_command("avalanche", "accept", &list), None);
         assert_eq!(match_command("avalanche", "hello there", &list), None);
         let (command, _) = match_command("avalanche-chess", "g1-f3 a7-a6", &list).unwrap();
-        assert_eq!(command, json!({"type": "turn", "move": "g1f3", "push": "a6"}));
+        assert_eq!(
+            command,
+            json!({"type": "turn", "move": "g1f3", "push": "a6"})
+        );
         assert_eq!(match_command("avalanche-chess", "z9z9", &list), None);
     }
 }

@@ -209,13 +209,14 @@ impl Mail {
             to: address.clone(),
             subject: format!("Your code for the Avalanche games server: {code}"),
             text: format!(
-                "Hello {},\n\nyour confirmation code is {code}\n\nEnter it on your account page, or send it with POST /v1/players/me/email/confirm. It is valid for 24 hours.\nIf you did not ask for this, ignore this mail: nothing will be sent to this address.\n",
-                player.name
+                "Hello {},\n\nyour confirmation code is {code}\n\nEnter it on your account page ({}/#/account), or send it with POST /v1/players/me/email/confirm. It is valid for 24 hours.\nIf you did not ask for this, ignore this mail: nothing will be sent to this address.\n",
+                player.name,
+                self.settings.public_url.trim_end_matches('/')
             ),
             reply_to: None,
             unsubscribe: None,
             in_reply_to: None,
-            link: Some(format!("{}/#/account", self.settings.public_url.trim_end_matches('/'))),
+            link: None,
         };
         self.send(&letter).await?;
         tracing::info!(player = %player.id, "mail address set; confirmation code queued");

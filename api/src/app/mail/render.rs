@@ -90,8 +90,17 @@ fn inline(value: &Value) -> Option<String> {
             parts.map(|p| p.join(", "))
         }
         Value::Array(items) => {
-            let parts: Option<Vec<String>> = items.iter().map(|v| scalar(v).or_else(|| inline_small(v))).collect();
-            parts.map(|p| if p.is_empty() { "none".into() } else { p.join(" | ") })
+            let parts: Option<Vec<String>> = items
+                .iter()
+                .map(|v| scalar(v).or_else(|| inline_small(v)))
+                .collect();
+            parts.map(|p| {
+                if p.is_empty() {
+                    "none".into()
+                } else {
+                    p.join(" | ")
+                }
+            })
         }
         other => scalar(other),
     }

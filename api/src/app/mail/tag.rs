@@ -1,15 +1,16 @@
 //! Reply addresses and unsubscribe links: each carries an HMAC tag under the secrets key, so
 //! it cannot be guessed, altered, or moved to another player, game or seat.
 //!
-//! A reply address is `play+<game>.<seat>.<player>.<tag>@<domain of --mail-from>`.
+//! A reply address is `r+<game>.<seat>.<player>.<tag>@<domain of --mail-from>`: 58 characters
+//! before the `@`, within the 64 a local part may have.
 
 use crate::app::sealing::SecretsKey;
 use domain::Seat;
 
 /// The local part's prefix of every reply address.
-const PREFIX: &str = "play+";
-/// Hex digits of a tag kept in an address (80 bits).
-const TAG_DIGITS: usize = 20;
+const PREFIX: &str = "r+";
+/// Hex digits of a tag kept in an address (64 bits: a local part holds at most 64 characters).
+const TAG_DIGITS: usize = 16;
 
 /// The seat of a game a reply address stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,8 +40,7 @@ pub fn reply_address(key: &SecretsKey, domain: &str, to: &ReplyTo) -> String {
 /// Compares two strings in time independent of where they differ.
 fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
-        && a
-            .bytes()
+        && a.bytes()
             .zip(b.bytes())
             .fold(0u8, |acc, (x, y)| acc | (x ^ y))
             == 0
@@ -106,7 +106,7 @@ mod tests {
         // Another server's key: refused.
         let other = SecretsKey::generate().unwrap();
         assert_eq!(parse_reply_address(&other, &address), None);
-        assert_eq!(parse_reply_address(&key, "play+x@example.org"), None);
+        assert_eq!(parse_reply_address(&key, "r+x@example.org"), None);
         assert_eq!(parse_reply_address(&key, "garbage"), None);
     }
 

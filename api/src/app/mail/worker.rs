@@ -289,7 +289,10 @@ impl Mail {
                 )
             }
         };
-        let mut text = format!("{intro}\n\n{}", self.table_text(game, &notice.player_id, notice.seat));
+        let mut text = format!(
+            "{intro}\n\n{}",
+            self.table_text(game, &notice.player_id, notice.seat)
+        );
         if !reply_hint.is_empty() {
             text.push_str(&format!("\n{reply_hint}\n"));
         }
