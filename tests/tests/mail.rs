@@ -97,6 +97,11 @@ fn your_move(sink: &mut Sink, address: &str, game: &str) -> Received {
 
 /// Checks what every game mail must carry.
 fn check_notice(mail: &Received, game: &str) {
+    assert_eq!(mail.from, "games@avalanche.test");
+    assert_eq!(
+        mail.to, mail.rcpt_to,
+        "the mail is addressed to its recipient only"
+    );
     let reply_to = mail.reply_to.clone().expect("a Reply-To");
     assert!(reply_to.starts_with("r+"), "{reply_to}");
     assert!(reply_to.ends_with(&format!("@{DOMAIN}")), "{reply_to}");

@@ -1,6 +1,7 @@
 //! Real mail for the tests: an SMTP server (Python's `aiosmtpd`, installed with pip from
 //! `tests/mail/requirements.txt` when missing) that receives the server's mail over TCP into a
 //! Maildir, and an SMTP client (lettre) that sends replies to the server's own listener.
+#![allow(dead_code)] // each test file uses its own part of the helper
 
 use mail_parser::MessageParser;
 use std::collections::HashSet;
