@@ -18,6 +18,8 @@ pub struct Cli {
     pub serve: ServeSettings,
 }
 
+// Parsed once at startup: the size of the `serve` settings costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, clap::Subcommand)]
 pub enum Subcommand {
     /// Start the HTTP server (the default).
