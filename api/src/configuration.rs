@@ -165,6 +165,40 @@ pub struct ServeSettings {
         value_delimiter = ','
     )]
     pub webhook_allow_hosts: Vec<String>,
+    /// The mail relay: `smtp://host:25`, `smtp://user:password@host:587?tls=required` or
+    /// `smtps://user:password@host:465`. Without one, mail is written as `.eml` files into
+    /// `outbox/` under `--data`, and the log says where.
+    #[arg(long, env = "AVALANCHE_SMTP_URL")]
+    pub smtp_url: Option<String>,
+    /// A file whose first line is the relay URL (keeps its password off the command line).
+    #[arg(long, env = "AVALANCHE_SMTP_URL_FILE")]
+    pub smtp_url_file: Option<PathBuf>,
+    /// The sender of every mail; players' replies go to addresses at its domain.
+    #[arg(
+        long,
+        env = "AVALANCHE_MAIL_FROM",
+        default_value = "Avalanche <avalanche@localhost>"
+    )]
+    pub mail_from: String,
+    /// The address players reach this server at, for links in mail (by default
+    /// `http://` and `--addr`).
+    #[arg(long, env = "AVALANCHE_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Take replies by SMTP on this address (such as `0.0.0.0:25`, behind the MX record of
+    /// the `--mail-from` domain).
+    #[arg(long, env = "AVALANCHE_SMTP_LISTEN")]
+    pub smtp_listen: Option<SocketAddr>,
+    /// Take replies posted to `POST /v1/mail/inbound` by a mail provider that sends this
+    /// secret as `Authorization: Bearer <secret>`.
+    #[arg(long, env = "AVALANCHE_MAIL_INBOUND_SECRET")]
+    pub mail_inbound_secret: Option<String>,
+    /// The wait before a failed mail is tried again, in milliseconds; it doubles after each
+    /// further failure, up to ten minutes.
+    #[arg(long, env = "AVALANCHE_MAIL_RETRY_MS", default_value_t = 1000)]
+    pub mail_retry_ms: u64,
+    /// Inbound mails taken per sender address per hour; more are dropped (0: no limit).
+    #[arg(long, env = "AVALANCHE_MAIL_INBOUND_PER_HOUR", default_value_t = 60)]
+    pub mail_inbound_per_hour: u32,
 }
 
 /// A trusted proxy: a range (`10.0.0.0/8`) or one address (`10.0.0.5`, `::1`).

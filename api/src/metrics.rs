@@ -136,6 +136,8 @@ pub struct Snapshot {
     pub webhooks: Vec<(String, u64)>,
     /// Webhook posts tried, failed, and webhooks marked failing, by this node.
     pub webhook_counts: (u64, u64, u64),
+    /// The outbox: mail sent and failed by this node, mail waiting (all nodes).
+    pub mail: crate::app::mail::MailMetrics,
 }
 
 /// The requests of one route: (method, status, requests answered), and how long they took.
@@ -521,6 +523,38 @@ impl Metrics {
             out,
             "avalanche_build_info{{version=\"{}\"}} 1",
             env!("CARGO_PKG_VERSION")
+        );
+        head(
+            &mut out,
+            "avalanche_mail_sent_total",
+            "counter",
+            "Mails this node sent (to the relay, or into the outbox folder).",
+        );
+        let _ = writeln!(out, "avalanche_mail_sent_total {}", snapshot.mail.sent);
+        head(
+            &mut out,
+            "avalanche_mail_failed_total",
+            "counter",
+            "Attempts to send a mail that failed on this node (each is tried again later).",
+        );
+        let _ = writeln!(out, "avalanche_mail_failed_total {}", snapshot.mail.failed);
+        head(
+            &mut out,
+            "avalanche_mail_waiting",
+            "gauge",
+            "Mails in the outbox waiting to be sent.",
+        );
+        let _ = writeln!(out, "avalanche_mail_waiting {}", snapshot.mail.waiting);
+        head(
+            &mut out,
+            "avalanche_mail_oldest_waiting_seconds",
+            "gauge",
+            "How long the oldest mail in the outbox has waited.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_mail_oldest_waiting_seconds {}",
+            snapshot.mail.oldest_waiting_seconds
         );
 
         let (resident, cpu) = process_usage();

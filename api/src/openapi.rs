@@ -46,6 +46,9 @@ acknowledge, dedupe by the id; anything else is retried with growing waits.",
         routes::players::end_vacation, routes::players::issue_token,
         routes::players::revoke_token, routes::players::list_tokens,
         routes::players::revoke_token_by_id, routes::players::revoke_other_tokens,
+        routes::players::set_email, routes::players::confirm_email,
+        routes::players::delete_email, routes::players::set_notifications,
+        routes::mail::inbound, routes::mail::unsubscribe_page, routes::mail::unsubscribe,
         routes::webhooks::create_webhook, routes::webhooks::list_webhooks,
         routes::webhooks::delete_webhook, routes::webhooks::enable_webhook,
         routes::kinds::kinds,
@@ -66,6 +69,7 @@ acknowledge, dedupe by the id; anything else is retried with growing waits.",
         (name = "play", description = "What may I do, and doing it"),
         (name = "events", description = "The event log: pages, long-poll and a live stream"),
         (name = "replay", description = "Replay, audit, records, imports and forks"),
+        (name = "mail", description = "Play by email: inbound replies and unsubscribe links"),
     )
 )]
 struct ApiDoc;

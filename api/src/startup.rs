@@ -143,7 +143,14 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
                 ),
             },
         };
-        let server = run_with(
+        let mail = mail_settings(&settings)?;
+        let smtp = match settings.smtp_listen {
+            Some(addr) => Some(TcpListener::bind(addr).map_err(|source| {
+                StartupError::Listen { addr, source }
+            })?),
+            None => None,
+        };
+        let server = run_with_mail(
             listener,
             store,
             Registry::standard(),
@@ -151,6 +158,8 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
             delivery,
             memory,
             limits,
+            mail,
+            smtp,
         )?;
         match &settings.database {
             Some(_) => tracing::info!(addr = %settings.addr, "avalanche is serving from PostgreSQL"),
@@ -161,6 +170,35 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
         server.await?;
         tracing::info!("avalanche stopped cleanly");
         Ok(())
+    })
+}
+
+/// How mail is sent and taken, from the settings: the relay of `--smtp-url` (or the file of
+/// `--smtp-url-file`), else `.eml` files in `outbox/` under `--data`.
+pub fn mail_settings(
+    settings: &ServeSettings,
+) -> Result<crate::app::mail::MailSettings, StartupError> {
+    let relay = match (&settings.smtp_url, &settings.smtp_url_file) {
+        (Some(url), _) => Some(url.trim().to_string()),
+        (None, Some(file)) => {
+            let text = std::fs::read_to_string(file)?;
+            Some(text.lines().next().unwrap_or("").trim().to_string())
+        }
+        (None, None) => None,
+    };
+    let folder = relay.is_none().then(|| settings.data.join("outbox"));
+    Ok(crate::app::mail::MailSettings {
+        relay,
+        folder,
+        from: settings.mail_from.clone(),
+        public_url: settings
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", settings.addr)),
+        inbound_secret: settings.mail_inbound_secret.clone(),
+        retry_min: Duration::from_millis(settings.mail_retry_ms.max(1)),
+        inbound_per_hour: settings.mail_inbound_per_hour,
+        ..crate::app::mail::MailSettings::default()
     })
 }
 
@@ -282,16 +320,56 @@ pub fn run_with(
     memory: MemorySettings,
     limits: LimitSettings,
 ) -> std::io::Result<actix_web::dev::Server> {
+    run_with_mail(
+        listener,
+        store,
+        registry,
+        key,
+        delivery,
+        memory,
+        limits,
+        crate::app::mail::MailSettings::default(),
+        None,
+    )
+}
+
+/// [`run_with`], with mail as `mail` says, and replies taken by SMTP on `smtp` if given.
+#[allow(clippy::too_many_arguments)]
+pub fn run_with_mail(
+    listener: TcpListener,
+    store: Arc<dyn Storage>,
+    registry: Registry,
+    key: Arc<SecretsKey>,
+    delivery: DeliverySettings,
+    memory: MemorySettings,
+    limits: LimitSettings,
+    mail: crate::app::mail::MailSettings,
+    smtp: Option<TcpListener>,
+) -> std::io::Result<actix_web::dev::Server> {
     let openapi = crate::openapi::document(&registry);
     key.bind(store.as_ref()).map_err(std::io::Error::other)?;
     let connections = crate::connections::Connections::new(
         limits.connections_per_address,
         limits.trusted_proxies.clone(),
     );
-    let state = web::Data::new(AppState::new(
-        store, registry, key, delivery, memory, limits,
+    let state = web::Data::new(AppState::new_with_mail(
+        store, registry, key, delivery, memory, limits, mail,
     )?);
     let stopping = state.clone();
+    if let Some(smtp) = smtp {
+        let (sink, mut taken) = tokio::sync::mpsc::unbounded_channel();
+        crate::app::mail::listener::start(smtp, state.mail.clone(), sink)?;
+        let receiving = state.clone();
+        actix_web::rt::spawn(async move {
+            while let Some(inbound) = taken.recv().await {
+                let crate::app::mail::listener::Inbound { recipients, raw } = inbound;
+                receiving
+                    .mail
+                    .receive(&receiving.games, &raw, &recipients)
+                    .await;
+            }
+        });
+    }
     let allowed = Arc::new(Allowed::of(&openapi));
     let metrics = state.metrics.clone();
     crate::clock::spawn(state.clone());
@@ -370,6 +448,13 @@ pub fn run_with(
             .service(routes::players::revoke_token)
             .service(routes::players::revoke_token_by_id)
             .service(routes::players::revoke_other_tokens)
+            .service(routes::players::set_email)
+            .service(routes::players::confirm_email)
+            .service(routes::players::delete_email)
+            .service(routes::players::set_notifications)
+            .service(routes::mail::inbound)
+            .service(routes::mail::unsubscribe_page)
+            .service(routes::mail::unsubscribe)
             .service(routes::webhooks::create_webhook)
             .service(routes::webhooks::list_webhooks)
             .service(routes::webhooks::delete_webhook)

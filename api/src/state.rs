@@ -29,6 +29,8 @@ pub struct AppState {
     pub leases: Arc<Leases>,
     /// This node, and the settings it must agree on with the other nodes of its store.
     pub node: crate::app::nodes::ThisNode,
+    /// Mail: addresses, the outbox and its worker, replies.
+    pub mail: Arc<crate::app::mail::Mail>,
 }
 
 impl AppState {
@@ -44,6 +46,7 @@ impl AppState {
             clock_held: self.leases.holds(crate::app::leases::CLOCK),
             webhooks: self.webhooks.backlogs(),
             webhook_counts: self.webhooks.delivery_counts(),
+            mail: self.mail.metrics(),
         }
     }
 }
@@ -73,13 +76,42 @@ impl AppState {
         memory: MemorySettings,
         limits: crate::limits::LimitSettings,
     ) -> std::io::Result<AppState> {
+        AppState::new_with_mail(
+            store,
+            registry,
+            key,
+            delivery,
+            memory,
+            limits,
+            crate::app::mail::MailSettings::default(),
+        )
+    }
+
+    /// [`AppState::new`] with mail as `mail` says; starts the mail worker.
+    pub fn new_with_mail(
+        store: Arc<dyn Storage>,
+        registry: Registry,
+        key: Arc<SecretsKey>,
+        delivery: DeliverySettings,
+        memory: MemorySettings,
+        limits: crate::limits::LimitSettings,
+        mail: crate::app::mail::MailSettings,
+    ) -> std::io::Result<AppState> {
         let registry = Arc::new(registry);
         let metrics = Arc::new(Metrics::default());
         let store = Metered::wrap(store, metrics.clone());
         let leases = Arc::new(Leases::new(store.clone()));
+        let mail = Arc::new(crate::app::mail::Mail::new(
+            store.clone(),
+            registry.clone(),
+            key.clone(),
+            mail,
+        ));
+        mail.start(leases.clone())?;
         let node = crate::app::nodes::ThisNode::new(&limits, &delivery.addresses);
         Ok(AppState {
             node,
+            mail,
             webhooks: Webhooks::start(
                 store.clone(),
                 registry.clone(),

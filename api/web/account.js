@@ -1,6 +1,6 @@
 // Accounts: sign up (the key is shown once), sign in with a key on another device, sign out.
 
-import { get, post, del, seg, token } from './api.js';
+import { api, get, post, del, seg, token } from './api.js';
 import { h, mount, field, say, sayError } from './dom.js';
 
 const RETURN = 'avalanche.return';
@@ -21,7 +21,8 @@ export async function accountPage(main, _params, app) {
           app.go('#/account');
         },
       }, 'Sign out'),
-      tokensCard(app));
+      tokensCard(app),
+      await mailSection(main, app));
     return;
   }
 
@@ -155,4 +156,80 @@ async function drawTokens(card, app) {
         } catch (e) { sayError(e); }
       },
     }, 'Sign out everywhere else') : null);
+}
+
+// Play by email: the address (confirmed by a mailed code) and which notices are mailed.
+async function mailSection(main, app) {
+  const section = h('section', { class: 'card', 'aria-labelledby': 'mail-title', 'data-testid': 'mail' });
+  let info;
+  try {
+    info = (await get('/players/me')).email;
+  } catch (e) {
+    sayError(e);
+    return section;
+  }
+  const again = () => accountPage(main, null, app);
+  const address = h('input', { type: 'email', name: 'email', autocomplete: 'email', required: true, value: info.address || '' });
+  const setAddress = h('form', {
+    onsubmit: async (event) => {
+      event.preventDefault();
+      try {
+        await api('PUT', '/players/me/email', { address: address.value.trim() });
+        say('A code is on its way to that address.');
+        again();
+      } catch (e) { sayError(e); }
+    },
+  }, field('Mail address', address, 'Game mail goes here once it is confirmed; reply to a mail to play your move.'),
+  h('button', { type: 'submit' }, info.address ? 'Change the address' : 'Set the address'));
+  const children = [h('h2', { id: 'mail-title' }, 'Play by email'), setAddress];
+  if (info.address && !info.confirmed) {
+    const code = h('input', { name: 'code', autocomplete: 'one-time-code', inputmode: 'numeric', required: true });
+    children.push(h('form', {
+      onsubmit: async (event) => {
+        event.preventDefault();
+        try {
+          await post('/players/me/email/confirm', { code: code.value.trim() });
+          say('Address confirmed.');
+          again();
+        } catch (e) { sayError(e); }
+      },
+    }, field('Code', code, `The code mailed to ${info.address}.`), h('button', { type: 'submit' }, 'Confirm')));
+  } else if (info.confirmed) {
+    children.push(h('p', {}, 'Confirmed: ', h('strong', {}, info.address), '.'));
+  }
+  if (info.address) {
+    const boxes = {};
+    const labels = { your_turn: 'It is my move', offers: 'A draw or takeback is asked', game_finished: 'A game ended' };
+    const prefs = Object.entries(labels).map(([key, label]) => {
+      boxes[key] = h('input', { type: 'checkbox', name: key });
+      boxes[key].checked = !!info.notifications[key];
+      return h('label', { class: 'row' }, boxes[key], ' ', label);
+    });
+    children.push(h('form', {
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const body = {};
+        for (const key of Object.keys(labels)) body[key] = boxes[key].checked;
+        try {
+          await api('PUT', '/players/me/notifications', body);
+          say('Saved.');
+          again();
+        } catch (e) { sayError(e); }
+      },
+    }, h('fieldset', {}, h('legend', {}, 'Mail me when'), ...prefs),
+    info.unsubscribed ? h('p', { class: 'muted' }, 'You unsubscribed from a mail: saving turns game mail on again.') : null,
+    h('button', { type: 'submit' }, 'Save')));
+    children.push(h('button', {
+      type: 'button', class: 'secondary',
+      onclick: async () => {
+        try {
+          await del('/players/me/email');
+          say('Address removed: no more mail.');
+          again();
+        } catch (e) { sayError(e); }
+      },
+    }, 'Remove the address'));
+  }
+  mount(section, ...children);
+  return section;
 }

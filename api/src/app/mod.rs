@@ -14,6 +14,7 @@ pub mod index;
 pub mod leases;
 pub mod legacy_secrets;
 pub mod lists;
+pub mod mail;
 pub mod metered;
 pub mod nodes;
 pub mod players;

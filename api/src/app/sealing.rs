@@ -73,6 +73,9 @@ pub struct Unsealable;
 /// The key secrets are sealed with.
 pub struct SecretsKey {
     key: LessSafeKey,
+    /// Signs what the server hands out and must recognise later (mail reply addresses,
+    /// unsubscribe links): derived from the key, so every server of a store has the same.
+    tags: ring::hmac::Key,
     /// Where it was read from, to name it in messages (`None`: made for this process).
     path: Option<PathBuf>,
 }
@@ -101,8 +104,13 @@ impl SecretsKey {
             // 32 bytes is this algorithm's key length: nothing else can happen.
             Err(_) => unreachable!("a ChaCha20-Poly1305 key is 32 bytes"),
         };
+        let derived = ring::hmac::sign(
+            &ring::hmac::Key::new(ring::hmac::HMAC_SHA256, bytes),
+            b"avalanche: tags",
+        );
         SecretsKey {
             key: LessSafeKey::new(unbound),
+            tags: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, derived.as_ref()),
             path,
         }
     }
@@ -230,6 +238,14 @@ impl SecretsKey {
             return Ok(stored.to_vec());
         }
         self.open(&seed_context(game, name), stored)
+    }
+
+    /// The HMAC-SHA256 of `message` under a key derived from this one: a tag only a server
+    /// of this store can make, such as a mail reply address.
+    pub fn tag(&self, message: &[u8]) -> [u8; 32] {
+        let mut tag = [0u8; 32];
+        tag.copy_from_slice(ring::hmac::sign(&self.tags, message).as_ref());
+        tag
     }
 
     /// A webhook's signing secret as its record keeps it.

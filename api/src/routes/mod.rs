@@ -7,6 +7,7 @@ pub mod health;
 pub mod imports;
 pub mod kinds;
 pub mod licence;
+pub mod mail;
 pub mod play;
 pub mod players;
 pub mod replay;

@@ -6,7 +6,7 @@ use crate::auth::Authenticated;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GameSummary};
-use actix_web::{delete, get, post, web, HttpResponse};
+use actix_web::{delete, get, post, put, web, HttpResponse};
 use domain::table::VacationEndReason;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -50,13 +50,20 @@ pub async fn create_player(
     Ok(HttpResponse::Created().json(PlayerCreated { player, token }))
 }
 
-/// The player the token belongs to.
+/// The player the token belongs to, with their mail settings.
 #[utoipa::path(operation_id = "getCurrentPlayer", tag = "players", security(("bearer" = [])),
-    responses((status = 200, description = "The token's player", body = Player),
+    responses((status = 200, description = "The token's player", body = Me),
         (status = 401, body = Problem)))]
 #[get("/v1/players/me")]
-pub async fn me(Authenticated(player): Authenticated) -> HttpResponse {
-    HttpResponse::Ok().json(player)
+pub async fn me(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    let account = state.mail.accounts.get(&player.id)?;
+    Ok(HttpResponse::Ok().json(Me {
+        player,
+        email: crate::app::mail::account::MailInfo::from(&account),
+    }))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -299,4 +306,99 @@ pub async fn revoke_other_tokens(
     let revoked = state.players.revoke_others(&player.id, &current).await?;
     tracing::info!(player = %player.id, revoked, "other tokens revoked");
     Ok(HttpResponse::Ok().json(TokensRevoked { revoked }))
+}
+
+/// The player the token belongs to, with their mail settings.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Me {
+    #[serde(flatten)]
+    pub player: Player,
+    /// The mail address and which notices it is sent.
+    pub email: crate::app::mail::account::MailInfo,
+}
+
+/// A mail address to set.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewEmail {
+    #[schema(example = "bea@example.org")]
+    pub address: String,
+}
+
+/// The code mailed to a new address.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmailCode {
+    #[schema(example = "042917")]
+    pub code: String,
+}
+
+/// Set my mail address: a code is mailed to it, and `POST /v1/players/me/email/confirm`
+/// with that code confirms it. Until then (and after a new address is set) no game mail is
+/// sent.
+#[utoipa::path(operation_id = "setMyEmail", tag = "players", security(("bearer" = [])),
+    request_body = NewEmail,
+    responses((status = 202, description = "Set, unconfirmed: the code is on its way", body = crate::app::mail::account::MailInfo),
+        (status = 400, description = "`invalid_email`: not a mail address", body = Problem),
+        (status = 401, body = Problem),
+        (status = 429, description = "`rate_limited`: too many codes asked for; `Retry-After` says when to try again", body = Problem),
+        (status = 503, description = "`mail_not_configured`: this server sends no mail", body = Problem)))]
+#[put("/v1/players/me/email")]
+pub async fn set_email(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    body: crate::json_body::Json<NewEmail>,
+) -> Result<HttpResponse, ApiError> {
+    let info = state.mail.set_address(&player, &body.address).await?;
+    Ok(HttpResponse::Accepted().json(info))
+}
+
+/// Confirm my mail address with the code mailed to it.
+#[utoipa::path(operation_id = "confirmMyEmail", tag = "players", security(("bearer" = [])),
+    request_body = EmailCode,
+    responses((status = 200, description = "Confirmed: game mail goes to this address", body = crate::app::mail::account::MailInfo),
+        (status = 400, body = Problem), (status = 401, body = Problem),
+        (status = 409, description = "`invalid_code`: not the code, or no longer valid", body = Problem)))]
+#[post("/v1/players/me/email/confirm")]
+pub async fn confirm_email(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    body: crate::json_body::Json<EmailCode>,
+) -> Result<HttpResponse, ApiError> {
+    let account = state.mail.accounts.confirm(&player.id, &body.code).await?;
+    tracing::info!(player = %player.id, "mail address confirmed");
+    Ok(HttpResponse::Ok().json(crate::app::mail::account::MailInfo::from(&account)))
+}
+
+/// Remove my mail address: no mail is sent to it from now on.
+#[utoipa::path(operation_id = "deleteMyEmail", tag = "players", security(("bearer" = [])),
+    responses((status = 204, description = "Removed"), (status = 401, body = Problem)))]
+#[delete("/v1/players/me/email")]
+pub async fn delete_email(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    state.mail.accounts.remove(&player.id).await?;
+    tracing::info!(player = %player.id, "mail address removed");
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Choose which notices are mailed to me (each on or off); also turns game mail back on
+/// after an unsubscribe link was used.
+#[utoipa::path(operation_id = "setMyNotifications", tag = "players", security(("bearer" = [])),
+    request_body = crate::app::mail::account::Preferences,
+    responses((status = 200, description = "My mail settings now", body = crate::app::mail::account::MailInfo),
+        (status = 400, body = Problem), (status = 401, body = Problem)))]
+#[put("/v1/players/me/notifications")]
+pub async fn set_notifications(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    body: crate::json_body::Json<crate::app::mail::account::Preferences>,
+) -> Result<HttpResponse, ApiError> {
+    let account = state
+        .mail
+        .accounts
+        .set_preferences(&player.id, body.into_inner())
+        .await?;
+    Ok(HttpResponse::Ok().json(crate::app::mail::account::MailInfo::from(&account)))
 }

@@ -1,0 +1,245 @@
+//! A player's mail address (confirmed by a code mailed to it) and which notices they want.
+
+use crate::app::randomness::random_bytes;
+use crate::app::webhooks::notification::NotificationType;
+use crate::problem::ApiError;
+use actix_web::http::StatusCode;
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
+use storage::Storage;
+use utoipa::ToSchema;
+
+/// Accounts' mail settings by player id.
+const ACCOUNTS: &str = "mail_accounts";
+/// How long a confirmation code may be used.
+const CODE_LIFETIME: Duration = Duration::hours(24);
+/// Wrong codes before a code is void (a new address must be set).
+const CODE_TRIES: u32 = 5;
+/// The longest address taken.
+const MAX_ADDRESS: usize = 254;
+
+/// Which notices a player wants by mail. Every one is on by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Preferences {
+    /// It became your turn (with the position and your legal commands).
+    pub your_turn: bool,
+    /// Another seat offered a draw or asked for a takeback (or withdrew the request).
+    pub offers: bool,
+    /// One of your games ended, with the result.
+    pub game_finished: bool,
+}
+
+impl Default for Preferences {
+    fn default() -> Preferences {
+        Preferences {
+            your_turn: true,
+            offers: true,
+            game_finished: true,
+        }
+    }
+}
+
+impl Preferences {
+    fn wants(&self, kind: NotificationType) -> bool {
+        match kind {
+            NotificationType::YourTurn => self.your_turn,
+            NotificationType::DrawOffered
+            | NotificationType::TakebackRequested
+            | NotificationType::TakebackWithdrawn => self.offers,
+            NotificationType::GameFinished => self.game_finished,
+        }
+    }
+}
+
+/// A player's mail settings as stored.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Account {
+    pub address: Option<String>,
+    pub confirmed: bool,
+    /// SHA-256 of the confirmation code mailed to `address`, while unconfirmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_hash: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_expires: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub code_tries: u32,
+    #[serde(default)]
+    pub preferences: Preferences,
+    /// Set by the one-click unsubscribe link: no game mail at all until notices are set again.
+    #[serde(default)]
+    pub unsubscribed: bool,
+}
+
+/// A player's mail settings as they see them.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct MailInfo {
+    /// The address, if one is set.
+    #[schema(example = "bea@example.org")]
+    pub address: Option<String>,
+    /// Whether the address was confirmed: only a confirmed address is sent game mail.
+    pub confirmed: bool,
+    pub notifications: Preferences,
+    /// True after the unsubscribe link of a mail was used: no game mail until
+    /// `PUT /v1/players/me/notifications` is called again.
+    pub unsubscribed: bool,
+}
+
+impl From<&Account> for MailInfo {
+    fn from(account: &Account) -> MailInfo {
+        MailInfo {
+            address: account.address.clone(),
+            confirmed: account.confirmed,
+            notifications: account.preferences,
+            unsubscribed: account.unsubscribed,
+        }
+    }
+}
+
+fn hash(code: &str) -> String {
+    hex::encode(Sha256::digest(code.trim().as_bytes()))
+}
+
+/// The address in `text` if it is one a mail can be sent to.
+pub fn parse_address(text: &str) -> Result<String, ApiError> {
+    let text = text.trim();
+    let refuse = || {
+        ApiError::bad_request(
+            "invalid_email",
+            format!("\"{text}\" is not a mail address such as bea@example.org (at most {MAX_ADDRESS} characters)."),
+        )
+    };
+    if text.len() > MAX_ADDRESS || text.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(refuse());
+    }
+    let address: lettre::Address = text.parse().map_err(|_| refuse())?;
+    Ok(address.to_string())
+}
+
+/// The accounts' mail settings, in the store.
+pub struct Accounts {
+    store: Arc<dyn Storage>,
+}
+
+impl Accounts {
+    pub fn new(store: Arc<dyn Storage>) -> Accounts {
+        Accounts { store }
+    }
+
+    pub fn get(&self, player: &str) -> Result<Account, ApiError> {
+        match self
+            .store
+            .get_record(ACCOUNTS, player)
+            .map_err(ApiError::internal)?
+        {
+            Some(bytes) => serde_json::from_slice(&bytes).map_err(ApiError::internal),
+            None => Ok(Account::default()),
+        }
+    }
+
+    async fn put(&self, player: &str, account: &Account) -> Result<(), ApiError> {
+        let bytes = serde_json::to_vec(account).map_err(ApiError::internal)?;
+        self.store
+            .put_record_async(ACCOUNTS, player, &bytes)
+            .await
+            .map_err(ApiError::internal)
+    }
+
+    /// Sets `address` (unconfirmed) and returns the code that confirms it.
+    pub async fn set_address(&self, player: &str, address: &str) -> Result<String, ApiError> {
+        let address = parse_address(address)?;
+        let bytes = random_bytes::<4>()?;
+        let code = format!("{:06}", u32::from_le_bytes(bytes) % 1_000_000);
+        let mut account = self.get(player)?;
+        account.address = Some(address);
+        account.confirmed = false;
+        account.code_hash = Some(hash(&code));
+        account.code_expires = Some(Utc::now() + CODE_LIFETIME);
+        account.code_tries = 0;
+        self.put(player, &account).await?;
+        Ok(code)
+    }
+
+    /// Confirms the address with the code mailed to it.
+    pub async fn confirm(&self, player: &str, code: &str) -> Result<Account, ApiError> {
+        let mut account = self.get(player)?;
+        let refuse = |why: &str| ApiError::new(StatusCode::CONFLICT, "invalid_code", why);
+        if account.confirmed {
+            return Ok(account);
+        }
+        let (Some(expected), Some(expires)) = (&account.code_hash, account.code_expires) else {
+            return Err(refuse(
+                "There is no address waiting for a code: set one with PUT /v1/players/me/email.",
+            ));
+        };
+        if expires < Utc::now() || account.code_tries >= CODE_TRIES {
+            return Err(refuse(
+                "This code is no longer valid: set the address again for a new one.",
+            ));
+        }
+        if *expected != hash(code) {
+            account.code_tries += 1;
+            self.put(player, &account).await?;
+            return Err(refuse("This is not the code mailed to the address."));
+        }
+        account.confirmed = true;
+        account.code_hash = None;
+        account.code_expires = None;
+        account.code_tries = 0;
+        self.put(player, &account).await?;
+        Ok(account)
+    }
+
+    /// Removes the address: no mail from now on.
+    pub async fn remove(&self, player: &str) -> Result<(), ApiError> {
+        let mut account = self.get(player)?;
+        account.address = None;
+        account.confirmed = false;
+        account.code_hash = None;
+        account.code_expires = None;
+        self.put(player, &account).await
+    }
+
+    /// Sets which notices are mailed (and undoes an unsubscribe).
+    pub async fn set_preferences(
+        &self,
+        player: &str,
+        preferences: Preferences,
+    ) -> Result<Account, ApiError> {
+        let mut account = self.get(player)?;
+        account.preferences = preferences;
+        account.unsubscribed = false;
+        self.put(player, &account).await?;
+        Ok(account)
+    }
+
+    /// Turns all game mail off (the unsubscribe link).
+    pub async fn unsubscribe(&self, player: &str) -> Result<(), ApiError> {
+        let mut account = self.get(player)?;
+        account.unsubscribed = true;
+        self.put(player, &account).await
+    }
+
+    /// The confirmed address of `player`, if they have one.
+    pub fn confirmed_address(&self, player: &str) -> Option<String> {
+        let account = self.get(player).ok()?;
+        account.confirmed.then_some(account.address).flatten()
+    }
+
+    /// The confirmed address of `player` if they want notices of `kind` by mail.
+    pub fn wants(&self, player: &str, kind: NotificationType) -> Option<String> {
+        let account = self.get(player).ok()?;
+        if !account.confirmed || account.unsubscribed || !account.preferences.wants(kind) {
+            return None;
+        }
+        account.address
+    }
+
+    /// Whether `player` may be sent any game mail at all.
+    pub fn any_mail(&self, player: &str) -> bool {
+        self.get(player)
+            .is_ok_and(|a| a.confirmed && a.address.is_some() && !a.unsubscribed)
+    }
+}

@@ -1,0 +1,166 @@
+//! A whole mail (RFC 5322) from its parts: a plain text part and an HTML part that says the
+//! same (no script, no remote image, every text escaped), the `Message-ID` of the notice, the
+//! seat's tagged `Reply-To`, and the one-click unsubscribe headers of RFC 8058.
+
+use super::render::escape_html;
+use super::tag::{reply_address, ReplyTo};
+use super::Mail;
+use lettre::message::header::{Header, HeaderName, HeaderValue};
+use lettre::message::{Mailbox, MultiPart};
+use lettre::Message;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// `List-Unsubscribe` (RFC 2369).
+#[derive(Clone)]
+struct ListUnsubscribe(String);
+
+impl Header for ListUnsubscribe {
+    fn name() -> HeaderName {
+        HeaderName::new_from_ascii_str("List-Unsubscribe")
+    }
+    fn parse(s: &str) -> Result<Self, BoxError> {
+        Ok(ListUnsubscribe(s.to_string()))
+    }
+    fn display(&self) -> HeaderValue {
+        HeaderValue::new(Self::name(), self.0.clone())
+    }
+}
+
+/// `List-Unsubscribe-Post` (RFC 8058): the link works with one POST.
+#[derive(Clone)]
+struct ListUnsubscribePost;
+
+impl Header for ListUnsubscribePost {
+    fn name() -> HeaderName {
+        HeaderName::new_from_ascii_str("List-Unsubscribe-Post")
+    }
+    fn parse(_: &str) -> Result<Self, BoxError> {
+        Ok(ListUnsubscribePost)
+    }
+    fn display(&self) -> HeaderValue {
+        HeaderValue::new(Self::name(), "List-Unsubscribe=One-Click".into())
+    }
+}
+
+/// `Auto-Submitted: auto-generated` (RFC 3834): no auto-reply should answer this mail.
+#[derive(Clone)]
+struct AutoSubmitted;
+
+impl Header for AutoSubmitted {
+    fn name() -> HeaderName {
+        HeaderName::new_from_ascii_str("Auto-Submitted")
+    }
+    fn parse(_: &str) -> Result<Self, BoxError> {
+        Ok(AutoSubmitted)
+    }
+    fn display(&self) -> HeaderValue {
+        HeaderValue::new(Self::name(), "auto-generated".into())
+    }
+}
+
+/// What a mail says and to whom.
+pub struct Letter {
+    /// The notice's id: the `Message-ID`'s left part, the same at every attempt.
+    pub id: String,
+    pub to: String,
+    pub subject: String,
+    pub text: String,
+    /// The seat a reply plays for, if a reply may play.
+    pub reply_to: Option<ReplyTo>,
+    /// The player whose mail the unsubscribe link turns off (game mail).
+    pub unsubscribe: Option<String>,
+    /// The `Message-ID` this mail answers.
+    pub in_reply_to: Option<String>,
+    /// The link to the table.
+    pub link: Option<String>,
+}
+
+/// A `Message-ID` left part from a notice id: only characters a mail id may hold.
+pub fn id_part(notice: &str) -> String {
+    notice
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '-' | '.' | '_' => c,
+            _ => '.',
+        })
+        .collect()
+}
+
+impl Mail {
+    /// The whole message of `letter`, as sent.
+    pub fn compose(&self, letter: &Letter) -> Result<Vec<u8>, String> {
+        let from: Mailbox = self
+            .settings
+            .from
+            .parse()
+            .map_err(|e| format!("--mail-from: {e}"))?;
+        let to: Mailbox = letter
+            .to
+            .parse()
+            .map_err(|e| format!("{}: {e}", letter.to))?;
+        let mut builder = Message::builder()
+            .from(from)
+            .to(to)
+            .subject(letter.subject.clone())
+            .message_id(Some(format!("<{}@{}>", letter.id, self.settings.domain())))
+            .header(AutoSubmitted);
+        if let Some(seat) = &letter.reply_to {
+            let address = reply_address(&self.key, &self.settings.domain(), seat);
+            let mailbox: Mailbox = address.parse().map_err(|e| format!("{address}: {e}"))?;
+            builder = builder.reply_to(mailbox);
+        }
+        if let Some(answered) = &letter.in_reply_to {
+            let answered = format!("<{}>", answered.trim_matches(['<', '>']));
+            builder = builder.in_reply_to(answered.clone()).references(answered);
+        }
+        let mut text = letter.text.clone();
+        let mut html = format!(
+            "<!DOCTYPE html><html><body><pre style=\"font-family: monospace; font-size: 14px\">{}</pre>",
+            escape_html(&letter.text)
+        );
+        if let Some(link) = &letter.link {
+            text.push_str(&format!("\nThe table: {link}\n"));
+            html.push_str(&format!(
+                "<p><a href=\"{}\">Open the table</a></p>",
+                escape_html(link)
+            ));
+        }
+        if let Some(player) = &letter.unsubscribe {
+            let link = self.unsubscribe_link(player);
+            builder = builder
+                .header(ListUnsubscribe(format!("<{link}>")))
+                .header(ListUnsubscribePost);
+            text.push_str(&format!("\nNo more game mail: {link}\n"));
+            html.push_str(&format!(
+                "<p style=\"font-size: 12px\"><a href=\"{}\">No more game mail</a></p>",
+                escape_html(&link)
+            ));
+        }
+        html.push_str("</body></html>");
+        let message = builder
+            .multipart(MultiPart::alternative_plain_html(text, html))
+            .map_err(|e| e.to_string())?;
+        Ok(message.formatted())
+    }
+
+    /// Puts `letter` in the outbox; whether it was new.
+    pub async fn send(&self, letter: &Letter) -> Result<bool, crate::problem::ApiError> {
+        let message = self
+            .compose(letter)
+            .map_err(crate::problem::ApiError::internal)?;
+        let queued = self
+            .outbox
+            .enqueue(
+                &letter.id,
+                &self.settings.from_address(),
+                &letter.to,
+                &message,
+            )
+            .await?;
+        if queued {
+            tracing::info!(mail = %letter.id, subject = %letter.subject, "mail queued");
+        }
+        Ok(queued)
+    }
+}

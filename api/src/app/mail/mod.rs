@@ -1,0 +1,267 @@
+//! Play by email: a player's address and what they want to be told, the durable outbox of mail
+//! to send, the notices derived from the event log (the same derivation as webhooks), and
+//! moves taken from replies. One worker thread, run by the server that holds the `mail` lease,
+//! derives notices into the outbox and sends them; the inbound path (the SMTP listener or
+//! `POST /v1/mail/inbound`) plays replies through the same command service as HTTP.
+
+pub mod account;
+pub mod compose;
+pub mod inbound;
+pub mod listener;
+pub mod outbox;
+pub mod render;
+pub mod tag;
+pub mod worker;
+
+use crate::app::leases::Leases;
+use crate::app::sealing::SecretsKey;
+use crate::app::Repository;
+use crate::problem::ApiError;
+use account::Accounts;
+use domain::Registry;
+use outbox::Outbox;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use storage::Storage;
+
+/// The lease of the mail worker: one server at a time derives and sends.
+pub const LEASE: &str = "mail";
+
+/// How the server sends and takes mail.
+#[derive(Clone, Debug)]
+pub struct MailSettings {
+    /// The relay, as `smtp://[user:password@]host:port` or `smtps://...`; `None`: mail is
+    /// written as `.eml` files into `folder`.
+    pub relay: Option<String>,
+    /// Where mail is written without a relay (`<data>/outbox`); `None` with no relay: mail is
+    /// off, and the endpoints that need it say so.
+    pub folder: Option<PathBuf>,
+    /// The sender, such as `Avalanche <games@example.org>`; replies go to its domain.
+    pub from: String,
+    /// Where the server is reached by players: links in mail point here.
+    pub public_url: String,
+    /// The secret a mail provider sends with `POST /v1/mail/inbound`; `None`: the route is off.
+    pub inbound_secret: Option<String>,
+    /// The wait after a failed attempt; doubled after each further failure.
+    pub retry_min: Duration,
+    /// The longest wait between two attempts.
+    pub retry_max: Duration,
+    /// How often the worker looks for new events and due mail.
+    pub poll: Duration,
+    /// The largest inbound message taken, in bytes.
+    pub max_inbound: usize,
+    /// Inbound mails per address per hour; more are ignored.
+    pub inbound_per_hour: u32,
+}
+
+impl Default for MailSettings {
+    fn default() -> MailSettings {
+        MailSettings {
+            relay: None,
+            folder: None,
+            from: "Avalanche <avalanche@localhost>".into(),
+            public_url: "http://127.0.0.1:8080".into(),
+            inbound_secret: None,
+            retry_min: Duration::from_secs(1),
+            retry_max: Duration::from_secs(600),
+            poll: Duration::from_millis(250),
+            max_inbound: 64 * 1024,
+            inbound_per_hour: 60,
+        }
+    }
+}
+
+impl MailSettings {
+    /// Whether mail goes anywhere (a relay or a folder).
+    pub fn enabled(&self) -> bool {
+        self.relay.is_some() || self.folder.is_some()
+    }
+
+    /// The address part of `from`.
+    pub fn from_address(&self) -> String {
+        let text = self.from.trim();
+        match (text.rfind('<'), text.rfind('>')) {
+            (Some(open), Some(close)) if open < close => text[open + 1..close].trim().to_string(),
+            _ => text.to_string(),
+        }
+    }
+
+    /// The domain of `from`, where reply addresses live.
+    pub fn domain(&self) -> String {
+        let address = self.from_address();
+        address
+            .rsplit_once('@')
+            .map(|(_, d)| d.to_ascii_lowercase())
+            .unwrap_or_else(|| "localhost".into())
+    }
+}
+
+/// Counts for `GET /metrics`.
+#[derive(Default)]
+pub struct Counters {
+    pub sent: AtomicU64,
+    pub failed: AtomicU64,
+}
+
+/// What the metrics show of mail.
+#[derive(Clone, Debug, Default)]
+pub struct MailMetrics {
+    pub sent: u64,
+    pub failed: u64,
+    pub waiting: u64,
+    pub oldest_waiting_seconds: u64,
+}
+
+/// Everything of mail the routes and the worker share.
+pub struct Mail {
+    pub settings: MailSettings,
+    pub accounts: Accounts,
+    pub outbox: Outbox,
+    pub(crate) repository: Repository,
+    pub(crate) players: crate::app::players::Players,
+    pub(crate) key: Arc<SecretsKey>,
+    pub(crate) counters: Counters,
+    pub(crate) inbound_seen: inbound::RateLimit,
+    /// Confirmation codes mailed per player in the last hour.
+    codes: inbound::RateLimit,
+}
+
+/// Confirmation codes a player may have mailed in an hour.
+const CODES_PER_HOUR: u32 = 5;
+
+impl Mail {
+    /// The mail of a server over `store`; [`Mail::start`] starts its worker.
+    pub fn new(
+        store: Arc<dyn Storage>,
+        registry: Arc<Registry>,
+        key: Arc<SecretsKey>,
+        settings: MailSettings,
+    ) -> Mail {
+        Mail {
+            accounts: Accounts::new(store.clone()),
+            outbox: Outbox::new(store.clone(), key.clone()),
+            players: crate::app::players::Players::new(store.clone()),
+            repository: Repository::new(store, registry, key.clone(), 64),
+            key,
+            counters: Counters::default(),
+            inbound_seen: inbound::RateLimit::default(),
+            codes: inbound::RateLimit::default(),
+            settings,
+        }
+    }
+
+    /// Starts the worker thread (when mail goes anywhere).
+    pub fn start(self: &Arc<Self>, leases: Arc<Leases>) -> std::io::Result<()> {
+        if !self.settings.enabled() {
+            return Ok(());
+        }
+        match (&self.settings.relay, &self.settings.folder) {
+            (Some(relay), _) => {
+                tracing::info!(relay = %outbox::without_password(relay), from = %self.settings.from, "mail is sent through the relay")
+            }
+            (None, Some(folder)) => {
+                std::fs::create_dir_all(folder)?;
+                tracing::info!(folder = %folder.display(), "no mail relay (--smtp-url): mail is written as .eml files into this folder")
+            }
+            (None, None) => {}
+        }
+        let mail = self.clone();
+        std::thread::Builder::new()
+            .name("mail".into())
+            .spawn(move || worker::run(mail, leases))?;
+        Ok(())
+    }
+
+    /// An error for the endpoints that need mail when it is off.
+    pub(crate) fn require_enabled(&self) -> Result<(), ApiError> {
+        if self.settings.enabled() {
+            return Ok(());
+        }
+        Err(ApiError::new(
+            actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
+            "mail_not_configured",
+            "This server sends no mail: its operator set neither a relay (--smtp-url) nor a data folder for the outbox.",
+        ))
+    }
+
+    /// Sets `player`'s address, unconfirmed, and mails it the code that confirms it.
+    pub async fn set_address(
+        &self,
+        player: &crate::app::players::Player,
+        address: &str,
+    ) -> Result<account::MailInfo, ApiError> {
+        self.require_enabled()?;
+        let address = account::parse_address(address)?;
+        if !self.codes.allow(&player.id, CODES_PER_HOUR) {
+            return Err(ApiError::new(
+                actix_web::http::StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                format!("At most {CODES_PER_HOUR} confirmation codes are mailed an hour; try again later."),
+            )
+            .with_retry_after(3600));
+        }
+        let code = self.accounts.set_address(&player.id, &address).await?;
+        let nonce = crate::app::randomness::random_hex::<8>()?;
+        let letter = compose::Letter {
+            id: format!("confirm.{}.{nonce}", player.id),
+            to: address.clone(),
+            subject: format!("Your code for the Avalanche games server: {code}"),
+            text: format!(
+                "Hello {},\n\nyour confirmation code is {code}\n\nEnter it on your account page ({}/#/account), or send it with POST /v1/players/me/email/confirm. It is valid for 24 hours.\nIf you did not ask for this, ignore this mail: nothing will be sent to this address.\n",
+                player.name,
+                self.settings.public_url.trim_end_matches('/')
+            ),
+            reply_to: None,
+            unsubscribe: None,
+            in_reply_to: None,
+            link: None,
+        };
+        self.send(&letter).await?;
+        tracing::info!(player = %player.id, "mail address set; confirmation code queued");
+        Ok(account::MailInfo::from(&self.accounts.get(&player.id)?))
+    }
+
+    /// Turns all game mail of `player` off, if `tag` is their unsubscribe link's.
+    pub async fn unsubscribe(&self, player: &str, tag: &str) -> Result<(), ApiError> {
+        if !tag::unsubscribe_tag_valid(&self.key, player, tag) {
+            return Err(ApiError::new(
+                actix_web::http::StatusCode::NOT_FOUND,
+                "not_found",
+                "This unsubscribe link is not one of this server's.",
+            ));
+        }
+        self.accounts.unsubscribe(player).await?;
+        tracing::info!(%player, "unsubscribed from game mail");
+        Ok(())
+    }
+
+    /// The numbers of `GET /metrics`.
+    pub fn metrics(&self) -> MailMetrics {
+        let (waiting, oldest) = self.outbox.waiting_stats();
+        MailMetrics {
+            sent: self.counters.sent.load(Ordering::Relaxed),
+            failed: self.counters.failed.load(Ordering::Relaxed),
+            waiting,
+            oldest_waiting_seconds: oldest,
+        }
+    }
+
+    /// The link to game `id` in the browser client.
+    pub fn game_link(&self, id: &str) -> String {
+        format!(
+            "{}/#/game/{id}",
+            self.settings.public_url.trim_end_matches('/')
+        )
+    }
+
+    /// The one-click unsubscribe link of `player` (RFC 8058).
+    pub fn unsubscribe_link(&self, player: &str) -> String {
+        format!(
+            "{}/v1/mail/unsubscribe/{player}/{}",
+            self.settings.public_url.trim_end_matches('/'),
+            tag::unsubscribe_tag(&self.key, player)
+        )
+    }
+}

@@ -1,0 +1,98 @@
+//! `/v1/mail`: inbound mail posted by a mail provider, and the one-click unsubscribe link.
+
+use crate::app::mail::inbound::Received;
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
+
+/// Whether the request carries the inbound secret as `Authorization: Bearer <secret>`.
+fn authorised(request: &HttpRequest, secret: &str) -> bool {
+    let Ok(Some(given)) = crate::auth::bearer(request) else {
+        return false;
+    };
+    given.len() == secret.len()
+        && given
+            .bytes()
+            .zip(secret.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}
+
+/// A mail for a reply address, as a mail provider forwards it: the raw message (RFC 5322) as
+/// the body, `Authorization: Bearer <--mail-inbound-secret>`. The reply is played if it is a
+/// player's own answer from their confirmed address; they are answered by mail.
+#[utoipa::path(operation_id = "receiveMail", tag = "mail",
+    request_body(content = String, content_type = "message/rfc822", description = "The raw message"),
+    responses((status = 200, description = "What became of the mail", body = Received),
+        (status = 401, description = "Not the inbound secret", body = Problem),
+        (status = 413, body = Problem),
+        (status = 503, description = "`mail_not_configured`: this server takes no mail over HTTP", body = Problem)))]
+#[post("/v1/mail/inbound")]
+pub async fn inbound(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let Some(secret) = state.mail.settings.inbound_secret.as_deref() else {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "mail_not_configured",
+            "This server takes no mail over HTTP (--mail-inbound-secret is not set).",
+        ));
+    };
+    if !authorised(&request, secret) {
+        return Err(ApiError::unauthorized(
+            "Send the inbound secret as `Authorization: Bearer <secret>`.",
+        ));
+    }
+    let verdict = state.mail.receive(&state.games, &body, &[]).await;
+    Ok(HttpResponse::Ok().json(Received::from(&verdict)))
+}
+
+fn page(title: &str, body: &str) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/html; charset=utf-8")
+        .insert_header(("Content-Security-Policy", "default-src 'none'; form-action 'self'"))
+        .body(format!(
+            "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{title}</title></head><body><h1>{title}</h1>{body}</body></html>"
+        ))
+}
+
+/// The page of an unsubscribe link: a button that turns all game mail off (a link opened by
+/// a mail scanner changes nothing).
+#[utoipa::path(operation_id = "unsubscribePage", tag = "mail",
+    params(("player" = String, Path), ("tag" = String, Path)),
+    responses((status = 200, description = "A page with the button", body = String, content_type = "text/html")))]
+#[get("/v1/mail/unsubscribe/{player}/{tag}")]
+pub async fn unsubscribe_page(path: web::Path<(String, String)>) -> HttpResponse {
+    let (player, tag) = path.into_inner();
+    let action = format!(
+        "/v1/mail/unsubscribe/{}/{}",
+        crate::app::mail::render::escape_html(&player),
+        crate::app::mail::render::escape_html(&tag)
+    );
+    page(
+        "No more game mail",
+        &format!("<form method=\"post\" action=\"{action}\"><input type=\"hidden\" name=\"List-Unsubscribe\" value=\"One-Click\"><button type=\"submit\">Send me no more game mail</button></form>"),
+    )
+}
+
+/// Turn all game mail off (RFC 8058 one-click: the mail program POSTs
+/// `List-Unsubscribe=One-Click`). Setting the notifications again turns it back on.
+#[utoipa::path(operation_id = "unsubscribe", tag = "mail",
+    params(("player" = String, Path), ("tag" = String, Path)),
+    responses((status = 200, description = "Done: no more game mail", body = String, content_type = "text/html"),
+        (status = 404, description = "Not an unsubscribe link of this server", body = Problem)))]
+#[post("/v1/mail/unsubscribe/{player}/{tag}")]
+pub async fn unsubscribe(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (player, tag) = path.into_inner();
+    state.mail.unsubscribe(&player, &tag).await?;
+    Ok(page(
+        "No more game mail",
+        "<p>Done: this server sends you no more game mail. Your account page turns it on again.</p>",
+    ))
+}

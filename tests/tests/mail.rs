@@ -1,0 +1,633 @@
+//! Play by email with real mail: the server sends to a real SMTP server (aiosmtpd) over TCP,
+//! and replies are sent over SMTP to the server's own listener. A chess game is played to its
+//! end by mail; three seats play Avalanche by mail, every mail checked for cards its reader
+//! may not see; every kind of bad mail changes nothing and is answered to no stranger.
+
+mod common;
+#[path = "common/mailbox.rs"]
+mod mailbox;
+
+use common::binary::Server;
+use common::{ok_json, Player};
+use mailbox::{free_port, listed_commands, reply, send, Received, Sink};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+const DOMAIN: &str = "avalanche.test";
+
+/// A server sending to `sink`, taking replies by SMTP on the returned port.
+fn server(sink: &Sink, data: &std::path::Path, extra: &[&str]) -> (Server, u16) {
+    let smtp = free_port();
+    let listen = format!("127.0.0.1:{smtp}");
+    let relay = sink.url();
+    let mut args = vec![
+        "--smtp-url",
+        &relay,
+        "--mail-from",
+        "Avalanche <games@avalanche.test>",
+        "--smtp-listen",
+        &listen,
+        "--public-url",
+        "https://play.avalanche.test",
+        "--mail-retry-ms",
+        "100",
+    ];
+    args.extend_from_slice(extra);
+    (Server::start(data, &args), smtp)
+}
+
+/// A player with a confirmed address, confirmed with the code mailed to it.
+fn player_with_mail(server: &Server, sink: &mut Sink, name: &str, address: &str) -> Player {
+    let app = &server.app;
+    let player = app.create_player(name);
+    let set = ok_json(
+        app.client
+            .put(app.url("/v1/players/me/email"))
+            .bearer_auth(&player.token)
+            .json(&json!({"address": address}))
+            .send(),
+        StatusCode::ACCEPTED,
+    );
+    assert_eq!(set["address"], address);
+    assert_eq!(set["confirmed"], false);
+    let mail = sink.next("the confirmation code", |m| m.rcpt_to == address);
+    let code: String = mail
+        .subject
+        .rsplit(' ')
+        .next()
+        .expect("a code in the subject")
+        .to_string();
+    assert!(mail.text.contains(&code), "{}", mail.text);
+    // A wrong code is refused and confirms nothing.
+    let wrong = app
+        .post("/v1/players/me/email/confirm", Some(&player))
+        .json(&json!({"code": "not-it"}))
+        .send()
+        .unwrap();
+    assert_eq!(wrong.status(), StatusCode::CONFLICT);
+    let confirmed = ok_json(
+        app.post("/v1/players/me/email/confirm", Some(&player))
+            .json(&json!({"code": code}))
+            .send(),
+        StatusCode::OK,
+    );
+    assert_eq!(confirmed["confirmed"], true);
+    let me = ok_json(
+        app.get("/v1/players/me", Some(&player)).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(me["email"]["address"], address);
+    assert_eq!(me["email"]["confirmed"], true);
+    assert_eq!(me["name"], name);
+    player
+}
+
+fn version(server: &Server, player: &Player, game: &str) -> u64 {
+    server.app.game(Some(player), game)["version"]
+        .as_u64()
+        .expect("a version")
+}
+
+/// The notice that it is `address`'s move in `game`.
+fn your_move(sink: &mut Sink, address: &str, game: &str) -> Received {
+    sink.next(&format!("the turn notice to {address}"), |m| {
+        m.rcpt_to == address && m.subject.starts_with("Your move") && m.subject.contains(game)
+    })
+}
+
+/// Checks what every game mail must carry.
+fn check_notice(mail: &Received, game: &str) {
+    assert_eq!(mail.from, "games@avalanche.test");
+    assert_eq!(
+        mail.to, mail.rcpt_to,
+        "the mail is addressed to its recipient only"
+    );
+    let reply_to = mail.reply_to.clone().expect("a Reply-To");
+    assert!(reply_to.starts_with("r+"), "{reply_to}");
+    assert!(reply_to.ends_with(&format!("@{DOMAIN}")), "{reply_to}");
+    assert!(reply_to.contains(game), "{reply_to}");
+    let unsubscribe = mail.header("List-Unsubscribe").expect("List-Unsubscribe");
+    assert!(
+        unsubscribe.starts_with("<https://play.avalanche.test/v1/mail/unsubscribe/"),
+        "{unsubscribe}"
+    );
+    assert_eq!(
+        mail.header("List-Unsubscribe-Post").as_deref(),
+        Some("List-Unsubscribe=One-Click")
+    );
+    assert!(mail.message_id.ends_with(&format!("@{DOMAIN}")));
+    let html = mail.html.clone().expect("an HTML part");
+    assert!(!html.to_ascii_lowercase().contains("<script"));
+    assert!(!html.to_ascii_lowercase().contains("<img"));
+    assert!(mail
+        .text
+        .contains(&format!("https://play.avalanche.test/#/game/{game}")));
+}
+
+fn first_game_command(mail: &Received) -> String {
+    listed_commands(&mail.text)
+        .into_iter()
+        .find(|c| {
+            !c.starts_with("resign")
+                && !c.starts_with("offer a draw")
+                && !c.starts_with("request a takeback")
+                && !c.starts_with("claim")
+        })
+        .unwrap_or_else(|| panic!("a game command in the notice:\n{}", mail.text))
+}
+
+#[test]
+fn a_chess_game_is_played_to_its_end_by_mail() {
+    let mut sink = Sink::start();
+    let data = tempfile::tempdir().unwrap();
+    let (server, smtp) = server(&sink, data.path(), &[]);
+    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
+    let game = server
+        .app
+        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    server.app.join(&bob, &game);
+    let seats = [(&ann, "ann@players.test"), (&bob, "bob@players.test")];
+    let mut turn = 0;
+    let mut quoted = String::new();
+    for n in 0..6 {
+        let (player, address) = seats[turn];
+        let notice = your_move(&mut sink, address, &game);
+        check_notice(&notice, &game);
+        assert!(
+            notice
+                .subject
+                .contains(if turn == 0 { "Bob" } else { "Ann" }),
+            "{}",
+            notice.subject
+        );
+        assert!(notice.text.contains("a b c d e f g h"), "{}", notice.text);
+        let command = first_game_command(&notice);
+        let before = version(&server, player, &game);
+        // Written as a person would: other case and spaces, above the quoted notice, with a
+        // signature; the quoted history holds older moves that must not be played.
+        let written = format!(" {} ", command.to_lowercase().replace('/', " / "));
+        quoted.push_str(&format!("> {command}\n"));
+        let body = format!(
+            "{written}\n\nOn Wed, Avalanche wrote:\n{quoted}> resign\n-- \nsent from my phone"
+        );
+        let id = format!("move-{n}@players.test");
+        let raw = reply(
+            address,
+            notice.reply_to.as_ref().unwrap(),
+            &id,
+            &notice.message_id,
+            &body,
+        );
+        send(smtp, address, notice.reply_to.as_ref().unwrap(), &raw)
+            .expect("the listener takes the reply");
+        let answer = sink.next("the answer to a move", |m| {
+            m.rcpt_to == address && m.subject.starts_with("Played")
+        });
+        assert!(answer.text.contains(&command), "{}", answer.text);
+        assert_eq!(version(&server, player, &game), before + 1);
+        // The same mail again (a relay that delivers twice) plays nothing more.
+        send(smtp, address, notice.reply_to.as_ref().unwrap(), &raw).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert_eq!(version(&server, player, &game), before + 1);
+        turn = 1 - turn;
+    }
+    // Ann offers a draw by mail; Bob accepts it by mail: the game ends.
+    let notice = your_move(&mut sink, "ann@players.test", &game);
+    let raw = reply(
+        "ann@players.test",
+        notice.reply_to.as_ref().unwrap(),
+        "draw-1@players.test",
+        &notice.message_id,
+        "Draw",
+    );
+    send(
+        smtp,
+        "ann@players.test",
+        notice.reply_to.as_ref().unwrap(),
+        &raw,
+    )
+    .unwrap();
+    let offered = sink.next("the draw offer", |m| {
+        m.rcpt_to == "bob@players.test" && m.subject.contains("offers a draw")
+    });
+    check_notice(&offered, &game);
+    let raw = reply(
+        "bob@players.test",
+        offered.reply_to.as_ref().unwrap(),
+        "accept-1@players.test",
+        &offered.message_id,
+        "accept",
+    );
+    send(
+        smtp,
+        "bob@players.test",
+        offered.reply_to.as_ref().unwrap(),
+        &raw,
+    )
+    .unwrap();
+    sink.next("the answer to the draw offer", |m| {
+        m.rcpt_to == "ann@players.test" && m.subject.starts_with("Played")
+    });
+    sink.next("the answer to the acceptance", |m| {
+        m.rcpt_to == "bob@players.test" && m.subject.starts_with("Played")
+    });
+    for address in ["ann@players.test", "bob@players.test"] {
+        let over = sink.next("the end of the game", |m| {
+            m.rcpt_to == address && m.subject.starts_with("Game over")
+        });
+        assert!(over.text.contains("draw"), "{}", over.text);
+    }
+    let finished = server.app.game(Some(&ann), &game);
+    assert_eq!(finished["status"], "finished", "{finished}");
+    // Every mail went to a player's confirmed address, and nowhere else.
+    for mail in sink.all() {
+        assert!(
+            ["ann@players.test", "bob@players.test"].contains(&mail.rcpt_to.as_str()),
+            "{}",
+            mail.rcpt_to
+        );
+    }
+    let metrics = server
+        .app
+        .get("/metrics", None)
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(metrics.contains("avalanche_mail_waiting 0"), "{metrics}");
+    assert!(
+        !metrics.contains("avalanche_mail_sent_total 0\n"),
+        "{metrics}"
+    );
+}
+
+#[test]
+fn bad_mail_changes_nothing_and_is_answered_to_no_stranger() {
+    let mut sink = Sink::start();
+    let data = tempfile::tempdir().unwrap();
+    let (server, smtp) = server(
+        &sink,
+        data.path(),
+        &["--mail-inbound-secret", "inbound-secret"],
+    );
+    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
+    let game = server
+        .app
+        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    server.app.join(&bob, &game);
+    let notice = your_move(&mut sink, "ann@players.test", &game);
+    let tag = notice.reply_to.clone().unwrap();
+    let start = version(&server, &ann, &game);
+    let ann_mail = "ann@players.test";
+    let unchanged = |what: &str| {
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        assert_eq!(
+            version(&server, &ann, &game),
+            start,
+            "{what} changed the game"
+        );
+    };
+
+    // A forged tag, and an altered one: refused at RCPT, before any data.
+    let forged = format!("r+{game}.0.{}.0000000000000000@{DOMAIN}", ann.id);
+    assert!(send(
+        smtp,
+        ann_mail,
+        &forged,
+        &reply(ann_mail, &forged, "f1@x", &notice.message_id, "e4")
+    )
+    .is_err());
+    let mut altered = tag.clone();
+    let at = altered.find('@').unwrap();
+    let last = altered.as_bytes()[at - 1];
+    altered.replace_range(at - 1..at, if last == b'0' { "1" } else { "0" });
+    assert!(send(
+        smtp,
+        ann_mail,
+        &altered,
+        &reply(ann_mail, &altered, "f2@x", &notice.message_id, "e4")
+    )
+    .is_err());
+    unchanged("a forged tag");
+
+    // Another seat's tag, used by Bob: the sender is not that seat's player.
+    let legal = first_game_command(&notice);
+    send(
+        smtp,
+        "bob@players.test",
+        &tag,
+        &reply("bob@players.test", &tag, "b1@x", &notice.message_id, &legal),
+    )
+    .unwrap();
+    unchanged("another seat's player");
+    // A stranger with Ann's tag.
+    send(
+        smtp,
+        "mallory@evil.test",
+        &tag,
+        &reply(
+            "mallory@evil.test",
+            &tag,
+            "m1@x",
+            &notice.message_id,
+            &legal,
+        ),
+    )
+    .unwrap();
+    unchanged("a stranger");
+    // Auto-replies.
+    let auto = reply(ann_mail, &tag, "auto1@x", &notice.message_id, &legal).replacen(
+        "Subject:",
+        "Auto-Submitted: auto-replied\r\nSubject:",
+        1,
+    );
+    send(smtp, ann_mail, &tag, &auto).unwrap();
+    let bulk = reply(ann_mail, &tag, "auto2@x", &notice.message_id, &legal).replacen(
+        "Subject:",
+        "Precedence: bulk\r\nSubject:",
+        1,
+    );
+    send(smtp, ann_mail, &tag, &bulk).unwrap();
+    let away = reply(ann_mail, &tag, "auto3@x", &notice.message_id, &legal).replacen(
+        "Subject: Re: your move",
+        "Subject: Out of Office: back Monday",
+        1,
+    );
+    send(smtp, ann_mail, &tag, &away).unwrap();
+    unchanged("an auto-reply");
+    // Over the size limit: refused at the end of DATA.
+    let huge = reply(
+        ann_mail,
+        &tag,
+        "big@x",
+        &notice.message_id,
+        &format!("{legal}\n{}", "x".repeat(100 * 1024)),
+    );
+    assert!(send(smtp, ann_mail, &tag, &huge).is_err());
+    unchanged("a mail over the size limit");
+    // None of these got an answer: no mail to anyone since the notice.
+    for address in [ann_mail, "bob@players.test", "mallory@evil.test"] {
+        assert!(
+            sink.unseen_to(address).is_empty(),
+            "mail sent to {address} for a bad mail"
+        );
+    }
+
+    // Ann's own mails that hold no command: answered to her, nothing played.
+    let html_only = format!("From: <{ann_mail}>\r\nTo: <{tag}>\r\nSubject: Re\r\nMessage-ID: <h1@x>\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>{legal}</p>\r\n");
+    send(smtp, ann_mail, &tag, &html_only).unwrap();
+    let answer = sink.next("the answer to HTML-only mail", |m| {
+        m.rcpt_to == ann_mail && m.subject.starts_with("Not played")
+    });
+    assert!(answer.text.contains("plain text"), "{}", answer.text);
+    let history = reply(
+        ann_mail,
+        &tag,
+        "q1@x",
+        &notice.message_id,
+        &format!("\n> {legal}\n> resign\n> draw\n"),
+    );
+    send(smtp, ann_mail, &tag, &history).unwrap();
+    let answer = sink.next("the answer to quoted history", |m| {
+        m.rcpt_to == ann_mail && m.subject.starts_with("Not played")
+    });
+    assert!(
+        answer.text.contains("no command was found"),
+        "{}",
+        answer.text
+    );
+    let garbage = reply(
+        ann_mail,
+        &tag,
+        "g1@x",
+        &notice.message_id,
+        "Hello! Lovely weather.",
+    );
+    send(smtp, ann_mail, &tag, &garbage).unwrap();
+    let answer = sink.next("the answer to garbage", |m| {
+        m.rcpt_to == ann_mail && m.subject.starts_with("Not played")
+    });
+    assert!(
+        answer.text.contains("none of your legal commands"),
+        "{}",
+        answer.text
+    );
+    assert!(
+        listed_commands(&answer.text).contains(&legal),
+        "{}",
+        answer.text
+    );
+    // Bob's reply to his own (not yet valid) seat: not his turn.
+    unchanged("mails without a command");
+
+    // Over HTTP, as a mail provider forwards it: the secret is required.
+    let raw = reply(ann_mail, &tag, "http1@x", &notice.message_id, &legal);
+    let refused = server
+        .app
+        .post("/v1/mail/inbound", None)
+        .bearer_auth("wrong")
+        .body(raw.clone())
+        .send()
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    unchanged("a post without the secret");
+    let taken: Value = ok_json(
+        server
+            .app
+            .post("/v1/mail/inbound", None)
+            .bearer_auth("inbound-secret")
+            .body(raw)
+            .send(),
+        StatusCode::OK,
+    );
+    assert_eq!(taken["outcome"], "played", "{taken}");
+    assert_eq!(version(&server, &ann, &game), start + 1);
+    sink.next("the answer to the forwarded mail", |m| {
+        m.rcpt_to == ann_mail && m.subject.starts_with("Played")
+    });
+
+    // The one-click unsubscribe link turns all game mail off.
+    let link = notice.header("List-Unsubscribe").unwrap();
+    let link = link
+        .trim_matches(['<', '>'])
+        .replace("https://play.avalanche.test", &server.app.base);
+    let done = server
+        .app
+        .client
+        .post(&link)
+        .body("List-Unsubscribe=One-Click")
+        .send()
+        .unwrap();
+    assert_eq!(done.status(), StatusCode::OK);
+    let me = ok_json(
+        server.app.get("/v1/players/me", Some(&bob)).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(me["email"]["unsubscribed"], false);
+    let me = ok_json(
+        server.app.get("/v1/players/me", Some(&ann)).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(me["email"]["unsubscribed"], true);
+}
+
+#[test]
+fn three_seats_play_avalanche_by_mail_and_no_mail_shows_another_seats_cards() {
+    let mut sink = Sink::start();
+    let data = tempfile::tempdir().unwrap();
+    let (server, smtp) = server(&sink, data.path(), &[]);
+    let names = ["Ann", "Bob", "Cid"];
+    let addresses = ["ann@players.test", "bob@players.test", "cid@players.test"];
+    let players: Vec<Player> = names
+        .iter()
+        .zip(addresses)
+        .map(|(name, address)| player_with_mail(&server, &mut sink, name, address))
+        .collect();
+    let game = server
+        .app
+        .create_game(&players[0], json!({"kind": "avalanche", "seats": 3}));
+    for player in &players[1..] {
+        server.app.join(player, &game);
+    }
+    let mut plays = 0;
+    // The mail to act on: a turn notice, or the answer to a command when the same seat acts
+    // again.
+    let mut pending: Option<Received> = None;
+    while plays < 9 {
+        let current = server.app.game(Some(&players[0]), &game);
+        if current["status"] != "active" {
+            break;
+        }
+        let mail = match pending.take() {
+            Some(mail) => mail,
+            None => sink.next("a turn notice", |m| {
+                m.subject.starts_with("Your move") && m.subject.contains(&game)
+            }),
+        };
+        check_notice(&mail, &game);
+        let seat = addresses
+            .iter()
+            .position(|a| *a == mail.rcpt_to)
+            .expect("a player's address");
+        // The version the mail shows: the notice's, from its id; an answer's, the game's now.
+        let shown: u64 = match mail
+            .message_id
+            .split('.')
+            .nth(1)
+            .and_then(|v| v.parse().ok())
+        {
+            Some(version) => version,
+            None => version(&server, &players[seat], &game),
+        };
+        check_only_own_cards(&server, &game, &players, &names, seat, shown, &mail);
+        let command = first_game_command(&mail);
+        let id = format!("av-{plays}@players.test");
+        let raw = reply(
+            addresses[seat],
+            mail.reply_to.as_ref().unwrap(),
+            &id,
+            &mail.message_id,
+            &command,
+        );
+        send(smtp, addresses[seat], mail.reply_to.as_ref().unwrap(), &raw).unwrap();
+        let answer = sink.next("the answer", |m| {
+            m.rcpt_to == addresses[seat]
+                && (m.subject.starts_with("Played") || m.subject.starts_with("Not played"))
+        });
+        assert!(
+            answer.subject.starts_with("Played"),
+            "{}\n{}",
+            answer.subject,
+            answer.text
+        );
+        plays += 1;
+        if answer.text.contains("Your legal commands") {
+            pending = Some(answer);
+        }
+    }
+    assert!(plays >= 3, "only {plays} commands were played by mail");
+}
+
+/// Checks that `mail` to `seat` shows that seat's own view at version `shown`, and no other
+/// seat's hand.
+fn check_only_own_cards(
+    server: &Server,
+    game: &str,
+    players: &[Player],
+    names: &[&str],
+    seat: usize,
+    shown: u64,
+    mail: &Received,
+) {
+    let state = |player: &Player| {
+        ok_json(
+            server
+                .app
+                .get(&format!("/v1/games/{game}/states/{shown}"), Some(player))
+                .send(),
+            StatusCode::OK,
+        )
+    };
+    let own = state(&players[seat]);
+    let drawn = api::app::mail::render::position(&own["view"]);
+    assert!(
+        mail.text.contains(drawn.trim_end()),
+        "the mail is not the reader's view:\n{}\n---\n{drawn}",
+        mail.text
+    );
+    for (other, player) in players.iter().enumerate() {
+        if other == seat {
+            continue;
+        }
+        // What the mail draws, the reader's view, holds no card of that seat's hand.
+        assert!(
+            find_hand(&own["view"], other).is_null(),
+            "{} is shown {}'s hand",
+            names[seat],
+            names[other]
+        );
+        let hand = find_hand(&state(player)["view"], other);
+        if hand == find_hand(&own["view"], seat) {
+            continue; // the same ranks as the reader's own hand: nothing to tell apart
+        }
+        let hand = api::app::mail::render::position(&json!({ "hand": hand }));
+        let hand = hand.trim_end();
+        if hand.len() > "hand: ".len() + 8 {
+            assert!(
+                !mail.text.contains(hand),
+                "{} sees {}'s hand {hand}",
+                names[seat],
+                names[other]
+            );
+            assert!(!mail.html.clone().unwrap_or_default().contains(hand));
+        }
+    }
+}
+
+/// The hand of `seat` in a view: the `hand` of its entry in the first `seats` list whose
+/// entries have one (`null` when the view does not show it).
+fn find_hand(view: &Value, seat: usize) -> Value {
+    fn seats(value: &Value) -> Option<&Vec<Value>> {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::Array(list)) = map.get("seats") {
+                    if list.iter().any(|s| s.get("hand").is_some()) {
+                        return Some(list);
+                    }
+                }
+                map.values().find_map(seats)
+            }
+            Value::Array(items) => items.iter().find_map(seats),
+            _ => None,
+        }
+    }
+    let list = seats(view).expect("a view with the seats' hands");
+    list.iter()
+        .find(|s| s.get("seat").and_then(Value::as_u64) == Some(seat as u64))
+        .or_else(|| list.get(seat))
+        .and_then(|s| s.get("hand"))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
