@@ -3,7 +3,7 @@
 //! end by mail; three seats play Avalanche by mail, every mail checked for cards its reader
 //! may not see; every kind of bad mail changes nothing and is answered to no stranger.
 
-mod common;
+use crate::common;
 #[path = "common/mailbox.rs"]
 mod mailbox;
 

@@ -2,9 +2,8 @@
 //! server: every notice is sent once, by the node that holds the mail lease, whichever node
 //! the moves were played on.
 
-#[path = "../../storage/tests/common/cluster.rs"]
-mod cluster;
-mod common;
+use crate::cluster;
+use crate::common;
 #[path = "common/mailbox.rs"]
 mod mailbox;
 

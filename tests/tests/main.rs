@@ -34,3 +34,8 @@ mod browser_table;
 mod continuations;
 mod docs;
 mod slow_clients;
+mod mail;
+mod mail_postgres;
+mod names;
+mod operations;
+mod postgres_tokens;

@@ -3,7 +3,7 @@
 //! unassigned code points are refused, names are kept in NFC, and two players of one name are
 //! told apart by their display names.
 
-mod common;
+use crate::common;
 
 use common::{ok_json, problem, TestApp};
 use reqwest::StatusCode;

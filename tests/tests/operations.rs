@@ -4,10 +4,9 @@
 //! waiting readers at once, request ids in answers, problems and logs, a key file that is never
 //! replaced, and the shipped alert rules checked by `promtool`.
 
-mod common;
+use crate::common;
 
-#[path = "../../storage/tests/common/cluster.rs"]
-mod cluster;
+use crate::cluster;
 
 use common::binary::Server;
 use common::{Player, TestApp};

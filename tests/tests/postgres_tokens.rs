@@ -3,10 +3,9 @@
 //! connection that listens for appends): the token is refused there, and its open stream and
 //! waiting long-poll there end within a second.
 
-mod common;
+use crate::common;
 
-#[path = "../../storage/tests/common/cluster.rs"]
-mod cluster;
+use crate::cluster;
 
 use common::{ok_json, Player, TestApp};
 use domain::Registry;
