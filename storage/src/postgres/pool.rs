@@ -108,26 +108,6 @@ impl Connection {
             .query(&statement, params)
             .map_err(|e| database_error(&e))
     }
-
-    /// [`Connection::query`] for a statement that writes in its own transaction: when the
-    /// connection fails after the statement was sent, the server may have committed it, and
-    /// the error says the outcome is unknown.
-    pub(crate) fn write(
-        &mut self,
-        sql: &'static str,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<Vec<Row>, StorageError> {
-        self.client()?;
-        let statement = self.prepared(sql)?;
-        self.client()?
-            .query(&statement, params)
-            .map_err(|e| match database_error(&e) {
-                StorageError::Unavailable(why) if e.as_db_error().is_none() => {
-                    StorageError::OutcomeUnknown(why)
-                }
-                other => other,
-            })
-    }
 }
 
 impl Connection {
@@ -145,7 +125,11 @@ impl Connection {
             if e.as_db_error().is_some() {
                 Failure::Refused(database_error(&e))
             } else {
-                Failure::Broken(database_error(&e))
+                // The statement was sent and no answer came: the server may have committed it.
+                Failure::Broken(match database_error(&e) {
+                    StorageError::Unavailable(why) => StorageError::OutcomeUnknown(why),
+                    other => other,
+                })
             }
         })
     }
