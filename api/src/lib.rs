@@ -19,3 +19,4 @@ pub mod startup;
 pub mod state;
 pub mod summary;
 pub mod telemetry;
+pub mod wire;

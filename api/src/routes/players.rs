@@ -14,8 +14,8 @@ use utoipa::{IntoParams, ToSchema};
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewPlayer {
-    /// 1 to 40 characters.
-    #[schema(example = "Bea")]
+    /// 1 to 40 characters, without control characters (spaces around it are trimmed).
+    #[schema(example = "Bea", min_length = 1, max_length = 40)]
     pub name: String,
 }
 
@@ -68,6 +68,7 @@ pub struct MyGamesQuery {
     /// with `turn=mine` most urgent first.
     pub after: Option<String>,
     /// At most this many (default 50, at most 200).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<usize>,
 }
 
@@ -94,7 +95,7 @@ pub async fn my_games(
             ))
         }
     };
-    let limit = query.limit.unwrap_or(50).clamp(1, 200);
+    let limit = super::page_size(query.limit, 50, 200)?;
     let after = query.after.as_deref();
     let page = if only_my_turn {
         state.games.my_turn(&player.id, after, limit).await?
