@@ -24,17 +24,17 @@ fn every_game_has_real_schemas_for_its_commands_and_views() {
         "Vamanos",
         "Altitude",
     ] {
-        for part in ["Command", "Event", "View", "Options"] {
+        for part in ["GameCommand", "Event", "View", "Options"] {
             let schema = &schemas[&format!("{prefix}.{part}")];
             assert!(
                 schema.is_object() && schema.as_object().is_some_and(|s| !s.is_empty()),
                 "{prefix}.{part}"
             );
         }
-        let command = schemas[&format!("{prefix}.Command")].to_string();
+        let command = schemas[&format!("{prefix}.GameCommand")].to_string();
         assert!(
             command.contains("\"type\""),
-            "{prefix}.Command is a tagged union: {command}"
+            "{prefix}.GameCommand is a tagged union: {command}"
         );
     }
     // No dangling reference anywhere.

@@ -228,11 +228,6 @@ impl Client<'_> {
         self.contract
             .check(&Contract::component("GameCommand"), command, "a command");
         self.contract.exactly_one(
-            &[&format!("{prefix}.Command"), "TableCommand"],
-            command,
-            "a command",
-        );
-        self.contract.exactly_one(
             &[&format!("{prefix}.GameCommand")],
             command,
             "a command of its kind",

@@ -79,7 +79,7 @@ pub fn kind_unions(schemas: &mut Map<String, Value>, kinds: &[Kind]) {
             format!("{prefix}.GameCommand"),
             union(
                 &format!("{prefix}GameCommand"),
-                &format!("A command of a game of `{}`: one of the table's (`TableCommand`) or one of the game's (`{prefix}.Command`).", kind.id),
+                &format!("A command of a game of `{}`: one of the table's (`resign`, `offer_draw`, ...) or one of the game's own.", kind.id),
                 "type",
                 commands.clone(),
             ),

@@ -1,6 +1,6 @@
 //! The OpenAPI document: the paths and shapes of the API from utoipa, plus every game's own
 //! schemas (options, commands, events, views), each game's under its own prefix
-//! (`AvalancheChess.Command`), since every engine names its types alike.
+//! (`AvalancheChess.View`), since every engine names its types alike.
 
 use crate::app::webhooks::notification::{Notification, NotificationType};
 use crate::problem::Problem;
@@ -164,7 +164,7 @@ pub fn document(registry: &Registry) -> Value {
         "GameCommand".into(),
         json!({
             "title": "GameCommand",
-            "description": "A command to post: one of the table's (`TableCommand`: `resign`, `offer_draw`, `request_takeback`, ...) or one of the game's (its `Command`; see `GET /v1/games/{id}/legal`). A command several games name alike (`draw`) takes in each game only that game's fields (each game's own union is `<Game>.GameCommand`).",
+            "description": "A command to post: one of the table's (`resign`, `offer_draw`, `request_takeback`, ...) or one of the game's (see `GET /v1/games/{id}/legal`). A command several games name alike (`draw`) takes in each game only that game's fields (each game's own union is `<Game>.GameCommand`).",
         }),
     );
     added.insert(
@@ -210,14 +210,7 @@ pub fn document(registry: &Registry) -> Value {
     operations::declare_problems(&mut doc);
     webhooks::declare_webhooks(&mut doc);
     examples::declare_examples(&mut doc);
-    // Each game's own unions, which `GET /v1/kinds` names, and the table's commands.
-    let mut kept = vec!["TableCommand".to_string()];
-    for (_, prefix) in &games {
-        for part in ["Options", "Command", "Event", "View"] {
-            kept.push(format!("{prefix}.{part}"));
-        }
-    }
-    unused::drop_unused_components(&mut doc, &kept);
+    unused::drop_unused_components(&mut doc);
     doc
 }
 

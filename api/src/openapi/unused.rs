@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 /// Drops the components nothing refers to (utoipa adds some that only an engine's own
-/// schemas would use), but for those named in `kept` (what `GET /v1/kinds` names).
-pub(super) fn drop_unused_components(doc: &mut Value, kept: &[String]) {
+/// schemas would use).
+pub(super) fn drop_unused_components(doc: &mut Value) {
     fn references(value: &Value, found: &mut Vec<String>) {
         match value {
             Value::Object(map) => {
@@ -20,7 +20,7 @@ pub(super) fn drop_unused_components(doc: &mut Value, kept: &[String]) {
         }
     }
     let mut used = std::collections::BTreeSet::new();
-    let mut pending: Vec<String> = kept.to_vec();
+    let mut pending = Vec::new();
     for root in ["paths", "webhooks"] {
         if let Some(value) = doc.get(root) {
             references(value, &mut pending);

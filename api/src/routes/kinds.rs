@@ -48,7 +48,7 @@ pub async fn kinds(state: web::Data<AppState>) -> HttpResponse {
                 default_options: kind.default_options(),
                 schemas: KindSchemas {
                     options: format!("{prefix}.Options"),
-                    command: format!("{prefix}.Command"),
+                    command: format!("{prefix}.GameCommand"),
                     event: format!("{prefix}.Event"),
                     view: format!("{prefix}.View"),
                 },
