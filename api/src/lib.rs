@@ -20,3 +20,4 @@ pub mod startup;
 pub mod state;
 pub mod summary;
 pub mod telemetry;
+pub mod wire;

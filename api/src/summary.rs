@@ -3,7 +3,7 @@
 use crate::app::players::Players;
 use crate::app::Slot;
 #[allow(unused_imports)] // named in schema attributes
-use crate::openapi::{GameEvent, GameView};
+use crate::wire::{GameEvent, GameView};
 use chrono::{DateTime, Utc};
 use domain::engine::{Outcome, Seat};
 use domain::table::{ForkOrigin, SeatClock, Status, TimeControl};
@@ -114,6 +114,9 @@ pub struct TakebackAsked {
 /// A stored event as the caller may see it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct EventOut {
+    /// The game id of the rules of the event's game: it decides the type of `data`.
+    #[schema(example = "avalanche-chess")]
+    pub kind: String,
     /// Its version in the game's stream: 1, 2, 3, ... without gaps.
     pub version: u64,
     /// A stable type name: `created`, `seat_taken`, `started`, `game.<type>`, `resigned`, ...
@@ -202,6 +205,7 @@ pub fn events_seen(slot: &Slot, envelopes: Vec<Envelope>) -> Vec<EventOut> {
         .into_iter()
         .filter(|e| e.version <= durable)
         .map(|e| EventOut {
+            kind: slot.game.kind().to_string(),
             version: e.version,
             event_type: e.event_type,
             recorded_at: e.recorded_at,
@@ -221,6 +225,7 @@ pub fn events_for(slot: &Slot, player: Option<&str>, envelopes: &[Envelope]) -> 
         .iter()
         .filter(|e| e.version <= durable)
         .map(|e| EventOut {
+            kind: slot.game.kind().to_string(),
             version: e.version,
             event_type: e.event_type.clone(),
             recorded_at: e.recorded_at,

@@ -32,7 +32,7 @@ def main(client_dir: str, base_url: str) -> None:
             base_url=base_url, token=created.token, raise_on_unexpected_status=True))
 
     game = create_game.sync(client=players[0], body=models.NewGameAvalancheChess(kind="avalanche-chess", seats=2))
-    assert isinstance(game, models.GameSummary), game
+    assert isinstance(game, models.AvalancheChessGameSummary), game
     answer = join_game.sync(id=game.id, client=players[1], body=models.JoinRequest())
     assert isinstance(answer, models.CommandAnswer), answer
     assert answer.game.status == models.Status.ACTIVE, answer.game.status
@@ -41,7 +41,7 @@ def main(client_dir: str, base_url: str) -> None:
     for half_turn in range(6):
         mover = players[half_turn % 2]
         offered = legal.sync(id=game.id, client=mover)
-        assert isinstance(offered, models.LegalList), offered
+        assert isinstance(offered, models.AvalancheChessLegalList), offered
         turns = [c for c in offered.commands if c.command.to_dict().get("type") == "turn"]
         assert turns, "a legal turn is offered"
         result = play.sync(id=game.id, client=mover, body=turns[0].command)

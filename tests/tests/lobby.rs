@@ -58,7 +58,7 @@ fn the_kinds_list_the_five_games() {
         (chess["min_seats"].as_u64(), chess["max_seats"].as_u64()),
         (Some(2), Some(2))
     );
-    assert_eq!(chess["schemas"]["command"], "AvalancheChess.Command");
+    assert_eq!(chess["schemas"]["command"], "AvalancheChess.GameCommand");
     assert_eq!(kinds[4]["min_seats"], 1);
 }
 

@@ -228,9 +228,9 @@ impl Client<'_> {
         self.contract
             .check(&Contract::component("GameCommand"), command, "a command");
         self.contract.exactly_one(
-            &[&format!("{prefix}.Command"), "TableCommand"],
+            &[&format!("{prefix}.GameCommand")],
             command,
-            "a command",
+            "a command of its kind",
         );
         self.seen.borrow_mut().commands += 1;
     }
@@ -238,8 +238,9 @@ impl Client<'_> {
     /// An event of a game of `prefix`: exactly one variant of the table's events and, for a
     /// game event, exactly one of the game's.
     fn event(&self, prefix: &str, event: &Value) {
-        let variant = self.contract.exactly_one(&["GameEvent"], event, "an event");
-        if variant == "GameEvent.Game" {
+        let union = format!("{prefix}.GameEvent");
+        let variant = self.contract.exactly_one(&[&union], event, "an event");
+        if variant == format!("{prefix}.GameEvent.Game") {
             self.contract.exactly_one(
                 &[&format!("{prefix}.Event")],
                 &event["event"],
@@ -421,14 +422,13 @@ fn a_game_of(kind: &str, seats: usize, extra: Value, max_commands: usize) {
         if command.is_null() {
             continue;
         }
-        let server = contract.variants("ServerCommand").iter().any(|v| {
-            contract
-                .validator(&Contract::component(v))
-                .is_valid(command)
-        });
-        if server {
-            contract.exactly_one(&["ServerCommand"], command, "a server's command");
-        } else {
+        // A player's command or the server's own: exactly one of the kind's loggable ones.
+        let variant = contract.exactly_one(
+            &[&format!("{prefix}.LoggableCommand")],
+            command,
+            "a logged command",
+        );
+        if !variant.starts_with("ServerCommand.") {
             client.command(&prefix, command);
         }
     }
@@ -554,8 +554,12 @@ fn the_stream_sends_events_of_the_declared_shape() {
         );
         assert_eq!(event["type"], field("event"));
         assert_eq!(event["version"].to_string(), field("id"));
-        let variant = contract.exactly_one(&["GameEvent"], &event["data"], "a streamed event");
-        if variant == "GameEvent.Game" {
+        let variant = contract.exactly_one(
+            &["AvalancheChess.GameEvent"],
+            &event["data"],
+            "a streamed event",
+        );
+        if variant == "AvalancheChess.GameEvent.Game" {
             contract.exactly_one(
                 &["AvalancheChess.Event"],
                 &event["data"]["event"],
@@ -618,4 +622,50 @@ fn every_operation_shows_examples_that_fit_its_schemas() {
         29,
         "every operation, once: {operations:?}"
     );
+}
+
+/// A page of nothing is refused (`limit=0`), with the words of the document, which declares
+/// the bounds of every `limit`; nothing is refused at the bounds.
+#[test]
+fn lists_refuse_an_empty_page_in_the_words_of_the_document() {
+    let app = TestApp::spawn();
+    let contract = Contract::committed();
+    let player = app.create_player("Lister");
+    let game = app.create_game(&player, json!({"kind": "avalanche-chess", "seats": 2}));
+    for (template, path) in [
+        ("/v1/games", "/v1/games".to_string()),
+        ("/v1/players/me/games", "/v1/players/me/games".to_string()),
+        ("/v1/games/{id}/forks", format!("/v1/games/{game}/forks")),
+        ("/v1/games/{id}/events", format!("/v1/games/{game}/events")),
+    ] {
+        let parameters = contract.doc["paths"][template]["get"]["parameters"]
+            .as_array()
+            .expect("parameters");
+        let limit = parameters
+            .iter()
+            .find(|p| p["name"] == "limit")
+            .expect("a limit");
+        let most = limit["schema"]["maximum"].as_u64().expect("a maximum");
+        assert_eq!(limit["schema"]["minimum"], 1, "{template}");
+        let refused = app
+            .get(&format!("{path}?limit=0"), Some(&player))
+            .send()
+            .expect("an answer");
+        assert_eq!(refused.status().as_u16(), 400, "{template}");
+        let problem: Value = refused.json().expect("a problem");
+        assert_eq!(problem["code"], "bad_query");
+        let words = format!("limit is 1 to {most}");
+        assert!(
+            problem["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(&words),
+            "{template}: {problem}"
+        );
+        let at_most = app
+            .get(&format!("{path}?limit={most}"), Some(&player))
+            .send()
+            .expect("an answer");
+        assert_eq!(at_most.status().as_u16(), 200, "{template}");
+    }
 }

@@ -25,9 +25,11 @@ pub struct EventsQuery {
     /// Events after this version (default 0: from the start).
     pub after: Option<u64>,
     /// At most this many (default 100, at most 1000).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<usize>,
     /// Long-poll: when there is no event after `after`, wait up to this many seconds (at most
     /// 60) for one.
+    #[param(maximum = 60)]
     pub wait: Option<u64>,
 }
 
@@ -57,7 +59,7 @@ pub async fn events(
 ) -> Result<HttpResponse, ApiError> {
     let player = player.map(|p| p.id);
     let after = query.after.unwrap_or(0);
-    let limit = query.limit.unwrap_or(100).clamp(1, 1000);
+    let limit = super::page_size(query.limit, 100, 1000)?;
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECONDS));
     // A long-poll holds a place among the caller's open streams while it waits.
     let _waiting = if wait.is_zero() {

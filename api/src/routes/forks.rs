@@ -58,6 +58,7 @@ pub struct ForksQuery {
     /// Forks after this id (the last id of the previous page).
     pub after: Option<String>,
     /// At most this many (default 50, at most 200).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<usize>,
 }
 
@@ -74,7 +75,7 @@ pub async fn list_forks(
     id: web::Path<String>,
     query: web::Query<ForksQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let limit = query.limit.unwrap_or(50).clamp(1, 200);
+    let limit = super::page_size(query.limit, 50, 200)?;
     let found = state.games.forks(&id, query.after.as_deref(), limit)?;
     let mut forks = Vec::with_capacity(found.len());
     for slot in found {

@@ -53,6 +53,7 @@ pub struct ListQuery {
     /// Games after this id (the last id of the previous page).
     pub after: Option<String>,
     /// At most this many (default 50, at most 200).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<usize>,
 }
 
@@ -84,7 +85,7 @@ pub async fn list_games(
         kind: query.kind.clone(),
         status,
         after: query.after.clone(),
-        limit: query.limit.unwrap_or(50).clamp(1, 200),
+        limit: super::page_size(query.limit, 50, 200)?,
     };
     let viewer = player.as_ref().map(|p| p.id.as_str());
     let mut games = Vec::new();

@@ -35,7 +35,7 @@ pub struct KindSchemas {
 /// revision it was created under.
 #[utoipa::path(operation_id = "listKinds", tag = "games",
     responses((status = 200, description = "Every game offered", body = Vec<KindOut>),
-        (status = "4XX", description = "Only a request the server cannot read as HTTP, answered by the HTTP layer itself")))]
+        (status = 400, description = "Only a request the server cannot read as HTTP, answered by the HTTP layer itself")))]
 #[get("/v1/kinds")]
 pub async fn kinds(state: web::Data<AppState>) -> HttpResponse {
     let kinds: Vec<KindOut> = state
@@ -43,12 +43,12 @@ pub async fn kinds(state: web::Data<AppState>) -> HttpResponse {
         .kinds()
         .map(|kind| {
             let info = kind.info();
-            let prefix = crate::openapi::schema_prefix(&info.id);
+            let prefix = crate::wire::schema_prefix(&info.id);
             KindOut {
                 default_options: kind.default_options(),
                 schemas: KindSchemas {
                     options: format!("{prefix}.Options"),
-                    command: format!("{prefix}.Command"),
+                    command: format!("{prefix}.GameCommand"),
                     event: format!("{prefix}.Event"),
                     view: format!("{prefix}.View"),
                 },

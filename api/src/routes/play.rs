@@ -2,9 +2,9 @@
 
 use crate::auth::Authenticated;
 use crate::command_answer::{answer_command, json_sized, CommandAnswer};
-use crate::openapi::GameCommand;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
+use crate::wire::GameCommand;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use domain::{ErrorCode, RuleError};
 use serde::Serialize;
@@ -25,6 +25,9 @@ pub struct LegalOut {
 /// The caller's legal commands now.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LegalList {
+    /// The game id of the rules: it decides the type of each command.
+    #[schema(example = "avalanche-chess")]
+    pub kind: String,
     pub version: u64,
     pub seat: usize,
     // Written straight to JSON text by the game, in one pass.
@@ -51,6 +54,7 @@ pub async fn legal(
     let commands = slot.game.legal_json_at(seat, chrono::Utc::now());
     let size = commands.get().len() + 64;
     let list = LegalList {
+        kind: slot.game.kind().to_string(),
         version: slot.game.version(),
         seat,
         commands,

@@ -16,7 +16,7 @@ use utoipa::{IntoParams, ToSchema};
 pub struct NewPlayer {
     /// 1 to 40 characters, kept in Unicode NFC; no control, format (bidirectional,
     /// zero-width), line or paragraph separator, or unassigned characters.
-    #[schema(example = "Bea")]
+    #[schema(example = "Bea", min_length = 1, max_length = 40)]
     pub name: String,
 }
 
@@ -76,6 +76,7 @@ pub struct MyGamesQuery {
     /// with `turn=mine` most urgent first.
     pub after: Option<String>,
     /// At most this many (default 50, at most 200).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<usize>,
 }
 
@@ -102,7 +103,7 @@ pub async fn my_games(
             ))
         }
     };
-    let limit = query.limit.unwrap_or(50).clamp(1, 200);
+    let limit = super::page_size(query.limit, 50, 200)?;
     let after = query.after.as_deref();
     let page = if only_my_turn {
         state.games.my_turn(&player.id, after, limit).await?

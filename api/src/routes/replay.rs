@@ -20,6 +20,9 @@ use utoipa::ToSchema;
 #[derive(Debug, Serialize, ToSchema)]
 pub struct StateAt {
     pub game: String,
+    /// The game id of the rules: it decides the type of `view`.
+    #[schema(example = "avalanche-chess")]
+    pub kind: String,
     /// The version shown: the state after this many events.
     pub version: u64,
     /// The game's version now.
@@ -34,7 +37,7 @@ pub struct StateAt {
     pub seed: Option<String>,
     /// The game's own state at that version, shaped for the caller as the game is now: their
     /// own seat's secrets while it runs, everything once it has ended.
-    #[schema(value_type = crate::openapi::GameView)]
+    #[schema(value_type = crate::wire::GameView)]
     pub view: Value,
 }
 
@@ -66,6 +69,7 @@ pub async fn state_at(
     let viewer = slot.viewer(player.as_ref().map(|p| p.id.as_str()));
     let then = state.games.repository().game_at(&id, version)?;
     Ok(HttpResponse::Ok().json(StateAt {
+        kind: slot.game.kind().to_string(),
         game: id,
         version,
         current_version: current,

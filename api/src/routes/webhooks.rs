@@ -15,7 +15,11 @@ use utoipa::ToSchema;
 pub struct NewWebhook {
     /// An absolute `https://` URL (`http://` where the server allows it) to a public address,
     /// at most 2000 characters.
-    #[schema(example = "https://example.com/avalanche")]
+    #[schema(
+        example = "https://example.com/avalanche",
+        min_length = 1,
+        max_length = 2000
+    )]
     pub url: String,
 }
 

@@ -12,14 +12,19 @@ use utoipa::ToSchema;
 #[schema(example = json!({"mountain_copies": 3, "animal_copies": 1, "cable_cars": 10, "avalanches": 10, "saint_bernards": 8}))]
 pub struct Options {
     /// Copies of each mountain number 1 to 24 (default 3: 72 cards). At most 10.
+    #[schema(maximum = 10)]
     pub mountain_copies: u8,
     /// Copies of each of the 20 animal cards (default 1: 20 cards). At most 10.
+    #[schema(maximum = 10)]
     pub animal_copies: u8,
     /// Cable cars (default 10). At most 40.
+    #[schema(maximum = 40)]
     pub cable_cars: u8,
     /// Avalanches (default 10). At most 40.
+    #[schema(maximum = 40)]
     pub avalanches: u8,
     /// Saint-Bernards (default 8). At most 40.
+    #[schema(maximum = 40)]
     pub saint_bernards: u8,
 }
 

@@ -125,17 +125,23 @@ impl fmt::Display for Card {
 #[schema(example = json!({"lift": 14, "green": 20, "blue": 18, "red": 14, "black": 10, "avalanche": 5}))]
 pub struct DeckCounts {
     /// Lift cards (the separate face-up lift pile). Default 14.
+    #[schema(maximum = 200)]
     pub lift: u32,
     /// Green run cards, 1 point each. Default 20.
+    #[schema(maximum = 200)]
     pub green: u32,
     /// Blue run cards, 2 points each. Default 18.
+    #[schema(maximum = 200)]
     pub blue: u32,
     /// Red run cards, 3 points each. Default 14.
+    #[schema(maximum = 200)]
     pub red: u32,
     /// Black run cards, 4 points each. Default 10.
+    #[schema(maximum = 200)]
     pub black: u32,
     /// Avalanche cards. Default 5; the game ends when the 5th is played, so with fewer it ends
     /// only when nobody plays or banks once the draw pile is empty.
+    #[schema(maximum = 200)]
     pub avalanche: u32,
 }
 

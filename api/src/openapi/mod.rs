@@ -1,0 +1,226 @@
+//! The OpenAPI document: the paths and shapes of the API from utoipa, plus every game's own
+//! schemas (options, commands, events, views), each game's under its own prefix
+//! (`AvalancheChess.View`), since every engine names its types alike.
+
+use crate::app::webhooks::notification::{Notification, NotificationType};
+use crate::problem::Problem;
+use crate::routes;
+use crate::wire::{GameCommand, GameEvent, GameView};
+use domain::Registry;
+use serde_json::{json, Map, Value};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{Modify, OpenApi};
+
+pub use crate::wire::schema_prefix;
+
+mod examples;
+mod fields;
+mod kinds;
+mod operations;
+mod unions;
+mod unused;
+mod webhooks;
+mod written;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Avalanche games server",
+        description = "Play, replay and audit the Avalanche games at a distance. Every command is \
+validated by the game's rules and stored as an immutable event; every answer is shaped for its \
+viewer, so no player ever sees another's hidden cards.\n\nErrors are `application/problem+json` \
+with a stable `code`. Send `Authorization: Bearer <token>` (from `POST /v1/players`) to act for \
+a player. Game commands and table commands (`cancel`, `resign`, `offer_draw`, `accept_draw`, \
+`decline_draw`, `request_takeback`, `accept_takeback`, `decline_takeback`, `withdraw_takeback`, \
+`claim_timeout`) are posted alike to `/v1/games/{id}/commands`; `GET /v1/games/{id}/legal` lists \
+exactly the commands you may post now. `{\"type\": \"request_takeback\"}` asks the other seats \
+to take back your last turn (`\"turns\": N` goes back N of your turns); moving before they all \
+answer withdraws it (`takeback_withdrawn`).\n\nA game may be timed (`time_control` at creation: \
+days or seconds per move). Each seat that must act has a deadline, shown in the game's `seats`; \
+once it passes, the server records a timeout by itself within a second (or an opponent claims \
+it with `claim_timeout`). Each player has 30 vacation days a year, during which their clocks \
+stand still (`/v1/players/me/vacation`).\n\n**Webhooks** (`POST /v1/players/me/webhooks`): the \
+server POSTs a `Notification` (JSON) to your URL when it becomes your turn, when another seat \
+offers you a draw or asks for a takeback, and when one of your games ends. Each request carries \
+`X-Avalanche-Signature: sha256=<hex>`, the HMAC-SHA256 of the exact body keyed with the \
+webhook's secret (the whole `whsec_...` string, shown once at registration), and \
+`X-Avalanche-Delivery: <notification id>`. Delivery is at least once: answer 2xx to \
+acknowledge, dedupe by the id; anything else is retried with growing waits.",
+        contact(name = "Avalanche games server", url = "http://127.0.0.1:8080/docs/"),
+        license(name = "MIT OR Apache-2.0", url = "http://127.0.0.1:8080/licence")
+    ),
+    servers((url = "/", description = "The server that serves this document")),
+    paths(
+        routes::players::create_player, routes::players::me, routes::players::my_games,
+        routes::players::my_vacation, routes::players::start_vacation,
+        routes::players::end_vacation, routes::players::issue_token,
+        routes::players::revoke_token, routes::players::list_tokens,
+        routes::players::revoke_token_by_id, routes::players::revoke_other_tokens,
+        routes::players::set_email, routes::players::confirm_email,
+        routes::players::delete_email, routes::players::set_notifications,
+        routes::mail::inbound, routes::mail::unsubscribe_page, routes::mail::unsubscribe,
+        routes::webhooks::create_webhook, routes::webhooks::list_webhooks,
+        routes::webhooks::delete_webhook, routes::webhooks::enable_webhook,
+        routes::kinds::kinds,
+        routes::games::create_game, routes::games::list_games, routes::games::get_game,
+        routes::games::join_game,
+        routes::play::legal, routes::play::play,
+        routes::events::events, routes::events::stream,
+        routes::replay::state_at, routes::replay::audit, routes::replay::game_log, routes::replay::record,
+        routes::forks::create_fork, routes::forks::list_forks,
+        routes::imports::import,
+    ),
+    components(schemas(Problem, domain::table::TableCommand, GameCommand, GameView, GameEvent,
+        Notification, NotificationType)),
+    modifiers(&BearerAuth),
+    tags(
+        (name = "players", description = "Players and their tokens"),
+        (name = "games", description = "The lobby: kinds of games, creating, listing and joining"),
+        (name = "play", description = "What may I do, and doing it"),
+        (name = "events", description = "The event log: pages, long-poll and a live stream"),
+        (name = "replay", description = "Replay, audit, records, imports and forks"),
+        (name = "mail", description = "Play by email: inbound replies and unsubscribe links"),
+        (name = "notifications", description = "What the server sends to a player's webhooks"),
+    )
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        if let Some(components) = openapi.components.as_mut() {
+            components.add_security_scheme(
+                "bearer",
+                SecurityScheme::Http(
+                    HttpBuilder::new()
+                        .scheme(HttpAuthScheme::Bearer)
+                        .description(Some(
+                            "A player's token (`av_...`), from `POST /v1/players` or `POST /v1/players/me/tokens`: `Authorization: Bearer <token>`.",
+                        ))
+                        .build(),
+                ),
+            );
+        }
+    }
+}
+
+fn schema_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+/// Points references to an engine's own components at their prefixed names.
+fn prefix_refs(value: &mut Value, own: &[String], prefix: &str) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(target)) = map.get_mut("$ref") {
+                if let Some(name) = target.strip_prefix("#/components/schemas/") {
+                    if own.iter().any(|o| o == name) {
+                        *target = format!("#/components/schemas/{prefix}.{name}");
+                    }
+                }
+            }
+            map.values_mut().for_each(|v| prefix_refs(v, own, prefix));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| prefix_refs(v, own, prefix)),
+        _ => {}
+    }
+}
+
+/// The whole document, with the schemas of every game of `registry`.
+pub fn document(registry: &Registry) -> Value {
+    let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_else(|_| json!({}));
+    let mut added = Map::new();
+    let mut games = Vec::new();
+    for kind in registry.kinds() {
+        let info = kind.info();
+        let prefix = schema_prefix(&info.id);
+        let schemas = kind.schemas();
+        let own: Vec<String> = schemas
+            .components
+            .iter()
+            .map(|(name, _)| name.clone())
+            .collect();
+        let mut put = |name: &str, schema: &RefOr<Schema>| {
+            let mut value = serde_json::to_value(schema).unwrap_or(Value::Null);
+            prefix_refs(&mut value, &own, &prefix);
+            if let Value::Object(map) = &mut value {
+                map.insert("title".into(), json!(format!("{prefix}{name}")));
+            }
+            added.insert(format!("{prefix}.{name}"), value);
+        };
+        for (name, schema) in &schemas.components {
+            put(name, schema);
+        }
+        put("Options", &schemas.options);
+        put("Command", &schemas.command);
+        put("Event", &schemas.event);
+        put("View", &schemas.view);
+        games.push((info, prefix));
+    }
+    let each = |part: &str| -> Vec<Value> {
+        games
+            .iter()
+            .map(|(_, prefix)| schema_ref(&format!("{prefix}.{part}")))
+            .collect()
+    };
+    // Made a union by `type` of every command once the games' unions are named.
+    added.insert(
+        "GameCommand".into(),
+        json!({
+            "title": "GameCommand",
+            "description": "A command to post: one of the table's (`resign`, `offer_draw`, `request_takeback`, ...) or one of the game's (see `GET /v1/games/{id}/legal`). A command several games name alike (`draw`) takes in each game only that game's fields (each game's own union is `<Game>.GameCommand`).",
+        }),
+    );
+    added.insert(
+        "GameView".into(),
+        json!({
+            "title": "GameView",
+            "description": "The game's own state as the caller may see it: the `View` of the game's kind (`AvalancheChess.View` for `avalanche-chess`, ...).",
+            "anyOf": each("View"),
+        }),
+    );
+    added.insert(
+        "GameOptions".into(),
+        json!({
+            "title": "GameOptions",
+            "description": "A game's own options: the `Options` of the game's kind.",
+            "anyOf": each("Options"),
+        }),
+    );
+    added.insert("GameEvent".into(), written::game_event(&each("Event")));
+    added.insert("ServerCommand".into(), written::server_command());
+    added.insert("NewGame".into(), written::new_game(&games));
+    added.insert("ProblemDetails".into(), written::problem_details());
+    if let Some(Value::Object(schemas)) = doc.pointer_mut("/components/schemas") {
+        schemas.extend(added);
+        fields::type_free_form_fields(schemas);
+        unions::name_tagged_unions(schemas);
+        unions::unwrap_single_one_of(schemas);
+        let kinds: Vec<kinds::Kind> = games
+            .iter()
+            .map(|(info, prefix)| kinds::Kind {
+                id: info.id.clone(),
+                prefix: prefix.clone(),
+            })
+            .collect();
+        kinds::kind_unions(schemas, &kinds);
+        kinds::split_by_kind(schemas, &kinds);
+    }
+    unions::drop_defaults_on_references(&mut doc);
+    operations::describe_operations(&mut doc);
+    operations::declare_parameters(&mut doc, registry);
+    operations::declare_event_stream(&mut doc);
+    operations::declare_security(&mut doc);
+    operations::declare_problems(&mut doc);
+    webhooks::declare_webhooks(&mut doc);
+    examples::declare_examples(&mut doc);
+    unused::drop_unused_components(&mut doc);
+    doc
+}
+
+/// The document as committed in `openapi/openapi.json`.
+pub fn pretty(registry: &Registry) -> String {
+    serde_json::to_string_pretty(&document(registry)).unwrap_or_default() + "\n"
+}
