@@ -167,7 +167,7 @@ impl Games {
         self.repository
             .key()
             .seal_seeds(id, name, seeds)
-            .map_err(ApiError::from)
+            .map_err(ApiError::internal)
     }
 
     /// Where games are read: folds, logs, events, lists.
