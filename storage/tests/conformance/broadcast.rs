@@ -1,6 +1,6 @@
 //! Broadcasts: opaque messages to every process on the store, this one included.
 
-use crate::backend::store;
+use super::backend::store;
 use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
