@@ -449,9 +449,24 @@ impl External {
             ])
             .args(["--limit-streams", "0"])
             // 65 clients from one address, and no other quota in the way of the measure.
-            .args(["--limit-connections-per-address", "0", "--limit-tokens", "0"])
-            .args(["--limit-tokens-per-hour", "0", "--limit-forks-per-hour", "0"])
-            .args(["--limit-imports-per-hour", "0", "--limit-vacation-changes-per-day", "0"])
+            .args([
+                "--limit-connections-per-address",
+                "0",
+                "--limit-tokens",
+                "0",
+            ])
+            .args([
+                "--limit-tokens-per-hour",
+                "0",
+                "--limit-forks-per-hour",
+                "0",
+            ])
+            .args([
+                "--limit-imports-per-hour",
+                "0",
+                "--limit-vacation-changes-per-day",
+                "0",
+            ])
             .env("RUST_LOG", "warn")
             .stdout(std::process::Stdio::null())
             .spawn()

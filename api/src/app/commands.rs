@@ -392,9 +392,8 @@ impl Games {
             if !unchecked {
                 self.catch_up(&mut slot)?;
                 if let Some(command_id) = &command_id {
-                    if let Some(done) = store
-                        .appended_for(id, command_id)
-                        .map_err(ApiError::from)?
+                    if let Some(done) =
+                        store.appended_for(id, command_id).map_err(ApiError::from)?
                     {
                         let played = self.replayed(id, player, done, &command, &slot)?;
                         drop(slot);
