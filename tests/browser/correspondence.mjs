@@ -118,7 +118,12 @@ try {
   const scrollBefore = await b.evaluate(() => window.scrollY);
   await b.locator('[data-command="accept_takeback"]').click();
   const old = id;
-  const superseded = await api(`/games/${old}`, anaKey);
+  // The click only sends the acceptance: ask until the server has taken it.
+  let superseded = await api(`/games/${old}`, anaKey);
+  for (let tries = 0; superseded.superseded !== true && tries < 300; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    superseded = await api(`/games/${old}`, anaKey);
+  }
   check(superseded.superseded === true && typeof superseded.continued_in === 'string', 'the server names the continuation');
   id = superseded.continued_in;
   const backState = await api(`/games/${old}/states/${backTo}`, anaKey);

@@ -101,16 +101,16 @@ fn the_kinds_name_their_rules_revision_what_changed_and_their_rules_page() {
     }
 }
 
-/// The cells of README's table rows whose first cell names game `id` (in backticks), within
-/// the part of README from `from` to the next heading; backticks dropped.
+/// The cells of the players' guide's table rows whose first cell names game `id` (in
+/// backticks), within the part of the page from `from` to the next heading; backticks dropped.
 fn readme_row(readme: &str, from: &str, id: &str) -> Vec<String> {
-    let start = readme.find(from).expect("the README part");
+    let start = readme.find(from).expect("the part of docs/playing.md");
     let part = &readme[start..];
     let part = &part[..part.find("\n#").unwrap_or(part.len())];
     let line = part
         .lines()
         .find(|l| l.starts_with(&format!("| `{id}`")))
-        .unwrap_or_else(|| panic!("README has a row for {id} after {from:?}"));
+        .unwrap_or_else(|| panic!("docs/playing.md has a row for {id} after {from:?}"));
     line.trim_matches('|')
         .split('|')
         .map(|cell| cell.trim().replace('`', ""))
@@ -118,13 +118,14 @@ fn readme_row(readme: &str, from: &str, id: &str) -> Vec<String> {
 }
 
 /// Which seat is which: `GET /v1/kinds` says it of every game (how many seats, what seat 0
-/// is, who acts first), from each game's own module, and README's tables say the same.
+/// is, who acts first), from each game's own module, and the players' guide's tables say the
+/// same.
 #[test]
-fn the_kinds_say_which_seat_is_which_as_the_readme_does() {
+fn the_kinds_say_which_seat_is_which_as_the_players_guide_does() {
     let app = TestApp::spawn();
     let kinds = ok_json(app.get("/v1/kinds", None).send(), StatusCode::OK);
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root.join("docs/playing.md")).unwrap();
     for kind in kinds.as_array().unwrap() {
         let id = kind["id"].as_str().unwrap();
         let seating = &kind["seating"];
@@ -136,7 +137,7 @@ fn the_kinds_say_which_seat_is_which_as_the_readme_does() {
         };
         assert_eq!(seating["players"], players.as_str(), "{id}");
         let games = readme_row(&readme, "## The games", id);
-        assert_eq!(games[2], players, "README's players of {id}");
+        assert_eq!(games[2], players, "the guide's players of {id}");
         let seats = readme_row(&readme, "**Which seat is which.**", id);
         assert_eq!(seats[1], seating["seat_0"].as_str().unwrap(), "{id}");
         assert_eq!(seats[2], seating["first_to_act"].as_str().unwrap(), "{id}");

@@ -20,8 +20,9 @@ pub(crate) const META_TREE: &str = "meta";
 /// Files that sled 0.34 keeps in its directory; anything else means the directory is not ours.
 const SLED_FILES: &[&str] = &["conf", "db", "blobs", "snap."];
 /// The files of the server's own that the directory may hold beside sled's: the key of the
-/// store's secrets (by default there; see the api's `sealing` module).
-const SERVER_FILES: &[&str] = &["secrets.key"];
+/// store's secrets (by default there; see the api's `sealing` module) and the folder of mail
+/// written as files when no relay is set (the api's `mail` module).
+const SERVER_FILES: &[&str] = &["secrets.key", "outbox"];
 
 /// An opened, checked sled database and the store's id.
 pub(crate) struct Opened {

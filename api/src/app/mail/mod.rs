@@ -162,7 +162,8 @@ impl Mail {
                 tracing::info!(relay = %outbox::without_password(relay), from = %self.settings.from, "mail is sent through the relay")
             }
             (None, Some(folder)) => {
-                std::fs::create_dir_all(folder)?;
+                // Made with its first mail: a server that sends none leaves its data folder
+                // as it found it (on PostgreSQL, nothing at all is written there).
                 tracing::info!(folder = %folder.display(), "no mail relay (--smtp-url): mail is written as .eml files into this folder")
             }
             (None, None) => {}

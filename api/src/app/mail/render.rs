@@ -219,7 +219,7 @@ mod tests {
         let text = position(&view);
         assert!(text.contains("hand: (rank 5) | (rank 7)"), "{text}");
         assert!(text.contains("draw pile size: 30"), "{text}");
-        assert!(text.contains("1. name Bea, score 3"), "{text}");
+        assert!(text.contains("seats: (name Bea, score 3)"), "{text}");
         assert!(!text.contains("secret"), "{text}");
     }
 

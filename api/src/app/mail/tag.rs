@@ -49,6 +49,8 @@ fn same(a: &str, b: &str) -> bool {
 /// The seat a reply address stands for, if its tag is this server's for it.
 pub fn parse_reply_address(key: &SecretsKey, address: &str) -> Option<ReplyTo> {
     let (local, _domain) = address.trim().rsplit_once('@')?;
+    // Ids are lowercase; mail systems may change the case of a local part.
+    let local = local.to_ascii_lowercase();
     let rest = local.strip_prefix(PREFIX)?;
     let mut parts = rest.split('.');
     let (game, seat, player, tag) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
@@ -56,12 +58,7 @@ pub fn parse_reply_address(key: &SecretsKey, address: &str) -> Option<ReplyTo> {
         return None;
     }
     let seat: Seat = seat.parse().ok()?;
-    // Ids are lowercase; mail systems may change the case of a local part.
-    let (game, player, tag) = (
-        game.to_ascii_lowercase(),
-        player.to_ascii_lowercase(),
-        tag.to_ascii_lowercase(),
-    );
+    let (game, player) = (game.to_string(), player.to_string());
     let expected = tag_of(key, &reply_message(&game, seat, &player));
     same(&expected, &tag).then_some(ReplyTo { game, seat, player })
 }

@@ -387,6 +387,7 @@ fn deliver(
     let Some(folder) = &mail.settings.folder else {
         return Err("no relay and no outbox folder".into());
     };
+    std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
     let path = folder.join(format!("{}.eml", queued.id));
     let part = folder.join(format!(".{}.eml.part", queued.id));
     std::fs::write(&part, &message).map_err(|e| format!("{}: {e}", part.display()))?;
