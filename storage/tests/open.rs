@@ -256,7 +256,7 @@ fn a_truncated_database_is_not_silently_replaced_by_an_empty_one() {
             .expect("appends");
     }
     std::fs::File::create(dir.path().join("db")).expect("truncates");
-    let error = Store::open(dir.path()).err().expect("refused");
+    let error = refused_once_sled_lets_go(dir.path());
     assert!(matches!(error, OpenError::Damaged { .. }), "{error}");
 }
 
