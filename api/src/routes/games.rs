@@ -121,11 +121,17 @@ pub async fn get_game(
             true,
         )
     };
+    // What the game holds in memory is answered even while the store cannot be reached; the
+    // extras read from the store are then left out.
+    let served = |found: Result<_, ApiError>| match found {
+        Err(error) if error.code == "store_unavailable" => Ok(None),
+        other => other,
+    };
     if game.superseded {
-        game.continued_in = state.games.continuation(&id).await?;
+        game.continued_in = served(state.games.continuation(&id).await)?;
     }
     if let Some(player) = player.as_ref().filter(|_| game.your_seat.is_some()) {
-        game.turns_played = state.games.turns_played(&id, &player.id).await?;
+        game.turns_played = served(state.games.turns_played(&id, &player.id).await)?;
     }
     Ok(HttpResponse::Ok()
         .insert_header(("ETag", format!("\"{}\"", game.version)))
