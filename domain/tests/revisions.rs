@@ -170,7 +170,7 @@ fn new_games_play_and_audit_under_the_corrected_rules() {
     }
 }
 
-/// The end of the game as an event (issue 16: "decide the end in `decide` (old streams keep
+/// The end of the game as an event ("decide the end in `decide` (old streams keep
 /// folding, by their rules revision)"): the same random game, played under the revision before and the
 /// revision that decides the end, gives the same events but one, the `game_ended` that the
 /// newer revision decides right before the table's `finished`. The older game still folds

@@ -1,6 +1,6 @@
 //! Takebacks in the card games: "A takeback accepted in a card game: the parent is superseded;
 //! the fork's face-down piles are reshuffled under a new commitment; hands and table equal the
-//! parent's at N" (issue 10). Games are written as the service writes them ([`LogBuilder`]),
+//! parent's at N". Games are written as the service writes them ([`LogBuilder`]),
 //! so the audit checks them as it checks a stored game: the copy against the parent's seed,
 //! the reshuffle and later deals against the fork's, once each is revealed.
 

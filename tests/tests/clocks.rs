@@ -1,4 +1,4 @@
-//! Correspondence clocks over HTTP (issue 11): "Each seat that must act has a deadline, shown in
+//! Correspondence clocks over HTTP: "Each seat that must act has a deadline, shown in
 //! the game summary and in `GET /v1/players/me/games?turn=mine`, which lists the most urgent
 //! first"; "once a deadline passes, the opponent may claim the win (a table command) and the
 //! server itself records the timeout (an event from the system actor) within a few seconds of

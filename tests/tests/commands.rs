@@ -316,7 +316,7 @@ fn legal_lists_only_for_a_seated_player() {
 }
 
 /// "Duplicate JSON keys: in a command the last one wins ({"type":"offer_draw", "type":"resign"}
-/// resigned the game)" (issue 21): a repeated key is refused with 400 in every body.
+/// resigned the game)": a repeated key is refused with 400 in every body.
 #[test]
 fn a_body_that_repeats_a_key_is_refused_everywhere_and_changes_nothing() {
     let app = TestApp::spawn();

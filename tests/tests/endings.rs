@@ -1,6 +1,6 @@
 //! The result where a client looks for it: once a game is over, its view says so as its
 //! `outcome` does, however it ended. A resignation, an agreed draw, a timeout and a takeback
-//! end a game at the table, not by its rules; the view shows them all the same (issue 22).
+//! end a game at the table, not by its rules; the view shows them all the same.
 
 use crate::common;
 

@@ -1,7 +1,6 @@
 //! Quotas and rate limits: "player creation per client address, games created and open seats
 //! held per player, commands per player per second, concurrent streams per player; excess
 //! answered 429 with Retry-After and a problem that says which limit; a test for each."
-//! (issue 21)
 
 use crate::common;
 

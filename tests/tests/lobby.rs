@@ -296,7 +296,7 @@ fn my_games_with_turn_mine_lists_where_i_must_act() {
 }
 
 /// "In the card games `legal` lists both "draw" (take a card) and the draw offer: label the
-/// offer "offer a draw (end the game as a tie)" or similar, in every game." (issue 22)
+/// offer "offer a draw (end the game as a tie)" or similar, in every game."
 #[test]
 fn the_draw_offer_is_never_confused_with_drawing_a_card() {
     let app = TestApp::spawn();

@@ -1,4 +1,4 @@
-//! HTTP manners and messages a client meets first (issue 22): a wrong method on a known path
+//! HTTP manners and messages a client meets first: a wrong method on a known path
 //! is 405 with `Allow`, `/docs` leads to `/docs/`, an import without `format` says so, an
 //! unknown `kind` names the valid ones, and the log has no colour codes off a terminal.
 

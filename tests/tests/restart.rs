@@ -151,7 +151,7 @@ fn a_game_survives_kill_9_with_every_acknowledged_command() {
     assert!(acknowledged > 30);
 }
 
-/// Issue 11: the server records a timeout "even if nobody calls", and a vacation holds across
+/// The server records a timeout "even if nobody calls", and a vacation holds across
 /// a crash. One game's deadline passes while the server is down; the other's player is on
 /// vacation when it is killed.
 #[test]

@@ -383,7 +383,7 @@ fn a_takeback_in_a_card_game_reshuffles_the_fork_and_seals_the_parent_until_the_
         assert_eq!(sealed.status(), StatusCode::CONFLICT);
         let body: Value = sealed.json().unwrap();
         assert_eq!(body["code"], format!("{path}_not_available"));
-        // It ended: what keeps it sealed is the fork, and the message says so (issue 22).
+        // It ended: what keeps it sealed is the fork, and the message says so.
         let detail = body["detail"].as_str().unwrap();
         assert!(
             detail.contains("superseded by a takeback") && detail.contains("until the fork"),

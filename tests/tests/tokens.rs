@@ -1,5 +1,5 @@
 //! Tokens that can be replaced: "`POST /v1/players/me/tokens` issues a new one (shown once),
-//! `DELETE` of the current one revokes it; the old one then gets 401 at once" (issue 21).
+//! `DELETE` of the current one revokes it; the old one then gets 401 at once".
 
 use crate::common;
 

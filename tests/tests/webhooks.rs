@@ -1,8 +1,8 @@
 //! Webhooks over HTTP: "when it becomes their turn, when a takeback or draw is offered to them,
 //! and when one of their games ends, the server POSTs a JSON notification signed with
 //! HMAC-SHA256 ... Delivery is at least once ... never lost across a restart, and one slow or
-//! dead receiver never delays play or other receivers." (issue 11) Real receivers listen on
-//! 127.0.0.1 in the test, a host the test's server is told to allow (issue 21: otherwise a
+//! dead receiver never delays play or other receivers." Real receivers listen on
+//! 127.0.0.1 in the test, a host the test's server is told to allow (otherwise a
 //! webhook never reaches inside the server's network).
 
 use crate::common;
@@ -748,7 +748,7 @@ fn an_accepted_takeback_ends_the_game_and_the_fork_tells_only_whose_turn_it_is()
     );
 }
 
-/// A game the server ends on time (issue 11, clocks) is announced like any other end: both
+/// A game the server ends on time (clocks) is announced like any other end: both
 /// players are told `game_finished`, once, signed.
 #[test]
 fn a_game_ended_by_the_clock_is_announced_to_both_players() {
@@ -817,7 +817,7 @@ fn a_game_ended_by_the_clock_is_announced_to_both_players() {
 
 /// "A player can register a webhook to http://169.254.169.254/..., 127.0.0.1:22, localhost,
 /// 0.0.0.0, [::1], the private ranges, 0x7f000001, 2130706433, or the server's own API ...
-/// http:///x (no host) is accepted." (issue 21) Each is refused, with http allowed so that the
+/// http:///x (no host) is accepted." Each is refused, with http allowed so that the
 /// address is what refuses it.
 #[test]
 fn a_webhook_cannot_point_inside_the_servers_network() {
@@ -942,7 +942,7 @@ fn port_of(base: &str) -> u16 {
 }
 
 /// "Delivery gives up after a bounded time (for instance 3 days) and marks the webhook
-/// `failing` with its last error, visible to its owner, who can re-enable it." (issue 21)
+/// `failing` with its last error, visible to its owner, who can re-enable it."
 #[test]
 fn a_webhook_failing_for_too_long_stops_until_its_owner_re_enables_it_and_loses_nothing() {
     let app = TestApp::spawn_with(DeliverySettings {
