@@ -1,32 +1,56 @@
 #!/usr/bin/env python3
-"""Writes openapi/examples.json: one real request and answer for every operation of the API.
+r"""Writes openapi/examples.json: one real request and answer for every operation of the API.
 
-It plays a short session against a running server (a fresh one: `avalanche --data <empty dir>
---webhook-allow-http --webhook-allow-host example.com --webhook-allow-host 127.0.0.1`: one
-webhook delivers to this script, on 127.0.0.1), two players and a game of Avalanche Chess with a fork, an
-import, tokens, a vacation and a webhook, and keeps what each operation was sent and answered.
+It plays a short session against a running server (a fresh one, that takes mail over HTTP and
+has no relay, so that mail is written as `.eml` files into `outbox/` under its `--data`; one
+webhook delivers to this script, on 127.0.0.1), two players and a game of Avalanche Chess with
+a fork, an import, tokens, a vacation and a webhook, and keeps what each operation was sent and
+answered. Alice sets a mail address and confirms it with the code mailed to her; in a second
+game her move is played by replying to the turn notice (`POST /v1/mail/inbound`, to the notice's
+`Reply-To`), then she unsubscribes with the notice's link and turns her notices on again. The
+mails are read from the server's outbox, hence its data directory as the second argument.
 Long lists are cut to their first items so that the document stays readable; the contract
 test (`tests/tests/openapi_contract.rs`) checks every example against its schema.
 
-    python3 tools/capture_examples.py http://127.0.0.1:8080 > openapi/examples.json
+    data=$(mktemp -d)
+    avalanche --addr 127.0.0.1:8080 --data "$data" --mail-inbound-secret inbound-secret \
+        --webhook-allow-http --webhook-allow-host example.com --webhook-allow-host 127.0.0.1 &
+    python3 tools/capture_examples.py http://127.0.0.1:8080 "$data" > openapi/examples.json
+
+The inbound secret is `inbound-secret` unless a third argument names another.
 """
+import email
+import email.policy
+import email.utils
 import http.server
 import json
+import pathlib
 import queue
+import re
 import sys
 import threading
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 BASE = sys.argv[1].rstrip("/") if len(sys.argv) > 1 else "http://127.0.0.1:8080"
+OUTBOX = pathlib.Path(sys.argv[2] if len(sys.argv) > 2 else "data") / "outbox"
+INBOUND_SECRET = sys.argv[3] if len(sys.argv) > 3 else "inbound-secret"
 examples = {}
 
 
-def call(method, path, token=None, body=None, raw=False, timeout=10):
-    data = None if body is None else json.dumps(body).encode()
+def call(method, path, token=None, body=None, raw=False, timeout=10, content_type=None):
+    """Sends `body` as JSON, or as it is (a string) with `content_type`."""
+    if body is None:
+        data = None
+    elif content_type:
+        data = body.encode()
+    else:
+        data = json.dumps(body).encode()
     request = urllib.request.Request(BASE + path, data=data, method=method)
     if body is not None:
-        request.add_header("Content-Type", "application/json")
+        request.add_header("Content-Type", content_type or "application/json")
     if token:
         request.add_header("Authorization", f"Bearer {token}")
     try:
@@ -85,11 +109,30 @@ def keep(operation, status, answer, request=None):
     return answer
 
 
+def mail_to(address, wanted, timeout=15):
+    """The first mail of the outbox to `address` that `wanted(mail)` accepts, waited for (the
+    server writes its mail a moment after the request that causes it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for path in sorted(OUTBOX.glob("*.eml")):
+            with open(path, "rb") as file:
+                mail = email.message_from_binary_file(file, policy=email.policy.default)
+            if mail["To"] == address and wanted(mail):
+                return mail
+        time.sleep(0.2)
+    sys.exit(f"no such mail to {address} in {OUTBOX}")
+
+
 def choose(gid, token, move):
     """A legal turn of `token`'s seat that plays `move`, else its first legal command."""
+    return choose_entry(gid, token, move)["command"]
+
+
+def choose_entry(gid, token, move):
+    """As `choose`, the legal entry: the command and its notation."""
     _, legal = call("GET", f"/v1/games/{gid}/legal", token)
-    commands = [entry["command"] for entry in legal["commands"]]
-    return next((c for c in commands if c.get("move") == move), commands[0])
+    entries = legal["commands"]
+    return next((e for e in entries if e["command"].get("move") == move), entries[0])
 
 
 def cut(items, n=2):
@@ -106,6 +149,17 @@ def main():
     status, hook = call("POST", "/v1/players/me/webhooks", b, {"url": url})
     if status != 201:
         sys.exit(f"a webhook to {url}: {status} {hook}")
+
+    # Alice's mail address, confirmed with the code mailed to it.
+    address = "alice@example.org"
+    email_body = {"address": address}
+    status, info = call("PUT", "/v1/players/me/email", a, email_body)
+    keep("setMyEmail", status, info, email_body)
+    code_mail = mail_to(address, lambda m: "code" in m["Subject"])
+    code = re.search(r"(\d+)\s*$", code_mail["Subject"]).group(1)
+    code_body = {"code": code}
+    status, info = call("POST", "/v1/players/me/email/confirm", a, code_body)
+    keep("confirmMyEmail", status, info, code_body)
 
     status, me = call("GET", "/v1/players/me", a)
     keep("getCurrentPlayer", status, me)
@@ -189,10 +243,63 @@ def main():
     status, gone = call("DELETE", f"/v1/players/me/webhooks/{hook['id']}", a)
     keep("deleteWebhook", status, None)
 
-    status, issued = call("POST", "/v1/players/me/tokens", a)
-    keep("issueToken", status, issued)
+    token_body = {"label": "phone"}
+    status, issued = call("POST", "/v1/players/me/tokens", a, token_body)
+    keep("issueToken", status, issued, token_body)
+    status, tokens = call("GET", "/v1/players/me/tokens", a)
+    keep("listMyTokens", status, tokens)
     status, _ = call("DELETE", "/v1/players/me/tokens/current", issued["token"])
     keep("revokeCurrentToken", status, None)
+    _, laptop = call("POST", "/v1/players/me/tokens", a, {"label": "laptop"})
+    call("POST", "/v1/players/me/tokens", a, {"label": "tablet"})
+    status, _ = call("DELETE", f"/v1/players/me/tokens/{laptop['listed']['id']}", a)
+    keep("revokeToken", status, None)
+    status, revoked = call("DELETE", "/v1/players/me/tokens?keep=current", a)
+    keep("revokeOtherTokens", status, revoked)
+
+    # Alice replies by mail to the notice of her turn in a second game: her move is played.
+    _, game = call("POST", "/v1/games", a, new_game)
+    second = game["id"]
+    call("POST", f"/v1/games/{second}/join", b, {})
+    notice = mail_to(address, lambda m: second in (m["Reply-To"] or ""))
+    reply_to = str(notice["Reply-To"])
+    notation = choose_entry(second, a, "d2d4")["notation"]
+    reply = (
+        f"From: Alice <{address}>\r\n"
+        f"To: {reply_to}\r\n"
+        f"Subject: Re: {' '.join(str(notice['Subject']).split())}\r\n"
+        f"Date: {email.utils.formatdate(usegmt=True)}\r\n"
+        f"Message-ID: <reply-1@example.org>\r\n"
+        f"In-Reply-To: {notice['Message-ID']}\r\n"
+        f"References: {notice['Message-ID']}\r\n"
+        "MIME-Version: 1.0\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\n"
+        "\r\n"
+        f"{notation}\r\n"
+        "\r\n"
+        "> It is your move in avalanche-chess against Bruno (move 1).\r\n"
+    )
+    status, received = call(
+        "POST", "/v1/mail/inbound", INBOUND_SECRET, reply, content_type="message/rfc822"
+    )
+    if received.get("outcome") != "played":
+        sys.exit(f"receiveMail: {received}")
+    keep("receiveMail", status, received, reply)
+
+    # The notice's unsubscribe link: its page, then the one click (RFC 8058).
+    link = str(notice["List-Unsubscribe"]).strip("<>")
+    unsubscribe = urllib.parse.urlsplit(link).path
+    status, page = call("GET", unsubscribe, raw=True)
+    keep("unsubscribePage", status, page)
+    one_click = "List-Unsubscribe=One-Click"
+    form = "application/x-www-form-urlencoded"
+    status, page = call("POST", unsubscribe, body=one_click, raw=True, content_type=form)
+    keep("unsubscribe", status, page)
+    notifications = {"your_turn": True, "offers": False, "game_finished": True}
+    status, info = call("PUT", "/v1/players/me/notifications", a, notifications)
+    keep("setMyNotifications", status, info, notifications)
+    status, _ = call("DELETE", "/v1/players/me/email", a)
+    keep("deleteMyEmail", status, None)
 
     json.dump(examples, sys.stdout, indent=2, sort_keys=True)
     print()
