@@ -121,12 +121,6 @@ pub async fn get_game(
             true,
         )
     };
-    // What the game holds in memory is answered even while the store cannot be reached; the
-    // extras read from the store are then left out.
-    let served = |found: Result<_, ApiError>| match found {
-        Err(error) if error.code == "store_unavailable" => Ok(None),
-        other => other,
-    };
     if game.superseded {
         game.continued_in = served(state.games.continuation(&id).await)?;
     }
@@ -136,6 +130,15 @@ pub async fn get_game(
     Ok(HttpResponse::Ok()
         .insert_header(("ETag", format!("\"{}\"", game.version)))
         .json(game))
+}
+
+/// What the game holds in memory is answered even while the store cannot be reached: an extra
+/// read from the store is then left out.
+fn served<T>(found: Result<Option<T>, ApiError>) -> Result<Option<T>, ApiError> {
+    match found {
+        Err(error) if error.code == "store_unavailable" => Ok(None),
+        other => other,
+    }
 }
 
 /// Which seat to take.
