@@ -4,8 +4,7 @@
 //! may not see; every kind of bad mail changes nothing and is answered to no stranger.
 
 use crate::common;
-#[path = "common/mailbox.rs"]
-mod mailbox;
+use common::mailbox;
 
 use common::binary::Server;
 use common::{ok_json, Player};

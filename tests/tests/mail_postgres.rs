@@ -4,8 +4,7 @@
 
 use crate::cluster;
 use crate::common;
-#[path = "common/mailbox.rs"]
-mod mailbox;
+use common::mailbox;
 
 use common::binary::Server;
 use common::{ok_json, Player, TestApp};
