@@ -442,13 +442,13 @@ impl Metrics {
         );
         head(
             &mut out,
-            "avalanche_webhook_backlog_events_sum",
+            "avalanche_webhook_backlog_events",
             "gauge",
             "Events of the log not looked at yet, summed over the webhooks this node delivers.",
         );
         let _ = writeln!(
             out,
-            "avalanche_webhook_backlog_events_sum {}",
+            "avalanche_webhook_backlog_events {}",
             snapshot
                 .webhooks
                 .iter()
@@ -707,7 +707,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("avalanche_webhook_backlog_events_sum 9\n"),
+            text.contains("avalanche_webhook_backlog_events 9\n"),
             "{text}"
         );
     }

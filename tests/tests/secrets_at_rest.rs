@@ -122,8 +122,15 @@ fn a_server_given_another_key_than_its_stores_refuses_to_start_and_says_why() {
     resigned_game(&server.app);
     server.kill();
 
+    // Another server's key: made by a server of another store.
     let elsewhere = tempfile::tempdir().expect("a directory");
     let other = elsewhere.path().join("other.key");
+    let other_key = other.to_str().expect("a path in UTF-8");
+    Server::start(
+        &elsewhere.path().join("data"),
+        &["--secrets-key", other_key],
+    )
+    .kill();
     let output = std::process::Command::new(binary::path())
         .args(["--addr", "127.0.0.1:0", "--data"])
         .arg(data.path())

@@ -47,7 +47,8 @@ pub struct Player {
     /// The name with the first four digits of the id, which tells two players of the same
     /// name apart: show this where players are listed beside each other.
     #[schema(example = "Bea #3f9a")]
-    #[serde(default, skip_deserializing)]
+    // Recomputed whenever a player is read, so a record written before it existed reads too.
+    #[serde(default)]
     pub display_name: String,
     pub created_at: DateTime<Utc>,
 }
@@ -485,11 +486,24 @@ impl Players {
                 }
                 Ok(id)
             }
-            None => {
-                let id = self.token_in_store(hash.clone())?;
-                self.note_use(&id, &hash, now);
-                Ok(id)
-            }
+            None => match self.token_in_store(hash.clone()) {
+                Ok(id) => {
+                    self.note_use(&id, &hash, now);
+                    Ok(id)
+                }
+                // The store cannot be reached: a token known here still acts past its expiry
+                // (a guard against a missed revocation), for what this node serves from memory
+                // meanwhile; it is looked up again once the store answers.
+                Err(error) if error.code == "store_unavailable" => {
+                    let tokens = self.tokens.read().unwrap_or_else(PoisonError::into_inner);
+                    tokens
+                        .known
+                        .get(&hash)
+                        .map(|known| known.player.clone())
+                        .ok_or(error)
+                }
+                Err(error) => Err(error),
+            },
         }
     }
 

@@ -63,19 +63,24 @@ fn page(title: &str, body: &str) -> HttpResponse {
 /// a mail scanner changes nothing).
 #[utoipa::path(operation_id = "unsubscribePage", tag = "mail",
     params(("player" = String, Path), ("tag" = String, Path)),
-    responses((status = 200, description = "A page with the button", body = String, content_type = "text/html")))]
+    responses((status = 200, description = "A page with the button", body = String, content_type = "text/html"),
+        (status = 404, description = "Not an unsubscribe link of this server", body = Problem)))]
 #[get("/v1/mail/unsubscribe/{player}/{tag}")]
-pub async fn unsubscribe_page(path: web::Path<(String, String)>) -> HttpResponse {
+pub async fn unsubscribe_page(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
     let (player, tag) = path.into_inner();
+    state.mail.check_unsubscribe_link(&player, &tag)?;
     let action = format!(
         "/v1/mail/unsubscribe/{}/{}",
         crate::app::mail::render::escape_html(&player),
         crate::app::mail::render::escape_html(&tag)
     );
-    page(
+    Ok(page(
         "No more game mail",
         &format!("<form method=\"post\" action=\"{action}\"><input type=\"hidden\" name=\"List-Unsubscribe\" value=\"One-Click\"><button type=\"submit\">Send me no more game mail</button></form>"),
-    )
+    ))
 }
 
 /// Turn all game mail off (RFC 8058 one-click: the mail program POSTs

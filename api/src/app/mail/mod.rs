@@ -226,16 +226,22 @@ impl Mail {
 
     /// Turns all game mail of `player` off, if `tag` is their unsubscribe link's.
     pub async fn unsubscribe(&self, player: &str, tag: &str) -> Result<(), ApiError> {
-        if !tag::unsubscribe_tag_valid(&self.key, player, tag) {
-            return Err(ApiError::new(
-                actix_web::http::StatusCode::NOT_FOUND,
-                "not_found",
-                "This unsubscribe link is not one of this server's.",
-            ));
-        }
+        self.check_unsubscribe_link(player, tag)?;
         self.accounts.unsubscribe(player).await?;
         tracing::info!(%player, "unsubscribed from game mail");
         Ok(())
+    }
+
+    /// Refuses an unsubscribe link that this server did not write (404 `not_found`).
+    pub fn check_unsubscribe_link(&self, player: &str, tag: &str) -> Result<(), ApiError> {
+        if tag::unsubscribe_tag_valid(&self.key, player, tag) {
+            return Ok(());
+        }
+        Err(ApiError::new(
+            actix_web::http::StatusCode::NOT_FOUND,
+            "not_found",
+            "This unsubscribe link is not one of this server's.",
+        ))
     }
 
     /// The numbers of `GET /metrics`.
