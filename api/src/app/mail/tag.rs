@@ -60,7 +60,7 @@ pub fn parse_reply_address(key: &SecretsKey, address: &str) -> Option<ReplyTo> {
     let seat: Seat = seat.parse().ok()?;
     let (game, player) = (game.to_string(), player.to_string());
     let expected = tag_of(key, &reply_message(&game, seat, &player));
-    same(&expected, &tag).then_some(ReplyTo { game, seat, player })
+    same(&expected, tag).then_some(ReplyTo { game, seat, player })
 }
 
 /// The tag of `player`'s unsubscribe link.
