@@ -112,7 +112,12 @@ try {
 
   // Asked once more and accepted: both pages go on in the game that continues it.
   await a.locator('[data-command="request_takeback"]').click();
-  const asked = await api(`/games/${id}`, anaKey);
+  // The click only sends the request: ask until the server has taken it.
+  let asked = await api(`/games/${id}`, anaKey);
+  for (let tries = 0; !asked.takeback && tries < 300; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    asked = await api(`/games/${id}`, anaKey);
+  }
   const backTo = asked.takeback.version;
   await b.locator('[data-command="accept_takeback"]').waitFor({ timeout: 30000 });
   const scrollBefore = await b.evaluate(() => window.scrollY);
