@@ -10,10 +10,11 @@ use super::tag::ReplyTo;
 use super::{Mail, LEASE};
 use crate::app::index;
 use crate::app::leases::Leases;
-use crate::app::webhooks::notification::{notifications, Notification, NotificationType};
+use crate::app::webhooks::notification::{
+    copied_past, notifications, Notification, NotificationType,
+};
 use chrono::Utc;
 use domain::registry::LiveGame;
-use domain::table::TableFact;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -162,21 +163,9 @@ async fn notify(
         .store()
         .read_stream(game, first_version - 1, count)
         .map_err(|e| e.to_string())?;
-    // A fork or an import is written from a log: its copied past tells nobody anything; a
-    // fork is news from its `forked` batch on, as a game that did not exist before.
-    let (silent, appears) = match repository.logged_until(game).map_err(|e| e.to_string())? {
-        Some(until) if last_version < until => (true, true),
-        Some(until) if last_version == until => {
-            let forked = events.iter().any(|e| {
-                matches!(
-                    TableFact::of_stored(&e.payload),
-                    Some(TableFact::Forked { .. })
-                )
-            });
-            (!forked, true)
-        }
-        _ => (false, first_version == 1),
-    };
+    // A fork or an import is written from a log: what its copied past tells, as webhooks.
+    let logged_until = repository.logged_until(game).map_err(|e| e.to_string())?;
+    let (silent, appears) = copied_past(logged_until, first_version, last_version, &events);
     if silent {
         return Ok(());
     }

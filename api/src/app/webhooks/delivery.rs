@@ -6,14 +6,14 @@
 //! database deliver each notification once (and again only after such a crash).
 
 use super::address::AddressPolicy;
-use super::notification::{notifications, Notification};
+use super::notification::{copied_past, notifications, Notification};
 use super::signature::{sign, DELIVERY_HEADER, SIGNATURE_HEADER};
 use super::{Webhook, CURSORS};
 use crate::app::index;
 use crate::app::leases::{self, Held, Leases};
 use crate::app::Repository;
 use domain::registry::LiveGame;
-use domain::table::{Status, TableFact};
+use domain::table::Status;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -354,19 +354,12 @@ impl Worker {
         };
         // A copy's past is only folded; a fork is news from its `forked` batch on, as a game
         // that did not exist before.
-        let (silent, appears) = match silent_until {
-            Some(until) if last.version < until => (true, true),
-            Some(until) if last.version == until => {
-                let forked = batch.events.iter().any(|e| {
-                    matches!(
-                        TableFact::of_stored(&e.payload),
-                        Some(TableFact::Forked { .. })
-                    )
-                });
-                (!forked, true)
-            }
-            _ => (false, batch.first_version == 1),
-        };
+        let (silent, appears) = copied_past(
+            silent_until,
+            batch.first_version,
+            last.version,
+            &batch.events,
+        );
         let before = match cached {
             _ if batch.first_version == 1 => None,
             Some(game) => Some(game),

@@ -85,6 +85,31 @@ fn to_act(game: &dyn LiveGame, seats: &[Seat]) -> bool {
     game.to_act().iter().any(|s| seats.contains(s))
 }
 
+/// What a batch of game `events` (versions `first_version` to `last_version`) tells, for a
+/// game written from a log up to `logged_until` (a fork or an import; `None` otherwise):
+/// `(silent, appears)`. A copy's past tells nobody anything; a fork is news from its `forked`
+/// batch on, as a game that did not exist before (`appears`: there is no "before" to compare).
+pub fn copied_past(
+    logged_until: Option<u64>,
+    first_version: u64,
+    last_version: u64,
+    events: &[Envelope],
+) -> (bool, bool) {
+    match logged_until {
+        Some(until) if last_version < until => (true, true),
+        Some(until) if last_version == until => {
+            let forked = events.iter().any(|e| {
+                matches!(
+                    TableFact::of_stored(&e.payload),
+                    Some(TableFact::Forked { .. })
+                )
+            });
+            (!forked, true)
+        }
+        _ => (false, first_version == 1),
+    }
+}
+
 /// The notifications for `player` of one command's `events`, which took the game from
 /// `before` (`None`: the game did not exist for anyone yet) to `after`. Derived from the
 /// folded states and the table's own event types only, so new event types change nothing.
