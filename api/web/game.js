@@ -351,9 +351,11 @@ export async function gamePage(main, [first], app) {
         const page = await get(`/games/${seg(id)}/events?after=${shown.version}&wait=25&limit=50`, { signal: controller.signal });
         if (state.stopped) return;
         if (page.version > shown.version) {
-          tell(shown, page.events || []);
+          // Said once the page shows the game it speaks of, so that a button pressed on
+          // reading it acts on the new version.
           await load();
           await draw();
+          tell(shown, page.events || []);
         }
       } catch (e) {
         if (e.name === 'AbortError' || state.stopped) return;
