@@ -55,6 +55,15 @@ pub trait EventStore: Send + Sync {
         batch: Batch,
     ) -> Result<Appended, AppendError>;
 
+    /// A number that names this store, the same in every process on it and kept by a copy
+    /// (`copy_sled_to_postgres`): the first half of every event id.
+    fn store_id(&self) -> u64;
+
+    /// The id of the event at global `position`, as `read_stream` and `read_all` give it.
+    fn event_id(&self, position: u64) -> String {
+        format!("{:016x}{:016x}", self.store_id(), position)
+    }
+
     /// The envelopes `read_stream` gives for `events`, just appended to `stream` by one batch
     /// (`actor`, `command_id`, `recorded_at`) as `appended`: made without reading them back.
     fn appended_envelopes(
@@ -65,7 +74,17 @@ pub trait EventStore: Send + Sync {
         command_id: Option<&str>,
         recorded_at: DateTime<Utc>,
         events: Vec<NewEvent>,
-    ) -> Vec<Envelope>;
+    ) -> Vec<Envelope> {
+        crate::envelope::envelopes_of_batch(
+            stream,
+            appended,
+            actor,
+            command_id,
+            recorded_at,
+            events,
+            |position| self.event_id(position),
+        )
+    }
 
     /// The version of the stream's last event; 0 when the stream does not exist.
     fn head(&self, stream: &str) -> Result<u64, StorageError>;
@@ -123,7 +142,12 @@ pub trait EventStore: Send + Sync {
 
     /// The last durable global position; it changes whenever more events became durable.
     fn subscribe_all(&self) -> watch::Receiver<u64>;
+}
 
+/// What the processes sharing a store coordinate with, beside the streams: leases (one
+/// process at a time runs a job) and broadcasts (a message to every process). A store only
+/// this process writes answers for itself alone.
+pub trait Coordination: Send + Sync {
     /// Whether other processes may append to this store too (several servers on one
     /// database). Then what a process folded from a stream can fall behind the stream, and
     /// must be checked against [`EventStore::head`] before it answers or decides anything. A
@@ -152,7 +176,7 @@ pub trait EventStore: Send + Sync {
     /// the database took it (it delivers it to the other processes at once).
     fn broadcast<'a>(&'a self, message: &'a str) -> BoxFuture<'a, Result<(), StorageError>>;
 
-    /// The messages [`EventStore::broadcast`] sends from now on, from any process on the store.
+    /// The messages [`Coordination::broadcast`] sends from now on, from any process on the store.
     fn subscribe_broadcasts(&self) -> tokio::sync::broadcast::Receiver<String>;
 }
 
@@ -188,6 +212,6 @@ pub trait RecordStore: Send + Sync {
 }
 
 /// A whole backend: streams and records in one place, as the application holds it.
-pub trait Storage: EventStore + RecordStore {}
+pub trait Storage: EventStore + RecordStore + Coordination {}
 
-impl<T: EventStore + RecordStore> Storage for T {}
+impl<T: EventStore + RecordStore + Coordination> Storage for T {}

@@ -1,7 +1,7 @@
 //! The jobs one server at a time runs among those sharing a store: the clock keeper (a
 //! timeout recorded once, however many servers watch the deadline) and each webhook's
 //! deliveries (one worker follows the log and POSTs). Each is a lease of the store
-//! ([`storage::EventStore::try_lease`]): on PostgreSQL a session advisory lock that dies with
+//! ([`storage::Coordination::try_lease`]): on PostgreSQL a session advisory lock that dies with
 //! its holder's connection, so a surviving server's next try takes a dead one's jobs over; on
 //! sled, with no one to share with, this server holds them all.
 //!

@@ -5,10 +5,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, Utc};
 use storage::{
-    AppendError, Appended, Batch, BoxFuture, Envelope, EventStore, NewEvent, RecordStore, Storage,
-    StorageError, StoredCommand,
+    AppendError, Appended, Batch, BoxFuture, Coordination, Envelope, EventStore, RecordStore,
+    Storage, StorageError, StoredCommand,
 };
 use tokio::sync::watch;
 
@@ -52,6 +51,10 @@ impl Metered {
 }
 
 impl EventStore for Metered {
+    fn store_id(&self) -> u64 {
+        self.inner.store_id()
+    }
+
     fn append<'a>(
         &'a self,
         stream: &'a str,
@@ -85,19 +88,6 @@ impl EventStore for Metered {
         let result = self.inner.append_blocking(stream, expected_version, batch);
         self.count(started, &result);
         result
-    }
-
-    fn appended_envelopes(
-        &self,
-        stream: &str,
-        appended: &Appended,
-        actor: &str,
-        command_id: Option<&str>,
-        recorded_at: DateTime<Utc>,
-        events: Vec<NewEvent>,
-    ) -> Vec<Envelope> {
-        self.inner
-            .appended_envelopes(stream, appended, actor, command_id, recorded_at, events)
     }
 
     fn head(&self, stream: &str) -> Result<u64, StorageError> {
@@ -163,7 +153,9 @@ impl EventStore for Metered {
     fn subscribe_all(&self) -> watch::Receiver<u64> {
         self.inner.subscribe_all()
     }
+}
 
+impl Coordination for Metered {
     fn shared(&self) -> bool {
         self.inner.shared()
     }

@@ -3,7 +3,7 @@
 //!
 //! # Folds that another server made stale
 //!
-//! When several servers share one database ([`storage::EventStore::shared`]), another server's
+//! When several servers share one database ([`storage::Coordination::shared`]), another server's
 //! commands move a game's stream on without this server's cache knowing. Before a cached fold
 //! answers a read ([`Repository::current`]) or decides a command (the command service's
 //! [`Repository::catch_up`] under the game's lock), it is checked against the stream's head,

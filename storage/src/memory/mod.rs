@@ -10,7 +10,7 @@ use tokio::sync::watch;
 
 use crate::envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
 use crate::error::{AppendError, StorageError};
-use crate::event_store::{BoxFuture, EventStore, RecordStore};
+use crate::event_store::{BoxFuture, Coordination, EventStore, RecordStore};
 
 /// The in-memory store. Every write is "durable" the moment it returns.
 pub struct MemoryStore {
@@ -89,10 +89,6 @@ impl MemoryStore {
     fn lock(&self) -> MutexGuard<'_, State> {
         // Every change below is made whole under the lock: a panic cannot leave it torn.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn event_id(&self, position: u64) -> String {
-        format!("{:016x}{:016x}", self.store_id, position)
     }
 
     fn envelope(
@@ -208,6 +204,10 @@ impl MemoryStore {
 }
 
 impl EventStore for MemoryStore {
+    fn store_id(&self) -> u64 {
+        self.store_id
+    }
+
     fn append<'a>(
         &'a self,
         stream: &'a str,
@@ -241,26 +241,6 @@ impl EventStore for MemoryStore {
             expected_version,
             tags,
         )))
-    }
-
-    fn appended_envelopes(
-        &self,
-        stream: &str,
-        appended: &Appended,
-        actor: &str,
-        command_id: Option<&str>,
-        recorded_at: DateTime<Utc>,
-        events: Vec<NewEvent>,
-    ) -> Vec<Envelope> {
-        crate::envelope::envelopes_of_batch(
-            stream,
-            appended,
-            actor,
-            command_id,
-            recorded_at,
-            events,
-            |position| self.event_id(position),
-        )
     }
 
     fn head(&self, stream: &str) -> Result<u64, StorageError> {
@@ -438,6 +418,9 @@ impl EventStore for MemoryStore {
     }
 
     // Only this process writes the store: nobody to share with, every lease is its own.
+}
+
+impl Coordination for MemoryStore {
     fn shared(&self) -> bool {
         false
     }

@@ -17,12 +17,12 @@ use postgres::NoTls;
 use tokio::sync::watch;
 
 use super::heads::KnownHeads;
-use crate::sled_store::watchers::Watchers;
+use crate::watchers::Watchers;
 
 /// The channel the append function notifies.
 pub(crate) const CHANNEL: &str = "avalanche_appends";
 
-/// The channel of the application's broadcasts (`EventStore::broadcast`).
+/// The channel of the application's broadcasts (`Coordination::broadcast`).
 pub(crate) const BROADCASTS: &str = "avalanche_broadcasts";
 
 /// The listener's connection, as `pg_stat_activity` shows it.

@@ -85,7 +85,7 @@
 //!
 //! # Several processes
 //!
-//! [`EventStore::shared`](crate::EventStore::shared) is true here: another process may append
+//! [`Coordination::shared`](crate::Coordination::shared) is true here: another process may append
 //! to any stream, so the application checks a stream's head before it trusts a fold for a read;
 //! a command is decided on the fold as it is, and the append's version check (a conflict) tells
 //! when another process moved the stream on. Jobs one
@@ -102,13 +102,13 @@ mod pool;
 mod schema;
 mod seam;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use tokio::sync::watch;
 
 use crate::error::{OpenError, StorageError};
-use crate::sled_store::watchers::Watchers;
+use crate::watchers::Watchers;
 use pool::Pool;
 
 /// The event store in a PostgreSQL database, reached by a `postgres://` URL.
@@ -218,11 +218,6 @@ impl PostgresStore {
                 leases,
             }),
         })
-    }
-
-    /// The identity of this store, part of every event id.
-    pub fn store_id(&self) -> u64 {
-        self.inner.store_id.load(Ordering::Relaxed)
     }
 }
 

@@ -1,6 +1,7 @@
 //! `EventStore` and `RecordStore` for [`PostgresStore`]: each call is one statement run on a
 //! connection thread.
 
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -11,9 +12,9 @@ use tokio::sync::watch;
 use super::group::AppendParams;
 use super::pool::Connection;
 use super::PostgresStore;
-use crate::envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
+use crate::envelope::{Appended, Batch, Envelope, StoredCommand};
 use crate::error::{AppendError, StorageError};
-use crate::event_store::{BoxFuture, EventStore, RecordStore};
+use crate::event_store::{BoxFuture, Coordination, EventStore, RecordStore};
 
 /// The store's statements, each prepared once per connection.
 pub(super) mod sql {
@@ -79,10 +80,6 @@ fn time_of(nanos: i64) -> DateTime<Utc> {
 }
 
 impl PostgresStore {
-    fn event_id(&self, position: u64) -> String {
-        format!("{:016x}{:016x}", self.store_id(), position)
-    }
-
     fn envelope(&self, row: &Row) -> Result<Envelope, StorageError> {
         let position = from_bigint(column(row, 2)?)?;
         Ok(Envelope {
@@ -126,6 +123,10 @@ impl PostgresStore {
 }
 
 impl EventStore for PostgresStore {
+    fn store_id(&self) -> u64 {
+        self.inner.store_id.load(Ordering::Relaxed)
+    }
+
     fn append<'a>(
         &'a self,
         stream: &'a str,
@@ -200,26 +201,6 @@ impl EventStore for PostgresStore {
         let appended = self.inner.appender.append_blocking(params)??;
         self.announce(stream, &appended, epoch);
         Ok(appended)
-    }
-
-    fn appended_envelopes(
-        &self,
-        stream: &str,
-        appended: &Appended,
-        actor: &str,
-        command_id: Option<&str>,
-        recorded_at: DateTime<Utc>,
-        events: Vec<NewEvent>,
-    ) -> Vec<Envelope> {
-        crate::envelope::envelopes_of_batch(
-            stream,
-            appended,
-            actor,
-            command_id,
-            recorded_at,
-            events,
-            |position| self.event_id(position),
-        )
     }
 
     fn head(&self, stream: &str) -> Result<u64, StorageError> {
@@ -410,6 +391,11 @@ impl EventStore for PostgresStore {
         self.inner.positions.subscribe()
     }
 
+    // Handed to this process's subscribers at once, and sent with NOTIFY, marked with this
+    // store's sender id so that its own listener passes it over.
+}
+
+impl Coordination for PostgresStore {
     fn shared(&self) -> bool {
         true
     }
@@ -426,8 +412,6 @@ impl EventStore for PostgresStore {
         self.inner.leases.release(name);
     }
 
-    // Handed to this process's subscribers at once, and sent with NOTIFY, marked with this
-    // store's sender id so that its own listener passes it over.
     fn broadcast<'a>(&'a self, message: &'a str) -> BoxFuture<'a, Result<(), StorageError>> {
         Box::pin(async move {
             crate::broadcasts::check(message)?;

@@ -8,7 +8,6 @@ use crate::envelope::{Appended, Batch};
 use crate::error::{AppendError, StorageError};
 use crate::sled_store::codec;
 use crate::sled_store::committer::{Reply, Request};
-use crate::sled_store::keys;
 use crate::sled_store::store::SledStore;
 
 impl SledStore {
@@ -94,15 +93,4 @@ fn prepare(
         body,
         reply,
     })
-}
-
-/// The stream id and head stored under a stream's name.
-pub(crate) fn decode_stream(value: &[u8]) -> Result<(u64, u64), StorageError> {
-    match (
-        keys::read_u64(value),
-        value.get(8..).and_then(keys::read_u64),
-    ) {
-        (Some(stream_id), Some(head)) => Ok((stream_id, head)),
-        _ => Err(StorageError::Corrupt("a stream entry is too short".into())),
-    }
 }

@@ -4,18 +4,11 @@ use chrono::{DateTime, Utc};
 
 use crate::envelope::Batch;
 use crate::error::StorageError;
-use crate::sled_store::recovery::{IndexTree, IndexWrite};
+use crate::sled_store::keys::put_varint;
+use crate::sled_store::trees::{IndexTree, IndexWrite};
 
 /// Layout version of every record, its first byte.
 const RECORD_V1: u8 = 1;
-
-pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push((value as u8) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
-}
 
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     put_varint(out, bytes.len() as u64);

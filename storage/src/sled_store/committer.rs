@@ -18,8 +18,8 @@ use crate::error::{AppendError, StorageError};
 use crate::sled_store::codec;
 use crate::sled_store::group_commit::GroupCommit;
 use crate::sled_store::keys;
-use crate::sled_store::recovery::{self, IndexTree, IndexWrite};
-use crate::sled_store::store::Trees;
+use crate::sled_store::recovery;
+use crate::sled_store::trees::{IndexTree, IndexWrite, Trees};
 
 /// Most appends written by one group.
 const MAX_GROUP: usize = 256;
@@ -341,7 +341,7 @@ impl Committer {
                 .get(stream.as_bytes())
                 .map_err(StorageError::from)?
             {
-                Some(value) => Some(crate::sled_store::append::decode_stream(&value)?),
+                Some(value) => Some(keys::decode_stream(&value)?),
                 None => None,
             },
         };

@@ -1,16 +1,11 @@
 //! What a copy of the whole store needs beyond the traits: the store's id, every secret of a
 //! stream and the names of the record trees (`avalanche migrate`, `storage::copy`).
 
-use super::store::RECORD_TREE_PREFIX;
+use super::trees::RECORD_TREE_PREFIX;
 use super::SledStore;
 use crate::error::StorageError;
 
 impl SledStore {
-    /// The identity of this store, part of every event id.
-    pub fn store_id(&self) -> u64 {
-        self.inner.store_id
-    }
-
     /// Every secret of the stream, in name order.
     pub fn secrets(&self, stream: &str) -> Result<Vec<(String, Vec<u8>)>, StorageError> {
         let Some(stream_id) = self.stream_id(stream)? else {

@@ -18,7 +18,7 @@ use tokio::sync::watch;
 
 use crate::error::StorageError;
 use crate::sled_store::disk_sync::DiskSync;
-use crate::sled_store::watchers::Watchers;
+use crate::watchers::Watchers;
 
 /// How far flushing got, as seen by waiting writers.
 #[derive(Clone, Debug, Default)]

@@ -1,6 +1,6 @@
 //! Keys of the store's trees: big-endian numbers and length-prefixed names, so ranges iterate in order.
 
-use crate::sled_store::codec::put_varint;
+use crate::error::StorageError;
 
 /// The key of an event and of a batch record: stream id, then version.
 pub(crate) fn stream_version(stream_id: u64, version: u64) -> [u8; 16] {
@@ -44,4 +44,21 @@ pub(crate) fn tag_entry(name: &str, value: &str, stream: &str) -> Vec<u8> {
 pub(crate) fn read_u64(bytes: &[u8]) -> Option<u64> {
     let array: [u8; 8] = bytes.get(..8)?.try_into().ok()?;
     Some(u64::from_be_bytes(array))
+}
+
+/// A varint: seven bits a byte, low first, the high bit set on every byte but the last.
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// The stream id and head stored under a stream's name.
+pub(crate) fn decode_stream(value: &[u8]) -> Result<(u64, u64), StorageError> {
+    match (read_u64(value), value.get(8..).and_then(read_u64)) {
+        (Some(stream_id), Some(head)) => Ok((stream_id, head)),
+        _ => Err(StorageError::Corrupt("a stream entry is too short".into())),
+    }
 }

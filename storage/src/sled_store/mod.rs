@@ -23,6 +23,6 @@ mod read;
 mod recovery;
 mod seam;
 mod store;
-pub(crate) mod watchers;
+mod trees;
 
 pub use store::SledStore;

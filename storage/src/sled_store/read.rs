@@ -2,42 +2,15 @@
 
 use std::collections::HashMap;
 
-use crate::envelope::{Appended, Envelope, NewEvent, StoredCommand};
+use crate::envelope::{Appended, Envelope, StoredCommand};
 use crate::error::StorageError;
-use crate::sled_store::append::decode_stream;
+use crate::event_store::EventStore;
 use crate::sled_store::codec::{self, BatchRecord};
 use crate::sled_store::keys;
+use crate::sled_store::keys::decode_stream;
 use crate::sled_store::store::SledStore;
-use chrono::{DateTime, Utc};
 
 impl SledStore {
-    /// The id of the event at global `position`: unique across stores too.
-    fn event_id(&self, position: u64) -> String {
-        format!("{:016x}{:016x}", self.inner.store_id, position)
-    }
-
-    /// The envelopes `read_stream` gives for `events`, just appended to `stream` by one batch
-    /// (`actor`, `command_id`, `recorded_at`) as `appended`: made without reading them back.
-    pub fn appended_envelopes(
-        &self,
-        stream: &str,
-        appended: &Appended,
-        actor: &str,
-        command_id: Option<&str>,
-        recorded_at: DateTime<Utc>,
-        events: Vec<NewEvent>,
-    ) -> Vec<Envelope> {
-        crate::envelope::envelopes_of_batch(
-            stream,
-            appended,
-            actor,
-            command_id,
-            recorded_at,
-            events,
-            |position| self.event_id(position),
-        )
-    }
-
     /// The version of the stream's last event; 0 when the stream does not exist.
     pub fn head(&self, stream: &str) -> Result<u64, StorageError> {
         Ok(self.stream(stream)?.map_or(0, |(_, head)| head))

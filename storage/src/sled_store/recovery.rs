@@ -26,76 +26,10 @@
 use crate::error::StorageError;
 use crate::sled_store::codec;
 use crate::sled_store::keys;
-use crate::sled_store::store::Trees;
+use crate::sled_store::trees::{IndexWrite, Trees};
 
 /// The key of the marker in the `last_group` tree.
 pub(crate) const GROUP_KEY: &[u8] = b"group";
-
-/// The trees a group writes besides `log`, by the byte that names them in a marker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub(crate) enum IndexTree {
-    StreamBatches = 1,
-    Streams = 2,
-    StreamNames = 3,
-    CommandIds = 4,
-    TagIndex = 5,
-    StreamTags = 6,
-    Secrets = 7,
-}
-
-impl IndexTree {
-    pub(crate) fn from_byte(byte: u8) -> Option<IndexTree> {
-        Some(match byte {
-            1 => IndexTree::StreamBatches,
-            2 => IndexTree::Streams,
-            3 => IndexTree::StreamNames,
-            4 => IndexTree::CommandIds,
-            5 => IndexTree::TagIndex,
-            6 => IndexTree::StreamTags,
-            7 => IndexTree::Secrets,
-            _ => return None,
-        })
-    }
-
-    fn of(self, trees: &Trees) -> &sled::Tree {
-        match self {
-            IndexTree::StreamBatches => &trees.stream_batches,
-            IndexTree::Streams => &trees.streams,
-            IndexTree::StreamNames => &trees.stream_names,
-            IndexTree::CommandIds => &trees.command_ids,
-            IndexTree::TagIndex => &trees.tag_index,
-            IndexTree::StreamTags => &trees.stream_tags,
-            IndexTree::Secrets => &trees.secrets,
-        }
-    }
-}
-
-/// One write of an index: `key` set to `value`, or removed when `value` is `None`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct IndexWrite {
-    pub tree: IndexTree,
-    pub key: Vec<u8>,
-    pub value: Option<Vec<u8>>,
-}
-
-impl IndexWrite {
-    pub(crate) fn put(tree: IndexTree, key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) -> Self {
-        IndexWrite {
-            tree,
-            key: key.into(),
-            value: Some(value.into()),
-        }
-    }
-
-    pub(crate) fn remove(tree: IndexTree, key: impl Into<Vec<u8>>) -> Self {
-        IndexWrite {
-            tree,
-            key: key.into(),
-            value: None,
-        }
-    }
-}
 
 /// Writes a group: its batches (`(first position, record)`), its marker, its index writes.
 pub(crate) fn write_group<'a>(
@@ -168,6 +102,7 @@ mod tests {
     use super::*;
     use crate::envelope::{Batch, NewEvent};
     use crate::sled_store::open::{FORMAT, FORMAT_KEY, META_TREE};
+    use crate::sled_store::trees::IndexTree;
     use crate::SledStore;
     use std::path::Path;
 

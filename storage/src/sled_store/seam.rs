@@ -2,15 +2,18 @@
 
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
 use tokio::sync::watch;
 
-use crate::envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
+use crate::envelope::{Appended, Batch, Envelope, StoredCommand};
 use crate::error::{AppendError, StorageError};
-use crate::event_store::{BoxFuture, EventStore, RecordStore};
+use crate::event_store::{BoxFuture, Coordination, EventStore, RecordStore};
 use crate::sled_store::store::SledStore;
 
 impl EventStore for SledStore {
+    fn store_id(&self) -> u64 {
+        self.inner.store_id
+    }
+
     fn append<'a>(
         &'a self,
         stream: &'a str,
@@ -36,26 +39,6 @@ impl EventStore for SledStore {
         batch: Batch,
     ) -> Result<Appended, AppendError> {
         SledStore::append_blocking(self, stream, expected_version, batch)
-    }
-
-    fn appended_envelopes(
-        &self,
-        stream: &str,
-        appended: &Appended,
-        actor: &str,
-        command_id: Option<&str>,
-        recorded_at: DateTime<Utc>,
-        events: Vec<NewEvent>,
-    ) -> Vec<Envelope> {
-        SledStore::appended_envelopes(
-            self,
-            stream,
-            appended,
-            actor,
-            command_id,
-            recorded_at,
-            events,
-        )
     }
 
     fn head(&self, stream: &str) -> Result<u64, StorageError> {
@@ -123,6 +106,9 @@ impl EventStore for SledStore {
     }
 
     // Only this process writes the store: nobody to share with, every lease is its own.
+}
+
+impl Coordination for SledStore {
     fn shared(&self) -> bool {
         false
     }

@@ -13,52 +13,13 @@ use crate::sled_store::group_commit::{Flush, GroupCommit};
 use crate::sled_store::keys;
 use crate::sled_store::open::{self, Opened};
 use crate::sled_store::recovery;
-use crate::sled_store::watchers::Watchers;
+use crate::sled_store::trees::{Trees, RECORD_TREE_PREFIX};
+use crate::watchers::Watchers;
 
 /// The event store. Cloning is cheap: clones share one database, committer and flusher.
 #[derive(Clone)]
 pub struct SledStore {
     pub(crate) inner: Arc<Inner>,
-}
-
-/// The trees written together by an append.
-#[derive(Clone)]
-pub(crate) struct Trees {
-    /// The global log: first position of a batch -> the batch with its events.
-    pub log: sled::Tree,
-    /// (stream id, first version of a batch) -> first position of the batch.
-    pub stream_batches: sled::Tree,
-    /// stream name -> (stream id, head).
-    pub streams: sled::Tree,
-    /// stream id -> stream name.
-    pub stream_names: sled::Tree,
-    /// (stream id, command id) -> what the append returned.
-    pub command_ids: sled::Tree,
-    /// (tag name, tag value, stream name) -> stream id.
-    pub tag_index: sled::Tree,
-    /// stream id -> the stream's tags.
-    pub stream_tags: sled::Tree,
-    /// (stream id, secret name) -> secret.
-    pub secrets: sled::Tree,
-    /// The marker of the last group written (see `recovery`).
-    pub last_group: sled::Tree,
-}
-
-impl Trees {
-    /// The store's trees in `db`, created when missing.
-    pub(crate) fn open(db: &sled::Db) -> Result<Trees, sled::Error> {
-        Ok(Trees {
-            log: db.open_tree("log")?,
-            stream_batches: db.open_tree("stream_batches")?,
-            streams: db.open_tree("streams")?,
-            stream_names: db.open_tree("stream_names")?,
-            command_ids: db.open_tree("command_ids")?,
-            tag_index: db.open_tree("tag_index")?,
-            stream_tags: db.open_tree("stream_tags")?,
-            secrets: db.open_tree("secrets")?,
-            last_group: db.open_tree("last_group")?,
-        })
-    }
 }
 
 pub(crate) struct Inner {
@@ -93,8 +54,6 @@ impl Drop for Inner {
         join(&self.flusher, "flusher");
     }
 }
-
-pub(crate) const RECORD_TREE_PREFIX: &str = "record/";
 
 impl SledStore {
     /// Sled's page cache unless told otherwise, in MiB: recent streams and the indexes stay
