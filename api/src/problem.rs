@@ -3,6 +3,8 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
+
+use crate::app::replay::{NotShownYet, Unseen, WholePast};
 use domain::{ErrorClass, Fault, Refusal, RuleError};
 use serde::Serialize;
 use storage::{AppendError, FailureKind, StorageError};
@@ -166,6 +168,24 @@ impl From<RuleError> for ApiError {
             error.code.as_str(),
             error.message,
         )
+    }
+}
+
+/// A game's whole past asked before it may be shown: 409, in words that say when it will be.
+impl From<NotShownYet> for ApiError {
+    fn from(refusal: NotShownYet) -> ApiError {
+        let (code, what) = match refusal.asked {
+            WholePast::Audit => ("audit_not_available", "its audit waits for then, when its seed is revealed."),
+            WholePast::Log => ("log_not_available", "its whole log is shown then (GET /v1/games/{id}/events shows what you may see now)."),
+        };
+        let detail = match refusal.why {
+            Unseen::Sealed => format!("This game was superseded by a takeback and stays sealed until the fork that goes on from it ends: {what}"),
+            Unseen::HidesCards => match refusal.asked {
+                WholePast::Audit => "This game hides cards while it runs: its audit waits for its end, when the seed is revealed.".to_string(),
+                WholePast::Log => "This game hides cards while it runs: its whole log is shown once it has ended (GET /v1/games/{id}/events shows what you may see now).".to_string(),
+            },
+        };
+        ApiError::new(StatusCode::CONFLICT, code, detail)
     }
 }
 

@@ -20,6 +20,7 @@ pub mod nodes;
 pub mod players;
 pub mod randomness;
 pub mod reindex;
+pub mod replay;
 pub mod repository;
 pub mod sealing;
 pub mod vacations;

@@ -1,14 +1,13 @@
 //! `/v1/games/{id}/states/{version}`, `/audit`, `/log` and `/record`: replaying a game, auditing
 //! it, and its whole log or its record, each only as far as the caller may see it.
 
-use crate::app::Slot;
 use crate::auth::MaybeAuthenticated;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use actix_web::http::StatusCode;
 use actix_web::{get, web, HttpResponse};
-use domain::audit::{audit_with_secrets, AuditReport, Divergence};
-use domain::engine::{Outcome, Seat, Viewer};
+use domain::audit::{AuditReport, Divergence};
+use domain::engine::{Outcome, Seat};
 use domain::log::GameLog;
 use domain::records::{export_record, has_record_notation, record_tags};
 use domain::table::Status;
@@ -81,12 +80,6 @@ pub async fn state_at(
     }))
 }
 
-/// Whether the whole of a game may be seen: when it hides nothing, or when anyone sees
-/// everything of it (it has ended, or it is an analysis fork).
-fn seen_whole(slot: &Slot) -> bool {
-    !slot.game.hidden_information() || slot.viewer(None) == Viewer::Everyone
-}
-
 /// The answer of an audit: what was verified, or the first divergence.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct AuditAnswer {
@@ -113,29 +106,7 @@ pub async fn audit(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let slot = state.games.slot(&id)?;
-    let slot = slot.lock().await;
-    if !seen_whole(&slot) {
-        let why = if slot.game.sealed() {
-            "This game was superseded by a takeback and stays sealed until the fork that goes on from it ends: its audit waits for then, when its seed is revealed."
-        } else {
-            "This game hides cards while it runs: its audit waits for its end, when the seed is revealed."
-        };
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "audit_not_available",
-            why,
-        ));
-    }
-    let log = state
-        .games
-        .repository()
-        .read_log(&id, slot.game.kind(), None)?;
-    // A running game never shuffles (it hides nothing), or is an analysis fork of an ended
-    // game: its seeds serve, unseen.
-    let mut secrets = slot.earlier_seeds().to_vec();
-    secrets.push(slot.secret_seed());
-    let answer = match audit_with_secrets(&state.registry, &log, &secrets) {
+    let answer = match state.games.audit(&id).await? {
         Ok(report) => AuditAnswer {
             game: id.into_inner(),
             valid: true,
@@ -164,24 +135,7 @@ pub async fn game_log(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let slot = state.games.slot(&id)?;
-    let slot = slot.lock().await;
-    if !seen_whole(&slot) {
-        let why = if slot.game.sealed() {
-            "This game was superseded by a takeback and stays sealed until the fork that goes on from it ends: its whole log is shown then (GET /v1/games/{id}/events shows what you may see now)."
-        } else {
-            "This game hides cards while it runs: its whole log is shown once it has ended (GET /v1/games/{id}/events shows what you may see now)."
-        };
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "log_not_available",
-            why,
-        ));
-    }
-    let log = state
-        .games
-        .repository()
-        .read_log(&id, slot.game.kind(), None)?;
+    let log = state.games.whole_log(&id).await?;
     Ok(HttpResponse::Ok().json(log))
 }
 
