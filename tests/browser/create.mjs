@@ -182,6 +182,9 @@ try {
   const imported = decodeURIComponent(c.url().split('#/replay/')[1].split('/')[0]);
   const importedGame = await api(`/games/${imported}`);
   check(importedGame.variant === 'balanced', `the example reads as balanced: ${importedGame.variant}`);
+  // Its players are the record's (its White and Black tags), named in the result.
+  await c.locator('.game-head').filter({ hasText: 'Ana won: Ben resigned.' }).waitFor();
+  check(importedGame.seats.map((s) => s.player_name).join(' ') === 'Ana Ben', `the record's players: ${JSON.stringify(importedGame.seats)}`);
   // A record broken at a half-turn is refused with that half-turn shown beside it.
   // Left while the replay may still be loading: the import page is what the page then shows.
   await c.goto(`${BASE}/#/import`);
