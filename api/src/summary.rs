@@ -44,6 +44,12 @@ pub struct GameSummary {
     pub kind: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
+    /// The options the game was created with beyond its variant and seats (such as Ski Runs's
+    /// deck), every one of them, defaults included; absent for a kind without options
+    /// (Avalanche Chess).
+    #[serde(skip_serializing_if = "no_options")]
+    #[schema(value_type = Option<Object>)]
+    pub options: Value,
     pub status: Status,
     pub seats: Vec<SeatInfo>,
     /// The seats that must (or may) act now; several at once in Vamanos.
@@ -97,6 +103,11 @@ pub struct GameSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<GameView>)]
     pub view: Option<Box<RawValue>>,
+}
+
+/// Whether a game's options say nothing: a kind without options.
+fn no_options(options: &Value) -> bool {
+    options.is_null() || options.as_object().is_some_and(serde_json::Map::is_empty)
 }
 
 /// A takeback asked for and not yet answered.
@@ -170,6 +181,7 @@ pub fn summary(
         id: slot.id.clone(),
         kind: game.kind().to_string(),
         variant: game.variant(),
+        options: game.options(),
         status: game.status(),
         seats,
         your_turn: your_seat.is_some_and(|s| to_act.contains(&s)),

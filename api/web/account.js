@@ -12,7 +12,7 @@ export async function accountPage(main, _params, app) {
       h('h1', {}, 'Your account'),
       h('p', {}, 'Signed in as ', h('strong', { 'data-testid': 'me' }, h('bdi', {}, app.me.name)), '.'),
       h('p', { class: 'muted' }, 'Your key stays in this browser. To play on another device, sign in there with the key you saved when you signed up.'),
-      h('button', {
+      h('p', {}, h('button', {
         type: 'button', class: 'secondary', 'data-testid': 'sign-out',
         onclick: () => {
           token.clear();
@@ -20,7 +20,7 @@ export async function accountPage(main, _params, app) {
           say('Signed out.');
           app.go('#/account');
         },
-      }, 'Sign out'),
+      }, 'Sign out')),
       tokensCard(app),
       await mailSection(main, app));
     return;
@@ -114,7 +114,7 @@ function tokensCard(app) {
 }
 
 function when(iso, otherwise) {
-  return iso ? new Date(iso).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' }) : otherwise;
+  return iso ? h('time', { datetime: iso }, new Date(iso).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })) : otherwise;
 }
 
 async function drawTokens(card, app) {
@@ -127,12 +127,15 @@ async function drawTokens(card, app) {
   }
   const again = () => drawTokens(card, app);
   const rows = tokens.map((t) => h('li', { 'data-testid': 'token', 'data-token-id': t.id },
-    h('bdi', { class: 'token-label' }, t.label || 'no label'),
-    h('small', { class: 'muted' }, ` · made ${when(t.created_at, 'before keys were listed')} · last used ${when(t.last_used_at, 'not yet')}`),
+    h('div', { class: 'token-what' },
+      h('span', {}, h('bdi', { class: 'token-label' }, t.label || 'Key without a label'),
+        t.current ? h('span', { class: 'badge' }, 'this browser') : null),
+      h('small', { class: 'muted' }, 'Made ', when(t.created_at, 'before keys were listed'), ' · last used ', when(t.last_used_at, 'not yet'))),
     t.current
-      ? h('strong', {}, ' · this browser')
+      ? null
       : h('button', {
         type: 'button', class: 'secondary', 'data-testid': 'revoke-token',
+        'aria-label': `Revoke ${t.label ? `the key ${t.label}` : 'this key without a label'}`,
         onclick: async () => {
           try {
             await del(`/players/me/tokens/${seg(t.id)}`);
@@ -146,6 +149,7 @@ async function drawTokens(card, app) {
     h('h2', { id: 'tokens-title' }, 'Your keys'),
     h('p', { class: 'muted' }, 'Every key that signs you in, on any device. Revoke one you no longer use or did not make.'),
     h('ul', { class: 'tokens' }, rows),
+    others === 0 ? h('p', { class: 'muted', 'data-testid': 'only-this-key' }, 'No other key signs you in: only this browser is signed in.') : null,
     others > 0 ? h('button', {
       type: 'button', class: 'secondary', 'data-testid': 'revoke-others',
       onclick: async () => {

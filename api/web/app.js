@@ -9,7 +9,7 @@ import { lobbyPage } from './lobby.js';
 import { gamePage } from './game.js';
 import { replayPage, importPage } from './replay.js';
 
-const main = document.getElementById('main');
+let main = document.getElementById('main');
 const nav = document.getElementById('nav');
 
 /** A notification that it is my turn, when the person allowed them; one at a time (a newer
@@ -112,6 +112,12 @@ async function route() {
   if (mine !== generation) return;
   app.drawNav();
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  // Each page draws into a <main> of its own: a page still loading when the person went on
+  // (a slow replay, then Import) draws into its detached element, never over the next page.
+  const fresh = main.cloneNode(false);
+  for (const key of Object.keys(fresh.dataset)) delete fresh.dataset[key];
+  main.replaceWith(fresh);
+  main = fresh;
   mount(main, h('p', {}, 'Loading…'));
   let page;
   let params = [];

@@ -24,6 +24,14 @@ function cardAttrs(base, attrs) {
   return { ...attrs, class: base + extra };
 }
 
+// What is printed on a card face (ranks, points, values) is drawn by the stylesheet from
+// `data-print`: the face is a picture named by its aria-label, and a button holding it is named
+// by its words ("Return Marmot 7", "1 × 4"), so that the text a reader sees of the button is
+// the card's printed words only, a part of that name (the words stay text: "Green run").
+export function printed(cls, text) {
+  return el('span', { class: cls, 'data-print': String(text) });
+}
+
 // A real <button> with an accessible name.
 export function button(label, onClick, attrs = {}) {
   return el('button', { type: 'button', ...attrs, on: { click: onClick } }, label);
@@ -73,7 +81,7 @@ export function allMoves(ctx, root) {
 // A face-down card with a count on it (a pile, a hand seen from outside).
 export function pile(label, count, attrs = {}) {
   return el('div', { class: 'pile', role: 'img', 'aria-label': `${label}: ${count}`, ...attrs },
-    el('div', { class: count ? 'pc back' : 'pc empty' }, el('span', { class: 'count', text: count })),
+    el('div', { class: count ? 'pc back' : 'pc empty' }, printed('count', count)),
     el('div', { class: 'pile-label', text: label }));
 }
 
@@ -92,13 +100,13 @@ export function avalancheCard(rank, attrs = {}) {
   const centre = joker
     ? svg('svg', { viewBox: '0 0 40 40', class: 'pic', 'aria-hidden': 'true' },
       svg('path', { d: 'M20 3l5 12 13 1-10 8 3 13-11-7-11 7 3-13-10-8 13-1z', class: 'joker-star' }))
-    : el('span', { class: 'big', text: rank });
+    : printed('big', rank);
   return el('div', cardAttrs(`pc fr rank-${joker ? 'joker' : rank.toLowerCase()}${FACE_NAMES[rank] ? ' court' : ''}`, {
     role: 'img', 'aria-label': rankName(rank), 'data-rank': rank, ...attrs,
   }),
-  el('span', { class: 'corner tl', text: corner }),
+  printed('corner tl', corner),
   centre,
-  el('span', { class: 'corner br', text: corner }));
+  printed('corner br', corner));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -137,7 +145,7 @@ function skiSymbol(card) {
 export function skiCard(card, attrs = {}) {
   const points = SKI_POINTS[card];
   return el('div', cardAttrs(`pc ski ski-${card}`, { role: 'img', 'aria-label': skiName(card) + (points ? `, ${points} points` : ''), 'data-card': card, ...attrs }),
-    points ? el('span', { class: 'corner tl', text: points }) : null,
+    points ? printed('corner tl', points) : null,
     svg('svg', { viewBox: '0 0 40 40', class: 'pic', 'aria-hidden': 'true' }, skiSymbol(card)),
     el('span', { class: 'name', text: skiName(card) }));
 }
@@ -183,7 +191,7 @@ export function vamanosCard(card, attrs = {}) {
   if (!card) return el('div', cardAttrs('pc back', { role: 'img', 'aria-label': 'a face-down card', ...attrs }));
   return el('div', cardAttrs(`pc vam col-${card.colour}`, { role: 'img', 'aria-label': vamanosName(card), 'data-picture': card.picture, 'data-colour': card.colour, ...attrs }),
     svg('svg', { viewBox: '0 0 40 40', class: 'pic', 'aria-hidden': 'true' }, picture(card.picture)),
-    el('span', { class: 'name', text: PICTURE_NAMES[card.picture] || card.picture }));
+    printed('name', PICTURE_NAMES[card.picture] || card.picture));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -215,11 +223,11 @@ export function altitudeCard(card, attrs = {}) {
   const f = card.face;
   const value = f.value !== undefined ? f.value : f.kind === 'cable_car' ? 0 : null;
   return el('div', cardAttrs(`pc alt alt-${f.kind}${f.animal ? ` alt-${f.animal}` : ''}`, { role: 'img', 'aria-label': altitudeName(card), 'data-card-id': card.id, ...attrs }),
-    value !== null ? el('span', { class: 'corner tl', text: value }) : null,
+    value !== null ? printed('corner tl', value) : null,
     svg('svg', { viewBox: '0 0 40 40', class: 'pic', 'aria-hidden': 'true' }, altitudePicture(f)),
     f.kind === 'mountain' ? null : el('span', { class: 'name', text: altitudeName(card).replace(/ \d+$/, '') }),
     // The value again at the foot, which the floor above never covers.
-    value !== null ? el('span', { class: 'corner foot', text: value }) : null);
+    value !== null ? printed('corner foot', value) : null);
 }
 
 // ---------------------------------------------------------------------------------------------

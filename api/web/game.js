@@ -241,8 +241,12 @@ export async function gamePage(main, [first], app) {
       game.status === 'active' ? pendingNotices() : null);
     if (game.status === 'open') {
       mount(actions, openGameActions(game, mySeat));
+      // While players are awaited, the invitation comes before the board (on a phone it would
+      // be a screen below it).
+      if (actions.nextElementSibling !== table) table.before(actions);
     } else {
       mount(actions, tableButtons());
+      if (actions.previousElementSibling !== table) table.after(actions);
     }
     mount(links, h('a', { href: `#/replay/${seg(game.id)}` }, 'Replay, audit and record'),
       game.parent ? [' · ', h('a', { href: `#/replay/${seg(game.parent.game)}/${game.parent.version}` }, `goes on from version ${game.parent.version} of an earlier game`)] : null);

@@ -27,21 +27,44 @@ function clockWords(tc) {
   return tc.type;
 }
 
-/** What tells one open game from another: who made it, when, its variant, seats and clock. */
-function openDetails(game) {
-  const free = (game.seats || []).filter((s) => !s.player_name).length;
-  return h('span', { class: 'details' },
-    `by ${creator(game)}, `, h('time', { datetime: game.created_at, title: new Date(game.created_at).toLocaleString() }, relative(game.created_at)),
-    ` · ${game.seats.length} seats, ${free} free · ${clockWords(game.time_control)}`);
+/** The options of a game set apart from its kind's defaults, in words: "deck: lift 11". */
+function optionWords(options, defaults, path = []) {
+  const out = [];
+  for (const [name, value] of Object.entries(options || {})) {
+    const standard = defaults ? defaults[name] : undefined;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const inner = optionWords(value, standard && typeof standard === 'object' ? standard : {}, [...path, name]);
+      if (inner.length) out.push(`${optionLabel(name)}: ${inner.join(', ')}`);
+    } else if (JSON.stringify(value) !== JSON.stringify(standard)) {
+      const shown = typeof value === 'boolean' ? (value ? 'yes' : 'no') : Array.isArray(value) ? value.join(' ') : String(value);
+      out.push(`${optionLabel(name)} ${shown}`);
+    }
+  }
+  return out;
 }
 
-function gameLine(game, extra, open = false) {
-  const variant = game.variant && game.variant !== 'standard' ? ` (${game.variant})` : '';
+/** What tells one open game from another: who made it and when, then what it is: its variant,
+ * seats, clock and the options set apart from the defaults. */
+function openDetails(game, kind) {
+  const free = (game.seats || []).filter((s) => !s.player_name).length;
+  const what = [];
+  if (kind && kind.variants.length) what.push(game.variant || kind.variants[0]);
+  what.push(`${game.seats.length} seats, ${free} free`, clockWords(game.time_control));
+  const changed = optionWords(game.options, kind && kind.default_options);
+  if (changed.length) what.push(changed.join('; '));
+  else if (kind && Object.keys(kind.default_options || {}).length) what.push('usual options');
+  return [h('span', { class: 'details' },
+    `by ${creator(game)}, `, h('time', { datetime: game.created_at, title: new Date(game.created_at).toLocaleString() }, relative(game.created_at))),
+  h('span', { class: 'options-line', 'data-testid': 'game-options' }, what.join(' · '))];
+}
+
+function gameLine(game, extra, open = false, kind = null) {
+  const variant = game.variant && game.variant !== 'standard' && !open ? ` (${game.variant})` : '';
   return h('li', { class: ['game-line', game.your_turn && 'my-turn'], 'data-game': game.id },
     // Named by its visible text (kind, players or creator and age); "Your turn" is beside it.
     h('a', { href: `#/game/${seg(game.id)}` },
       h('span', { class: 'kind' }, kindTitle(game.kind), variant),
-      open ? openDetails(game) : h('span', { class: 'who' }, players(game))),
+      open ? openDetails(game, kind) : h('span', { class: 'who' }, players(game))),
     game.your_turn ? h('span', { class: 'badge' }, 'Your turn') : h('span', { class: 'muted' }, game.status),
     game.deadline ? h('span', { class: 'deadline' }, 'deadline ', deadline(game.deadline)) : null,
     extra || null);
@@ -72,7 +95,7 @@ export async function lobbyPage(main, _params, app) {
         get(`/games?status=open${q}`),
         get(`/games?status=active${q}&limit=10`),
       ]);
-      mount(openList, open.length ? open.map((g) => gameLine(g, joinButton(g), true)) : h('li', { class: 'muted' }, 'No open game: create one.'));
+      mount(openList, open.length ? open.map((g) => gameLine(g, joinButton(g), true, all.find((k) => k.id === g.kind))) : h('li', { class: 'muted' }, 'No open game: create one.'));
       mount(watchList, active.length ? active.map((g) => gameLine(g)) : h('li', { class: 'muted' }, 'Nobody is playing right now.'));
     } catch (e) { sayError(e); }
   }

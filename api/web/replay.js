@@ -100,7 +100,8 @@ export async function replayPage(main, [id, wanted], app) {
     const mine = ++drawing;
     try {
       const at = await get(`/games/${seg(id)}/states/${version}`);
-      if (mine !== drawing) return;
+      // Superseded by a newer step, or the person left the replay meanwhile.
+      if (mine !== drawing || !main.isConnected) return;
       slider.value = String(version);
       shown.textContent = `version ${version} of ${last}`;
       const ev = events.find((e) => e.version === version);

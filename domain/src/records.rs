@@ -13,8 +13,27 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 /// The players of an imported record: the record names people, not players of this server.
+/// A seat's id is its side, followed by the name the record's tag gives it, if it gives one
+/// (`imported:white:Betza`).
 pub const WHITE: &str = "imported:white";
 pub const BLACK: &str = "imported:black";
+
+/// The id of an imported seat's player: its side, and the name the record gives it.
+pub fn imported_player(seat: usize, name: Option<&str>) -> String {
+    let side = if seat == 0 { WHITE } else { BLACK };
+    match name {
+        Some(name) if !name.is_empty() => format!("{side}:{name}"),
+        _ => side.to_string(),
+    }
+}
+
+/// The record's name for the player of an imported seat: `Betza` of `imported:white:Betza`.
+pub fn imported_name(id: &str) -> Option<&str> {
+    [WHITE, BLACK]
+        .into_iter()
+        .find_map(|side| id.strip_prefix(side)?.strip_prefix(':'))
+        .filter(|name| !name.is_empty())
+}
 
 /// Why a record cannot become a game.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -39,25 +58,21 @@ pub struct ImportedRecord {
     pub result: Option<RecordResult>,
 }
 
-fn player(seat: usize) -> &'static str {
-    if seat == 0 {
-        WHITE
-    } else {
-        BLACK
-    }
-}
-
 /// Reads a record of `variant` and writes it as the log of a finished game, decided command by
 /// command as the service decides them. The record must end: by the rules, a resignation or a
 /// result line (a lost game without mate reads as the loser's resignation, a draw as a draw by
-/// agreement).
+/// agreement). `names` are the players at White and Black as the record names them (its tags,
+/// checked by the caller), kept in the seats' ids.
 pub fn import_record(
     registry: &Registry,
     text: &str,
     variant: Variant,
+    names: [Option<&str>; 2],
     seed: Seed,
     now: DateTime<Utc>,
 ) -> Result<ImportedRecord, RecordError> {
+    let players = [imported_player(0, names[0]), imported_player(1, names[1])];
+    let player = |seat: usize| players[seat.min(1)].as_str();
     let imported = import(text, variant)?;
     if imported
         .tags
@@ -81,12 +96,12 @@ pub fn import_record(
         None,
         2,
         seed,
-        WHITE,
+        player(0),
         Some(0),
         now,
     )
     .map_err(unfit)?;
-    game.play(BLACK, json!({"type": "join", "seat": 1}), now)
+    game.play(player(1), json!({"type": "join", "seat": 1}), now)
         .map_err(unfit)?;
     for (seat, command) in &imported.commands {
         let command = serde_json::to_value(command).unwrap_or(Value::Null);
@@ -102,9 +117,9 @@ pub fn import_record(
             game.play(player(seat), json!({"type": "resign"}), now)
                 .map_err(unfit)?;
         } else if imported.result == Some(RecordResult::Draw) {
-            game.play(WHITE, json!({"type": "offer_draw"}), now)
+            game.play(player(0), json!({"type": "offer_draw"}), now)
                 .map_err(unfit)?;
-            game.play(BLACK, json!({"type": "accept_draw"}), now)
+            game.play(player(1), json!({"type": "accept_draw"}), now)
                 .map_err(unfit)?;
         } else {
             return Err(RecordError::Unfit(format!(

@@ -162,6 +162,8 @@ pub trait LiveGame: Send + Sync {
     fn version(&self) -> u64;
     fn seats(&self) -> usize;
     fn variant(&self) -> Option<String>;
+    /// The options the game was created with (beyond its variant and seats), as JSON.
+    fn options(&self) -> Value;
     fn players(&self) -> Vec<Option<String>>;
     fn commitment(&self) -> String;
     fn outcome(&self) -> Option<Outcome>;
@@ -514,6 +516,9 @@ impl<E: Engine> LiveGame for Live<E> {
     }
     fn variant(&self) -> Option<String> {
         self.table.setup.variant.clone()
+    }
+    fn options(&self) -> Value {
+        serde_json::to_value(&self.table.setup.options).unwrap_or(Value::Null)
     }
     fn players(&self) -> Vec<Option<String>> {
         self.table.players.clone()

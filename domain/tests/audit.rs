@@ -233,6 +233,7 @@ fn a_chess_record_imports_as_a_game_that_passes_its_audit_and_exports_again() {
         &registry,
         CANONICAL,
         Variant::Standard,
+        [None, None],
         seed(9, 9),
         test_time(),
     )

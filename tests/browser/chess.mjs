@@ -1,5 +1,7 @@
 // Two players sign up in two browser contexts, one creates a game of Avalanche Chess in the
-// lobby, the other joins it, and they play it to checkmate by clicking; a draw offer and a
+// lobby, the other joins it, and they play it to checkmate (the first turn by keyboard only:
+// the board's one tab stop, the arrow keys, the push chosen by its square; the mate by clicking
+// the push square the board marks); a draw offer and a
 // takeback request are declined on the way; each page follows the other's moves live; a third
 // context watches without an account. Then replay (checked against GET states/{version}),
 // audit, seed, export of the record, import of it, and the page's draw time.
@@ -31,15 +33,50 @@ async function waitTurn(page, text) {
   await page.getByTestId('turn').filter({ hasText: text }).waitFor({ timeout: 20000 });
 }
 
-/** A whole turn by clicking: the piece, its target, the push by its notation, confirm. */
-async function turn(page, from, to, notation) {
-  await page.locator(`.board [data-square="${from}"]`).click();
+/** The square that has the keyboard focus. */
+const focused = (page) => page.evaluate(() => document.activeElement?.dataset.square || null);
+
+/** Walks the focus from square to square with the arrow keys (White at the bottom). */
+async function arrowTo(page, to) {
+  const from = await focused(page);
+  check(from, 'a square has the focus');
+  const files = 'abcdefgh';
+  const df = files.indexOf(to[0]) - files.indexOf(from[0]);
+  const dr = Number(to[1]) - Number(from[1]);
+  for (let i = 0; i < Math.abs(df); i += 1) await page.keyboard.press(df > 0 ? 'ArrowRight' : 'ArrowLeft');
+  for (let i = 0; i < Math.abs(dr); i += 1) await page.keyboard.press(dr > 0 ? 'ArrowUp' : 'ArrowDown');
+  check(await focused(page) === to, `the arrows led from ${from} to ${to} (focus on ${await focused(page)})`);
+}
+
+/** A whole turn by keyboard: Tab onto the board, arrows and Enter for the piece, its target
+ * and the push square, then Enter on "Play". */
+async function keyboardTurn(page, from, to, push, notation) {
+  const stops = await page.locator('.board .sq[tabindex="0"]').count();
+  check(stops === 1, `the board is one tab stop, not 64 (${stops})`);
+  // Tab reaches the board from the control before it, and leaves it from any square.
+  await page.locator('.board .sq[tabindex="0"]').focus();
+  await page.keyboard.press('Shift+Tab');
+  check(await focused(page) === null, 'Shift+Tab leaves the board');
+  await page.keyboard.press('Tab');
+  check(await focused(page), 'Tab comes back onto the board');
+  await arrowTo(page, from);
+  await page.keyboard.press('Enter');
+  await page.locator(`.board [data-square="${from}"].from`).waitFor();
   await page.locator(`.board [data-square="${to}"].target`).waitFor();
-  await page.locator(`.board [data-square="${to}"]`).click();
-  await page.locator(`.pick-push button[data-notation="${notation}"]`).click();
+  check(await focused(page) === from, `the focus stays on ${from} once it is chosen`);
+  await arrowTo(page, to);
+  await page.keyboard.press('Enter');
+  await page.locator(`.board [data-square="${push}"].push`).waitFor();
+  // The focus went to the pushes offered; back onto the board (its tab stop is the target).
+  await page.locator('.board .sq[tabindex="0"]').focus();
+  check(await focused(page) === to, `the board's tab stop is now ${to}`);
+  await arrowTo(page, push);
+  await page.keyboard.press('Enter');
   const confirm = page.getByTestId('confirm');
-  check((await confirm.textContent()).includes(notation), `the confirm button names ${notation}`);
-  await confirm.click();
+  await page.locator(`.pick-push button[data-notation="${notation}"][aria-pressed="true"]`).waitFor();
+  check(await page.evaluate(() => document.activeElement?.dataset.testid) === 'confirm', 'the focus goes to Play');
+  check((await confirm.textContent()).includes(notation), `the push square chose ${notation}`);
+  await page.keyboard.press('Enter');
 }
 
 async function movesText(page) {
@@ -99,8 +136,10 @@ try {
   }
   await lobby.close();
 
-  // 1. g4/e6 by Alice: g2 -> g4, pushing Black's e-pawn to e6.
-  await turn(a, 'g2', 'g4', 'g4/e6');
+  // 1. g4/e6 by Alice, by keyboard only: the board is one tab stop, the arrow keys walk to g2
+  // and g4, Enter picks each; the push is chosen on the board by its marked square e6.
+  await keyboardTurn(a, 'g2', 'g4', 'e6', 'g4/e6');
+  result.keyboardTurn = true;
   await waitTurn(b, 'Your turn');
   check((await movesText(b)).includes('g4/e6'), 'Bruno sees g4/e6 without reloading');
   await w.getByTestId('moves').filter({ hasText: 'g4/e6' }).waitFor();
@@ -136,8 +175,14 @@ try {
     result.overflow['game-spectator-375'] = s.overflow;
   }
 
-  // 1... Qh4/f3#: the push opens the diagonal to Alice's king: checkmate.
-  await b.locator('.pick-push button[data-notation="Qh4/f3#"]').click();
+  // 1... Qh4/f3#: the push opens the diagonal to Alice's king: checkmate. Bruno clicks the
+  // push square the board marks (f3) rather than its button.
+  const f3 = b.locator('.board [data-square="f3"]');
+  check(await f3.evaluate((el) => el.classList.contains('push') && /a push may go here/.test(el.getAttribute('aria-label'))), 'f3 is marked as a push square');
+  await f3.click();
+  await b.locator('.pick-push button[data-notation="Qh4/f3#"][aria-pressed="true"]').waitFor();
+  check((await b.getByTestId('confirm').textContent()).includes('Qh4/f3#'), 'the push square clicked chose Qh4/f3#');
+  result.pushSquareClicked = true;
   await b.getByTestId('confirm').click();
   for (const [page, who] of [[a, 'alice'], [b, 'bruno'], [w, 'spectator']]) {
     await page.getByTestId('turn').filter({ hasText: 'Bruno won' }).waitFor({ timeout: 20000 });

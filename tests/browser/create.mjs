@@ -3,11 +3,12 @@
 // own fields), and the created event is read back from the API to hold exactly what the form
 // showed. Each game is then cancelled by its creator from the game page. Then an invitation:
 // Ana creates a game, copies its link; Cleo, who has no account, opens it, signs up and comes
-// back to the same game with "Take a seat", and the game begins. The lobby tells two open games
-// apart by their creator and time. Prints one line `RESULT {json}` for the Rust test.
+// back to the same game with "Take a seat", and the game begins (the invitation above the board
+// at 375 px). The lobby tells open games apart by their creator and time, variant, seats, clock
+// and options. Prints one line `RESULT {json}` for the Rust test.
 
 import {
-  BASE, launch, context, shot, unnamedControls, api, check, problems, lastSight, signUp, secret,
+  BASE, launch, context, shot, unnamedControls, api, apiPost, check, problems, lastSight, signUp, secret,
 } from './lib.mjs';
 
 const result = { screenshots: [], overflow: {}, unnamed: {}, created: {} };
@@ -98,13 +99,29 @@ try {
     result.screenshots.push(s.path);
     result.overflow[`invite-${width}`] = s.overflow;
   }
-  // A second open game of the same kind by someone else: the lobby tells them apart.
+  // On a phone the invitation is on the first screen, above the board: no scrolling to find it.
+  await a.setViewportSize({ width: 375, height: 812 });
+  const inviteAt = await a.evaluate(() => ({
+    invite: document.querySelector('.invite').getBoundingClientRect().top,
+    board: document.querySelector('.board').getBoundingClientRect().top,
+    screen: window.innerHeight,
+  }));
+  await a.setViewportSize({ width: 1280, height: 900 });
+  check(inviteAt.invite < inviteAt.board && inviteAt.invite < inviteAt.screen * 0.75,
+    `at 375 px the invitation is on the first screen, above the board: ${JSON.stringify(inviteAt)}`);
+  result.inviteAt = inviteAt;
+  // Two more open games by someone else: a balanced chess game through the form, a Ski Runs
+  // game with one more lift in its deck over HTTP. The lobby tells them apart by their options.
   const dan = await context(browser, 'dan');
   const d = await dan.newPage();
-  await signUp(d, 'Dan');
+  const danKey = await signUp(d, 'Dan');
   await d.getByLabel('Game', { exact: true }).selectOption('avalanche-chess');
+  await d.getByLabel('Variant').selectOption('balanced');
   await d.getByRole('button', { name: 'Create the game' }).click();
   await d.waitForURL(/#\/game\//);
+  const ski = kinds.find((k) => k.id === 'ski-runs');
+  const lifts = ski.default_options.deck.lift + 1;
+  await apiPost('/games', danKey, { kind: 'ski-runs', seats: 3, options: { ...ski.default_options, deck: { ...ski.default_options.deck, lift: lifts } } });
 
   // Cleo opens the link without an account.
   const cleo = await context(browser, 'cleo');
@@ -131,6 +148,13 @@ try {
   const texts = await lines.allTextContents();
   check(texts.some((t) => t.includes('by Ana')) && texts.some((t) => t.includes('by Dan')), `the open games name their creators: ${texts.join(' | ')}`);
   check(texts.every((t) => / ago|in 0 s/.test(t)), `the open games say when they were created: ${texts.join(' | ')}`);
+  // Each line says what the game is: its variant, seats, clock and options.
+  const options = await lobby.getByTestId('open-games').getByTestId('game-options').allTextContents();
+  const line = (pattern) => options.filter((t) => pattern.test(t));
+  check(line(/^standard · 2 seats, 1 free · 2 days a move$/).length === 1, `Ana's game: standard, 2 seats, 2 days a move: ${options.join(' | ')}`);
+  check(line(/^balanced · 2 seats, 1 free · no clock$/).length === 1, `Dan's chess game: balanced, no clock: ${options.join(' | ')}`);
+  check(line(new RegExp(`^3 seats, 2 free · no clock · deck: lift ${lifts}$`)).length === 1, `Dan's Ski Runs game: its deck's lifts: ${options.join(' | ')}`);
+  result.lobbyOptions = options;
   const joins = await lobby.getByTestId('open-games').getByRole('button', { name: /Join/ }).evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
   check(new Set(joins).size === joins.length, `each Join button names its game: ${joins.join(' | ')}`);
   result.lobbyLines = texts;
@@ -149,15 +173,22 @@ try {
 
   // Import: the page's own example, which names no variant, imports as it stands (its first
   // turn has no push: only a balanced variant reads it).
+  const importHeading = c.getByRole('heading', { name: 'Import an Avalanche Chess record' });
   await c.goto(`${BASE}/#/import`);
+  await importHeading.waitFor({ timeout: 30000 });
   await c.getByTestId('example').click();
   await c.getByRole('button', { name: 'Import' }).click();
   await c.waitForURL((url) => url.hash.startsWith('#/replay/'));
   const imported = decodeURIComponent(c.url().split('#/replay/')[1].split('/')[0]);
   const importedGame = await api(`/games/${imported}`);
   check(importedGame.variant === 'balanced', `the example reads as balanced: ${importedGame.variant}`);
+  // Its players are the record's (its White and Black tags), named in the result.
+  await c.locator('.game-head').filter({ hasText: 'Ana won: Ben resigned.' }).waitFor();
+  check(importedGame.seats.map((s) => s.player_name).join(' ') === 'Ana Ben', `the record's players: ${JSON.stringify(importedGame.seats)}`);
   // A record broken at a half-turn is refused with that half-turn shown beside it.
+  // Left while the replay may still be loading: the import page is what the page then shows.
   await c.goto(`${BASE}/#/import`);
+  await importHeading.waitFor({ timeout: 30000 });
   await c.getByLabel('Record').fill('1. e4/a6 Nf6/a3\n2. e5/h6 Nd4/h3\n1-0\n');
   await c.getByRole('button', { name: 'Import' }).click();
   await c.getByTestId('import-problem').filter({ hasText: 'Half-turn 4' }).waitFor();

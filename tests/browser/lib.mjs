@@ -155,7 +155,8 @@ export async function signUp(page, name) {
 }
 
 /** The serious and critical violations axe-core finds on the page as it is now (the page's
- * context must bypass the CSP, which keeps any injected script out otherwise). */
+ * context must bypass the CSP, which keeps any injected script out otherwise), and the ids of
+ * the rules that found elements to check (`applied`). */
 export async function axeViolations(page) {
   if (!(await page.evaluate(() => Boolean(window.axe)))) {
     await page.addScriptTag({ path: new URL('./node_modules/axe-core/axe.min.js', import.meta.url).pathname });
@@ -166,8 +167,10 @@ export async function axeViolations(page) {
       // Also the name/visible-text rule, which axe leaves out of its default set.
       rules: { 'label-content-name-mismatch': { enabled: true } },
     });
-    return result.violations
+    const violations = result.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, experimental: v.tags.includes('experimental') || v.id === 'label-content-name-mismatch', nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${n.html.slice(0, 160)}`) }));
+    const applied = [...result.passes, ...result.violations, ...result.incomplete].map((r) => r.id);
+    return { violations, applied };
   });
 }

@@ -94,6 +94,10 @@ fn two_players_meet_in_the_lobby_and_play_to_checkmate_while_a_spectator_watches
         serde_json::json!(["g4/e6", "Qh4/f3#"])
     );
     assert_eq!(game["view"]["result"]["reason"], "checkmate");
+    // The first turn was played by keyboard (arrows, Enter, the push by its square), the mate
+    // by clicking the push square on the board.
+    assert_eq!(result["keyboardTurn"], true);
+    assert_eq!(result["pushSquareClicked"], true);
 
     // Three versions of the replay were checked against states/{version}.
     let replay = result["replay"].as_array().expect("replay checks");

@@ -106,6 +106,60 @@ fn a_record_in_every_accepted_form_imports_as_the_same_finished_game() {
 }
 
 #[test]
+fn an_imported_game_names_its_players_as_the_record_tags_them() {
+    let app = TestApp::spawn();
+    let historian = app.create_player("Historian");
+    let (_, tagged) = FORMS
+        .iter()
+        .find(|(form, _)| form.starts_with("PGN-style tags"))
+        .expect("the form with tags");
+    let game = ok_json(
+        import(
+            &app,
+            &historian,
+            json!({"format": "record", "variant": "standard", "record": tagged}),
+        )
+        .send_ok(),
+        StatusCode::CREATED,
+    );
+    assert_eq!(game["seats"][0]["player_name"], "Betza", "{game}");
+    assert_eq!(game["seats"][1]["player_name"], "Castelli", "{game}");
+    assert_eq!(
+        game["seats"][0]["player_display_name"],
+        "Betza (from the record)"
+    );
+    assert_eq!(game["your_seat"], Value::Null, "the importer holds no seat");
+    let id = game["id"].as_str().unwrap();
+    // Lists and the exported record name them too.
+    let listed = ok_json(
+        app.get("/v1/games?status=finished", None).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(listed[0]["seats"][1]["player_name"], "Castelli", "{listed}");
+    let exported = record_of(&app, id);
+    assert!(
+        exported.contains("[White \"Betza\"]") && exported.contains("[Black \"Castelli\"]"),
+        "{exported}"
+    );
+    // A record without tags, or with a name that could pass for another, names nobody.
+    let sly = format!("[White \"Ann\u{202e}exe\"]\n[Black \"?\"]\n{CANONICAL}");
+    for record in [CANONICAL.to_string(), sly] {
+        let game = ok_json(
+            import(
+                &app,
+                &historian,
+                json!({"format": "record", "variant": "standard", "record": record}),
+            )
+            .send_ok(),
+            StatusCode::CREATED,
+        );
+        assert_eq!(game["seats"][0]["player_id"], "imported:white", "{game}");
+        assert_eq!(game["seats"][0].get("player_name"), None, "{game}");
+        assert_eq!(game["seats"][1]["player_id"], "imported:black", "{game}");
+    }
+}
+
+#[test]
 fn an_illegal_record_is_refused_with_its_half_turn_position_and_reason() {
     let app = TestApp::spawn();
     let historian = app.create_player("Historian");

@@ -55,6 +55,10 @@ pub struct Player {
 
 /// The name shown for a player: the name, then `#` and the first four digits of the id.
 pub fn display_name(id: &str, name: &str) -> String {
+    // A player of an imported record is no account here: said as such.
+    if domain::records::imported_name(id).is_some() {
+        return format!("{name} (from the record)");
+    }
     let digits: String = id.trim_start_matches("p-").chars().take(4).collect();
     format!("{name} #{digits}")
 }
@@ -577,6 +581,10 @@ impl Players {
     }
 
     pub fn name(&self, id: &str) -> Option<String> {
+        // The players of an imported record are named by it (`imported:white:Betza`).
+        if let Some(name) = domain::records::imported_name(id) {
+            return Some(name.to_string());
+        }
         // Known players (every seated one, after its first request) are named from the
         // cache without a copy of their whole record.
         if let Some(name) = self

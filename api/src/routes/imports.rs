@@ -29,7 +29,8 @@ const IMPORT_LIMIT: usize = 8 * 1024 * 1024;
 pub enum ImportRequest {
     /// An Avalanche Chess record in any form the rules file lists. It must end (by the rules,
     /// a resignation or a result line). The seats are held by `imported:white` and
-    /// `imported:black`.
+    /// `imported:black`, followed by `:` and the name of the record's `White` or `Black` tag
+    /// when it gives one that is a valid player name (`imported:white:Betza`, named `Betza`).
     #[schema(example = json!({"format": "record", "variant": "standard",
         "record": "1. e4/a6 Nf6/a3\n2. Qh5/h6 Resigns\n1-0\n"}))]
     Record {
@@ -113,7 +114,15 @@ fn from_record(
     record: &str,
     variant: Option<String>,
 ) -> Result<(GameLog, Seed), ApiError> {
-    let named = variant.or_else(|| variant_tag(record));
+    let named = variant.or_else(|| tag(record, "Variant").map(|v| v.to_ascii_lowercase()));
+    // The players as the record names them; a name that is unknown ("?") or not a valid
+    // player name here is left out (the seat is then just White or Black).
+    let name = |side: &str| {
+        tag(record, side)
+            .filter(|n| n.trim() != "?")
+            .and_then(|n| crate::app::players::clean_name(&n, "player's name").ok())
+    };
+    let names = [name("White"), name("Black")];
     let wanted = match named.as_deref() {
         None => None,
         Some(id) => Some(Variant::from_id(Some(id)).ok_or_else(|| {
@@ -128,7 +137,14 @@ fn from_record(
     let read = |variant: Variant| -> Result<_, ApiError> {
         let seed = randomness::seed()?;
         Ok((
-            import_record(&state.registry, record, variant, seed, Utc::now()),
+            import_record(
+                &state.registry,
+                record,
+                variant,
+                [names[0].as_deref(), names[1].as_deref()],
+                seed,
+                Utc::now(),
+            ),
             seed,
         ))
     };
@@ -205,13 +221,13 @@ fn earlier_seeds(log: &GameLog) -> Vec<Seed> {
         .unwrap_or_default()
 }
 
-/// The `Variant` tag of a record, if any.
-fn variant_tag(record: &str) -> Option<String> {
+/// The value of a record's tag named `name` (`[White "Betza"]`), if it has one.
+fn tag(record: &str, name: &str) -> Option<String> {
     record.lines().find_map(|line| {
         let inner = line.trim().strip_prefix('[')?.strip_suffix(']')?;
         let (key, value) = inner.split_once(char::is_whitespace)?;
-        key.eq_ignore_ascii_case("Variant")
-            .then(|| value.trim().trim_matches('"').to_ascii_lowercase())
+        key.eq_ignore_ascii_case(name)
+            .then(|| value.trim().trim_matches('"').to_string())
     })
 }
 

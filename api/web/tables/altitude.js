@@ -2,7 +2,7 @@
 // k, slot j sits half over slots j and j+1 of floor k-1, as the view's positions say). The
 // viewer picks a card (the drawn one or one from the hand); the places where the legal list
 // lets that card go light up; a click on one names the move, a second click confirms it.
-import { el, button, send, seatName, allMoves, pile, altitudeCard, altitudeName, endPanel } from '../cards.js';
+import { el, button, send, seatName, allMoves, pile, printed, altitudeCard, altitudeName, endPanel } from '../cards.js';
 
 const key = (seat, at) => `${seat}:${at.floor}:${at.slot}`;
 
@@ -122,7 +122,7 @@ function mySide(root, ctx, memo, { drawn, source, redraw, chosen, choose }) {
     draw ? el('button', {
       type: 'button', class: 'pile-button', 'data-action': 'draw', 'aria-label': `Draw the top card of the deck (${view.deck_size} left)`,
       on: { click: () => send(ctx, root, draw.command) },
-    }, el('div', { class: 'pc back' }, el('span', { class: 'count', text: view.deck_size })), el('span', { class: 'pile-label', text: 'Draw' })) : null,
+    }, el('div', { class: 'pc back' }, printed('count', view.deck_size)), el('span', { class: 'pile-label', text: 'Draw' })) : null,
     drawn ? el('div', { class: 'drawn' }, cardChoice(drawn, 'Drawn card'), el('span', { class: 'pile-label', text: 'Drawn' })) : null,
     el('div', { class: 'hand-box' },
       el('div', { class: 'hand' }, view.hand.map((c) => cardChoice(c, 'Hand card'))),

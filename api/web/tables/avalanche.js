@@ -22,7 +22,7 @@ export function renderTable(root, ctx) {
       toBeat ? el('p', { class: 'to-beat' },
         `Last set: ${toBeat.cards.length} × ${rankName(toBeat.cards[0])} by ${seatName(game, toBeat.seat)}`) : null,
       el('div', { class: 'sets' }, (view.table || []).map((set, i, all) =>
-        el('div', { class: `set${i === all.length - 1 ? ' last' : ''}`, 'aria-label': `${seatName(game, set.seat)} played ${set.cards.join(' ')}` },
+        el('div', { class: `set${i === all.length - 1 ? ' last' : ''}`, role: 'group', 'aria-label': `${seatName(game, set.seat)} played ${set.cards.join(' ')}` },
           el('div', { class: 'fan' }, set.cards.map((r) => avalancheCard(r, { class: 'small' }))),
           el('span', { class: 'who', text: seatName(game, set.seat) }))))));
 
@@ -83,7 +83,7 @@ function handSection(root, ctx, memo, hand, tableCards, toBeat) {
         cards.push(el('div', { class: 'card-slot', role: 'img', 'aria-label': rankName(rank) }, face));
       }
     }
-    return el('div', { class: 'rank-group', 'aria-label': `${held} × ${rankName(rank)}` },
+    return el('div', { class: 'rank-group', role: 'group', 'aria-label': `${held} × ${rankName(rank)}` },
       el('div', { class: 'fan' }, cards),
       el('span', { class: 'group-size', text: held > 1 ? `×${held}` : '' }));
   });

@@ -53,7 +53,7 @@ function runPoints(run) {
 }
 
 function runRow(run, label) {
-  return el('div', { class: 'ski-run', 'aria-label': `${label}: ${run.cards.map(skiName).join(', ')}` },
+  return el('div', { class: 'ski-run', role: 'group', 'aria-label': `${label}: ${run.cards.map(skiName).join(', ')}` },
     run.cards.map((c) => skiCard(c, { class: 'small' })));
 }
 

@@ -2,7 +2,7 @@
 // viewer's own legal entries (draw, place in a row, lay the last card face down) and draws
 // everybody's rows and stacks as the view shows them; the shell redraws it live as the other
 // players' cards arrive.
-import { el, button, send, seatName, allMoves, pile, vamanosCard, vamanosName, endPanel } from '../cards.js';
+import { el, button, send, seatName, allMoves, pile, printed, vamanosCard, vamanosName, endPanel } from '../cards.js';
 
 // No turns: another seat's command may move the version on between a redraw and a click.
 const CONCURRENT = { concurrent: true };
@@ -50,18 +50,18 @@ function rowsView(rows, placeFor, ctx, root) {
     const entry = placeFor ? placeFor(i + 1) : null;
     const cards = el('div', { class: 'row-cards' }, row.map((c) => vamanosCard(c, { class: 'small' })),
       Array.from({ length: Math.max(0, 5 - row.length) }, () => el('div', { class: 'pc small empty' })));
-    if (!entry) return el('div', { class: 'vrow', 'aria-label': `Row ${i + 1}: ${row.map(vamanosName).join(', ') || 'empty'}` }, el('span', { class: 'row-label', text: i + 1 }), cards);
+    if (!entry) return el('div', { class: 'vrow', role: 'group', 'aria-label': `Row ${i + 1}: ${row.map(vamanosName).join(', ') || 'empty'}` }, printed('row-label', i + 1), cards);
     return el('button', {
       type: 'button', class: 'vrow target', 'data-action': 'place', 'data-row': i + 1, 'data-notation': entry.notation,
-      'aria-label': `Place in row ${i + 1} (${row.length} card${row.length === 1 ? '' : 's'})`,
+      'aria-label': `Place in row ${i + 1} (${row.length ? row.map(vamanosName).join(', ') : 'empty'})`,
       on: { click: () => send(ctx, root, entry.command, CONCURRENT) },
-    }, el('span', { class: 'row-label', text: i + 1 }), cards);
+    }, printed('row-label', i + 1), cards);
   }));
 }
 
 function stacksView(stacks) {
   if (!stacks.length) return el('span', { class: 'none', text: 'no stack yet' });
-  return el('div', { class: 'stacks' }, stacks.map((s, i) => el('div', { class: 'stack', 'aria-label': `Stack ${i + 1}: ${s.map(vamanosName).join(', ')}` },
+  return el('div', { class: 'stacks' }, stacks.map((s, i) => el('div', { class: 'stack', role: 'group', 'aria-label': `Stack ${i + 1}: ${s.map(vamanosName).join(', ')}` },
     s.map((c) => vamanosCard(c, { class: 'tiny', role: null, 'aria-label': null })))));
 }
 
@@ -77,7 +77,7 @@ function mySide(root, ctx, me) {
         ? el('button', {
           type: 'button', class: 'pile-button', 'data-action': 'draw', 'aria-label': `Draw a card (${me.pile_size} in your pile)`,
           on: { click: () => send(ctx, root, draw.command, CONCURRENT) },
-        }, el('div', { class: 'pc back' }, el('span', { class: 'count', text: me.pile_size })), el('span', { class: 'pile-label', text: 'Draw' }))
+        }, el('div', { class: 'pc back' }, printed('count', me.pile_size)), el('span', { class: 'pile-label', text: 'Draw' }))
         : pile('Your pile', me.pile_size),
       el('div', { class: 'drawn' },
         drawn ? vamanosCard(drawn) : el('div', { class: 'pc empty' }),
