@@ -132,6 +132,11 @@ pub trait EventStore: Send + Sync {
     /// would say "alone" for a shared database.
     fn shared(&self) -> bool;
 
+    /// What the connections to a database server are doing now (its pool and the listener of
+    /// other processes' appends), for an operator's metrics; `None` for a store without them.
+    /// No default, as for [`EventStore::shared`]: a wrapper forwards it.
+    fn database_gauges(&self) -> Option<crate::DatabaseGauges>;
+
     /// Tries to take the lease `name`: a job (the clock keeper, one webhook's deliveries) that
     /// one process at a time runs among those sharing the store. `Ok(true)` when this process
     /// holds it now (taken just now or before). A lease is held until it is released or its

@@ -28,6 +28,7 @@ mod names;
 mod openapi_contract;
 mod operations;
 mod postgres;
+mod postgres_gauges;
 mod postgres_migrate;
 mod postgres_nodes;
 mod postgres_tokens;

@@ -168,6 +168,10 @@ impl EventStore for Metered {
         self.inner.shared()
     }
 
+    fn database_gauges(&self) -> Option<storage::DatabaseGauges> {
+        self.inner.database_gauges()
+    }
+
     fn try_lease(&self, name: &str) -> Result<bool, StorageError> {
         self.inner.try_lease(name)
     }

@@ -442,6 +442,10 @@ impl EventStore for MemoryStore {
         false
     }
 
+    fn database_gauges(&self) -> Option<crate::DatabaseGauges> {
+        None
+    }
+
     fn try_lease(&self, _name: &str) -> Result<bool, StorageError> {
         Ok(true)
     }

@@ -414,6 +414,10 @@ impl EventStore for PostgresStore {
         true
     }
 
+    fn database_gauges(&self) -> Option<crate::DatabaseGauges> {
+        Some(self.gauges())
+    }
+
     fn try_lease(&self, name: &str) -> Result<bool, StorageError> {
         self.inner.leases.try_take(name)
     }

@@ -127,6 +127,10 @@ impl EventStore for SledStore {
         false
     }
 
+    fn database_gauges(&self) -> Option<crate::DatabaseGauges> {
+        None
+    }
+
     fn try_lease(&self, _name: &str) -> Result<bool, StorageError> {
         Ok(true)
     }
