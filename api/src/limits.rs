@@ -346,6 +346,23 @@ pub fn may_read_metrics(
     by_address || by_token
 }
 
+/// Whether a request from `peer` with `bearer` may take a backup (`GET /backup`): as for the
+/// metrics, from an address of `--metrics-allow` or with the metrics token; with neither set,
+/// only from this machine, and not through a proxy (`proxied`: the request names a client it
+/// was forwarded for), since a proxy on this machine would make every client local: a backup
+/// holds every player's record, unlike the metrics.
+pub fn may_take_backup(
+    settings: &LimitSettings,
+    peer: Option<IpAddr>,
+    bearer: Option<&str>,
+    proxied: bool,
+) -> bool {
+    if settings.metrics_allowed.is_empty() && settings.metrics_token.is_none() {
+        return !proxied && peer.is_some_and(|peer| canonical(peer).is_loopback());
+    }
+    may_read_metrics(settings, peer, bearer)
+}
+
 /// Whether `address` is one of the trusted proxies.
 pub fn is_trusted_proxy(address: IpAddr, trusted: &[IpNet]) -> bool {
     trusted.iter().any(|net| net.contains(&canonical(address)))

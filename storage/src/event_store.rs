@@ -137,6 +137,10 @@ pub trait EventStore: Send + Sync {
     /// No default, as for [`EventStore::shared`]: a wrapper forwards it.
     fn database_gauges(&self) -> Option<crate::DatabaseGauges>;
 
+    /// The sled store itself when this is one (or wraps one), for a backup of the running
+    /// store (`SledStore::secrets`, `SledStore::record_trees`); `None` for other backends.
+    fn sled_store(&self) -> Option<crate::SledStore>;
+
     /// Tries to take the lease `name`: a job (the clock keeper, one webhook's deliveries) that
     /// one process at a time runs among those sharing the store. `Ok(true)` when this process
     /// holds it now (taken just now or before). A lease is held until it is released or its

@@ -6,6 +6,7 @@ mod browser_harness;
 mod cluster;
 mod common;
 
+mod backup;
 mod browser_cards;
 mod browser_chess;
 mod browser_table;

@@ -172,6 +172,10 @@ impl EventStore for Metered {
         self.inner.database_gauges()
     }
 
+    fn sled_store(&self) -> Option<storage::SledStore> {
+        self.inner.sled_store()
+    }
+
     fn try_lease(&self, name: &str) -> Result<bool, StorageError> {
         self.inner.try_lease(name)
     }

@@ -446,6 +446,10 @@ impl EventStore for MemoryStore {
         None
     }
 
+    fn sled_store(&self) -> Option<crate::SledStore> {
+        None
+    }
+
     fn try_lease(&self, _name: &str) -> Result<bool, StorageError> {
         Ok(true)
     }

@@ -418,6 +418,10 @@ impl EventStore for PostgresStore {
         Some(self.gauges())
     }
 
+    fn sled_store(&self) -> Option<crate::SledStore> {
+        None
+    }
+
     fn try_lease(&self, name: &str) -> Result<bool, StorageError> {
         self.inner.leases.try_take(name)
     }

@@ -131,6 +131,10 @@ impl EventStore for SledStore {
         None
     }
 
+    fn sled_store(&self) -> Option<crate::SledStore> {
+        Some(self.clone())
+    }
+
     fn try_lease(&self, _name: &str) -> Result<bool, StorageError> {
         Ok(true)
     }
