@@ -577,6 +577,41 @@ mod tests {
     }
 
     #[test]
+    fn a_backup_is_for_this_machine_unless_the_metrics_settings_name_who_else() {
+        let open = LimitSettings::default();
+        let local: IpAddr = "127.0.0.1".parse().unwrap();
+        let mapped: IpAddr = "::ffff:127.0.0.1".parse().unwrap();
+        let remote: IpAddr = "10.0.0.5".parse().unwrap();
+        assert!(may_take_backup(&open, Some(local), None, false));
+        assert!(may_take_backup(&open, Some(mapped), None, false));
+        assert!(
+            !may_take_backup(&open, Some(local), None, true),
+            "through a proxy"
+        );
+        assert!(!may_take_backup(&open, Some(remote), None, false));
+        assert!(!may_take_backup(&open, None, None, false));
+        let restricted = LimitSettings {
+            metrics_allowed: vec!["10.0.0.0/8".parse().unwrap()],
+            metrics_token: Some("s3cret".into()),
+            ..LimitSettings::default()
+        };
+        assert!(may_take_backup(&restricted, Some(remote), None, true));
+        assert!(may_take_backup(
+            &restricted,
+            Some("192.0.2.1".parse().unwrap()),
+            Some("s3cret"),
+            false
+        ));
+        assert!(!may_take_backup(
+            &restricted,
+            Some("192.0.2.1".parse().unwrap()),
+            Some("guess"),
+            false
+        ));
+        assert!(!may_take_backup(&restricted, Some(local), None, false));
+    }
+
+    #[test]
     fn zero_turns_a_limit_off() {
         let limits = Limits::new(LimitSettings::unlimited());
         for _ in 0..1000 {

@@ -10,6 +10,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use sha2::{Digest, Sha256};
 use storage::{AppendError, Batch, EventStore, NewEvent, SledStore};
 
 use super::format::{self, FileError, Line};
@@ -102,11 +103,16 @@ pub fn restore(from: &Path, data: &Path) -> Result<Restored, RestoreError> {
             line: 1,
             detail: "the store id is not hexadecimal".into(),
         })?;
-    let store =
-        SledStore::create_with_store_id(data, store_id).map_err(|source| RestoreError::Create {
-            path: data.into(),
-            source,
-        })?;
+    let store = match SledStore::create_with_store_id(data, store_id) {
+        Ok(store) => store,
+        Err(source) => {
+            remove_written(data, existed);
+            return Err(RestoreError::Create {
+                path: data.into(),
+                source,
+            });
+        }
+    };
     match write(&store, from, &checked, started) {
         Ok(()) => Ok(Restored {
             end: checked.end,
@@ -158,9 +164,16 @@ fn write(
     let mut records: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
     let mut events = 0u64;
     let mut shown = Instant::now();
+    // Hashed again as it is read: a file changed since it was checked is not restored.
+    let mut hasher = Sha256::new();
     for line in reader.lines() {
         let line = line.map_err(|e| e.to_string())?;
-        match serde_json::from_str::<Line>(&line).map_err(|e| e.to_string())? {
+        let parsed = serde_json::from_str::<Line>(&line).map_err(|e| e.to_string())?;
+        if !matches!(parsed, Line::End(_)) {
+            hasher.update(line.as_bytes());
+            hasher.update(b"\n");
+        }
+        match parsed {
             Line::Batch(batch) => {
                 let count = batch.events.len() as u64;
                 let last_version = batch.first_version + count - 1;
@@ -213,6 +226,12 @@ fn write(
             }
             Line::Header(_) | Line::Tags(_) | Line::End(_) => {}
         }
+    }
+    if hex::encode(hasher.finalize()) != checked.end.sha256 {
+        return Err(format!(
+            "the backup {} changed while it was restored",
+            from.display()
+        ));
     }
     runtime.block_on(append_window(store, &mut window))?;
     eprintln!(
