@@ -46,6 +46,31 @@ fn all_events(app: &TestApp, player: &Player, id: &str) -> Vec<Value> {
     }
 }
 
+/// The ids and statuses of the games `app` lists under `status`, all pages.
+fn listed(app: &TestApp, status: &str) -> Vec<(String, String)> {
+    let mut games = Vec::new();
+    let mut after = String::new();
+    loop {
+        let path = if after.is_empty() {
+            format!("/v1/games?status={status}&limit=200")
+        } else {
+            format!("/v1/games?status={status}&limit=200&after={after}")
+        };
+        let page = ok_json(app.get(&path, None).send(), StatusCode::OK);
+        let page = page.as_array().expect("a page of games").clone();
+        let Some(last) = page.last() else {
+            return games;
+        };
+        after = last["id"].as_str().expect("id").to_string();
+        games.extend(page.iter().map(|g| {
+            (
+                g["id"].as_str().expect("id").to_string(),
+                g["status"].as_str().expect("status").to_string(),
+            )
+        }));
+    }
+}
+
 /// A game being played, and the highest version acknowledged to its players so far.
 struct Played {
     players: Vec<Player>,
@@ -130,6 +155,7 @@ fn a_backup_taken_under_load_restores_into_a_new_folder_with_every_acknowledged_
         "a progress line: {}",
         said(&backup)
     );
+    eprintln!("{}", said(&backup));
     std::thread::sleep(Duration::from_secs(1));
     stop.store(true, Ordering::Relaxed);
     for client in clients {
@@ -243,6 +269,23 @@ fn a_backup_taken_under_load_restores_into_a_new_folder_with_every_acknowledged_
             StatusCode::OK,
         );
         assert_eq!(audit["valid"], true, "{id}: {audit}");
+    }
+    // Each game is listed under the status it has (its index entries were copied as of its
+    // last copied event, also for the games that moved on while the backup was written).
+    let mut statuses = BTreeMap::new();
+    for status in ["open", "active", "finished"] {
+        for (id, shown) in listed(back, status) {
+            assert_eq!(shown, status, "{id} is listed as {status}");
+            statuses.insert(id, shown);
+        }
+    }
+    for id in before.keys().chain(finished.iter().map(|(id, _)| id)) {
+        let status = back.game(None, id)["status"].as_str().unwrap().to_string();
+        assert_eq!(
+            statuses.get(id),
+            Some(&status),
+            "{id} is listed under its status"
+        );
     }
     // Tokens act: a player of the restored store plays on in a running game.
     let (id, played) = before
