@@ -33,6 +33,45 @@ pub enum Subcommand {
     /// then audit every copied game there. Stop the server first; it refuses a database that
     /// holds anything.
     Migrate(MigrateArgs),
+    /// Write a backup of a running server's sled store into a new file, consistent while
+    /// players play (the server sends it from `GET /backup`). The secrets key is not in it:
+    /// back the key up apart. For PostgreSQL, use `pg_dump`.
+    Backup(BackupArgs),
+    /// Restore a backup into a new sled store in an empty folder; then start a server there
+    /// with the backed-up store's key.
+    Restore(RestoreArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BackupArgs {
+    /// The file to write (refused if it exists); written whole or not at all.
+    #[arg(long)]
+    pub to: PathBuf,
+    /// The server to back up, as the URL it answers on from here.
+    #[arg(
+        long,
+        env = "AVALANCHE_BACKUP_SERVER",
+        default_value = "http://127.0.0.1:8080"
+    )]
+    pub server: String,
+    /// The file of the server's metrics token (`--metrics-token-file` of `serve`): sent as
+    /// its bearer token when the backup is not taken from an address it allows.
+    #[arg(long, env = "AVALANCHE_METRICS_TOKEN_FILE")]
+    pub token_file: Option<PathBuf>,
+    /// The server's PostgreSQL database, if it runs on one: then this command says to use
+    /// `pg_dump` and fails.
+    #[arg(long, env = "AVALANCHE_DATABASE")]
+    pub database: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RestoreArgs {
+    /// The backup file (written by `avalanche backup`).
+    #[arg(long)]
+    pub from: PathBuf,
+    /// The folder of the new sled store: empty or missing, never an existing store.
+    #[arg(long)]
+    pub data: PathBuf,
 }
 
 #[derive(Debug, Clone, Args)]

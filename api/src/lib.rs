@@ -4,6 +4,7 @@
 pub mod allocator;
 pub mod app;
 pub mod auth;
+pub mod backup;
 pub mod clock;
 pub mod command_answer;
 pub mod configuration;

@@ -346,6 +346,23 @@ pub fn may_read_metrics(
     by_address || by_token
 }
 
+/// Whether a request from `peer` with `bearer` may take a backup (`GET /backup`): as for the
+/// metrics, from an address of `--metrics-allow` or with the metrics token; with neither set,
+/// only from this machine, and not through a proxy (`proxied`: the request names a client it
+/// was forwarded for), since a proxy on this machine would make every client local: a backup
+/// holds every player's record, unlike the metrics.
+pub fn may_take_backup(
+    settings: &LimitSettings,
+    peer: Option<IpAddr>,
+    bearer: Option<&str>,
+    proxied: bool,
+) -> bool {
+    if settings.metrics_allowed.is_empty() && settings.metrics_token.is_none() {
+        return !proxied && peer.is_some_and(|peer| canonical(peer).is_loopback());
+    }
+    may_read_metrics(settings, peer, bearer)
+}
+
 /// Whether `address` is one of the trusted proxies.
 pub fn is_trusted_proxy(address: IpAddr, trusted: &[IpNet]) -> bool {
     trusted.iter().any(|net| net.contains(&canonical(address)))
@@ -557,6 +574,41 @@ mod tests {
         assert!(limits.token_issued("ann", 1).is_ok());
         let refused = limits.token_issued("ann", 1).expect_err("two an hour");
         assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+    }
+
+    #[test]
+    fn a_backup_is_for_this_machine_unless_the_metrics_settings_name_who_else() {
+        let open = LimitSettings::default();
+        let local: IpAddr = "127.0.0.1".parse().unwrap();
+        let mapped: IpAddr = "::ffff:127.0.0.1".parse().unwrap();
+        let remote: IpAddr = "10.0.0.5".parse().unwrap();
+        assert!(may_take_backup(&open, Some(local), None, false));
+        assert!(may_take_backup(&open, Some(mapped), None, false));
+        assert!(
+            !may_take_backup(&open, Some(local), None, true),
+            "through a proxy"
+        );
+        assert!(!may_take_backup(&open, Some(remote), None, false));
+        assert!(!may_take_backup(&open, None, None, false));
+        let restricted = LimitSettings {
+            metrics_allowed: vec!["10.0.0.0/8".parse().unwrap()],
+            metrics_token: Some("s3cret".into()),
+            ..LimitSettings::default()
+        };
+        assert!(may_take_backup(&restricted, Some(remote), None, true));
+        assert!(may_take_backup(
+            &restricted,
+            Some("192.0.2.1".parse().unwrap()),
+            Some("s3cret"),
+            false
+        ));
+        assert!(!may_take_backup(
+            &restricted,
+            Some("192.0.2.1".parse().unwrap()),
+            Some("guess"),
+            false
+        ));
+        assert!(!may_take_backup(&restricted, Some(local), None, false));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The `avalanche` command: `serve` (the default) starts the HTTP server; `openapi` prints the
 //! API document; `audit FILE` audits a game log or a chess record without a server; `migrate`
-//! copies a sled store into PostgreSQL.
+//! copies a sled store into PostgreSQL; `backup` and `restore` copy a running sled store into
+//! a file and back into a new folder.
 
 use api::configuration::{Cli, Subcommand};
 use clap::Parser;
@@ -44,6 +45,26 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Subcommand::Backup(args) => match api::backup::command::backup(&args) {
+            Ok(summary) => {
+                print!("{summary}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("avalanche backup: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        Subcommand::Restore(args) => match api::backup::restore::restore(&args.from, &args.data) {
+            Ok(restored) => {
+                print!("{restored}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("avalanche restore: {error}");
+                ExitCode::FAILURE
+            }
+        },
         Subcommand::Openapi => {
             print!("{}", api::openapi::pretty(&domain::Registry::standard()));
             ExitCode::SUCCESS

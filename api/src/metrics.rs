@@ -138,6 +138,8 @@ pub struct Snapshot {
     pub webhook_counts: (u64, u64, u64),
     /// The outbox: mail sent and failed by this node, mail waiting (all nodes).
     pub mail: crate::app::mail::MailMetrics,
+    /// The connections to PostgreSQL (its pool and its listener), on PostgreSQL only.
+    pub database: Option<storage::DatabaseGauges>,
 }
 
 /// The requests of one route: (method, status, requests answered), and how long they took.
@@ -512,6 +514,7 @@ impl Metrics {
         );
         let writable = u8::from(self.store_broken().is_none());
         let _ = writeln!(out, "avalanche_store_writable {writable}");
+        write_database(&mut out, snapshot.database.as_ref());
 
         head(
             &mut out,
@@ -615,6 +618,51 @@ struct ProcessMore {
     open_fds: Option<f64>,
     max_fds: Option<f64>,
     start_time: Option<f64>,
+}
+
+/// The gauges of the connections to PostgreSQL. Their heads are written on every store, so
+/// that a dashboard and the alert rules name the same metrics whatever the store; their values
+/// only on PostgreSQL (a sled store has neither a pool nor a listener).
+fn write_database(out: &mut String, database: Option<&storage::DatabaseGauges>) {
+    let gauges = [
+        (
+            "avalanche_postgres_connections_in_use",
+            "gauge",
+            "Connections of this node's pool to PostgreSQL running a statement now.",
+            database.map(|d| d.pool.in_use),
+        ),
+        (
+            "avalanche_postgres_connections_idle",
+            "gauge",
+            "Connections of this node's pool to PostgreSQL free now.",
+            database.map(|d| d.pool.idle),
+        ),
+        (
+            "avalanche_postgres_requests_waiting",
+            "gauge",
+            "Reads and writes waiting for a free connection of the pool now (the pool is too small, or the database slow).",
+            database.map(|d| d.pool.waiting),
+        ),
+        (
+            "avalanche_postgres_listener_connected",
+            "gauge",
+            "1 while the connection that hears other nodes' appends is up; while 0, waiting readers hear of other nodes' moves late.",
+            database.map(|d| u64::from(d.listener_connected)),
+        ),
+        (
+            "avalanche_postgres_listener_reconnections_total",
+            "counter",
+            "Times the listening connection was made again after it was lost.",
+            database.map(|d| d.listener_reconnections),
+        ),
+    ];
+    for (name, kind, help, value) in gauges {
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let _ = writeln!(out, "# TYPE {name} {kind}");
+        if let Some(value) = value {
+            let _ = writeln!(out, "{name} {value}");
+        }
+    }
 }
 
 fn process_more() -> ProcessMore {

@@ -436,6 +436,7 @@ pub fn run_with_mail(
             .service(routes::health::health)
             .service(routes::health::ready)
             .service(routes::health::metrics)
+            .service(routes::backup::backup)
             .service(routes::licence::licence)
             .service(routes::players::create_player)
             .service(routes::players::me)

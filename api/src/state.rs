@@ -47,6 +47,7 @@ impl AppState {
             webhooks: self.webhooks.backlogs(),
             webhook_counts: self.webhooks.delivery_counts(),
             mail: self.mail.metrics(),
+            database: repository.store().database_gauges(),
         }
     }
 }

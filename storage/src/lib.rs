@@ -63,7 +63,7 @@ mod postgres;
 mod sled_store;
 mod watchers;
 
-pub use crate::postgres::PostgresStore;
+pub use crate::postgres::{DatabaseGauges, PoolGauges, PostgresStore};
 pub use broadcasts::{BACKLOG as BROADCAST_BACKLOG, MAX_MESSAGE};
 pub use copy::{copy_sled_to_postgres, copy_sled_to_postgres_with, CopyError, CopyReport};
 pub use envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};

@@ -6,6 +6,7 @@ mod browser_harness;
 mod cluster;
 mod common;
 
+mod backup;
 mod browser_account;
 mod browser_cards;
 mod browser_chess;
@@ -29,6 +30,7 @@ mod names;
 mod openapi_contract;
 mod operations;
 mod postgres;
+mod postgres_gauges;
 mod postgres_migrate;
 mod postgres_nodes;
 mod postgres_tokens;

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use storage::{Storage, StorageError};
 
 /// The record tree of the nodes' settings.
-const NODES: &str = "nodes";
+pub(crate) const NODES: &str = "nodes";
 /// A node whose record is older than this is taken as gone.
 const FRESH_SECONDS: i64 = 300;
 

@@ -1,5 +1,6 @@
 //! One file per resource.
 
+pub mod backup;
 pub mod events;
 pub mod forks;
 pub mod games;

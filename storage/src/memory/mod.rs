@@ -418,6 +418,14 @@ impl EventStore for MemoryStore {
     }
 
     // Only this process writes the store: nobody to share with, every lease is its own.
+
+    fn database_gauges(&self) -> Option<crate::DatabaseGauges> {
+        None
+    }
+
+    fn sled_store(&self) -> Option<crate::SledStore> {
+        None
+    }
 }
 
 impl Coordination for MemoryStore {

@@ -8,7 +8,7 @@
 //! avalanche_broadcasts`) to this process's subscribers; those sent while it was not
 //! connected are lost (`broadcasts.rs` says what a message may be used for).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -33,6 +33,27 @@ const TICK: Duration = Duration::from_millis(200);
 
 pub(crate) struct Listener {
     stop: Arc<AtomicBool>,
+    state: Arc<State>,
+}
+
+/// Whether the listener is connected now, and how often it connected again after losing its
+/// connection, for the gauges of `/metrics`.
+#[derive(Default)]
+struct State {
+    connected: AtomicBool,
+    /// Connections made after the first one.
+    reconnections: AtomicU64,
+    connections: AtomicU64,
+}
+
+impl Listener {
+    /// Whether it listens now (its connection is up), and its reconnections so far.
+    pub(crate) fn state(&self) -> (bool, u64) {
+        (
+            self.state.connected.load(Ordering::Relaxed),
+            self.state.reconnections.load(Ordering::Relaxed),
+        )
+    }
 }
 
 impl Drop for Listener {
@@ -70,13 +91,17 @@ impl Announce {
 pub(crate) fn start(url: &str, announce: Announce) -> std::io::Result<Listener> {
     let stop = Arc::new(AtomicBool::new(false));
     let stopping = Arc::clone(&stop);
+    let state = Arc::new(State::default());
+    let listening = Arc::clone(&state);
     let url = url.to_string();
     std::thread::Builder::new()
         .name("postgres-listen".into())
         .spawn(move || {
             let mut announced_failure = false;
             while !stopping.load(Ordering::Relaxed) {
-                match listen(&url, &announce, &stopping) {
+                let outcome = listen(&url, &announce, &stopping, &listening);
+                listening.connected.store(false, Ordering::Relaxed);
+                match outcome {
                     Ok(()) => return,
                     Err(error) => {
                         if !announced_failure {
@@ -88,11 +113,11 @@ pub(crate) fn start(url: &str, announce: Announce) -> std::io::Result<Listener> 
                 }
             }
         })?;
-    Ok(Listener { stop })
+    Ok(Listener { stop, state })
 }
 
 /// Listens until `stop` is set (`Ok`) or the connection fails (`Err`).
-fn listen(url: &str, announce: &Announce, stop: &AtomicBool) -> Result<(), String> {
+fn listen(url: &str, announce: &Announce, stop: &AtomicBool, state: &State) -> Result<(), String> {
     let failed = |e: postgres::Error| e.to_string();
     let mut config: postgres::Config = url.parse().map_err(failed)?;
     config.application_name(APPLICATION_NAME);
@@ -100,6 +125,11 @@ fn listen(url: &str, announce: &Announce, stop: &AtomicBool) -> Result<(), Strin
     client
         .batch_execute(&format!("LISTEN {CHANNEL}; LISTEN {BROADCASTS}"))
         .map_err(failed)?;
+    if state.connections.fetch_add(1, Ordering::Relaxed) > 0 {
+        state.reconnections.fetch_add(1, Ordering::Relaxed);
+        tracing::info!("listening for other servers' appends again");
+    }
+    state.connected.store(true, Ordering::Relaxed);
     // Heads known before may have moved unheard while nobody listened.
     announce.heads.clear();
     // Catch up with what was appended while nobody listened.

@@ -99,6 +99,7 @@ mod heads;
 mod leases;
 mod listener;
 mod pool;
+pub use pool::PoolGauges;
 mod schema;
 mod seam;
 
@@ -135,7 +136,7 @@ struct Inner {
     /// The streams' heads known without a read (`heads.rs`).
     heads: Arc<heads::KnownHeads>,
     /// Wakes this process's readers on other processes' appends; stops when dropped.
-    _listener: listener::Listener,
+    listener: listener::Listener,
     /// The leases this process holds, on their own connection (`leases.rs`).
     leases: leases::Leases,
 }
@@ -214,11 +215,34 @@ impl PostgresStore {
                 broadcasts,
                 sender,
                 heads,
-                _listener: listener,
+                listener,
                 leases,
             }),
         })
     }
+
+    /// What the connections to the database are doing now.
+    pub fn gauges(&self) -> DatabaseGauges {
+        let (listener_connected, listener_reconnections) = self.inner.listener.state();
+        DatabaseGauges {
+            pool: self.inner.pool.gauges(),
+            listener_connected,
+            listener_reconnections,
+        }
+    }
+}
+
+/// The gauges of a database store's connections, for an operator's metrics: the pool of
+/// connections that read and write (appends have their own, see `group.rs`), and the
+/// connection that listens for other processes' appends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DatabaseGauges {
+    pub pool: PoolGauges,
+    /// Whether the listener's connection is up: while it is not, this process's waiting
+    /// readers hear of other processes' appends only once it is back.
+    pub listener_connected: bool,
+    /// How often the listener connected again after losing its connection.
+    pub listener_reconnections: u64,
 }
 
 /// The connection string without its password, for messages.

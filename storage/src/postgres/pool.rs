@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex, PoisonError};
 
 use postgres::types::ToSql;
@@ -139,6 +140,26 @@ impl Connection {
 /// finish the jobs under way, and closes their connections.
 pub(crate) struct Pool {
     jobs: Mutex<Option<mpsc::Sender<Job>>>,
+    /// How many connection threads there are.
+    size: usize,
+    counts: Arc<Counts>,
+}
+
+/// What the pool is doing now, for the gauges of `/metrics`.
+#[derive(Default)]
+struct Counts {
+    /// Jobs a connection thread runs now.
+    in_use: AtomicU64,
+    /// Jobs submitted that no connection thread took yet.
+    waiting: AtomicU64,
+}
+
+/// The pool's gauges: its connections in use and idle, and the calls waiting for one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolGauges {
+    pub in_use: u64,
+    pub idle: u64,
+    pub waiting: u64,
 }
 
 impl Pool {
@@ -146,8 +167,11 @@ impl Pool {
         let (sender, receiver) = mpsc::channel::<Job>();
         let receiver = Arc::new(Mutex::new(receiver));
         let url: Arc<str> = Arc::from(url);
-        for n in 0..size.max(1) {
+        let counts = Arc::new(Counts::default());
+        let size = size.max(1);
+        for n in 0..size {
             let receiver = Arc::clone(&receiver);
+            let counts = Arc::clone(&counts);
             let mut connection = Connection::new(Arc::clone(&url));
             std::thread::Builder::new()
                 .name(format!("postgres-{n}"))
@@ -157,23 +181,43 @@ impl Pool {
                         .unwrap_or_else(PoisonError::into_inner)
                         .recv();
                     let Ok(job) = next else { return };
+                    counts.waiting.fetch_sub(1, Ordering::Relaxed);
+                    counts.in_use.fetch_add(1, Ordering::Relaxed);
                     // A job that panics drops its answer channel (its caller sees a database error); the
                     // connection may be mid-statement, so it is not used again.
                     if catch_unwind(AssertUnwindSafe(|| job(&mut connection))).is_err() {
                         connection.forget();
                     }
+                    counts.in_use.fetch_sub(1, Ordering::Relaxed);
                 })
                 .map_err(|e| StorageError::Database(format!("cannot start a thread: {e}")))?;
         }
         Ok(Pool {
             jobs: Mutex::new(Some(sender)),
+            size,
+            counts,
         })
     }
 
     fn submit(&self, job: Job) -> Result<(), StorageError> {
         let jobs = self.jobs.lock().unwrap_or_else(PoisonError::into_inner);
         let sender = jobs.as_ref().ok_or(StorageError::Closed)?;
-        sender.send(job).map_err(|_| StorageError::Closed)
+        // Counted before it is sent, so that the thread taking it never counts below zero.
+        self.counts.waiting.fetch_add(1, Ordering::Relaxed);
+        sender.send(job).map_err(|_| {
+            self.counts.waiting.fetch_sub(1, Ordering::Relaxed);
+            StorageError::Closed
+        })
+    }
+
+    /// Its connections in use and idle now, and the calls waiting for one.
+    pub(crate) fn gauges(&self) -> PoolGauges {
+        let in_use = self.counts.in_use.load(Ordering::Relaxed);
+        PoolGauges {
+            in_use,
+            idle: (self.size as u64).saturating_sub(in_use),
+            waiting: self.counts.waiting.load(Ordering::Relaxed),
+        }
     }
 
     /// Runs `work` on a connection thread and blocks the calling thread (any thread, inside an

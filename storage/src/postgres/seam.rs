@@ -393,6 +393,14 @@ impl EventStore for PostgresStore {
 
     // Handed to this process's subscribers at once, and sent with NOTIFY, marked with this
     // store's sender id so that its own listener passes it over.
+
+    fn database_gauges(&self) -> Option<crate::DatabaseGauges> {
+        Some(self.gauges())
+    }
+
+    fn sled_store(&self) -> Option<crate::SledStore> {
+        None
+    }
 }
 
 impl Coordination for PostgresStore {

@@ -33,11 +33,31 @@ pub(crate) struct Opened {
 }
 
 pub(crate) fn open(path: &Path, cache_bytes: u64) -> Result<Opened, OpenError> {
+    open_with_id(path, cache_bytes, None)
+}
+
+/// Creates a new store in `path`, which must be empty or missing, with the id `store_id`
+/// rather than a new one: the restore of a backup keeps every event id.
+pub(crate) fn create_with_id(
+    path: &Path,
+    cache_bytes: u64,
+    store_id: u64,
+) -> Result<Opened, OpenError> {
+    if check_directory(path)? {
+        return Err(OpenError::Foreign {
+            path: path.to_path_buf(),
+            detail: "a store is there already: a restore goes only into an empty folder".into(),
+        });
+    }
+    open_with_id(path, cache_bytes, Some(store_id))
+}
+
+fn open_with_id(path: &Path, cache_bytes: u64, new_id: Option<u64>) -> Result<Opened, OpenError> {
     let path_buf = path.to_path_buf();
     let existing = check_directory(path)?;
     owner_only_directory(path)?;
     let config = sled::Config::new().path(path).cache_capacity(cache_bytes);
-    let opened = open_config(config, path_buf)?;
+    let opened = open_config(config, path_buf, new_id)?;
     owner_only_files(path)?;
     if existing && !opened.recovered {
         // Sled found files but nothing in them: rather than start afresh over what may be
@@ -97,7 +117,7 @@ fn owner_only_files(path: &Path) -> Result<(), OpenError> {
 
 pub(crate) fn temporary() -> Result<Opened, OpenError> {
     let config = sled::Config::new().temporary(true);
-    open_config(config, PathBuf::from("(temporary)"))
+    open_config(config, PathBuf::from("(temporary)"), None)
 }
 
 /// Checks that `path` is a directory of sled's files, or empty, or missing; says whether it has files.
@@ -157,11 +177,15 @@ fn check_directory(path: &Path) -> Result<bool, OpenError> {
     Ok(!empty)
 }
 
-fn open_config(config: sled::Config, path: PathBuf) -> Result<Opened, OpenError> {
+fn open_config(
+    config: sled::Config,
+    path: PathBuf,
+    new_id: Option<u64>,
+) -> Result<Opened, OpenError> {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let db = config.open().map_err(|e| sled_open_error(&path, e))?;
         let recovered = db.was_recovered();
-        let store_id = check_format(&db, &path)?;
+        let store_id = check_format(&db, &path, new_id)?;
         Ok(Opened {
             db,
             store_id,
@@ -205,8 +229,9 @@ fn sled_open_error(path: &Path, error: sled::Error) -> OpenError {
     }
 }
 
-/// Reads the format marker, or writes it on a new database; returns the store id.
-fn check_format(db: &sled::Db, path: &Path) -> Result<u64, OpenError> {
+/// Reads the format marker, or writes it on a new database (with `new_id`, or a random id);
+/// returns the store id.
+fn check_format(db: &sled::Db, path: &Path, new_id: Option<u64>) -> Result<u64, OpenError> {
     let storage = |e: sled::Error| OpenError::Storage {
         path: path.to_path_buf(),
         detail: e.to_string(),
@@ -254,7 +279,7 @@ fn check_format(db: &sled::Db, path: &Path) -> Result<u64, OpenError> {
             detail: "a database without the event store's format marker".into(),
         });
     }
-    let store_id = random_u64();
+    let store_id = new_id.unwrap_or_else(random_u64);
     let meta = db.open_tree(META_TREE).map_err(storage)?;
     let mut batch = sled::Batch::default();
     batch.insert(STORE_ID_KEY, &store_id.to_be_bytes());

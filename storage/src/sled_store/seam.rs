@@ -106,6 +106,14 @@ impl EventStore for SledStore {
     }
 
     // Only this process writes the store: nobody to share with, every lease is its own.
+
+    fn database_gauges(&self) -> Option<crate::DatabaseGauges> {
+        None
+    }
+
+    fn sled_store(&self) -> Option<crate::SledStore> {
+        Some(self.clone())
+    }
 }
 
 impl Coordination for SledStore {

@@ -78,6 +78,19 @@ impl SledStore {
         SledStore::start(opened, Some(disk_sync), path)
     }
 
+    /// Creates a new store in the directory `path` (empty or missing) with the id `store_id`,
+    /// so that events appended in the original's order get the original's ids: the restore
+    /// of a backup. A directory that holds a store is refused.
+    pub fn create_with_store_id(path: &Path, store_id: u64) -> Result<SledStore, OpenError> {
+        let opened =
+            open::create_with_id(path, SledStore::DEFAULT_CACHE_MB * 1024 * 1024, store_id)?;
+        let disk_sync = DiskSync::open(path).map_err(|e| OpenError::Storage {
+            path: path.to_path_buf(),
+            detail: format!("cannot sync the database files: {e}"),
+        })?;
+        SledStore::start(opened, Some(disk_sync), path)
+    }
+
     /// A store in a temporary directory, deleted when the last clone is dropped.
     pub fn temporary() -> Result<SledStore, OpenError> {
         let opened = open::temporary()?;
@@ -225,6 +238,20 @@ impl SledStore {
         let ticket = self.inner.group_commit.written(None, Vec::new());
         self.inner.group_commit.wait_blocking(ticket)?;
         Ok(true)
+    }
+
+    /// Stores many records of one tree durably, with one flush: on disk when this returns.
+    pub fn put_records(
+        &self,
+        tree: &str,
+        records: Vec<(String, Vec<u8>)>,
+    ) -> Result<(), StorageError> {
+        let tree = self.record_tree(tree)?;
+        for (key, value) in records {
+            tree.insert(key.as_bytes(), value)?;
+        }
+        let ticket = self.inner.group_commit.written(None, Vec::new());
+        self.inner.group_commit.wait_blocking(ticket)
     }
 
     /// `put_record` for async callers: waits for the flush without blocking the thread.

@@ -21,7 +21,7 @@ use std::time::Duration;
 use storage::Envelope;
 
 /// The worker's place in the event log.
-const CURSOR: (&str, &str) = ("mail_cursor", "log");
+pub(crate) const CURSOR: (&str, &str) = ("mail_cursor", "log");
 /// Events read at a time.
 const PAGE: usize = 256;
 

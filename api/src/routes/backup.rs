@@ -1,0 +1,92 @@
+//! `GET /backup`: a backup of this node's running sled store, streamed as it is written (see
+//! `backup/dump.rs`), for `avalanche backup`. Operator-only like `/metrics`, and outside the
+//! API document like it; on PostgreSQL it is refused with the advice to use `pg_dump`.
+
+use crate::problem::ApiError;
+use crate::state::AppState;
+use actix_web::http::StatusCode;
+use actix_web::{get, web, HttpRequest, HttpResponse};
+use std::io::Write;
+
+/// Bytes the backup's thread hands to the answer at a time.
+const CHUNK: usize = 256 * 1024;
+
+#[get("/backup")]
+pub async fn backup(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let bearer = crate::auth::bearer(&request).ok().flatten();
+    let peer = request.peer_addr().map(|peer| peer.ip());
+    let headers = request.headers();
+    let proxied = ["x-forwarded-for", "forwarded", "x-real-ip"]
+        .iter()
+        .any(|name| headers.contains_key(*name));
+    if !crate::limits::may_take_backup(&state.limits.settings, peer, bearer.as_deref(), proxied) {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "A backup is for the operator: from this machine, or from an address or with the token the metrics allow.",
+        ));
+    }
+    let Some(store) = state.games.repository().store().sled_store() else {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "backup_not_here",
+            "This node's store is PostgreSQL: back it up with pg_dump, which copies a consistent snapshot while the nodes play.",
+        ));
+    };
+    let (sender, receiver) = tokio::sync::mpsc::channel::<Result<web::Bytes, std::io::Error>>(4);
+    let writing = state.clone();
+    std::thread::Builder::new()
+        .name("backup".into())
+        .spawn(move || {
+            let failed = sender.clone();
+            let out = std::io::BufWriter::with_capacity(CHUNK, Channel(sender));
+            let repository = writing.games.repository();
+            let tags_at = |stream: &str, version: u64| {
+                repository
+                    .game_at(stream, version)
+                    .ok()
+                    .map(|game| crate::app::index::tags(game.as_ref()))
+            };
+            match crate::backup::dump::write_backup(&store, &tags_at, out) {
+                Ok(end) => tracing::info!(
+                    events = end.events,
+                    records = end.records,
+                    "a backup was taken"
+                ),
+                Err(error) => {
+                    tracing::error!(%error, "a backup failed");
+                    // The answer ends in an error, not a clean end: the file is cut short.
+                    let _ = failed.blocking_send(Err(std::io::Error::other(error.to_string())));
+                }
+            }
+        })
+        .map_err(ApiError::internal)?;
+    let body = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        receiver.recv().await.map(|chunk| (chunk, receiver))
+    });
+    Ok(HttpResponse::Ok()
+        .content_type("application/x-ndjson")
+        .insert_header(("Cache-Control", "no-store"))
+        .streaming(body))
+}
+
+/// Hands what is written to the answer; fails once the client went away.
+struct Channel(tokio::sync::mpsc::Sender<Result<web::Bytes, std::io::Error>>);
+
+impl Write for Channel {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .blocking_send(Ok(web::Bytes::copy_from_slice(bytes)))
+            .map_err(|_| {
+                std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client went away")
+            })?;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,145 @@
+//! The gauges of a node's connections to PostgreSQL in `/metrics`, on the real binary and a
+//! real database: the pool's connections in use and idle and the requests waiting for one move
+//! under load and settle after it; the listener's gauge drops when its connection is killed
+//! (`pg_terminate_backend`) and comes back, counting the reconnection.
+
+use crate::common;
+
+use crate::cluster;
+
+use common::binary::Server;
+use common::TestApp;
+use serde_json::json;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The value of the series `name` (without labels) in `/metrics`, if written.
+fn gauge(app: &TestApp, name: &str) -> Option<u64> {
+    let page = app.get("/metrics", None).send().ok()?.text().ok()?;
+    value_in(&page, name)
+}
+
+/// The value of the series `name` (without labels) in a page of `/metrics`.
+fn value_in(page: &str, name: &str) -> Option<u64> {
+    page.lines()
+        .find_map(|line| line.strip_prefix(&format!("{name} ")))
+        .and_then(|value| value.trim().parse().ok())
+}
+
+/// Waits until `done` holds, checking every 50 ms, or panics with `what` after `within`.
+fn eventually(within: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < within, "{what}: not within {within:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn the_pool_gauges_move_under_load_and_the_listener_gauge_drops_when_its_connection_is_killed_and_comes_back(
+) {
+    let cluster = cluster::Cluster::shared();
+    let url = cluster.new_database();
+    let name = url.rsplit_once('/').unwrap().1.to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("secrets.key");
+    // One connection in the pool, so that a few clients at once must wait for it.
+    let server = Server::start(
+        &dir.path().join("data"),
+        &[
+            "--database",
+            &url,
+            "--secrets-key",
+            key.to_str().unwrap(),
+            "--database-connections",
+            "1",
+        ],
+    );
+    let app = &server.app;
+    eventually(Duration::from_secs(10), "the listener connects", || {
+        gauge(app, "avalanche_postgres_listener_connected") == Some(1)
+    });
+    assert_eq!(
+        gauge(app, "avalanche_postgres_listener_reconnections_total"),
+        Some(0)
+    );
+    let (id, _players) = app.full_game("avalanche-chess", 2, json!({}));
+
+    // Load: clients read the game's events and create players, all through the one connection.
+    let stop = Arc::new(AtomicBool::new(false));
+    let clients: Vec<_> = (0..6)
+        .map(|n| {
+            let (stop, base, id) = (stop.clone(), app.url(""), id.clone());
+            std::thread::spawn(move || {
+                let client = TestApp::attach(base.trim_end_matches('/'));
+                let mut i = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let _ = client.get(&format!("/v1/games/{id}/events"), None).send();
+                    client.create_player(&format!("load-{n}-{i}"));
+                    i += 1;
+                }
+            })
+        })
+        .collect();
+    let (mut most_in_use, mut most_waiting) = (0, 0);
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(4) {
+        let page = app.get("/metrics", None).send().unwrap().text().unwrap();
+        let in_use = value_in(&page, "avalanche_postgres_connections_in_use").expect("in use");
+        let idle = value_in(&page, "avalanche_postgres_connections_idle").expect("idle");
+        assert_eq!(in_use + idle, 1, "the pool holds one connection");
+        most_in_use = most_in_use.max(in_use);
+        most_waiting = most_waiting
+            .max(value_in(&page, "avalanche_postgres_requests_waiting").expect("waiting"));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    stop.store(true, Ordering::Relaxed);
+    for client in clients {
+        client.join().unwrap();
+    }
+    assert_eq!(most_in_use, 1, "the connection was seen in use");
+    assert!(
+        most_waiting >= 1,
+        "requests were seen waiting: {most_waiting}"
+    );
+    eventually(Duration::from_secs(10), "the pool settles", || {
+        gauge(app, "avalanche_postgres_requests_waiting") == Some(0)
+            && gauge(app, "avalanche_postgres_connections_idle") == Some(1)
+    });
+
+    // The listener's connection is killed, and the database takes no new connection for a
+    // while: the gauge drops and stays down.
+    cluster.psql(
+        "postgres",
+        &format!("ALTER DATABASE {name} ALLOW_CONNECTIONS false"),
+    );
+    cluster.psql(
+        "postgres",
+        &format!(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+             WHERE datname = '{name}' AND application_name = 'avalanche-listener'"
+        ),
+    );
+    eventually(Duration::from_secs(10), "the listener gauge drops", || {
+        gauge(app, "avalanche_postgres_listener_connected") == Some(0)
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(gauge(app, "avalanche_postgres_listener_connected"), Some(0));
+    assert_eq!(
+        gauge(app, "avalanche_postgres_listener_reconnections_total"),
+        Some(0)
+    );
+
+    cluster.psql(
+        "postgres",
+        &format!("ALTER DATABASE {name} ALLOW_CONNECTIONS true"),
+    );
+    eventually(Duration::from_secs(10), "the listener comes back", || {
+        gauge(app, "avalanche_postgres_listener_connected") == Some(1)
+    });
+    assert_eq!(
+        gauge(app, "avalanche_postgres_listener_reconnections_total"),
+        Some(1)
+    );
+}
