@@ -377,3 +377,87 @@ fn an_invitation_is_mailed_once_and_only_to_a_player_who_takes_them() {
     assert_eq!(starts.len(), 1, "{starts:?}");
     assert!(starts[0].contains(&game), "{starts:?}");
 }
+
+/// The hand of `seat` as its own view shows it, drawn as mail draws cards.
+fn own_hand(view: &Value, seat: usize) -> Option<String> {
+    let list = ["seats", "players"]
+        .iter()
+        .find_map(|k| view.get(*k).and_then(Value::as_array))?;
+    let entry = list
+        .iter()
+        .find(|s| s.get("seat").and_then(Value::as_u64) == Some(seat as u64))?;
+    let hand = entry.get("hand").and_then(Value::as_array)?;
+    api::app::mail::cards::card_list(hand)
+}
+
+#[test]
+fn every_card_game_mails_the_readers_hand_and_the_table_by_name_and_no_other_hand() {
+    let mut sink = Sink::start();
+    let data = tempfile::tempdir().unwrap();
+    let (server, _smtp) = server(&sink, data.path(), &[]);
+    let app = &server.app;
+    let players = [
+        player_with_mail(&server, &mut sink, "Ann", "ann@players.test"),
+        player_with_mail(&server, &mut sink, "Bob", "bob@players.test"),
+    ];
+    let names = vec!["Ann".to_string(), "Bob".to_string()];
+    for kind in ["avalanche", "ski-runs", "vamanos", "altitude"] {
+        let game = app.create_game(&players[0], json!({"kind": kind, "seats": 2}));
+        app.join(&players[1], &game);
+        let notice = sink.next(&format!("a turn notice of {kind}"), |m| {
+            m.subject.starts_with("Your move") && m.subject.contains(&game)
+        });
+        check_notice(&notice, &game);
+        let seat = usize::from(notice.rcpt_to != "ann@players.test");
+        let shown: u64 = notice
+            .message_id
+            .split('.')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let state = |player: &common::Player| {
+            ok_json(
+                app.get(&format!("/v1/games/{game}/states/{shown}"), Some(player))
+                    .send(),
+                StatusCode::OK,
+            )["view"]
+                .clone()
+        };
+        let own = state(&players[seat]);
+        let drawn = api::app::mail::render::position(&own, Some(seat), &names);
+        assert!(
+            notice.text.contains(drawn.trim_end()),
+            "{kind}: the mail is not the reader's view:\n{}",
+            notice.text
+        );
+        assert!(
+            notice.text.contains("Players:\n"),
+            "{kind}: {}",
+            notice.text
+        );
+        assert!(
+            notice.text.contains(&format!("{} (you)", names[seat])),
+            "{}",
+            notice.text
+        );
+        assert!(notice.text.contains(&names[1 - seat]), "{}", notice.text);
+        if kind != "vamanos" {
+            let hand = own_hand(&own, seat).expect("the reader's hand");
+            assert!(
+                notice.text.contains("Your hand") && notice.text.contains(&hand),
+                "{kind}: {}",
+                notice.text
+            );
+            let other = own_hand(&state(&players[1 - seat]), 1 - seat).expect("the other hand");
+            if other != hand && other.len() > 8 {
+                assert!(
+                    !notice.text.contains(&other),
+                    "{kind}: another seat's hand {other}:\n{}",
+                    notice.text
+                );
+                assert!(!notice.html.clone().unwrap_or_default().contains(&other));
+            }
+        }
+    }
+}

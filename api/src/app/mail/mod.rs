@@ -5,6 +5,7 @@
 //! `POST /v1/mail/inbound`) plays replies through the same command service as HTTP.
 
 pub mod account;
+pub mod cards;
 pub mod clock;
 pub mod compose;
 pub mod inbound;

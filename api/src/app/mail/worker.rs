@@ -242,10 +242,21 @@ impl Mail {
             .collect()
     }
 
+    /// The names of the players by seat ("an open seat" for one not taken).
+    pub(crate) fn seat_names(&self, game: &dyn LiveGame) -> Vec<String> {
+        game.players()
+            .iter()
+            .map(|p| match p {
+                Some(p) => self.players.name(p).unwrap_or_else(|| p.clone()),
+                None => "an open seat".into(),
+            })
+            .collect()
+    }
+
     /// The position as `seat`'s view shows it, the legal commands and the clock.
     pub(crate) fn table_text(&self, game: &dyn LiveGame, player: &str, seat: usize) -> String {
         let view = game.view(game.viewer_for(Some(player)));
-        let mut text = super::render::position(&view);
+        let mut text = super::render::position(&view, Some(seat), &self.seat_names(game));
         if game.status() == domain::table::Status::Active && game.to_act().contains(&seat) {
             let legal = game.legal_at(seat, Utc::now());
             text.push_str(&format!(
