@@ -125,9 +125,19 @@ fn clock_notices_come_once_a_warning_and_a_turn_and_never_after_the_move() {
         m.rcpt_to == "ann@players.test" && m.subject.starts_with("Your clock")
     });
     assert!(last.subject.contains("4 seconds left"), "{}", last.subject);
-    sink.next("the end of the game", |m| {
+    let over = sink.next("the end of the game", |m| {
         m.rcpt_to == "ann@players.test" && m.subject.starts_with("Game over")
     });
+    assert!(over.text.contains("Result: Bob won ("), "{}", over.text);
+    let over = sink.next("the end of the game, to Bob", |m| {
+        m.rcpt_to == "bob@players.test" && m.subject.starts_with("Game over")
+    });
+    assert!(over.text.contains("Result: you won ("), "{}", over.text);
+    eprintln!(
+        "GAMEOVER {}\n{}",
+        over.subject,
+        over.text.lines().next().unwrap_or_default()
+    );
     std::thread::sleep(Duration::from_secs(1));
 
     // Three clock notices to Ann, each once; none for her first turn's 4 s warning (she had

@@ -242,6 +242,42 @@ impl Mail {
             .collect()
     }
 
+    /// An outcome in words for the reader at `seat`: "a draw (agreed)", "you won (checkmate)",
+    /// "Bob won (on time)", with the scores by name for games that score.
+    pub(crate) fn result_text(
+        &self,
+        game: &dyn LiveGame,
+        outcome: &domain::Outcome,
+        seat: usize,
+    ) -> String {
+        let names = self.seat_names(game);
+        let name = |s: usize| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
+        let who = if outcome.draw {
+            "a draw".to_string()
+        } else if outcome.winners.is_empty() {
+            "nobody won".to_string()
+        } else if outcome.winners == [seat] {
+            "you won".to_string()
+        } else {
+            let winners: Vec<String> = outcome
+                .winners
+                .iter()
+                .map(|&s| if s == seat { "you".into() } else { name(s) })
+                .collect();
+            format!("{} won", winners.join(" and "))
+        };
+        let mut text = format!("{who} ({})", outcome.reason);
+        if let Some(scores) = &outcome.scores {
+            let scores: Vec<String> = scores
+                .iter()
+                .enumerate()
+                .map(|(s, score)| format!("{} {score}", name(s)))
+                .collect();
+            text.push_str(&format!("; scores: {}", scores.join(", ")));
+        }
+        text
+    }
+
     /// The names of the players by seat ("an open seat" for one not taken).
     pub(crate) fn seat_names(&self, game: &dyn LiveGame) -> Vec<String> {
         game.players()
@@ -359,7 +395,7 @@ impl Mail {
             ),
             NotificationType::GameFinished => {
                 let result = match &notice.outcome {
-                    Some(outcome) => serde_json::to_string(outcome).unwrap_or_default(),
+                    Some(outcome) => self.result_text(game, outcome, notice.seat),
                     None => "over".into(),
                 };
                 (
