@@ -172,6 +172,10 @@ def main():
     gid = game["id"]
     status, listed = call("GET", "/v1/games?status=open&kind=avalanche-chess&limit=1")
     keep("listGames", status, listed)
+    # Alice invites Bob to the open game (mailed only if Bob takes invitations by mail).
+    invitation = {"player_id": bruno["player"]["id"]}
+    status, invited = call("POST", f"/v1/games/{gid}/invitations", a, invitation)
+    keep("invitePlayer", status, invited, invitation)
     status, joined = call("POST", f"/v1/games/{gid}/join", b, {})
     keep("joinGame", status, joined, {})
 
@@ -295,7 +299,8 @@ def main():
     form = "application/x-www-form-urlencoded"
     status, page = call("POST", unsubscribe, body=one_click, raw=True, content_type=form)
     keep("unsubscribe", status, page)
-    notifications = {"your_turn": True, "offers": False, "game_finished": True}
+    notifications = {"your_turn": True, "offers": False, "game_finished": True, "clock": True,
+                     "invited": True, "game_started": False}
     status, info = call("PUT", "/v1/players/me/notifications", a, notifications)
     keep("setMyNotifications", status, info, notifications)
     status, _ = call("DELETE", "/v1/players/me/email", a)

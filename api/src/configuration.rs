@@ -3,6 +3,7 @@
 use clap::{Args, Parser};
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -238,6 +239,43 @@ pub struct ServeSettings {
     /// Inbound mails taken per sender address per hour; more are dropped (0: no limit).
     #[arg(long, env = "AVALANCHE_MAIL_INBOUND_PER_HOUR", default_value_t = 60)]
     pub mail_inbound_per_hour: u32,
+    /// How long before a deadline a player is mailed that their clock runs low, each once a
+    /// turn: durations such as `24h`, `90m`, `30s` or `2d`, separated by commas.
+    #[arg(
+        long,
+        env = "AVALANCHE_MAIL_CLOCK_WARNINGS",
+        value_delimiter = ',',
+        default_value = "24h,1h"
+    )]
+    pub mail_clock_warnings: Vec<Span>,
+}
+
+/// A duration written as a number and a unit: `30s`, `90m`, `24h`, `2d`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span(pub Duration);
+
+impl std::str::FromStr for Span {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Span, String> {
+        let text = text.trim();
+        let refuse = || format!("{text:?} is not a duration such as 30s, 90m, 24h or 2d");
+        let split = text
+            .find(|c: char| !c.is_ascii_digit())
+            .ok_or_else(refuse)?;
+        let (number, unit) = text.split_at(split);
+        let number: u64 = number.parse().map_err(|_| refuse())?;
+        let seconds = match unit {
+            "s" => 1,
+            "m" => 60,
+            "h" => 3600,
+            "d" => 86_400,
+            _ => return Err(refuse()),
+        };
+        if number == 0 {
+            return Err(refuse());
+        }
+        Ok(Span(Duration::from_secs(number.saturating_mul(seconds))))
+    }
 }
 
 /// A trusted proxy: a range (`10.0.0.0/8`) or one address (`10.0.0.5`, `::1`).

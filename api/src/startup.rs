@@ -198,6 +198,7 @@ pub fn mail_settings(
         inbound_secret: settings.mail_inbound_secret.clone(),
         retry_min: Duration::from_millis(settings.mail_retry_ms.max(1)),
         inbound_per_hour: settings.mail_inbound_per_hour,
+        clock_warnings: settings.mail_clock_warnings.iter().map(|w| w.0).collect(),
         ..crate::app::mail::MailSettings::default()
     })
 }
@@ -454,6 +455,7 @@ pub fn run_with_mail(
             .service(routes::players::delete_email)
             .service(routes::players::set_notifications)
             .service(routes::mail::inbound)
+            .service(routes::mail::invite)
             .service(routes::mail::unsubscribe_page)
             .service(routes::mail::unsubscribe)
             .service(routes::webhooks::create_webhook)

@@ -203,7 +203,14 @@ async function mailSection(main, app) {
   }
   if (info.address) {
     const boxes = {};
-    const labels = { your_turn: 'It is my move', offers: 'A draw or takeback is asked', game_finished: 'A game ended' };
+    const labels = {
+      your_turn: 'It is my move',
+      offers: 'A draw or takeback is asked',
+      game_finished: 'A game ended',
+      clock: 'My clock runs low (24 hours and 1 hour left)',
+      invited: 'Someone invites me to a game',
+      game_started: 'A game of mine started',
+    };
     const prefs = Object.entries(labels).map(([key, label]) => {
       boxes[key] = h('input', { type: 'checkbox', name: key });
       boxes[key].checked = !!info.notifications[key];

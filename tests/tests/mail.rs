@@ -12,10 +12,10 @@ use mailbox::{free_port, listed_commands, reply, send, Received, Sink};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-const DOMAIN: &str = "avalanche.test";
+pub(crate) const DOMAIN: &str = "avalanche.test";
 
 /// A server sending to `sink`, taking replies by SMTP on the returned port.
-fn server(sink: &Sink, data: &std::path::Path, extra: &[&str]) -> (Server, u16) {
+pub(crate) fn server(sink: &Sink, data: &std::path::Path, extra: &[&str]) -> (Server, u16) {
     let smtp = free_port();
     let listen = format!("127.0.0.1:{smtp}");
     let relay = sink.url();
@@ -36,7 +36,12 @@ fn server(sink: &Sink, data: &std::path::Path, extra: &[&str]) -> (Server, u16) 
 }
 
 /// A player with a confirmed address, confirmed with the code mailed to it.
-fn player_with_mail(server: &Server, sink: &mut Sink, name: &str, address: &str) -> Player {
+pub(crate) fn player_with_mail(
+    server: &Server,
+    sink: &mut Sink,
+    name: &str,
+    address: &str,
+) -> Player {
     let app = &server.app;
     let player = app.create_player(name);
     let set = ok_json(
@@ -81,21 +86,21 @@ fn player_with_mail(server: &Server, sink: &mut Sink, name: &str, address: &str)
     player
 }
 
-fn version(server: &Server, player: &Player, game: &str) -> u64 {
+pub(crate) fn version(server: &Server, player: &Player, game: &str) -> u64 {
     server.app.game(Some(player), game)["version"]
         .as_u64()
         .expect("a version")
 }
 
 /// The notice that it is `address`'s move in `game`.
-fn your_move(sink: &mut Sink, address: &str, game: &str) -> Received {
+pub(crate) fn your_move(sink: &mut Sink, address: &str, game: &str) -> Received {
     sink.next(&format!("the turn notice to {address}"), |m| {
         m.rcpt_to == address && m.subject.starts_with("Your move") && m.subject.contains(game)
     })
 }
 
 /// Checks what every game mail must carry.
-fn check_notice(mail: &Received, game: &str) {
+pub(crate) fn check_notice(mail: &Received, game: &str) {
     assert_eq!(mail.from, "games@avalanche.test");
     assert_eq!(
         mail.to, mail.rcpt_to,
@@ -123,7 +128,7 @@ fn check_notice(mail: &Received, game: &str) {
         .contains(&format!("https://play.avalanche.test/#/game/{game}")));
 }
 
-fn first_game_command(mail: &Received) -> String {
+pub(crate) fn first_game_command(mail: &Received) -> String {
     listed_commands(&mail.text)
         .into_iter()
         .find(|c| {
@@ -277,6 +282,9 @@ fn bad_mail_changes_nothing_and_is_answered_to_no_stranger() {
         .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
     server.app.join(&bob, &game);
     let notice = your_move(&mut sink, "ann@players.test", &game);
+    sink.next("Bob's start notice", |m| {
+        m.rcpt_to == "bob@players.test" && m.subject.starts_with("Game started")
+    });
     let tag = notice.reply_to.clone().unwrap();
     let start = version(&server, &ann, &game);
     let ann_mail = "ann@players.test";
@@ -570,7 +578,7 @@ fn check_only_own_cards(
         )
     };
     let own = state(&players[seat]);
-    let drawn = api::app::mail::render::position(&own["view"]);
+    let drawn = api::app::mail::render::position(&own["view"], Some(seat), &names_of(names));
     assert!(
         mail.text.contains(drawn.trim_end()),
         "the mail is not the reader's view:\n{}\n---\n{drawn}",
@@ -591,18 +599,27 @@ fn check_only_own_cards(
         if hand == find_hand(&own["view"], seat) {
             continue; // the same ranks as the reader's own hand: nothing to tell apart
         }
-        let hand = api::app::mail::render::position(&json!({ "hand": hand }));
-        let hand = hand.trim_end();
-        if hand.len() > "hand: ".len() + 8 {
+        // Drawn as the mail draws cards: "2 4 7 K Joker", "9, Saint-Bernard, 17".
+        let Some(hand) = hand
+            .as_array()
+            .and_then(|cards| api::app::mail::cards::card_list(cards))
+        else {
+            continue;
+        };
+        if hand.len() > 8 {
             assert!(
-                !mail.text.contains(hand),
+                !mail.text.contains(&hand),
                 "{} sees {}'s hand {hand}",
                 names[seat],
                 names[other]
             );
-            assert!(!mail.html.clone().unwrap_or_default().contains(hand));
+            assert!(!mail.html.clone().unwrap_or_default().contains(&hand));
         }
     }
+}
+
+fn names_of(names: &[&str]) -> Vec<String> {
+    names.iter().map(|n| n.to_string()).collect()
 }
 
 /// The hand of `seat` in a view: the `hand` of its entry in the first `seats` list whose

@@ -54,6 +54,9 @@ fn two_nodes_on_one_database_send_each_notice_once() {
         "Avalanche <games@avalanche.test>",
         "--mail-retry-ms",
         "100",
+        // A clock warning 8 s before each deadline: derived by whichever node holds the lease.
+        "--mail-clock-warnings",
+        "8s",
     ];
     let nodes: Vec<Server> = (0..2)
         .map(|n| {
@@ -67,7 +70,11 @@ fn two_nodes_on_one_database_send_each_notice_once() {
     let bob = b.create_player("Bob");
     confirm(a, &mut sink, &ann, "ann@players.test");
     confirm(b, &mut sink, &bob, "bob@players.test");
-    let game = a.create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    let game = a.create_game(
+        &ann,
+        json!({"kind": "avalanche-chess", "seats": 2,
+            "time_control": {"type": "seconds_per_move", "seconds": 12}}),
+    );
     b.join(&bob, &game);
     let seats = [&ann, &bob];
     let moves = 8;
@@ -88,6 +95,13 @@ fn two_nodes_on_one_database_send_each_notice_once() {
         // A turn notice for the next seat, from one node or the other.
         sink.next("a turn notice", |m| m.subject.starts_with("Your move"));
     }
+    // The seat to move now lets its clock run: one warning, from one node.
+    let warned = sink.next("a clock notice", |m| m.subject.starts_with("Your clock"));
+    assert!(
+        warned.subject.contains("8 seconds left"),
+        "{}",
+        warned.subject
+    );
     // Time for a second sender to send them again, if there were one.
     std::thread::sleep(Duration::from_secs(2));
     let mut ids: HashMap<String, usize> = HashMap::new();
@@ -111,5 +125,15 @@ fn two_nodes_on_one_database_send_each_notice_once() {
     assert!(
         ids.values().all(|&n| n == 1),
         "a notice was sent twice: {ids:#?}"
+    );
+    let mut clock: HashMap<String, usize> = HashMap::new();
+    for mail in sink.all() {
+        if mail.subject.starts_with("Your clock") {
+            *clock.entry(mail.message_id).or_default() += 1;
+        }
+    }
+    assert!(
+        clock.values().all(|&n| n == 1),
+        "a clock notice was sent twice: {clock:#?}"
     );
 }

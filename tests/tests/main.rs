@@ -24,6 +24,7 @@ mod imports;
 mod limits;
 mod lobby;
 mod mail;
+mod mail_notices;
 mod mail_postgres;
 mod manners;
 mod names;

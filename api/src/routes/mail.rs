@@ -1,6 +1,8 @@
-//! `/v1/mail`: inbound mail posted by a mail provider, and the one-click unsubscribe link.
+//! `/v1/mail`: inbound mail posted by a mail provider, and the one-click unsubscribe link;
+//! invitations to a game, which are mailed.
 
 use crate::app::mail::inbound::Received;
+use crate::auth::Authenticated;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use actix_web::http::StatusCode;
@@ -48,6 +50,43 @@ pub async fn inbound(
     }
     let verdict = state.mail.receive(&state.games, &body, &[]).await;
     Ok(HttpResponse::Ok().json(Received::from(&verdict)))
+}
+
+/// Whom to invite.
+#[derive(Debug, serde::Deserialize, serde::Serialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Invitation {
+    /// The invited player's id (as the seats of a game show it).
+    #[schema(example = "p-0011223344556677")]
+    pub player_id: String,
+}
+
+/// Invite a player to take a seat in an open game you sit at. The server mails them the
+/// game's link, once per game, if they have a confirmed address and take invitations; the
+/// answer is the same either way.
+#[utoipa::path(operation_id = "invitePlayer", tag = "games", security(("bearer" = [])),
+    params(("id" = String, Path, description = "The game id")),
+    request_body = Invitation,
+    responses((status = 202, description = "Taken: the invitation is mailed if the player takes invitations", body = Invitation),
+        (status = 400, body = Problem), (status = 401, body = Problem),
+        (status = 403, description = "`not_seated`: only a seated player invites", body = Problem),
+        (status = 404, description = "`game_not_found` or `player_not_found`", body = Problem),
+        (status = 409, description = "`game_not_open` or `already_seated`", body = Problem),
+        (status = 429, description = "`rate_limited`: too many invitations this hour", body = Problem),
+        (status = 503, description = "`mail_not_configured`: this server sends no mail", body = Problem)))]
+#[post("/v1/games/{id}/invitations")]
+pub async fn invite(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated,
+    id: web::Path<String>,
+    body: crate::json_body::Json<Invitation>,
+) -> Result<HttpResponse, ApiError> {
+    let invitation = body.into_inner();
+    state
+        .mail
+        .invite(&state.games, &player, &id, &invitation.player_id)
+        .await?;
+    Ok(HttpResponse::Accepted().json(invitation))
 }
 
 fn page(title: &str, body: &str) -> HttpResponse {

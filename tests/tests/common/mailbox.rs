@@ -228,7 +228,9 @@ pub fn reply(from: &str, to: &str, message_id: &str, in_reply_to: &str, body: &s
     )
 }
 
-/// The legal commands a notice lists.
+/// The legal commands a notice lists: every line of a short list; of a grouped one (a line
+/// a head and the choices of its last part, "a3/a6, b6 or c6", under headings such as
+/// "Pawn:"), the first choice of each line.
 pub fn listed_commands(text: &str) -> Vec<String> {
     let mut lines = text.lines();
     for line in lines.by_ref() {
@@ -236,9 +238,26 @@ pub fn listed_commands(text: &str) -> Vec<String> {
             break;
         }
     }
-    lines
-        .take_while(|l| l.starts_with("  "))
-        .map(|l| l.trim().to_string())
-        .filter(|l| !l.starts_with("..."))
-        .collect()
+    let mut grouped = false;
+    let mut commands = Vec::new();
+    for line in lines.take_while(|l| l.starts_with("  ")) {
+        let line = line.trim();
+        if line.starts_with("(grouped") {
+            grouped = true;
+            continue;
+        }
+        if line.starts_with("...") || (grouped && line.ends_with(':')) {
+            continue;
+        }
+        let first = match grouped {
+            true => line.split(", ").next().unwrap_or(line),
+            false => line,
+        };
+        let first = match (grouped, first.rsplit_once(" or ")) {
+            (true, Some((head, _))) if !line.contains(", ") => head,
+            _ => first,
+        };
+        commands.push(first.to_string());
+    }
+    commands
 }

@@ -20,16 +20,39 @@ const CODE_TRIES: u32 = 5;
 /// The longest address taken.
 const MAX_ADDRESS: usize = 254;
 
-/// Which notices a player wants by mail. Every one is on by default.
+/// Which notices a player wants by mail. Every one is on by default; a setting left out of a
+/// request (one an older client does not know) is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Preferences {
     /// It became your turn (with the position and your legal commands).
+    #[serde(default = "on")]
+    #[schema(default = true)]
     pub your_turn: bool,
     /// Another seat offered a draw or asked for a takeback (or withdrew the request).
+    #[serde(default = "on")]
+    #[schema(default = true)]
     pub offers: bool,
     /// One of your games ended, with the result.
+    #[serde(default = "on")]
+    #[schema(default = true)]
     pub game_finished: bool,
+    /// Your clock runs low on a move: 24 hours and 1 hour before the deadline (by default).
+    #[serde(default = "on")]
+    #[schema(default = true)]
+    pub clock: bool,
+    /// Another player invited you to a game.
+    #[serde(default = "on")]
+    #[schema(default = true)]
+    pub invited: bool,
+    /// A game you sit at started (every seat was taken).
+    #[serde(default = "on")]
+    #[schema(default = true)]
+    pub game_started: bool,
+}
+
+fn on() -> bool {
+    true
 }
 
 impl Default for Preferences {
@@ -38,6 +61,9 @@ impl Default for Preferences {
             your_turn: true,
             offers: true,
             game_finished: true,
+            clock: true,
+            invited: true,
+            game_started: true,
         }
     }
 }
@@ -50,6 +76,9 @@ impl Preferences {
             | NotificationType::TakebackRequested
             | NotificationType::TakebackWithdrawn => self.offers,
             NotificationType::GameFinished => self.game_finished,
+            NotificationType::ClockLow => self.clock,
+            NotificationType::Invited => self.invited,
+            NotificationType::GameStarted => self.game_started,
         }
     }
 }

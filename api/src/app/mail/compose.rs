@@ -74,6 +74,8 @@ pub struct Letter {
     pub in_reply_to: Option<String>,
     /// The link to the table.
     pub link: Option<String>,
+    /// For a clock notice: the clock that must still run when it is sent.
+    pub still: Option<super::outbox::ClockStill>,
 }
 
 /// A `Message-ID` left part from a notice id: only characters a mail id may hold.
@@ -156,6 +158,7 @@ impl Mail {
                 &self.settings.from_address(),
                 &letter.to,
                 &message,
+                letter.still.clone(),
             )
             .await?;
         if queued {

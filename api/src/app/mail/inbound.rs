@@ -443,6 +443,7 @@ impl Mail {
             unsubscribe: Some(seat.player.clone()),
             in_reply_to: Some(message_id.to_string()),
             link: Some(self.game_link(&seat.game)),
+            still: None,
         };
         if let Err(error) = self.send(&letter).await {
             tracing::error!(game = %seat.game, detail = %error.detail, "cannot queue the answer to a mail reply");

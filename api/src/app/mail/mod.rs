@@ -5,8 +5,11 @@
 //! `POST /v1/mail/inbound`) plays replies through the same command service as HTTP.
 
 pub mod account;
+pub mod cards;
+pub mod clock;
 pub mod compose;
 pub mod inbound;
+pub mod invitation;
 pub mod listener;
 pub mod outbox;
 pub mod render;
@@ -54,6 +57,8 @@ pub struct MailSettings {
     pub max_inbound: usize,
     /// Inbound mails per address per hour; more are ignored.
     pub inbound_per_hour: u32,
+    /// How long before a deadline a player is warned that their clock runs low.
+    pub clock_warnings: Vec<Duration>,
 }
 
 impl Default for MailSettings {
@@ -69,6 +74,7 @@ impl Default for MailSettings {
             poll: Duration::from_millis(250),
             max_inbound: 64 * 1024,
             inbound_per_hour: 60,
+            clock_warnings: clock::default_warnings(),
         }
     }
 }
@@ -124,8 +130,12 @@ pub struct Mail {
     pub(crate) key: Arc<SecretsKey>,
     pub(crate) counters: Counters,
     pub(crate) inbound_seen: inbound::RateLimit,
+    /// The clock notices the worker waits for.
+    pub(crate) clock_watch: clock::Watch,
     /// Confirmation codes mailed per player in the last hour.
     codes: inbound::RateLimit,
+    /// Invitations sent per player in the last hour.
+    invitations: inbound::RateLimit,
 }
 
 /// Confirmation codes a player may have mailed in an hour.
@@ -147,7 +157,9 @@ impl Mail {
             key,
             counters: Counters::default(),
             inbound_seen: inbound::RateLimit::default(),
+            clock_watch: clock::Watch::default(),
             codes: inbound::RateLimit::default(),
+            invitations: inbound::RateLimit::default(),
             settings,
         }
     }
@@ -218,6 +230,7 @@ impl Mail {
             unsubscribe: None,
             in_reply_to: None,
             link: None,
+            still: None,
         };
         self.send(&letter).await?;
         tracing::info!(player = %player.id, "mail address set; confirmation code queued");

@@ -30,6 +30,18 @@ pub struct Queued {
     pub next_at: DateTime<Utc>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// For a clock notice: the clock it warns of, which must still run when it is sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub still: Option<ClockStill>,
+}
+
+/// The clock a clock notice warns of: a seat that must act by a deadline. Once the seat has
+/// moved (or the deadline passed) the notice is not sent, even if it waited for a relay.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockStill {
+    pub game: String,
+    pub seat: usize,
+    pub deadline: DateTime<Utc>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -88,6 +100,7 @@ impl Outbox {
         from: &str,
         to: &str,
         message: &[u8],
+        still: Option<ClockStill>,
     ) -> Result<bool, ApiError> {
         if self.known(id)? {
             return Ok(false);
@@ -106,6 +119,7 @@ impl Outbox {
             attempts: 0,
             next_at: now,
             last_error: None,
+            still,
         };
         let bytes = serde_json::to_vec(&queued).map_err(ApiError::internal)?;
         self.store

@@ -22,10 +22,15 @@ fn find<'a>(value: &'a Value, name: &str) -> Option<&'a Value> {
     }
 }
 
-/// The position of a view as text.
-pub fn position(view: &Value) -> String {
-    match find(view, "placement").and_then(Value::as_str) {
-        Some(placement) => chess(view, placement),
+/// The position of a view as text, for the reader at seat `me`; `names` are the players' names
+/// by seat. A chess board; for a card game the reader's own hand, the public table and every
+/// seat's public part by name; any other view field by field.
+pub fn position(view: &Value, me: Option<usize>, names: &[String]) -> String {
+    if let Some(placement) = find(view, "placement").and_then(Value::as_str) {
+        return chess(view, placement);
+    }
+    match super::cards::table(view, me, names) {
+        Some(text) => text,
         None => fields(view),
     }
 }
@@ -69,7 +74,7 @@ fn chess(view: &Value, placement: &str) -> String {
     out
 }
 
-fn scalar(value: &Value) -> Option<String> {
+pub(super) fn scalar(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
@@ -125,11 +130,11 @@ fn fields(view: &Value) -> String {
     lines.join("\n") + "\n"
 }
 
-fn label(key: &str) -> String {
+pub(super) fn label(key: &str) -> String {
     key.replace('_', " ")
 }
 
-fn walk(value: &Value, depth: usize, lines: &mut Vec<String>) {
+pub(super) fn walk(value: &Value, depth: usize, lines: &mut Vec<String>) {
     let pad = "  ".repeat(depth);
     match value {
         Value::Object(map) => {
@@ -165,20 +170,110 @@ fn walk(value: &Value, depth: usize, lines: &mut Vec<String>) {
     }
 }
 
-/// The legal commands by notation, cut after [`MOST_LISTED`] with the count.
+/// Commands listed one a line; a longer list is grouped.
+const MOST_UNGROUPED: usize = 24;
+
+/// The legal commands by notation: one a line when few; else grouped, one line for the
+/// commands that differ only in their last part ("a3/a6, b6 or c6": a move and its pushes,
+/// "return 9 and 17, 5 or 2", "play K (fall), (grow) or (start)"), and chess moves under their
+/// piece. Cut after [`MOST_LISTED`] lines, with the count.
 pub fn legal(commands: &[LegalCommand]) -> String {
-    let mut out = String::new();
-    for command in commands.iter().take(MOST_LISTED) {
-        out.push_str(&format!("  {}\n", command.notation));
+    if commands.len() <= MOST_UNGROUPED {
+        return lines(
+            commands.iter().map(|c| c.notation.clone()).collect(),
+            commands.len(),
+        );
     }
-    if commands.len() > MOST_LISTED {
+    // Commands by their head, in the order the list gives them.
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for command in commands {
+        let (head, tail) = split_last(&command.notation);
+        match groups.iter_mut().find(|(h, _)| *h == head) {
+            Some((_, tails)) => tails.push(tail.to_string()),
+            None => groups.push((head.to_string(), vec![tail.to_string()])),
+        }
+    }
+    let joined = |head: &str, tails: &[String]| match tails {
+        [only] => format!("{head}{only}"),
+        [first @ .., last] => format!("{head}{} or {last}", first.join(", ")),
+        [] => head.to_string(),
+    };
+    let chess = groups.iter().any(|(head, _)| head.ends_with('/'));
+    let mut out: Vec<String> = Vec::new();
+    if chess {
+        for piece in ["Pawn", "Knight", "Bishop", "Rook", "Queen", "King"] {
+            let moves: Vec<String> = groups
+                .iter()
+                .filter(|(head, _)| head.ends_with('/') && piece_of(head) == piece)
+                .map(|(head, tails)| format!("  {}", joined(head, tails)))
+                .collect();
+            if !moves.is_empty() {
+                out.push(format!("{piece}:"));
+                out.extend(moves);
+            }
+        }
+        let others: Vec<String> = groups
+            .iter()
+            .filter(|(head, _)| !head.ends_with('/'))
+            .map(|(head, tails)| joined(head, tails))
+            .collect();
+        if !others.is_empty() {
+            out.push("Table:".into());
+            out.extend(others.into_iter().map(|o| format!("  {o}")));
+        }
+    } else {
+        out = groups
+            .iter()
+            .map(|(head, tails)| joined(head, tails))
+            .collect();
+    }
+    let mut text = format!(
+        "  (grouped: each line offers a choice of its last part; write one whole command, such as \"{}\")\n",
+        commands[0].notation
+    );
+    text.push_str(&lines(out, commands.len()));
+    text
+}
+
+/// Lines of a legal list, indented, cut after [`MOST_LISTED`].
+fn lines(lines: Vec<String>, commands: usize) -> String {
+    let mut out = String::new();
+    for line in lines.iter().take(MOST_LISTED) {
+        out.push_str(&format!("  {line}\n"));
+    }
+    if lines.len() > MOST_LISTED {
         out.push_str(&format!(
-            "  ... and {} more ({} in all; the table lists every one)\n",
-            commands.len() - MOST_LISTED,
-            commands.len()
+            "  ... and {} more lines ({commands} commands in all; the table lists every one)\n",
+            lines.len() - MOST_LISTED
         ));
     }
     out
+}
+
+/// A notation's head and its last part: after the last `/` (a chess move and its push), the
+/// last " and ", or the last space.
+fn split_last(notation: &str) -> (&str, &str) {
+    for separator in ["/", " and ", " "] {
+        if let Some(at) = notation.rfind(separator) {
+            let at = at + separator.len();
+            if at < notation.len() {
+                return (&notation[..at], &notation[at..]);
+            }
+        }
+    }
+    ("", notation)
+}
+
+/// The piece a chess move (in SAN, before its push) moves.
+fn piece_of(san: &str) -> &'static str {
+    match san.chars().next() {
+        Some('N') => "Knight",
+        Some('B') => "Bishop",
+        Some('R') => "Rook",
+        Some('Q') => "Queen",
+        Some('K') | Some('O') | Some('0') => "King",
+        _ => "Pawn",
+    }
 }
 
 /// Text as HTML: escaped, in a preformatted block (mail clients keep its columns).
@@ -206,21 +301,57 @@ mod tests {
     fn a_chess_view_is_drawn_as_a_board_with_its_last_moves() {
         let view = json!({"game": {"placement": "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR",
             "fen": "x", "history": ["e4/a6"], "check": false}});
-        let text = position(&view);
+        let text = position(&view, Some(0), &[]);
         assert!(text.contains("8  r n b q k b n r"), "{text}");
         assert!(text.contains("4  . . . . P . . ."), "{text}");
         assert!(text.contains("1. e4/a6"), "{text}");
     }
 
     #[test]
-    fn a_card_view_shows_its_fields_and_nothing_else() {
+    fn a_view_of_no_known_shape_shows_its_fields_and_nothing_else() {
         let view = json!({"hand": [{"rank": 5}, {"rank": 7}], "draw_pile_size": 30,
-            "seats": [{"name": "Bea", "score": 3}], "secret": null});
-        let text = position(&view);
+            "others": [{"name": "Bea", "score": 3}], "secret": null});
+        let text = position(&view, None, &[]);
         assert!(text.contains("hand: (rank 5) | (rank 7)"), "{text}");
         assert!(text.contains("draw pile size: 30"), "{text}");
-        assert!(text.contains("seats: (name Bea, score 3)"), "{text}");
+        assert!(text.contains("others: (name Bea, score 3)"), "{text}");
         assert!(!text.contains("secret"), "{text}");
+    }
+
+    fn listed(notations: &[&str]) -> Vec<LegalCommand> {
+        notations
+            .iter()
+            .map(|n| LegalCommand {
+                command: json!({}),
+                notation: n.to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_long_chess_list_is_grouped_by_piece_and_move() {
+        let mut notations = Vec::new();
+        for m in ["a3", "a4", "Nf3", "Nc3"] {
+            for p in ["a6", "b6", "c6", "d6", "e6", "f6", "g6", "h6"] {
+                notations.push(format!("{m}/{p}"));
+            }
+        }
+        notations.push("resign".into());
+        let refs: Vec<&str> = notations.iter().map(String::as_str).collect();
+        let text = legal(&listed(&refs));
+        assert!(
+            text.contains("Pawn:\n    a3/a6, b6, c6, d6, e6, f6, g6 or h6\n"),
+            "{text}"
+        );
+        assert!(text.contains("Knight:\n    Nf3/a6, b6"), "{text}");
+        assert!(text.contains("Table:\n    resign"), "{text}");
+        assert_eq!(text.lines().count(), 9, "{text}");
+    }
+
+    #[test]
+    fn a_short_list_is_given_whole() {
+        let text = legal(&listed(&["play 2 (start)", "snow fall", "resign"]));
+        assert_eq!(text, "  play 2 (start)\n  snow fall\n  resign\n");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::{Mail, LEASE};
 use crate::app::index;
 use crate::app::leases::Leases;
 use crate::app::webhooks::notification::{
-    copied_past, notifications, Notification, NotificationType,
+    copied_past, game_started, notifications, Notification, NotificationType,
 };
 use chrono::Utc;
 use domain::registry::LiveGame;
@@ -39,15 +39,25 @@ pub fn run(mail: Arc<Mail>, leases: Arc<Leases>) {
     runtime.block_on(async move {
         let mut transport: Option<lettre::SmtpTransport> = None;
         let mut last_prune = std::time::Instant::now();
+        let mut holding = false;
         loop {
             if !leases.hold(LEASE) {
+                holding = false;
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 continue;
             }
+            if !holding {
+                // Taken (at start, or from a node that stopped): the clocks to warn of are
+                // those of the games as they stand, whoever followed them until now.
+                holding = true;
+                mail.watch_running_clocks();
+            }
             derive(&mail, &leases).await;
+            mail.queue_clock_notices(Utc::now()).await;
             send_due(&mail, &leases, &mut transport).await;
             if last_prune.elapsed() > Duration::from_secs(3600) {
                 mail.outbox.prune().await;
+                mail.prune_clock_notices().await;
                 last_prune = std::time::Instant::now();
             }
             tokio::time::sleep(mail.settings.poll).await;
@@ -133,30 +143,37 @@ async fn follow(mail: &Mail, envelope: &Envelope) -> Option<u64> {
         .map(|(_, player)| player)
         .filter(|player| mail.accounts.any_mail(player))
         .collect();
-    if !interested.is_empty() {
-        if let Err(error) = notify(
-            mail,
-            &envelope.stream,
-            command.first_version,
-            command.last_version,
-            &interested,
-        )
-        .await
-        {
-            tracing::error!(game = %envelope.stream, version = envelope.version, %error, "mail: cannot derive notices");
+    if interested.is_empty() {
+        mail.clock_watch.set(&envelope.stream, Vec::new());
+        return Some(command.last_position);
+    }
+    match notify(
+        mail,
+        &envelope.stream,
+        command.first_version,
+        command.last_version,
+        &interested,
+    )
+    .await
+    {
+        Ok(Some(after)) => mail.watch_clocks(&envelope.stream, after.as_ref()),
+        Ok(None) => {}
+        Err(error) => {
+            tracing::error!(game = %envelope.stream, version = envelope.version, %error, "mail: cannot derive notices")
         }
     }
     Some(command.last_position)
 }
 
-/// Derives the notices of one batch for the players who take mail, and queues them.
+/// Derives the notices of one batch for the players who take mail, and queues them. Returns
+/// the game after the batch (none for a copied past, which tells nothing).
 async fn notify(
     mail: &Mail,
     game: &str,
     first_version: u64,
     last_version: u64,
     players: &[String],
-) -> Result<(), String> {
+) -> Result<Option<Box<dyn LiveGame>>, String> {
     let repository = &mail.repository;
     let count = (last_version + 1 - first_version) as usize;
     let events = repository
@@ -167,7 +184,7 @@ async fn notify(
     let logged_until = repository.logged_until(game).map_err(|e| e.to_string())?;
     let (silent, appears) = copied_past(logged_until, first_version, last_version, &events);
     if silent {
-        return Ok(());
+        return Ok(None);
     }
     let before = if appears {
         None
@@ -182,17 +199,36 @@ async fn notify(
         .game_at(game, last_version)
         .map_err(|e| e.to_string())?;
     for player in players {
-        for notice in notifications(before.as_deref(), after.as_ref(), &events, player) {
+        let mut notices = notifications(before.as_deref(), after.as_ref(), &events, player);
+        // The start of a game is told once: in the turn notice of a seat that moves first
+        // (when it takes those), or on its own.
+        let mut started_in_turn = false;
+        if let Some(started) = game_started(after.as_ref(), &events, player) {
+            let turn = notices
+                .iter()
+                .any(|n| n.kind_of_notification == NotificationType::YourTurn);
+            if turn
+                && mail
+                    .accounts
+                    .wants(player, NotificationType::YourTurn)
+                    .is_some()
+            {
+                started_in_turn = true;
+            } else {
+                notices.insert(0, started);
+            }
+        }
+        for notice in notices {
             let Some(address) = mail.accounts.wants(player, notice.kind_of_notification) else {
                 continue;
             };
-            let letter = mail.notice_letter(after.as_ref(), &notice, &address);
+            let letter = mail.notice_letter(after.as_ref(), &notice, &address, started_in_turn);
             if let Err(error) = mail.send(&letter).await {
                 tracing::error!(notice = %notice.id, %error, "mail: cannot queue a notice");
             }
         }
     }
-    Ok(())
+    Ok(Some(after))
 }
 
 impl Mail {
@@ -206,10 +242,57 @@ impl Mail {
             .collect()
     }
 
+    /// An outcome in words for the reader at `seat`: "a draw (agreed)", "you won (checkmate)",
+    /// "Bob won (on time)", with the scores by name for games that score.
+    pub(crate) fn result_text(
+        &self,
+        game: &dyn LiveGame,
+        outcome: &domain::Outcome,
+        seat: usize,
+    ) -> String {
+        let names = self.seat_names(game);
+        let name = |s: usize| names.get(s).cloned().unwrap_or_else(|| format!("seat {s}"));
+        let who = if outcome.draw {
+            "a draw".to_string()
+        } else if outcome.winners.is_empty() {
+            "nobody won".to_string()
+        } else if outcome.winners == [seat] {
+            "you won".to_string()
+        } else {
+            let winners: Vec<String> = outcome
+                .winners
+                .iter()
+                .map(|&s| if s == seat { "you".into() } else { name(s) })
+                .collect();
+            format!("{} won", winners.join(" and "))
+        };
+        let mut text = format!("{who} ({})", outcome.reason);
+        if let Some(scores) = &outcome.scores {
+            let scores: Vec<String> = scores
+                .iter()
+                .enumerate()
+                .map(|(s, score)| format!("{} {score}", name(s)))
+                .collect();
+            text.push_str(&format!("; scores: {}", scores.join(", ")));
+        }
+        text
+    }
+
+    /// The names of the players by seat ("an open seat" for one not taken).
+    pub(crate) fn seat_names(&self, game: &dyn LiveGame) -> Vec<String> {
+        game.players()
+            .iter()
+            .map(|p| match p {
+                Some(p) => self.players.name(p).unwrap_or_else(|| p.clone()),
+                None => "an open seat".into(),
+            })
+            .collect()
+    }
+
     /// The position as `seat`'s view shows it, the legal commands and the clock.
     pub(crate) fn table_text(&self, game: &dyn LiveGame, player: &str, seat: usize) -> String {
         let view = game.view(game.viewer_for(Some(player)));
-        let mut text = super::render::position(&view);
+        let mut text = super::render::position(&view, Some(seat), &self.seat_names(game));
         if game.status() == domain::table::Status::Active && game.to_act().contains(&seat) {
             let legal = game.legal_at(seat, Utc::now());
             text.push_str(&format!(
@@ -228,8 +311,14 @@ impl Mail {
         text
     }
 
-    /// The mail of one notice.
-    fn notice_letter(&self, game: &dyn LiveGame, notice: &Notification, to: &str) -> Letter {
+    /// The mail of one notice; `started`: a turn notice also tells that the game started.
+    pub(crate) fn notice_letter(
+        &self,
+        game: &dyn LiveGame,
+        notice: &Notification,
+        to: &str,
+        started: bool,
+    ) -> Letter {
         let opponents = self.opponents(game, &notice.player_id).join(", ");
         let view = game.view(game.viewer_for(Some(&notice.player_id)));
         let move_number = view
@@ -248,8 +337,46 @@ impl Mail {
         let (subject, intro, reply_hint) = match notice.kind_of_notification {
             NotificationType::YourTurn => (
                 format!("Your move in {kind} with {opponents} ({move_number}) [{}]", notice.game_id),
-                format!("It is your move in {kind} against {opponents} ({move_number})."),
-                "Reply to this mail with your command on the first line, written as in the list above (case and spaces do not matter); resign, draw and takeback work too.",
+                format!(
+                    "{}It is your move in {kind} against {opponents} ({move_number}).",
+                    if started { "Every seat is taken: the game started. " } else { "" }
+                ),
+                REPLY_WITH_A_COMMAND,
+            ),
+            NotificationType::ClockLow => {
+                let left = notice
+                    .id
+                    .rsplit(':')
+                    .next()
+                    .and_then(|s| s.parse::<i64>().ok())
+                    .map(|s| super::clock::span(chrono::Duration::seconds(s)))
+                    .unwrap_or_else(|| "little time".into());
+                (
+                    format!("Your clock: {left} left in {kind} with {opponents} [{}]", notice.game_id),
+                    format!("Your clock runs low: {left} left for your move in {kind} against {opponents} ({move_number}). If the deadline passes, you lose on time."),
+                    REPLY_WITH_A_COMMAND,
+                )
+            }
+            NotificationType::GameStarted => {
+                let first: Vec<String> = game
+                    .to_act()
+                    .iter()
+                    .filter_map(|s| game.players().get(*s).cloned().flatten())
+                    .map(|p| self.players.name(&p).unwrap_or(p))
+                    .collect();
+                (
+                    format!("Game started: {kind} with {opponents} [{}]", notice.game_id),
+                    format!(
+                        "Every seat is taken: your game of {kind} against {opponents} started. To act first: {}. You are mailed when it is your move.",
+                        if first.is_empty() { "nobody".to_string() } else { first.join(", ") }
+                    ),
+                    "",
+                )
+            }
+            NotificationType::Invited => (
+                format!("{} invites you to {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} invites you to a game of {kind}: take a seat at the table (the link below). The game starts when every seat is taken.", by(notice.by_seat)),
+                "",
             ),
             NotificationType::DrawOffered => (
                 format!("{} offers a draw in {kind} [{}]", by(notice.by_seat), notice.game_id),
@@ -268,7 +395,7 @@ impl Mail {
             ),
             NotificationType::GameFinished => {
                 let result = match &notice.outcome {
-                    Some(outcome) => serde_json::to_string(outcome).unwrap_or_default(),
+                    Some(outcome) => self.result_text(game, outcome, notice.seat),
                     None => "over".into(),
                 };
                 (
@@ -299,9 +426,13 @@ impl Mail {
             unsubscribe: Some(notice.player_id.clone()),
             in_reply_to: None,
             link: Some(self.game_link(&notice.game_id)),
+            still: None,
         }
     }
 }
+
+/// What a notice that a reply may answer with a move says of replying.
+const REPLY_WITH_A_COMMAND: &str = "Reply to this mail with your command on the first line, written as in the list above (case and spaces do not matter); resign, draw and takeback work too.";
 
 /// Sends every waiting mail that is due, while the lease is held.
 async fn send_due(mail: &Mail, leases: &Leases, transport: &mut Option<lettre::SmtpTransport>) {
@@ -316,6 +447,15 @@ async fn send_due(mail: &Mail, leases: &Leases, transport: &mut Option<lettre::S
     for queued in waiting.iter().filter(|q| q.next_at <= now) {
         if !leases.holds(LEASE) {
             return;
+        }
+        if let Some(still) = &queued.still {
+            if !clock_runs(mail, still) {
+                tracing::info!(mail = %queued.id, "a clock notice not sent: the seat moved, or its deadline passed");
+                if let Err(error) = mail.outbox.sent(queued).await {
+                    tracing::error!(mail = %queued.id, %error, "cannot drop a clock notice");
+                }
+                continue;
+            }
         }
         match deliver(mail, queued, transport) {
             Ok(place) => {
@@ -342,6 +482,20 @@ async fn send_due(mail: &Mail, leases: &Leases, transport: &mut Option<lettre::S
                 }
             }
         }
+    }
+}
+
+/// Whether the clock a clock notice warns of still runs to its deadline.
+fn clock_runs(mail: &Mail, still: &super::outbox::ClockStill) -> bool {
+    match mail.game_now(&still.game) {
+        Ok(game) => {
+            game.status() == domain::table::Status::Active
+                && game.to_act().contains(&still.seat)
+                && game.clocks().get(still.seat).and_then(|c| c.deadline()) == Some(still.deadline)
+                && still.deadline > Utc::now()
+        }
+        // Not known now: better a warning too many than none.
+        Err(_) => true,
     }
 }
 

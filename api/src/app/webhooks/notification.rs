@@ -24,6 +24,14 @@ pub enum NotificationType {
     TakebackWithdrawn,
     /// One of your games ended (also when a takeback supersedes it by a fork).
     GameFinished,
+    /// Every seat of a game of yours is taken: play begins. (By mail; not sent to webhooks.)
+    GameStarted,
+    /// Another player invited you to take a seat in an open game. (By mail; not sent to
+    /// webhooks.)
+    Invited,
+    /// Your clock runs low: your move is due within a warning's time (24 hours, 1 hour).
+    /// (By mail; not sent to webhooks.)
+    ClockLow,
 }
 
 impl NotificationType {
@@ -34,6 +42,9 @@ impl NotificationType {
             NotificationType::TakebackRequested => "takeback_requested",
             NotificationType::TakebackWithdrawn => "takeback_withdrawn",
             NotificationType::GameFinished => "game_finished",
+            NotificationType::GameStarted => "game_started",
+            NotificationType::Invited => "invited",
+            NotificationType::ClockLow => "clock_low",
         }
     }
 }
@@ -108,6 +119,42 @@ pub fn copied_past(
         }
         _ => (false, first_version == 1),
     }
+}
+
+/// The `game_started` notice for `player` when `events` started the game (its last seat was
+/// taken). Kept out of [`notifications`]: webhooks are told of the first turn only.
+pub fn game_started(
+    after: &dyn LiveGame,
+    events: &[Envelope],
+    player: &str,
+) -> Option<Notification> {
+    let started = events
+        .iter()
+        .any(|e| matches!(TableFact::of_stored(&e.payload), Some(TableFact::Started)));
+    let seat = *seats_of(after, player).first()?;
+    let last = events.last()?;
+    if !started {
+        return None;
+    }
+    let kind = NotificationType::GameStarted;
+    Some(Notification {
+        id: format!(
+            "{}:{}:{player}:{}",
+            last.stream,
+            after.version(),
+            kind.as_str()
+        ),
+        kind_of_notification: kind,
+        game_id: last.stream.clone(),
+        kind: after.kind().to_string(),
+        version: after.version(),
+        player_id: player.to_string(),
+        seat,
+        occurred_at: last.recorded_at,
+        by_seat: None,
+        takeback_to_version: None,
+        outcome: None,
+    })
 }
 
 /// The notifications for `player` of one command's `events`, which took the game from

@@ -1,0 +1,128 @@
+//! "You are invited": a seated player of an open game asks the server to mail another player
+//! the game's link. Mailed once per game and invitee, only to a confirmed address that takes
+//! invitations; the inviter is never told whether a mail went out (nor whether the invitee has
+//! an address at all).
+
+use super::compose::Letter;
+use super::Mail;
+use crate::app::players::Player;
+use crate::app::webhooks::notification::NotificationType;
+use crate::app::Games;
+use crate::problem::ApiError;
+use actix_web::http::StatusCode;
+use domain::table::Status;
+
+/// The invitations mailed, by game and invitee.
+const INVITATIONS: &str = "mail_invitations";
+/// Invitations a player may send in an hour.
+pub const INVITATIONS_PER_HOUR: u32 = 20;
+
+impl Mail {
+    /// Invites `invitee` to game `id` on behalf of `inviter`, who must hold one of its seats
+    /// while it waits for players.
+    pub async fn invite(
+        &self,
+        games: &Games,
+        inviter: &Player,
+        id: &str,
+        invitee: &str,
+    ) -> Result<(), ApiError> {
+        self.require_enabled()?;
+        let (kind, players, seats, time_control, status) = {
+            let slot = games.slot(id)?;
+            let slot = slot.lock().await;
+            let game = slot.game.as_ref();
+            (
+                game.kind().to_string(),
+                game.players(),
+                game.seats(),
+                game.time_control(),
+                game.status(),
+            )
+        };
+        if !players.iter().flatten().any(|p| *p == inviter.id) {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "not_seated",
+                "Only a player seated at a game may invite others to it.",
+            ));
+        }
+        if status != Status::Open {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "game_not_open",
+                "This game has no free seat any more: every seat is taken.",
+            ));
+        }
+        let Some(invited) = self.players.get(invitee)? else {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "player_not_found",
+                format!("There is no player {invitee}."),
+            ));
+        };
+        if players.iter().flatten().any(|p| *p == invited.id) {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                "already_seated",
+                format!("{} already sits at this game.", invited.name),
+            ));
+        }
+        if !self.invitations.allow(&inviter.id, INVITATIONS_PER_HOUR) {
+            return Err(ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                format!("At most {INVITATIONS_PER_HOUR} invitations an hour; try again later."),
+            )
+            .with_retry_after(3600));
+        }
+        let store = self.repository.store();
+        let key = format!("{id}/{}", invited.id);
+        if store
+            .get_record(INVITATIONS, &key)
+            .map_err(ApiError::internal)?
+            .is_some()
+        {
+            return Ok(());
+        }
+        let Some(address) = self.accounts.wants(&invited.id, NotificationType::Invited) else {
+            return Ok(());
+        };
+        let seated: Vec<String> = players
+            .iter()
+            .flatten()
+            .map(|p| self.players.name(p).unwrap_or_else(|| p.clone()))
+            .collect();
+        let open = seats - seated.len();
+        let clock = match time_control.allowance() {
+            Some(allowance) => format!(
+                "Each move must be made within {}.",
+                super::clock::span(allowance)
+            ),
+            None => "There is no clock: take the time you want.".into(),
+        };
+        let letter = Letter {
+            id: format!("invite.{id}.{}", invited.id),
+            to: address,
+            subject: format!("{} invites you to {kind} [{id}]", inviter.name),
+            text: format!(
+                "Hello {},\n\n{} invites you to a game of {kind}.\n\nSeated: {}\nFree seats: {open} of {seats}\n{clock}\n\nTake a seat at the table (the link below); the game starts when every seat is taken, and you are mailed when it is your move.\n",
+                invited.name,
+                inviter.name,
+                seated.join(", "),
+            ),
+            reply_to: None,
+            unsubscribe: Some(invited.id.clone()),
+            in_reply_to: None,
+            link: Some(self.game_link(id)),
+            still: None,
+        };
+        store
+            .put_record_async(INVITATIONS, &key, inviter.id.as_bytes())
+            .await
+            .map_err(ApiError::internal)?;
+        self.send(&letter).await?;
+        tracing::info!(game = %id, inviter = %inviter.id, invitee = %invited.id, "invitation queued");
+        Ok(())
+    }
+}
