@@ -27,6 +27,8 @@ mod manners;
 mod names;
 mod openapi_contract;
 mod operations;
+mod paging;
+mod player_stream;
 mod postgres;
 mod postgres_migrate;
 mod postgres_nodes;

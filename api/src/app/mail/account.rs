@@ -50,6 +50,10 @@ impl Preferences {
             | NotificationType::TakebackRequested
             | NotificationType::TakebackWithdrawn => self.offers,
             NotificationType::GameFinished => self.game_finished,
+            // Only on the player's stream, never mailed.
+            NotificationType::GameStarted
+            | NotificationType::OpponentMoved
+            | NotificationType::ClockLow => false,
         }
     }
 }

@@ -182,7 +182,11 @@ async fn notify(
         .game_at(game, last_version)
         .map_err(|e| e.to_string())?;
     for player in players {
-        for notice in notifications(before.as_deref(), after.as_ref(), &events, player) {
+        let notices = notifications(before.as_deref(), after.as_ref(), &events, player);
+        for notice in notices
+            .into_iter()
+            .filter(|n| n.kind_of_notification.delivered())
+        {
             let Some(address) = mail.accounts.wants(player, notice.kind_of_notification) else {
                 continue;
             };
@@ -264,6 +268,22 @@ impl Mail {
             NotificationType::TakebackWithdrawn => (
                 format!("{} withdrew the takeback request in {kind} [{}]", by(notice.by_seat), notice.game_id),
                 format!("{} played on: the takeback request is withdrawn.", by(notice.by_seat)),
+                "",
+            ),
+            // Not mailed (see `NotificationType::delivered`), but written should they ever be.
+            NotificationType::GameStarted => (
+                format!("Your game of {kind} with {opponents} has started [{}]", notice.game_id),
+                format!("Your game of {kind} against {opponents} has started."),
+                "",
+            ),
+            NotificationType::OpponentMoved => (
+                format!("{} moved in {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} moved in {kind}.", by(notice.by_seat)),
+                "",
+            ),
+            NotificationType::ClockLow => (
+                format!("Your clock is low in {kind} with {opponents} [{}]", notice.game_id),
+                format!("Less than a quarter of your time for this move is left in {kind} against {opponents}."),
                 "",
             ),
             NotificationType::GameFinished => {
