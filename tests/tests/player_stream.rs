@@ -789,8 +789,7 @@ fn on_postgresql_a_stream_on_one_node_tells_what_was_played_on_another() {
     let one = node(&url, key.clone());
     let two = node(&url, key);
     let players = vec![one.create_player("Ana"), one.create_player("Ben")];
-    // Ana follows on node two, Ben on node one as server-sent events; every command goes to
-    // node one.
+    // Both follow on node two (Ben as server-sent events); every command goes to node one.
     let mut streams = vec![
         listen(
             &two.base,
