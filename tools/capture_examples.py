@@ -63,19 +63,51 @@ def call(method, path, token=None, body=None, raw=False, timeout=10, content_typ
     return status, json.loads(text)
 
 
-def first_stream_event(path, token):
-    """The stream never ends by itself: reads its first event and hangs up. The event as the
-    document declares it (`ServerSentEvent`): its `id`, `event` and `data` fields."""
+def first_stream_event(path, token, skip=()):
+    """The stream never ends by itself: reads its first event (of a type not in `skip`) and
+    hangs up. The event as the document declares it (`ServerSentEvent`, `ServerSentNotice`):
+    its `id`, `event` and `data` fields."""
     request = urllib.request.Request(BASE + path)
     request.add_header("Authorization", f"Bearer {token}")
+    request.add_header("Accept", "text/event-stream")
     event = {}
     with urllib.request.urlopen(request, timeout=10) as response:
         while True:
             line = response.readline().decode().rstrip("\n")
             if not line:
-                return response.status, event
+                if event.get("event") not in skip:
+                    return response.status, event
+                event = {}
+                continue
             field, _, value = line.partition(": ")
             event[field] = value
+
+
+def first_stream_line(path, token, skip=()):
+    """A stream as newline-delimited JSON: its first line (of a type not in `skip`), read
+    and hung up on."""
+    request = urllib.request.Request(BASE + path)
+    request.add_header("Authorization", f"Bearer {token}")
+    request.add_header("Accept", "application/x-ndjson")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        while True:
+            line = response.readline().decode().strip()
+            if not line:
+                continue
+            value = json.loads(line)
+            if value.get("type") not in skip:
+                return response.status, value
+
+
+def keep_stream(operation, path, token, skip=()):
+    """Records a stream's example, as server-sent events and as newline-delimited JSON."""
+    status, event = first_stream_event(path, token, skip)
+    keep(operation, status, event)
+    _, line = first_stream_line(path, token, skip)
+    examples[operation]["media"] = {
+        "text/event-stream": event,
+        "application/x-ndjson": line,
+    }
 
 
 def notification_receiver():
@@ -211,6 +243,9 @@ def main():
     keep("auditGame", status, audit)
 
     keep("streamGameEvents", *first_stream_event(f"/v1/games/{gid}/stream?after={version}", a))
+    keep("streamGameEventsNdjson", *first_stream_line(f"/v1/games/{gid}/stream.ndjson?after={version}", a))
+    # Bruno's stream of everything that concerns him, from the start: its first notice.
+    keep_stream("streamMyNotices", "/v1/players/me/stream?after=0", b, skip=("keep_alive",))
 
     fork_body = {"version": version}
     status, fork = call("POST", f"/v1/games/{gid}/forks", a, fork_body)

@@ -61,13 +61,13 @@ after = None
 pages = 0
 began = time.time()
 while True:
-    games = page(after)
+    answer = page(after)
     pages += 1
     if pages % 10 == 0:
         peak = max(peak, rss())
-    if len(games) < 200:
+    if answer["next"] is None:
         break
-    after = games[-1]["id"]
+    after = answer["next"]
 end = rss()
 print(
     f"{'keep-alive' if keep_alive else 'a connection a page'} {' '.join(extra) or '(defaults)'}: "

@@ -234,20 +234,15 @@ async fn measure(binary: &Path, data: &Path, token: &str) -> Figures {
         .await
         .expect("my games");
     let mine_ms = asked.elapsed().as_secs_f64() * 1e3;
-    let mine_games = serde_json::from_slice::<Vec<Value>>(&mine)
-        .map(|games| games.len())
-        .unwrap_or_else(|_| {
-            // An answer shaped as an object with the list inside.
-            serde_json::from_slice::<Value>(&mine)
-                .ok()
-                .and_then(|v| v["games"].as_array().map(Vec::len))
-                .unwrap_or(0)
-        });
+    let mine_games = serde_json::from_slice::<Value>(&mine)
+        .ok()
+        .and_then(|v| v["items"].as_array().map(Vec::len))
+        .unwrap_or(0);
     server.stop();
 
     let server = Server::start(binary, data).await;
     let asked = Instant::now();
-    let rare: Vec<Value> = client
+    let rare: Value = client
         .get(format!(
             "{}/v1/games?status=open&kind=altitude&limit=200",
             server.base
@@ -276,7 +271,7 @@ async fn measure(binary: &Path, data: &Path, token: &str) -> Figures {
             if let Some(after) = &after {
                 url.push_str(&format!("&after={after}"));
             }
-            let page: Vec<Value> = client
+            let page: Value = client
                 .get(url)
                 .send()
                 .await
@@ -289,9 +284,9 @@ async fn measure(binary: &Path, data: &Path, token: &str) -> Figures {
             if pages % 10 == 0 {
                 rss_peak_mb = rss_peak_mb.max(server.rss_mb());
             }
-            match page.last().and_then(|game| game["id"].as_str()) {
-                Some(last) if page.len() == 200 => after = Some(last.to_string()),
-                _ => break,
+            match page["next"].as_str() {
+                Some(next) => after = Some(next.to_string()),
+                None => break,
             }
         }
         rss_after_passes.push(server.rss_mb());
@@ -307,7 +302,7 @@ async fn measure(binary: &Path, data: &Path, token: &str) -> Figures {
         mine_games,
         mine_bytes: mine.len(),
         rare_ms,
-        rare_games: rare.len(),
+        rare_games: rare["items"].as_array().map_or(0, Vec::len),
         rss_start_mb,
         rss_peak_mb,
         rss_first_pass_mb,

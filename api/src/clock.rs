@@ -110,7 +110,8 @@ async fn follow(state: &AppState, mut from: u64) -> u64 {
     }
 }
 
-/// One look: every game whose deadline has passed, every vacation that has run out.
+/// One look: every game whose deadline has passed, every clock that got low, every vacation
+/// that has run out.
 async fn look(state: &AppState) {
     let now = Utc::now();
     for id in state.games.due(now) {
@@ -119,6 +120,11 @@ async fn look(state: &AppState) {
             // The deadline moved (a move came in first): the new one is watched.
             Err(refused) if refused.code == "no_timeout" => {}
             Err(error) => tracing::error!(game = %id, %error, "could not record a timeout"),
+        }
+    }
+    for id in state.games.warnings_due(now) {
+        if let Err(error) = state.games.warn_low_clocks(&id, now).await {
+            tracing::error!(game = %id, %error, "could not write that a clock is low");
         }
     }
     for player in state.vacations.expired(now).await {

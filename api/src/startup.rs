@@ -469,6 +469,8 @@ pub fn run_with_mail(
             .service(routes::games::join_game)
             .service(routes::events::events)
             .service(routes::events::stream)
+            .service(routes::events::stream_ndjson)
+            .service(routes::notices::my_stream)
             .service(routes::replay::state_at)
             .service(routes::replay::audit)
             .service(routes::replay::game_log)

@@ -110,6 +110,36 @@ fn no_options(options: &Value) -> bool {
     options.is_null() || options.as_object().is_some_and(serde_json::Map::is_empty)
 }
 
+/// A page of games (without their views), and where the next page begins.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GamePage {
+    /// The games of this page, in the list's order.
+    pub items: Vec<GameSummary>,
+    /// The cursor of the next page: send it as `after` to get it. `null` when this page is the
+    /// last.
+    #[schema(required = true)]
+    pub next: Option<String>,
+}
+
+impl GamePage {
+    /// The summaries of a page of games, as `player` may see them (without views).
+    pub async fn of(
+        page: crate::app::lists::Page<crate::app::SlotRef>,
+        players: &Players,
+        player: Option<&str>,
+    ) -> GamePage {
+        let mut items = Vec::with_capacity(page.items.len());
+        for slot in page.items {
+            let slot = slot.lock().await;
+            items.push(summary(&slot, players, player, false));
+        }
+        GamePage {
+            items,
+            next: page.next,
+        }
+    }
+}
+
 /// A takeback asked for and not yet answered.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct TakebackAsked {

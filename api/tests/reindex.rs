@@ -32,7 +32,7 @@ fn open_of(kind: &str) -> GameFilter {
 
 async fn ids(games: &Games, filter: &GameFilter) -> Vec<String> {
     let mut ids = Vec::new();
-    for slot in games.list(filter).expect("the list answers") {
+    for slot in games.list(filter).expect("the list answers").items {
         ids.push(slot.lock().await.id.clone());
     }
     ids

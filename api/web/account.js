@@ -1,6 +1,6 @@
 // Accounts: sign up (the key is shown once), sign in with a key on another device, sign out.
 
-import { api, get, post, del, seg, token } from './api.js';
+import { api, get, getAll, post, del, seg, token } from './api.js';
 import { h, mount, field, say, sayError } from './dom.js';
 
 const RETURN = 'avalanche.return';
@@ -120,7 +120,7 @@ function when(iso, otherwise) {
 async function drawTokens(card, app) {
   let tokens;
   try {
-    tokens = await get('/players/me/tokens');
+    tokens = await getAll('/players/me/tokens');
   } catch (e) {
     sayError(e);
     return;

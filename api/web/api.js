@@ -99,6 +99,18 @@ async function send(method, path, body, { signal, text = false, headers = {} } =
 }
 
 export const get = (path, options) => api('GET', path, undefined, options);
+/** Every item of a list, page after page: each page says where the next begins (`next`). */
+export async function getAll(path, options) {
+  const items = [];
+  let after = null;
+  for (;;) {
+    const sep = path.includes('?') ? '&' : '?';
+    const page = await get(after === null ? path : `${path}${sep}after=${encodeURIComponent(after)}`, options);
+    items.push(...page.items);
+    if (page.next === null || page.next === undefined) return items;
+    after = page.next;
+  }
+}
 export const post = (path, body = {}, options) => api('POST', path, body, options);
 export const del = (path, options) => api('DELETE', path, undefined, options);
 

@@ -2,7 +2,7 @@
 // Each page is a function (main, params, app) that may return a cleanup function, called when
 // the player leaves it (long-polls stopped, key handlers removed).
 
-import { get, token } from './api.js';
+import { get, getAll, token } from './api.js';
 import { h, mount, say } from './dom.js';
 import { accountPage } from './account.js';
 import { lobbyPage } from './lobby.js';
@@ -54,8 +54,8 @@ const app = {
       return;
     }
     try {
-      const mine = await get('/players/me/games?turn=mine');
-      app.setTurns((Array.isArray(mine) ? mine : (mine.games || [])).filter((g) => !g.superseded).length);
+      const mine = await getAll('/players/me/games?turn=mine&limit=200');
+      app.setTurns(mine.filter((g) => !g.superseded).length);
     } catch { /* the banner says when the server cannot be reached */ }
   },
   go(hash) {

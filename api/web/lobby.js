@@ -1,12 +1,12 @@
 // The lobby: my games (my turn first, with deadlines), open games to join (by kind), games
 // being played to watch, and a form to create a game as GET /v1/kinds describes the games.
 
-import { get, post, seg } from './api.js';
+import { get, getAll, post, seg } from './api.js';
 import { h, mount, field, deadline, relative, say, sayError, kindTitle } from './dom.js';
 
 let kindsCache = null;
 export async function kinds() {
-  if (!kindsCache) kindsCache = await get('/kinds');
+  if (!kindsCache) kindsCache = await getAll('/kinds');
   return kindsCache;
 }
 
@@ -92,8 +92,8 @@ export async function lobbyPage(main, _params, app) {
     const q = kind ? `&kind=${seg(kind)}` : '';
     try {
       const [open, active] = await Promise.all([
-        get(`/games?status=open${q}`),
-        get(`/games?status=active${q}&limit=10`),
+        get(`/games?status=open${q}`).then((page) => page.items),
+        get(`/games?status=active${q}&limit=10`).then((page) => page.items),
       ]);
       mount(openList, open.length ? open.map((g) => gameLine(g, joinButton(g), true, all.find((k) => k.id === g.kind))) : h('li', { class: 'muted' }, 'No open game: create one.'));
       mount(watchList, active.length ? active.map((g) => gameLine(g)) : h('li', { class: 'muted' }, 'Nobody is playing right now.'));
@@ -122,7 +122,7 @@ export async function lobbyPage(main, _params, app) {
       return;
     }
     try {
-      const games = await get('/players/me/games');
+      const games = await getAll('/players/me/games?limit=200');
       const mineFirst = [...games].sort((a, b) => {
         if (a.your_turn !== b.your_turn) return a.your_turn ? -1 : 1;
         const da = a.deadline ? Date.parse(a.deadline) : Infinity;

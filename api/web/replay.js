@@ -2,7 +2,7 @@
 // the arrow keys; an analysis fork from the version shown; the audit and the revealed seed of a
 // finished game; the record (Avalanche Chess) or the log exported. Import: paste a record.
 
-import { get, post, api, seg } from './api.js';
+import { get, getAll, post, api, seg } from './api.js';
 import { h, mount, field, say, sayError, kindTitle } from './dom.js';
 import { drawTable, outcomeText, eventWords } from './game.js';
 
@@ -23,8 +23,8 @@ async function allEvents(id) {
   for (;;) {
     const page = await get(`/games/${seg(id)}/events?after=${after}&limit=1000`);
     out.push(...page.events);
-    if (!page.events.length || out.length >= page.version) return out;
-    after = page.events[page.events.length - 1].version;
+    if (page.next === null || page.next === undefined) return out;
+    after = page.next;
   }
 }
 
@@ -150,7 +150,7 @@ export async function replayPage(main, [id, wanted], app) {
       },
     }, 'Fork from this version'));
   }
-  const hidden = await get('/kinds').then((ks) => (ks.find((k) => k.id === game.kind) || {}).hidden_information).catch(() => true);
+  const hidden = await getAll('/kinds').then((ks) => (ks.find((k) => k.id === game.kind) || {}).hidden_information).catch(() => true);
   const open = game.status === 'finished' || !hidden;
   if (game.kind === 'avalanche-chess') {
     toolItems.push(h('button', {
@@ -196,7 +196,7 @@ export async function importPage(main, _params, app) {
     mount(main, h('h1', {}, 'Import a record'), h('p', {}, h('a', { href: '#/account' }, 'Sign in'), ' to import a record.'));
     return;
   }
-  const variants = ((await get('/kinds').catch(() => [])).find((k) => k.id === 'avalanche-chess') || { variants: ['standard'] }).variants;
+  const variants = ((await getAll('/kinds').catch(() => [])).find((k) => k.id === 'avalanche-chess') || { variants: ['standard'] }).variants;
   // By default the server reads the variant from the record (its tag, or its first moves).
   const variant = h('select', { name: 'variant' }, h('option', { value: '' }, 'Read from the record'), variants.map((v) => h('option', { value: v }, v)));
   const record = h('textarea', { name: 'record', rows: 10, required: true, spellcheck: 'false', placeholder: EXAMPLE });

@@ -30,7 +30,7 @@ try {
   const ana = await player('Ana');
   const ben = await player('Ben');
   const cleo = await player('Cleo');
-  const kinds = await api('/kinds');
+  const kinds = (await api('/kinds')).items;
   const games = {};
   for (const k of kinds) {
     const seats = Math.max(2, k.min_seats);

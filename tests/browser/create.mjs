@@ -19,7 +19,7 @@ try {
   const a = await ana.newPage();
   const anaKey = await signUp(a, 'Ana');
   await a.waitForURL(/#\/$/);
-  const kinds = await api('/kinds');
+  const kinds = (await api('/kinds')).items;
 
   for (const kind of kinds) {
     await a.goto(`${BASE}/#/`);
@@ -79,7 +79,7 @@ try {
     }
   }
   // Cancelled games are gone from the open list.
-  const open = await api('/games?status=open');
+  const open = (await api('/games?status=open')).items;
   check(open.every((g) => !Object.values(result.created).some((c) => c.id === g.id)), 'cancelled games are not open any more');
 
   // An invitation: Ana creates a chess game with a clock; the page offers its link.

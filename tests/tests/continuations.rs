@@ -72,7 +72,8 @@ fn a_superseded_game_names_the_game_that_goes_on_and_lists_show_it_superseded() 
         StatusCode::OK,
     );
     let listed = |game: &str| {
-        mine.as_array()
+        mine["items"]
+            .as_array()
             .expect("games")
             .iter()
             .find(|g| g["id"] == game)
@@ -158,7 +159,8 @@ fn the_creator_cancels_a_game_nobody_joined_and_it_leaves_the_open_list() {
         StatusCode::OK,
     );
     assert!(
-        open.as_array()
+        open["items"]
+            .as_array()
             .expect("games")
             .iter()
             .all(|g| g["id"] != id.as_str()),

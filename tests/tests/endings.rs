@@ -124,7 +124,7 @@ fn assert_over(kind: &str, view: &Value) {
 fn every_game_shows_in_its_view_that_a_resignation_ended_it() {
     let app = TestApp::spawn();
     let kinds = ok_json(app.get("/v1/kinds", None).send(), StatusCode::OK);
-    for kind in kinds.as_array().unwrap() {
+    for kind in kinds["items"].as_array().unwrap() {
         let kind = kind["id"].as_str().unwrap();
         let (id, players) = app.full_game(kind, 2, json!({}));
         let running = app.game(None, &id);

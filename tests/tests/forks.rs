@@ -68,7 +68,7 @@ fn fork_and_diverge(app: &TestApp, parent: &str, version: u64, analyst: &Player)
         app.get(&format!("/v1/games/{parent}/forks"), None).send(),
         StatusCode::OK,
     );
-    assert!(forks
+    assert!(forks["items"]
         .as_array()
         .unwrap()
         .iter()

@@ -245,7 +245,7 @@ fn forks_by_one_player_are_limited_an_hour() {
         .unwrap()
         .json()
         .unwrap();
-    assert_eq!(forks.as_array().map(Vec::len), Some(2), "{forks}");
+    assert_eq!(forks["items"].as_array().map(Vec::len), Some(2), "{forks}");
     assert_eq!(fork(&players[1]).status(), StatusCode::CREATED);
 }
 

@@ -35,7 +35,7 @@ fn a_player_gets_a_token_that_acts_for_them() {
 #[test]
 fn the_kinds_list_the_five_games() {
     let app = TestApp::spawn();
-    let kinds = ok_json(app.get("/v1/kinds", None).send(), StatusCode::OK);
+    let kinds = ok_json(app.get("/v1/kinds", None).send(), StatusCode::OK)["items"].clone();
     let ids: Vec<&str> = kinds
         .as_array()
         .unwrap()
@@ -67,7 +67,7 @@ fn the_kinds_list_the_five_games() {
 #[test]
 fn the_kinds_name_their_rules_revision_what_changed_and_their_rules_page() {
     let app = TestApp::spawn();
-    let kinds = ok_json(app.get("/v1/kinds", None).send(), StatusCode::OK);
+    let kinds = ok_json(app.get("/v1/kinds", None).send(), StatusCode::OK)["items"].clone();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     for kind in kinds.as_array().unwrap() {
         let id = kind["id"].as_str().unwrap();
@@ -123,7 +123,7 @@ fn readme_row(readme: &str, from: &str, id: &str) -> Vec<String> {
 #[test]
 fn the_kinds_say_which_seat_is_which_as_the_players_guide_does() {
     let app = TestApp::spawn();
-    let kinds = ok_json(app.get("/v1/kinds", None).send(), StatusCode::OK);
+    let kinds = ok_json(app.get("/v1/kinds", None).send(), StatusCode::OK)["items"].clone();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let readme = std::fs::read_to_string(root.join("docs/playing.md")).unwrap();
     for kind in kinds.as_array().unwrap() {
@@ -179,7 +179,11 @@ fn a_game_is_created_joined_and_started_when_full() {
         app.get("/v1/games?status=open", None).send(),
         StatusCode::OK,
     );
-    assert!(open.as_array().unwrap().iter().any(|g| g["id"] == id));
+    assert!(open["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|g| g["id"] == id));
     let joined = app.join(&cy, id);
     assert_eq!(joined["game"]["status"], "active");
     assert_eq!(joined["game"]["your_seat"], 0);
@@ -195,13 +199,21 @@ fn a_game_is_created_joined_and_started_when_full() {
             .send(),
         StatusCode::OK,
     );
-    assert!(active.as_array().unwrap().iter().any(|g| g["id"] == id));
+    assert!(active["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|g| g["id"] == id));
     let open = ok_json(
         app.get("/v1/games?status=open", None).send(),
         StatusCode::OK,
     );
     assert!(
-        !open.as_array().unwrap().iter().any(|g| g["id"] == id),
+        !open["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == id),
         "the index moved with the status"
     );
     let dee = app.create_player("Dee");
@@ -269,7 +281,7 @@ fn my_games_with_turn_mine_lists_where_i_must_act() {
                 .send(),
             StatusCode::OK,
         );
-        games
+        games["items"]
             .as_array()
             .unwrap()
             .iter()
@@ -282,7 +294,7 @@ fn my_games_with_turn_mine_lists_where_i_must_act() {
         app.get("/v1/players/me/games", Some(&players[0])).send(),
         StatusCode::OK,
     );
-    assert_eq!(all.as_array().unwrap().len(), 2);
+    assert_eq!(all["items"].as_array().unwrap().len(), 2);
     ok_json(
         Ok(app.play(
             &players[0],

@@ -30,6 +30,8 @@ mod manners;
 mod names;
 mod openapi_contract;
 mod operations;
+mod paging;
+mod player_stream;
 mod postgres;
 mod postgres_gauges;
 mod postgres_migrate;

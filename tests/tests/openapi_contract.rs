@@ -289,7 +289,7 @@ fn a_game_of(kind: &str, seats: usize, extra: Value, max_commands: usize) {
     let prefix = api::openapi::schema_prefix(kind);
 
     let kinds = client.get("/v1/kinds", "/v1/kinds", None);
-    let offered = kinds
+    let offered = kinds["items"]
         .as_array()
         .expect("kinds")
         .iter()
@@ -619,7 +619,7 @@ fn every_operation_shows_examples_that_fit_its_schemas() {
     operations.dedup();
     assert_eq!(
         operations.len(),
-        40,
+        42,
         "every operation, once: {operations:?}"
     );
 }
@@ -668,4 +668,138 @@ fn lists_refuse_an_empty_page_in_the_words_of_the_document() {
             .expect("an answer");
         assert_eq!(at_most.status().as_u16(), 200, "{template}");
     }
+}
+
+/// Every line of a player's stream fits `PlayerStreamLine`, exactly one variant of it (told
+/// apart by `type`), as newline-delimited JSON and framed as server-sent events; so does every
+/// line of a game's stream as newline-delimited JSON (`EventOut`).
+#[test]
+fn the_players_stream_and_a_games_ndjson_stream_send_lines_of_the_declared_shape() {
+    let app = TestApp::spawn();
+    let contract = Contract::committed();
+    let (id, players) = app.full_game("avalanche-chess", 2, json!({}));
+    assert_eq!(
+        app.play(
+            &players[0],
+            &id,
+            &json!({"type": "turn", "move": "e2e4", "push": "a6"})
+        )
+        .status(),
+        200
+    );
+    for command in [
+        json!({"type": "turn", "move": "e7e5", "push": "a3"}),
+        json!({"type": "offer_draw"}),
+        json!({"type": "request_takeback"}),
+    ] {
+        assert_eq!(app.play(&players[1], &id, &command).status(), 200);
+    }
+    assert_eq!(
+        app.play(&players[0], &id, &json!({"type": "resign"}))
+            .status(),
+        200
+    );
+    let stream = "/paths/~1v1~1players~1me~1stream/get/responses/200/content";
+    let read = |accept: &str, player: &Player| -> String {
+        let mut response = app
+            .get("/v1/players/me/stream?after=0", Some(player))
+            .header("Accept", accept)
+            .send()
+            .expect("the stream opens");
+        let declared = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        assert!(declared.starts_with(accept), "{declared}");
+        // The stream never ends by itself: what came within a moment.
+        let mut text = Vec::new();
+        let mut buffer = [0u8; 4096];
+        let started = std::time::Instant::now();
+        while started.elapsed() < std::time::Duration::from_millis(700) {
+            use std::io::Read;
+            match response.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => text.extend_from_slice(&buffer[..n]),
+            }
+            if text.ends_with(b"\n") && String::from_utf8_lossy(&text).contains("game_finished") {
+                break;
+            }
+        }
+        String::from_utf8(text).expect("text")
+    };
+    let mut types = std::collections::BTreeSet::new();
+    for player in &players {
+        for line in read("application/x-ndjson", player).lines() {
+            let line: Value = serde_json::from_str(line).expect("a line is JSON");
+            contract.check(
+                &format!("{stream}/application~1x-ndjson/schema"),
+                &line,
+                "a line",
+            );
+            let variant = contract.exactly_one(&["PlayerStreamLine"], &line, "a line");
+            assert_eq!(
+                variant,
+                format!(
+                    "PlayerStreamLine.{}",
+                    line["type"]
+                        .as_str()
+                        .unwrap()
+                        .split('_')
+                        .map(|w| w[..1].to_uppercase() + &w[1..])
+                        .collect::<String>()
+                )
+            );
+            types.insert(line["type"].as_str().unwrap().to_string());
+        }
+        let framed = read("text/event-stream", player);
+        for frame in framed.split("\n\n").filter(|f| !f.trim().is_empty()) {
+            let field = |name: &str| {
+                frame
+                    .lines()
+                    .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+                    .unwrap_or_else(|| panic!("a {name} line: {frame}"))
+            };
+            let sent = json!({"id": field("id"), "event": field("event"), "data": field("data")});
+            contract.check(
+                &format!("{stream}/text~1event-stream/schema"),
+                &sent,
+                "a framed line",
+            );
+            let line: Value = serde_json::from_str(field("data")).expect("data is JSON");
+            contract.exactly_one(&["PlayerStreamLine"], &line, "a framed line");
+            assert_eq!(line["cursor"], field("id"));
+            assert_eq!(line["type"], field("event"));
+        }
+    }
+    for seen in [
+        "keep_alive",
+        "game_started",
+        "your_turn",
+        "opponent_moved",
+        "draw_offered",
+        "takeback_requested",
+        "game_finished",
+    ] {
+        assert!(types.contains(seen), "{seen} among {types:?}");
+    }
+    // A game's stream as newline-delimited JSON: one `EventOut` a line, then its end.
+    let text = app
+        .get(&format!("/v1/games/{id}/stream.ndjson"), None)
+        .send()
+        .expect("the stream")
+        .text()
+        .expect("it ends with the game");
+    let declared =
+        "/paths/~1v1~1games~1{id}~1stream.ndjson/get/responses/200/content/application~1x-ndjson/schema";
+    let mut versions = Vec::new();
+    for line in text.lines().filter(|l| !l.is_empty()) {
+        let event: Value = serde_json::from_str(line).expect("a line is JSON");
+        contract.check(declared, &event, "a line of a game's stream");
+        contract.exactly_one(&["AvalancheChess.GameEvent"], &event["data"], "an event");
+        versions.push(event["version"].as_u64().unwrap());
+    }
+    let version = app.game(None, &id)["version"].as_u64().unwrap();
+    assert_eq!(versions, (1..=version).collect::<Vec<_>>());
 }

@@ -223,10 +223,24 @@ fn sigterm_answers_waiting_long_polls_ends_streams_and_stops_within_a_second() {
         let read = response.read_to_string(&mut body);
         (read.map_err(|e| e.to_string()), Instant::now())
     });
-    // Both wait on the server.
-    eventually(Duration::from_secs(10), "two open streams", || {
+    // A player's stream of every notice ends too.
+    let notices_url = app.url("/v1/players/me/stream");
+    let token = players[1].token.clone();
+    let notices = std::thread::spawn(move || {
+        let mut response = reqwest::blocking::Client::new()
+            .get(notices_url)
+            .bearer_auth(token)
+            .timeout(Duration::from_secs(90))
+            .send()
+            .expect("the player's stream opens");
+        let mut body = String::new();
+        let read = response.read_to_string(&mut body);
+        (read.map_err(|e| e.to_string()), Instant::now())
+    });
+    // All three wait on the server.
+    eventually(Duration::from_secs(10), "three open streams", || {
         let text = app.get("/metrics", None).send().unwrap().text().unwrap();
-        text.lines().any(|l| l == "avalanche_open_streams 2")
+        text.lines().any(|l| l == "avalanche_open_streams 3")
     });
 
     let asked = Instant::now();
@@ -255,9 +269,11 @@ fn sigterm_answers_waiting_long_polls_ends_streams_and_stops_within_a_second() {
     let (status, answered_at) = poll.join().unwrap();
     assert_eq!(status, StatusCode::OK);
     assert!(answered_at.duration_since(asked) < Duration::from_secs(1));
-    let (read, ended_at) = stream.join().unwrap();
-    assert!(read.is_ok(), "the stream ends cleanly, not cut: {read:?}");
-    assert!(ended_at.duration_since(asked) < Duration::from_secs(1));
+    for stream in [stream, notices] {
+        let (read, ended_at) = stream.join().unwrap();
+        assert!(read.is_ok(), "the stream ends cleanly, not cut: {read:?}");
+        assert!(ended_at.duration_since(asked) < Duration::from_secs(1));
+    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -36,12 +36,12 @@ fn forks_of(app: &TestApp, id: &str) -> Vec<String> {
     ok_json(
         app.get(&format!("/v1/games/{id}/forks"), None).send(),
         StatusCode::OK,
-    )
-    .as_array()
-    .expect("forks")
-    .iter()
-    .map(|fork| fork["id"].as_str().expect("fork id").to_string())
-    .collect()
+    )["items"]
+        .as_array()
+        .expect("forks")
+        .iter()
+        .map(|fork| fork["id"].as_str().expect("fork id").to_string())
+        .collect()
 }
 
 /// Games of every kind and state on `app`: (what, id, players).

@@ -108,7 +108,7 @@ fn no_file_of_the_store_holds_a_seed_or_a_webhook_secret_and_the_key_is_the_owne
         app.get("/v1/players/me/webhooks", Some(&players[0])).send(),
         StatusCode::OK,
     );
-    assert_eq!(listed[0]["id"], hook["id"], "{listed}");
+    assert_eq!(listed["items"][0]["id"], hook["id"], "{listed}");
     assert!(
         !listed.to_string().contains("whsec_"),
         "a listing never shows the secret: {listed}"

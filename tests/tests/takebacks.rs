@@ -90,7 +90,7 @@ fn an_accepted_takeback_moves_both_players_to_a_fork_and_supersedes_the_game() {
         app.get(&format!("/v1/games/{id}/forks"), None).send(),
         StatusCode::OK,
     );
-    let fork = forks[0]["id"].as_str().unwrap();
+    let fork = forks["items"][0]["id"].as_str().unwrap();
     let summary = app.game(Some(&players[0]), fork);
     assert_eq!(summary["parent"], json!({"game": id, "version": back_to}));
     assert_eq!(summary["status"], "active");
@@ -134,7 +134,7 @@ fn a_declined_takeback_changes_nothing_but_the_request() {
         app.get(&format!("/v1/games/{id}/forks"), None).send(),
         StatusCode::OK,
     );
-    assert_eq!(forks, json!([]));
+    assert_eq!(forks["items"], json!([]));
     // Not further back than the turns played, not 0 turns, and no raw stream version: that
     // is how requests were made before, refused in new commands.
     for refused in [
@@ -196,7 +196,7 @@ fn a_takeback_goes_back_to_just_before_the_requesters_last_turn_whatever_happene
         app.get(&format!("/v1/games/{id}/forks"), None).send(),
         StatusCode::OK,
     );
-    let fork = forks[0]["id"].as_str().unwrap();
+    let fork = forks["items"][0]["id"].as_str().unwrap();
     let summary = app.game(Some(&players[0]), fork);
     assert_eq!(summary["parent"], json!({"game": id, "version": back_to}));
     assert_eq!(summary["to_act"], json!([0]), "White plays that turn again");
@@ -285,7 +285,7 @@ fn in_a_game_of_three_a_takeback_goes_back_to_just_before_the_requesters_last_tu
         app.get(&format!("/v1/games/{id}/forks"), None).send(),
         StatusCode::OK,
     );
-    let fork = app.game(Some(&players[0]), forks[0]["id"].as_str().unwrap());
+    let fork = app.game(Some(&players[0]), forks["items"][0]["id"].as_str().unwrap());
     assert_eq!(fork["parent"], json!({"game": id, "version": back_to}));
     assert_eq!(fork["to_act"], json!([0]), "seat 0 plays its turn again");
 }
@@ -406,7 +406,7 @@ fn a_takeback_in_a_card_game_reshuffles_the_fork_and_seals_the_parent_until_the_
         app.get(&format!("/v1/games/{id}/forks"), None).send(),
         StatusCode::OK,
     );
-    let fork = forks[0]["id"].as_str().unwrap().to_string();
+    let fork = forks["items"][0]["id"].as_str().unwrap().to_string();
     let summary = app.game(Some(&players[0]), &fork);
     assert_eq!(summary["parent"], json!({"game": id, "version": back_to}));
     assert_eq!(summary["status"], "active");

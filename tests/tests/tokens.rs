@@ -94,10 +94,10 @@ fn list(app: &TestApp, player: &Player) -> Vec<serde_json::Value> {
     ok_json(
         app.get("/v1/players/me/tokens", Some(player)).send(),
         StatusCode::OK,
-    )
-    .as_array()
-    .expect("a list")
-    .clone()
+    )["items"]
+        .as_array()
+        .expect("a list")
+        .clone()
 }
 
 fn issue_labelled(app: &TestApp, player: &Player, label: &str) -> (Player, String) {

@@ -523,6 +523,7 @@ fn a_webhook_is_registered_with_a_secret_shown_once_and_only_its_owner_deletes_i
         app.get("/v1/players/me/webhooks", Some(&ana)).send(),
         StatusCode::OK,
     );
+    let listed = &listed["items"];
     assert_eq!(listed.as_array().unwrap().len(), 1);
     assert_eq!(listed[0]["id"], id.as_str());
     assert!(
@@ -533,7 +534,7 @@ fn a_webhook_is_registered_with_a_secret_shown_once_and_only_its_owner_deletes_i
         app.get("/v1/players/me/webhooks", Some(&ben)).send(),
         StatusCode::OK,
     );
-    assert_eq!(bens, json!([]));
+    assert_eq!(bens, json!({"items": [], "next": null}));
 
     for url in ["ftp://example.com/x", "not a url", "http://", "/relative"] {
         let refused = app
@@ -576,7 +577,7 @@ fn a_webhook_is_registered_with_a_secret_shown_once_and_only_its_owner_deletes_i
         app.get("/v1/players/me/webhooks", Some(&ana)).send(),
         StatusCode::OK,
     );
-    assert_eq!(still.as_array().unwrap().len(), 1);
+    assert_eq!(still["items"].as_array().unwrap().len(), 1);
     let by_ana = app
         .client
         .delete(app.url(&path))
@@ -712,7 +713,7 @@ fn an_accepted_takeback_ends_the_game_and_the_fork_tells_only_whose_turn_it_is()
         app.get(&format!("/v1/games/{game}/forks"), None).send(),
         StatusCode::OK,
     );
-    let fork = app.game(None, forks[0]["id"].as_str().unwrap());
+    let fork = app.game(None, forks["items"][0]["id"].as_str().unwrap());
     let nobody = json!({"id": fork["id"], "status": "open", "to_act": [], "seats": []});
     expected.turns(&nobody, &fork);
     moves(
@@ -870,7 +871,7 @@ fn a_webhook_cannot_point_inside_the_servers_network() {
         app.get("/v1/players/me/webhooks", Some(&ana)).send(),
         StatusCode::OK,
     );
-    assert_eq!(listed, json!([]));
+    assert_eq!(listed["items"], json!([]));
 }
 
 #[test]
@@ -971,8 +972,8 @@ fn a_webhook_failing_for_too_long_stops_until_its_owner_re_enables_it_and_loses_
         ok_json(
             app.get("/v1/players/me/webhooks", Some(&players[0])).send(),
             StatusCode::OK,
-        )[0]
-        .clone()
+        )["items"][0]
+            .clone()
     };
     let started = Instant::now();
     while listed(&app)["status"] != "failing" {

@@ -7,6 +7,7 @@
 
 use crate::app::deadlines::Deadlines;
 use crate::app::index::{self, tags};
+use crate::app::notices;
 use crate::app::randomness;
 use crate::app::repository::{Repository, Slot, SlotRef, SEED};
 use crate::app::sealing::SecretsKey;
@@ -213,14 +214,71 @@ impl Games {
         self.watch_deadline(id, slot.game.as_ref());
     }
 
-    /// Watches `game`'s next deadline (or stops watching it).
+    /// Watches `game`'s next deadline and when its next clock gets low (or stops watching).
     fn watch_deadline(&self, id: &str, game: &dyn LiveGame) {
         self.deadlines.set(id, game.next_deadline());
+        self.deadlines
+            .set_warning(id, notices::warning_at(game, Utc::now(), false));
     }
 
     /// The games whose next deadline is at or before `now`.
     pub fn due(&self, now: DateTime<Utc>) -> Vec<String> {
         self.deadlines.due(now)
+    }
+
+    /// The games one of whose clocks got low at or before `now`.
+    pub fn warnings_due(&self, now: DateTime<Utc>) -> Vec<String> {
+        self.deadlines.warnings_due(now)
+    }
+
+    /// Writes a warning for each clock of game `id` that is low at `now` (once per clock run:
+    /// one written already is not written again), beside the game (see
+    /// [`crate::app::notices`]), and watches when the next one gets low. Returns how many
+    /// were written.
+    pub async fn warn_low_clocks(&self, id: &str, now: DateTime<Utc>) -> Result<usize, ApiError> {
+        let slot_ref = self.repository.slot(id)?;
+        let mut slot = slot_ref.lock().await;
+        self.repository.catch_up(&mut slot)?;
+        // The next one watched first: a warning that cannot be written is not tried again and
+        // again (it is logged).
+        self.deadlines
+            .set_warning(id, notices::warning_at(slot.game.as_ref(), now, true));
+        let store = self.repository.store();
+        let stream = notices::clock_stream(id);
+        let mut written = 0;
+        for warning in notices::low_clocks(id, slot.game.as_ref(), now) {
+            let key = warning.key();
+            if store
+                .appended_for(&stream, &key)
+                .map_err(ApiError::from)?
+                .is_some()
+            {
+                continue;
+            }
+            let payload = serde_json::to_value(&warning).map_err(ApiError::internal)?;
+            let mut batch = Batch::new(
+                "system",
+                vec![NewEvent {
+                    event_type: notices::CLOCK_LOW.to_string(),
+                    schema_version: SCHEMA_VERSION,
+                    payload,
+                }],
+            );
+            batch.command_id = Some(key);
+            batch.recorded_at = now;
+            let head = store.head(&stream).map_err(ApiError::from)?;
+            match store.append(&stream, head, batch).await {
+                Ok(appended) if !appended.duplicate => {
+                    written += 1;
+                    tracing::info!(game = %id, seat = warning.seat, deadline = %warning.deadline, "clock low: warning written");
+                }
+                Ok(_) => {}
+                // Written by another server meanwhile: its warning stands.
+                Err(AppendError::Conflict { .. }) => {}
+                Err(error) => return Err(append_error(&stream, error)),
+            }
+        }
+        Ok(written)
     }
 
     /// Marks `player` as on vacation or back, for games that start while they are away.

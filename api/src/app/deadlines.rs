@@ -9,6 +9,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 #[derive(Default)]
 pub struct Deadlines {
     inner: Mutex<ByTime>,
+    /// When each game's next clock gets low (see [`crate::app::notices`]).
+    warnings: Mutex<ByTime>,
 }
 
 #[derive(Default)]
@@ -17,31 +19,49 @@ struct ByTime {
     by_game: HashMap<String, DateTime<Utc>>,
 }
 
-impl Deadlines {
-    fn lock(&self) -> MutexGuard<'_, ByTime> {
-        // Each change below is made whole under the lock: a panic cannot leave it torn.
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+impl ByTime {
+    fn set(&mut self, id: &str, at: Option<DateTime<Utc>>) {
+        if let Some(old) = self.by_game.remove(id) {
+            self.by_time.remove(&(old, id.to_string()));
+        }
+        if let Some(at) = at {
+            self.by_game.insert(id.to_string(), at);
+            self.by_time.insert((at, id.to_string()));
+        }
     }
 
+    fn due(&self, now: DateTime<Utc>) -> Vec<String> {
+        self.by_time
+            .iter()
+            .take_while(|(at, _)| *at <= now)
+            .map(|(_, id)| id.clone())
+            .collect()
+    }
+}
+
+fn lock(times: &Mutex<ByTime>) -> MutexGuard<'_, ByTime> {
+    // Each change is made whole under the lock: a panic cannot leave it torn.
+    times.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Deadlines {
     /// Watches game `id`'s next deadline, or stops watching it (`None`).
     pub fn set(&self, id: &str, deadline: Option<DateTime<Utc>>) {
-        let mut inner = self.lock();
-        if let Some(old) = inner.by_game.remove(id) {
-            inner.by_time.remove(&(old, id.to_string()));
-        }
-        if let Some(deadline) = deadline {
-            inner.by_game.insert(id.to_string(), deadline);
-            inner.by_time.insert((deadline, id.to_string()));
-        }
+        lock(&self.inner).set(id, deadline);
     }
 
     /// The games whose next deadline is at or before `now`.
     pub fn due(&self, now: DateTime<Utc>) -> Vec<String> {
-        self.lock()
-            .by_time
-            .iter()
-            .take_while(|(deadline, _)| *deadline <= now)
-            .map(|(_, id)| id.clone())
-            .collect()
+        lock(&self.inner).due(now)
+    }
+
+    /// Watches when game `id`'s next clock gets low, or stops watching it (`None`).
+    pub fn set_warning(&self, id: &str, at: Option<DateTime<Utc>>) {
+        lock(&self.warnings).set(id, at);
+    }
+
+    /// The games one of whose clocks got low at or before `now`.
+    pub fn warnings_due(&self, now: DateTime<Utc>) -> Vec<String> {
+        lock(&self.warnings).due(now)
     }
 }

@@ -7,7 +7,37 @@ use crate::app::commands::Games;
 use crate::app::index;
 use crate::app::repository::SlotRef;
 use crate::problem::ApiError;
+use chrono::{DateTime, Utc};
 use domain::table::Status;
+
+/// One page of a list, and the cursor of the next one (`None`: nothing more).
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub next: Option<String>,
+}
+
+impl<T> Page<T> {
+    /// The page of at most `limit` of `found` (read with one more than `limit`, to tell
+    /// whether there is more), the next one after the cursor `cursor` gives its last item.
+    pub fn of(mut found: Vec<T>, limit: usize, cursor: impl Fn(&T) -> String) -> Page<T> {
+        let more = found.len() > limit;
+        found.truncate(limit);
+        let next = if more {
+            found.last().map(&cursor)
+        } else {
+            None
+        };
+        Page { items: found, next }
+    }
+
+    /// The page with each item made into another.
+    pub fn try_map<U, E>(self, f: impl FnMut(T) -> Result<U, E>) -> Result<Page<U>, E> {
+        Ok(Page {
+            items: self.items.into_iter().map(f).collect::<Result<_, _>>()?,
+            next: self.next,
+        })
+    }
+}
 
 /// Which games a list shows, and which page of them.
 pub struct GameFilter {
@@ -20,7 +50,7 @@ pub struct GameFilter {
 
 impl Games {
     /// One page of games by the filter, in id order.
-    pub fn list(&self, filter: &GameFilter) -> Result<Vec<SlotRef>, ApiError> {
+    pub fn list(&self, filter: &GameFilter) -> Result<Page<SlotRef>, ApiError> {
         if let Some(kind) = &filter.kind {
             if self.registry().get(kind).is_none() {
                 let kinds = self.registry().ids();
@@ -42,10 +72,13 @@ impl Games {
             (None, Some(kind)) => (index::KIND, kind.clone()),
             (None, None) => (index::LISTED.0, index::LISTED.1.to_string()),
         };
-        let ids =
-            self.repository()
-                .ids_tagged(name, &value, filter.after.as_deref(), filter.limit)?;
-        ids.iter().map(|id| self.slot(id)).collect()
+        let ids = self.repository().ids_tagged(
+            name,
+            &value,
+            filter.after.as_deref(),
+            filter.limit.saturating_add(1),
+        )?;
+        Page::of(ids, filter.limit, String::clone).try_map(|id| self.slot(&id))
     }
 
     /// A page of games by status and kind from the status entries alone, for a store whose
@@ -55,9 +88,12 @@ impl Games {
         status: Status,
         kind: &str,
         filter: &GameFilter,
-    ) -> Result<Vec<SlotRef>, ApiError> {
+    ) -> Result<Page<SlotRef>, ApiError> {
         const PAGE: usize = 500;
-        let mut found = Vec::new();
+        let mut found: Vec<String> = Vec::new();
+        let page = |found: Vec<String>| {
+            Page::of(found, filter.limit, String::clone).try_map(|id| self.slot(&id))
+        };
         let mut from = filter.after.clone();
         loop {
             let ids = self.repository().ids_tagged(
@@ -68,15 +104,15 @@ impl Games {
             )?;
             for id in &ids {
                 if self.repository().has_entry(id, index::KIND, kind)? {
-                    found.push(self.slot(id)?);
-                    if found.len() == filter.limit {
-                        return Ok(found);
+                    found.push(id.clone());
+                    if found.len() > filter.limit {
+                        return page(found);
                     }
                 }
             }
             match ids.last() {
                 Some(last) if ids.len() == PAGE => from = Some(last.clone()),
-                _ => return Ok(found),
+                _ => return page(found),
             }
         }
     }
@@ -99,25 +135,26 @@ impl Games {
         player: &str,
         after: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<SlotRef>, ApiError> {
-        let ids = self
-            .repository()
-            .ids_tagged(index::PLAYER, player, after, limit)?;
-        ids.iter().map(|id| self.slot(id)).collect()
+    ) -> Result<Page<SlotRef>, ApiError> {
+        let ids =
+            self.repository()
+                .ids_tagged(index::PLAYER, player, after, limit.saturating_add(1))?;
+        Page::of(ids, limit, String::clone).try_map(|id| self.slot(&id))
     }
 
     /// One page of the games where `player` must act now, most urgent first: the nearest
-    /// deadline, then the untimed games that have waited longest; after game `after` of that
-    /// order. Looks at every game of the player (each folded on its way through the bounded
-    /// cache), as whose turn it is changes with every command and is not indexed.
+    /// deadline, then the untimed games that have waited longest, then by id; after the cursor
+    /// `after` of that order (an [`UrgencyKey`] as a page's `next` gives it, or a game id of
+    /// the list). Looks at every game of the player (each folded on its way through the
+    /// bounded cache), as whose turn it is changes with every command and is not indexed.
     pub async fn my_turn(
         &self,
         player: &str,
         after: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<SlotRef>, ApiError> {
+    ) -> Result<Page<SlotRef>, ApiError> {
         const PAGE: usize = 500;
-        let mut urgent = Vec::new();
+        let mut urgent: Vec<UrgencyKey> = Vec::new();
         let mut from: Option<String> = None;
         loop {
             let ids = self
@@ -137,7 +174,12 @@ impl Games {
                     .clocks()
                     .get(seat)
                     .and_then(domain::table::SeatClock::deadline);
-                urgent.push(((deadline.is_none(), deadline, game.updated_at), id.clone()));
+                urgent.push(UrgencyKey {
+                    untimed: deadline.is_none(),
+                    deadline,
+                    updated_at: game.updated_at,
+                    id: id.clone(),
+                });
             }
             match ids.last() {
                 Some(last) if ids.len() == PAGE => from = Some(last.clone()),
@@ -146,18 +188,70 @@ impl Games {
         }
         urgent.sort();
         let start = match after {
-            Some(after) => urgent
-                .iter()
-                .position(|(_, id)| id == after)
-                .map_or(0, |at| at + 1),
             None => 0,
+            Some(after) => match after.parse::<UrgencyKey>() {
+                // Past the key, even if its game is no longer in the list.
+                Ok(key) => urgent.partition_point(|k| *k <= key),
+                Err(()) => urgent
+                    .iter()
+                    .position(|k| k.id == after)
+                    .map_or(0, |at| at + 1),
+            },
         };
-        urgent
-            .iter()
+        let found: Vec<UrgencyKey> = urgent
+            .into_iter()
             .skip(start)
-            .take(limit)
-            .map(|(_, id)| self.slot(id))
-            .collect()
+            .take(limit.saturating_add(1))
+            .collect();
+        Page::of(found, limit, UrgencyKey::to_string).try_map(|key| self.slot(&key.id))
+    }
+}
+
+/// Where a game stands in the list of games where it is a player's turn: the nearest deadline
+/// first, then the untimed games that have waited longest, then by id. Written as a cursor
+/// `U~D~T~ID` (untimed 0 or 1, the deadline and the last change in nanoseconds since 1970).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct UrgencyKey {
+    untimed: bool,
+    deadline: Option<DateTime<Utc>>,
+    updated_at: DateTime<Utc>,
+    id: String,
+}
+
+impl std::fmt::Display for UrgencyKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let nanos = |t: DateTime<Utc>| t.timestamp_nanos_opt().unwrap_or(i64::MAX);
+        write!(
+            f,
+            "{}~{}~{}~{}",
+            u8::from(self.untimed),
+            self.deadline.map_or(0, nanos),
+            nanos(self.updated_at),
+            self.id
+        )
+    }
+}
+
+impl std::str::FromStr for UrgencyKey {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<UrgencyKey, ()> {
+        let mut parts = text.splitn(4, '~');
+        let mut next = || parts.next().ok_or(());
+        let untimed = match next()? {
+            "0" => false,
+            "1" => true,
+            _ => return Err(()),
+        };
+        let deadline: i64 = next()?.parse().map_err(|_| ())?;
+        let updated_at: i64 = next()?.parse().map_err(|_| ())?;
+        let id = next()?.to_string();
+        Ok(UrgencyKey {
+            untimed,
+            deadline: (!untimed).then(|| DateTime::from_timestamp_nanos(deadline)),
+            updated_at: DateTime::from_timestamp_nanos(updated_at),
+            id,
+        })
     }
 }
 
@@ -168,12 +262,12 @@ impl Games {
         id: &str,
         after: Option<&str>,
         limit: usize,
-    ) -> Result<Vec<SlotRef>, ApiError> {
+    ) -> Result<Page<SlotRef>, ApiError> {
         self.slot(id)?;
-        let ids = self
-            .repository()
-            .ids_tagged(index::PARENT, id, after, limit)?;
-        ids.iter().map(|fork| self.slot(fork)).collect()
+        let ids =
+            self.repository()
+                .ids_tagged(index::PARENT, id, after, limit.saturating_add(1))?;
+        Page::of(ids, limit, String::clone).try_map(|fork| self.slot(&fork))
     }
 }
 
@@ -195,5 +289,42 @@ impl Games {
             envelopes = repository.events(id, after, limit)?;
         }
         Ok((slot, envelopes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Page, UrgencyKey};
+    use chrono::{DateTime, Utc};
+
+    #[test]
+    fn a_turn_cursor_is_read_back_as_the_key_it_was_written_from() {
+        let at = |nanos: i64| DateTime::<Utc>::from_timestamp_nanos(nanos);
+        for key in [
+            UrgencyKey {
+                untimed: false,
+                deadline: Some(at(1_800_000_000_123_456_789)),
+                updated_at: at(1_799_000_000_000_000_001),
+                id: "g-0011223344556677".into(),
+            },
+            UrgencyKey {
+                untimed: true,
+                deadline: None,
+                updated_at: at(1_799_000_000_000_000_001),
+                id: "g-ffff".into(),
+            },
+        ] {
+            let text = key.to_string();
+            assert_eq!(text.parse::<UrgencyKey>(), Ok(key), "{text}");
+        }
+        assert!("g-0011223344556677".parse::<UrgencyKey>().is_err());
+    }
+
+    #[test]
+    fn a_page_says_next_only_when_there_is_more() {
+        let page = Page::of(vec![1, 2, 3], 2, |n: &i32| n.to_string());
+        assert_eq!((page.items, page.next), (vec![1, 2], Some("2".into())));
+        let page = Page::of(vec![1, 2], 2, |n: &i32| n.to_string());
+        assert_eq!((page.items, page.next), (vec![1, 2], None));
     }
 }

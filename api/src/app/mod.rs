@@ -17,6 +17,7 @@ pub mod lists;
 pub mod mail;
 pub mod metered;
 pub mod nodes;
+pub mod notices;
 pub mod players;
 pub mod randomness;
 pub mod reindex;

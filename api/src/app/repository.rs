@@ -123,6 +123,18 @@ impl Repository {
         *self.stopping.borrow()
     }
 
+    /// Answers once the node stops (at once if it has).
+    pub async fn stopped(&self) {
+        let mut stopping = self.stopping.subscribe();
+        let _ = stopping.wait_for(|stopping| *stopping).await;
+    }
+
+    /// The global log's positions as they become durable (see
+    /// [`storage::EventStore::subscribe_all`]).
+    pub fn positions(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.store.subscribe_all()
+    }
+
     pub fn registry(&self) -> &Registry {
         &self.registry
     }

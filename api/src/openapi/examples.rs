@@ -9,7 +9,9 @@ use serde_json::{Map, Value};
 const EXAMPLES: &str = include_str!("../../../openapi/examples.json");
 
 /// Puts each operation's example from `EXAMPLES` on its request body and on the answer of the
-/// status it was captured with.
+/// status it was captured with: `response` for every media type of the answer, unless
+/// `media` has one of its own for a media type (a stream as server-sent events and as
+/// newline-delimited JSON).
 pub(super) fn declare_examples(doc: &mut Value) {
     let Ok(Value::Object(examples)) = serde_json::from_str::<Value>(EXAMPLES) else {
         return;
@@ -40,8 +42,9 @@ pub(super) fn declare_examples(doc: &mut Value) {
                 .and_then(|r| r.get_mut(status))
                 .and_then(|r| r.get_mut("content")),
         ) {
-            for media in content.values_mut() {
-                media["example"] = response.clone();
+            for (name, media) in content.iter_mut() {
+                let own = example.get("media").and_then(|m| m.get(name.as_str()));
+                media["example"] = own.unwrap_or(response).clone();
             }
         }
     };

@@ -18,6 +18,7 @@ mod examples;
 mod fields;
 mod kinds;
 mod operations;
+mod stream;
 mod unions;
 mod unused;
 mod webhooks;
@@ -40,7 +41,12 @@ answer withdraws it (`takeback_withdrawn`).\n\nA game may be timed (`time_contro
 days or seconds per move). Each seat that must act has a deadline, shown in the game's `seats`; \
 once it passes, the server records a timeout by itself within a second (or an opponent claims \
 it with `claim_timeout`). Each player has 30 vacation days a year, during which their clocks \
-stand still (`/v1/players/me/vacation`).\n\n**Webhooks** (`POST /v1/players/me/webhooks`): the \
+stand still (`/v1/players/me/vacation`).\n\n**One stream for all my games** \
+(`GET /v1/players/me/stream`): every notice of every game of the token's player, one JSON object \
+a line (`application/x-ndjson`), or as server-sent events with `Accept: text/event-stream`; each \
+line a `PlayerStreamLine`, told apart by `type`, with a `cursor` to resume from (`after`, or \
+`Last-Event-ID`).\n\n**Lists** are pages: `{\"items\": [...], \"next\": <cursor or null>}`; send \
+`next` back as `after` for the next page.\n\n**Webhooks** (`POST /v1/players/me/webhooks`): the \
 server POSTs a `Notification` (JSON) to your URL when it becomes your turn, when another seat \
 offers you a draw or asks for a takeback, and when one of your games ends. Each request carries \
 `X-Avalanche-Signature: sha256=<hex>`, the HMAC-SHA256 of the exact body keyed with the \
@@ -67,7 +73,8 @@ acknowledge, dedupe by the id; anything else is retried with growing waits.",
         routes::games::create_game, routes::games::list_games, routes::games::get_game,
         routes::games::join_game,
         routes::play::legal, routes::play::play,
-        routes::events::events, routes::events::stream,
+        routes::events::events, routes::events::stream, routes::events::stream_ndjson,
+        routes::notices::my_stream,
         routes::replay::state_at, routes::replay::audit, routes::replay::game_log, routes::replay::record,
         routes::forks::create_fork, routes::forks::list_forks,
         routes::imports::import,
@@ -213,6 +220,7 @@ pub fn document(registry: &Registry) -> Value {
     operations::describe_operations(&mut doc);
     operations::declare_parameters(&mut doc, registry);
     operations::declare_event_stream(&mut doc);
+    stream::declare_player_stream(&mut doc);
     operations::declare_security(&mut doc);
     operations::declare_problems(&mut doc);
     webhooks::declare_webhooks(&mut doc);

@@ -33,19 +33,24 @@ pub struct EventsQuery {
     pub wait: Option<u64>,
 }
 
-/// A page of the event log.
+/// A page of the event log, and where the next page begins.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct EventPage {
     /// The game's version now.
     pub version: u64,
     pub events: Vec<EventOut>,
+    /// The cursor of the next page, when the log holds more events after this page: send it
+    /// as `after` to get them. `null` when this page reaches the game's version (a long-poll
+    /// from `version` waits for what comes next).
+    #[schema(required = true)]
+    pub next: Option<u64>,
 }
 
 /// The event log as the caller may see it, in pages; long-polls with `wait`.
 #[utoipa::path(operation_id = "listGameEvents", tag = "events", security(("bearer" = []), ()),
     params(("id" = String, Path, description = "The game id"), EventsQuery),
     responses(
-        (status = 200, description = "The events after `after`, as the token's seat (or a spectator) may see them; with `wait`, answered as soon as there is one, or empty when the wait ran out", body = EventPage),
+        (status = 200, description = "The events after `after`, as the token's seat (or a spectator) may see them, and the cursor of the next page (`null` once the page reaches the game's version); with `wait`, answered as soon as there is one, or empty when the wait ran out", body = EventPage),
         (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
         (status = 401, description = "`unauthorized`: a token that acts for no one, or that was revoked while the request waited", body = Problem), (status = 404, body = Problem),
         (status = 429, description = "`rate_limited`: too many open streams and long-polls for this player (or address); `Retry-After` says when to try again", body = Problem)))]
@@ -80,9 +85,16 @@ pub async fn events(
         }
     };
     let slot = slot.lock().await;
+    let version = slot.game.version();
+    let events = events_for(&slot, player.as_deref(), &envelopes);
+    let next = events
+        .last()
+        .map(|last| last.version)
+        .filter(|&last| last < version);
     Ok(HttpResponse::Ok().json(EventPage {
-        version: slot.game.version(),
-        events: events_for(&slot, player.as_deref(), &envelopes),
+        version,
+        events,
+        next,
     }))
 }
 
@@ -95,6 +107,8 @@ pub struct StreamQuery {
 
 struct Streaming {
     state: web::Data<AppState>,
+    /// Newline-delimited JSON rather than server-sent events.
+    ndjson: bool,
     id: String,
     player: Option<String>,
     after: u64,
@@ -133,8 +147,11 @@ fn holder(player: Option<&str>, request: &HttpRequest) -> String {
     }
 }
 
-fn frame(event: &EventOut) -> Bytes {
+fn frame(event: &EventOut, ndjson: bool) -> Bytes {
     let data = serde_json::to_string(event).unwrap_or_else(|_| "null".into());
+    if ndjson {
+        return Bytes::from(data + "\n");
+    }
     Bytes::from(format!(
         "id: {}\nevent: {}\ndata: {data}\n\n",
         event.version, event.event_type
@@ -150,6 +167,9 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
                 s.watch = None;
                 s.pending.clear();
                 s.finished = true;
+                if s.ndjson {
+                    return None;
+                }
                 return Some((Ok(Bytes::from_static(REVOKED_FRAME)), s));
             }
         }
@@ -189,7 +209,8 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
                 return None;
             }
             if head <= s.after {
-                return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), s));
+                let alive: &'static [u8] = if s.ndjson { b"\n" } else { b": keep-alive\n\n" };
+                return Some((Ok(Bytes::from_static(alive)), s));
             }
             continue;
         }
@@ -209,7 +230,7 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
         let before = s.after;
         for event in events_for(&slot, s.player.as_deref(), &envelopes) {
             s.after = event.version;
-            s.pending.push_back(frame(&event));
+            s.pending.push_back(frame(&event, s.ndjson));
         }
         // Once the game is over and everything is sent, the stream ends.
         s.finished = slot.game.status() == Status::Finished && s.after >= slot.game.version();
@@ -223,7 +244,8 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
 
 /// Server-sent events of the event log as the caller may see it, each event once and in order
 /// (`id` is the version; reconnect with `Last-Event-ID`). Ends once the game is over, or at once
-/// when the token it was opened with is revoked (with a last `token_revoked` event).
+/// when the token it was opened with is revoked (with a last `token_revoked` event). The same
+/// as one JSON object a line: `GET /v1/games/{id}/stream.ndjson`.
 #[utoipa::path(operation_id = "streamGameEvents", tag = "events", security(("bearer" = []), ()),
     params(("id" = String, Path, description = "The game id"), StreamQuery,
         ("Last-Event-ID" = Option<String>, Header, description = "The `id` of the last event received (its version): the stream goes on after it. Takes precedence over `after`; browsers' `EventSource` sends it by itself when it reconnects. A value that is not a version is ignored")),
@@ -241,10 +263,45 @@ pub async fn stream(
     query: web::Query<StreamQuery>,
     request: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    open(state, player, id.into_inner(), &query, &request, false)
+}
+
+/// The event log as the caller may see it, live, as newline-delimited JSON: one `EventOut` a
+/// line, each event once and in order (resume with `after`, the last version received), for
+/// clients that read lines rather than server-sent events. Ends once the game is over, or at
+/// once when the token it was opened with is revoked.
+#[utoipa::path(operation_id = "streamGameEventsNdjson", tag = "events", security(("bearer" = []), ()),
+    params(("id" = String, Path, description = "The game id"), StreamQuery),
+    responses(
+        (status = 200, description = "One `EventOut` a line, one per stored event as the caller may see it; an empty line after 15 quiet seconds keeps the connection open. The stream ends once the game is over and every event is sent, or at once when the token is revoked (the next request with it answers 401)", content_type = "application/x-ndjson", body = EventOut,
+            headers(("Cache-Control" = String, description = "`no-cache`"))),
+        (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
+        (status = 401, body = Problem), (status = 404, body = Problem),
+        (status = 429, description = "`rate_limited`: too many open streams and long-polls for this player (or address); `Retry-After` says when to try again", body = Problem)))]
+#[get("/v1/games/{id}/stream.ndjson")]
+pub async fn stream_ndjson(
+    state: web::Data<AppState>,
+    MaybeAuthenticated(player): MaybeAuthenticated,
+    id: web::Path<String>,
+    query: web::Query<StreamQuery>,
+    request: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    open(state, player, id.into_inner(), &query, &request, true)
+}
+
+/// Opens a game's stream for `player` (if any), as server-sent events or as lines (`ndjson`).
+fn open(
+    state: web::Data<AppState>,
+    player: Option<crate::app::players::Player>,
+    id: String,
+    query: &StreamQuery,
+    request: &HttpRequest,
+    ndjson: bool,
+) -> Result<HttpResponse, ApiError> {
     state.games.slot(&id)?;
     let player = player.map(|p| p.id);
-    let permit = state.limits.stream(&holder(player.as_deref(), &request))?;
-    let watch = token_watch(&state, &request, player.is_some())?;
+    let permit = state.limits.stream(&holder(player.as_deref(), request))?;
+    let watch = token_watch(&state, request, player.is_some())?;
     let last_event_id = request
         .headers()
         .get("Last-Event-ID")
@@ -252,7 +309,8 @@ pub async fn stream(
         .and_then(|v| v.trim().parse::<u64>().ok());
     let streaming = Streaming {
         state: state.clone(),
-        id: id.into_inner(),
+        ndjson,
+        id,
         player,
         after: last_event_id.or(query.after).unwrap_or(0),
         pending: VecDeque::new(),
@@ -261,7 +319,11 @@ pub async fn stream(
         _permit: permit,
     };
     Ok(HttpResponse::Ok()
-        .content_type("text/event-stream")
+        .content_type(if ndjson {
+            super::notices::NDJSON
+        } else {
+            super::notices::EVENT_STREAM
+        })
         .insert_header(("Cache-Control", "no-cache"))
         .insert_header(("X-Accel-Buffering", "no"))
         .streaming(futures_util::stream::unfold(streaming, next_frames)))

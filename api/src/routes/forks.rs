@@ -4,7 +4,7 @@
 use crate::auth::{Authenticated, MaybeAuthenticated};
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
-use crate::summary::{summary, GameSummary};
+use crate::summary::{summary, GamePage, GameSummary};
 use actix_web::{get, post, web, HttpResponse};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
@@ -55,7 +55,7 @@ pub async fn create_fork(
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct ForksQuery {
-    /// Forks after this id (the last id of the previous page).
+    /// The next page: the `next` of the previous page (the last id it holds).
     pub after: Option<String>,
     /// At most this many (default 50, at most 200).
     #[param(minimum = 1, maximum = 200)]
@@ -65,7 +65,7 @@ pub struct ForksQuery {
 /// The forks of a game, in pages ordered by id.
 #[utoipa::path(operation_id = "listForks", tag = "replay", security(("bearer" = []), ()),
     params(("id" = String, Path, description = "The parent game's id"), ForksQuery),
-    responses((status = 200, description = "A page of the game's forks (without their views)", body = Vec<GameSummary>),
+    responses((status = 200, description = "A page of the game's forks (without their views), and the cursor of the next page", body = GamePage),
         (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
         (status = 401, body = Problem), (status = 404, body = Problem)))]
 #[get("/v1/games/{id}/forks")]
@@ -77,15 +77,6 @@ pub async fn list_forks(
 ) -> Result<HttpResponse, ApiError> {
     let limit = super::page_size(query.limit, 50, 200)?;
     let found = state.games.forks(&id, query.after.as_deref(), limit)?;
-    let mut forks = Vec::with_capacity(found.len());
-    for slot in found {
-        let slot = slot.lock().await;
-        forks.push(summary(
-            &slot,
-            &state.players,
-            player.as_ref().map(|p| p.id.as_str()),
-            false,
-        ));
-    }
-    Ok(HttpResponse::Ok().json(forks))
+    let viewer = player.as_ref().map(|p| p.id.as_str());
+    Ok(HttpResponse::Ok().json(GamePage::of(found, &state.players, viewer).await))
 }

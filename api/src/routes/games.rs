@@ -6,7 +6,7 @@ use crate::auth::{Authenticated, MaybeAuthenticated};
 use crate::command_answer::{answer_command, CommandAnswer};
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
-use crate::summary::{summary, GameSummary};
+use crate::summary::{summary, GamePage, GameSummary};
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use domain::engine::Seat;
 use domain::table::Status;
@@ -50,17 +50,18 @@ pub struct ListQuery {
     pub kind: Option<String>,
     /// Only games with this status: `open`, `active` or `finished`.
     pub status: Option<String>,
-    /// Games after this id (the last id of the previous page).
+    /// The next page: the `next` of the previous page (the last id it holds).
     pub after: Option<String>,
     /// At most this many (default 50, at most 200).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<usize>,
 }
 
-/// List games, by kind and status, in pages ordered by id.
+/// List games, by kind and status, in pages ordered by id; each page says where the next one
+/// begins (`next`, `null` after the last).
 #[utoipa::path(operation_id = "listGames", tag = "games", security(("bearer" = []), ()),
     params(ListQuery),
-    responses((status = 200, description = "A page of games (without their views); `your_seat` and `your_turn` for the token's player", body = Vec<GameSummary>),
+    responses((status = 200, description = "A page of games (without their views), `your_seat` and `your_turn` for the token's player, and the cursor of the next page", body = GamePage),
         (status = 400, description = "`bad_query` or `unknown_kind`", body = Problem),
         (status = 401, body = Problem)))]
 #[get("/v1/games")]
@@ -88,12 +89,8 @@ pub async fn list_games(
         limit: super::page_size(query.limit, 50, 200)?,
     };
     let viewer = player.as_ref().map(|p| p.id.as_str());
-    let mut games = Vec::new();
-    for slot in state.games.list(&filter)? {
-        let slot = slot.lock().await;
-        games.push(summary(&slot, &state.players, viewer, false));
-    }
-    Ok(HttpResponse::Ok().json(games))
+    let page = state.games.list(&filter)?;
+    Ok(HttpResponse::Ok().json(GamePage::of(page, &state.players, viewer).await))
 }
 
 /// A game: summary, whose turn, version and the caller's view; for a game superseded by a

@@ -1,5 +1,6 @@
 //! `/v1/kinds`: the games offered.
 
+use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use actix_web::{get, web, HttpResponse};
 use domain::KindInfo;
@@ -29,18 +30,46 @@ pub struct KindSchemas {
     pub view: String,
 }
 
+/// A page of the games offered, and where the next page begins.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct KindPage {
+    /// The games offered, in the server's order.
+    pub items: Vec<KindOut>,
+    /// The cursor of the next page: send it as `after` to get it. `null` when this page is the
+    /// last (with the default `limit`, the first page holds every game).
+    #[schema(required = true)]
+    pub next: Option<String>,
+}
+
 /// The games offered: ids, variants, options, player counts, the current revision of each
 /// game's rules with what every revision changed, and the page of the repository where the
 /// rules are written (`rules`, for instance `docs/rules/ski-runs.md`). A game keeps the
 /// revision it was created under.
 #[utoipa::path(operation_id = "listKinds", tag = "games",
-    responses((status = 200, description = "Every game offered", body = Vec<KindOut>),
-        (status = 400, description = "Only a request the server cannot read as HTTP, answered by the HTTP layer itself")))]
+    params(crate::routes::players::PageQuery),
+    responses((status = 200, description = "Every game offered, in pages (one with the default `limit`), and the cursor of the next page", body = KindPage),
+        (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem)))]
 #[get("/v1/kinds")]
-pub async fn kinds(state: web::Data<AppState>) -> HttpResponse {
-    let kinds: Vec<KindOut> = state
-        .registry
-        .kinds()
+pub async fn kinds(
+    state: web::Data<AppState>,
+    query: web::Query<crate::routes::players::PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = super::page_size(query.limit, 50, 200)?;
+    let mut all = state.registry.kinds().peekable();
+    if let Some(after) = query.after.as_deref() {
+        // After the kind named (the previous page's `next`): the server's order never changes.
+        let named = state.registry.kinds().any(|kind| kind.info().id == after);
+        if !named {
+            return Err(ApiError::bad_request(
+                "bad_query",
+                format!("after={after} is not the `next` of a page of kinds."),
+            ));
+        }
+        while all.next_if(|kind| kind.info().id != after).is_some() {}
+        all.next();
+    }
+    let kinds: Vec<KindOut> = all
+        .take(limit + 1)
         .map(|kind| {
             let info = kind.info();
             let prefix = crate::wire::schema_prefix(&info.id);
@@ -56,5 +85,9 @@ pub async fn kinds(state: web::Data<AppState>) -> HttpResponse {
             }
         })
         .collect();
-    HttpResponse::Ok().json(kinds)
+    let page = crate::app::lists::Page::of(kinds, limit, |kind| kind.info.id.clone());
+    Ok(HttpResponse::Ok().json(KindPage {
+        items: page.items,
+        next: page.next,
+    }))
 }

@@ -9,6 +9,7 @@ pub mod imports;
 pub mod kinds;
 pub mod licence;
 pub mod mail;
+pub mod notices;
 pub mod play;
 pub mod players;
 pub mod replay;

@@ -5,7 +5,7 @@ use crate::app::vacations::Vacation;
 use crate::auth::Authenticated;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
-use crate::summary::{summary, GameSummary};
+use crate::summary::GamePage;
 use actix_web::{delete, get, post, put, web, HttpResponse};
 use domain::table::VacationEndReason;
 use serde::{Deserialize, Serialize};
@@ -72,8 +72,9 @@ pub struct MyGamesQuery {
     /// `mine`: only the games where you must act now, the nearest deadline first, then the
     /// untimed games that have waited longest.
     pub turn: Option<String>,
-    /// Games after this id (the last id of the previous page), in the page's order: by id, or
-    /// with `turn=mine` most urgent first.
+    /// The next page: the `next` of the previous page. Pages are in id order, or with
+    /// `turn=mine` most urgent first (then by id): each page goes on where the previous one
+    /// ended in that order, even if a game left the list meanwhile.
     pub after: Option<String>,
     /// At most this many (default 50, at most 200).
     #[param(minimum = 1, maximum = 200)]
@@ -81,10 +82,11 @@ pub struct MyGamesQuery {
 }
 
 /// My games in pages: every game I hold a seat in, by id, or with `?turn=mine` those where I
-/// must act, most urgent first.
+/// must act, most urgent first; each page says where the next one begins (`next`, `null`
+/// after the last).
 #[utoipa::path(operation_id = "listMyGames", tag = "players", security(("bearer" = [])),
     params(MyGamesQuery),
-    responses((status = 200, description = "A page of my games (without their views)", body = Vec<GameSummary>),
+    responses((status = 200, description = "A page of my games (without their views), and the cursor of the next page", body = GamePage),
         (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
         (status = 401, body = Problem)))]
 #[get("/v1/players/me/games")]
@@ -110,12 +112,7 @@ pub async fn my_games(
     } else {
         state.games.seated(&player.id, after, limit)?
     };
-    let mut games = Vec::with_capacity(page.len());
-    for slot in page {
-        let slot = slot.lock().await;
-        games.push(summary(&slot, &state.players, Some(&player.id), false));
-    }
-    Ok(HttpResponse::Ok().json(games))
+    Ok(HttpResponse::Ok().json(GamePage::of(page, &state.players, Some(&player.id)).await))
 }
 
 /// My vacation: whether I am on one, and how much of this year's 30 days is left.
@@ -216,19 +213,74 @@ pub async fn issue_token(
     Ok(HttpResponse::Created().json(TokenIssued { token, listed }))
 }
 
-/// My tokens: when each was issued and last used, and its label; never the secret. The one
-/// this request is sent with is marked `current`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct PageQuery {
+    /// The next page: the `next` of the previous page.
+    pub after: Option<String>,
+    /// At most this many (default 50, at most 200).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<usize>,
+}
+
+/// A page of my tokens, and where the next page begins.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TokenPage {
+    /// My tokens, oldest first.
+    pub items: Vec<TokenInfo>,
+    /// The cursor of the next page: send it as `after` to get it. `null` when this page is the
+    /// last.
+    #[schema(required = true)]
+    pub next: Option<String>,
+}
+
+/// My tokens, oldest first, in pages: when each was issued and last used, and its label;
+/// never the secret. The one this request is sent with is marked `current`.
 #[utoipa::path(operation_id = "listMyTokens", tag = "players", security(("bearer" = [])),
-    responses((status = 200, description = "My tokens, oldest first", body = Vec<TokenInfo>),
+    params(PageQuery),
+    responses((status = 200, description = "A page of my tokens, oldest first, and the cursor of the next page", body = TokenPage),
+        (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
         (status = 401, body = Problem)))]
 #[get("/v1/players/me/tokens")]
 pub async fn list_tokens(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
+    query: web::Query<PageQuery>,
     request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
+    let limit = super::page_size(query.limit, 50, 200)?;
     let current = crate::auth::bearer(&request)?.unwrap_or_default();
-    Ok(HttpResponse::Ok().json(state.players.tokens(&player.id, &current).await?))
+    let tokens = state.players.tokens(&player.id, &current).await?;
+    // Oldest first, then by id: a page goes on after the previous page's last token, even if
+    // that one was revoked meanwhile.
+    // Tokens issued before the server kept when sort first, as `tokens` lists them.
+    let issued = |t: &TokenInfo| {
+        t.created_at
+            .and_then(|at| at.timestamp_nanos_opt())
+            .unwrap_or(i64::MIN)
+    };
+    let key = |t: &TokenInfo| format!("{}~{}", issued(t), t.id);
+    let start = match query.after.as_deref() {
+        None => 0,
+        Some(after) => {
+            let parsed = after
+                .split_once('~')
+                .and_then(|(nanos, id)| Some((nanos.parse::<i64>().ok()?, id)));
+            let Some((nanos, id)) = parsed else {
+                return Err(ApiError::bad_request(
+                    "bad_query",
+                    format!("after={after} is not the `next` of a page of tokens."),
+                ));
+            };
+            tokens.partition_point(|t| (issued(t), t.id.as_str()) <= (nanos, id))
+        }
+    };
+    let found: Vec<TokenInfo> = tokens.into_iter().skip(start).take(limit + 1).collect();
+    let page = crate::app::lists::Page::of(found, limit, key);
+    Ok(HttpResponse::Ok().json(TokenPage {
+        items: page.items,
+        next: page.next,
+    }))
 }
 
 /// Revoke the token this request is sent with: it acts for no one from now on, on every

@@ -69,22 +69,48 @@ pub async fn create_webhook(
         }))
 }
 
-/// My webhooks (without their secrets).
+/// A page of my webhooks, and where the next page begins.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookPage {
+    /// My webhooks, in id order.
+    pub items: Vec<WebhookInfo>,
+    /// The cursor of the next page: send it as `after` to get it. `null` when this page is the
+    /// last.
+    #[schema(required = true)]
+    pub next: Option<String>,
+}
+
+/// My webhooks (without their secrets), in pages ordered by id.
 #[utoipa::path(operation_id = "listWebhooks", tag = "players", security(("bearer" = [])),
-    responses((status = 200, description = "My webhooks, each with its status", body = Vec<WebhookInfo>),
+    params(crate::routes::players::PageQuery),
+    responses((status = 200, description = "A page of my webhooks, each with its status, and the cursor of the next page", body = WebhookPage),
+        (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
         (status = 401, body = Problem)))]
 #[get("/v1/players/me/webhooks")]
 pub async fn list_webhooks(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
+    query: web::Query<crate::routes::players::PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let hooks: Vec<WebhookInfo> = state
+    let limit = super::page_size(query.limit, 50, 200)?;
+    let found: Vec<WebhookInfo> = state
         .webhooks
         .list(&player.id)?
         .iter()
+        .filter(|hook| {
+            query
+                .after
+                .as_deref()
+                .is_none_or(|after| hook.id.as_str() > after)
+        })
+        .take(limit + 1)
         .map(WebhookInfo::from)
         .collect();
-    Ok(HttpResponse::Ok().json(hooks))
+    let page = crate::app::lists::Page::of(found, limit, |hook| hook.id.clone());
+    Ok(HttpResponse::Ok().json(WebhookPage {
+        items: page.items,
+        next: page.next,
+    }))
 }
 
 /// Delete one of my webhooks: nothing more is sent to it.

@@ -79,6 +79,8 @@ impl Preferences {
             NotificationType::ClockLow => self.clock,
             NotificationType::Invited => self.invited,
             NotificationType::GameStarted => self.game_started,
+            // Only on the player's stream, never mailed.
+            NotificationType::OpponentMoved => false,
         }
     }
 }

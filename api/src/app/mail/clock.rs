@@ -302,6 +302,7 @@ impl Mail {
             by_seat: None,
             takeback_to_version: None,
             outcome: None,
+            deadline: Some(warning.deadline),
         };
         let mut letter = self.notice_letter(game, &notice, address, false);
         letter.id = id_part(&notice.id);

@@ -199,7 +199,12 @@ async fn notify(
         .game_at(game, last_version)
         .map_err(|e| e.to_string())?;
     for player in players {
-        let mut notices = notifications(before.as_deref(), after.as_ref(), &events, player);
+        // What mail carries of the derived notices (the player's stream has them all); the
+        // start of a game is mail's own, below.
+        let mut notices: Vec<_> = notifications(before.as_deref(), after.as_ref(), &events, player)
+            .into_iter()
+            .filter(|n| n.kind_of_notification.delivered())
+            .collect();
         // The start of a game is told once: in the turn notice of a seat that moves first
         // (when it takes those), or on its own.
         let mut started_in_turn = false;
@@ -391,6 +396,13 @@ impl Mail {
             NotificationType::TakebackWithdrawn => (
                 format!("{} withdrew the takeback request in {kind} [{}]", by(notice.by_seat), notice.game_id),
                 format!("{} played on: the takeback request is withdrawn.", by(notice.by_seat)),
+                "",
+            ),
+            // Only on the player's stream (see `NotificationType::delivered`), never mailed, but
+            // written should it ever be.
+            NotificationType::OpponentMoved => (
+                format!("{} moved in {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} moved in {kind}.", by(notice.by_seat)),
                 "",
             ),
             NotificationType::GameFinished => {

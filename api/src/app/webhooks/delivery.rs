@@ -6,14 +6,13 @@
 //! database deliver each notification once (and again only after such a crash).
 
 use super::address::AddressPolicy;
-use super::notification::{copied_past, notifications, Notification};
+use super::notification::Notification;
 use super::signature::{sign, DELIVERY_HEADER, SIGNATURE_HEADER};
 use super::{Webhook, CURSORS};
 use crate::app::index;
 use crate::app::leases::{self, Held, Leases};
+use crate::app::notices::Folds;
 use crate::app::Repository;
-use domain::registry::LiveGame;
-use domain::table::Status;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -125,7 +124,7 @@ pub struct Worker {
     /// The cursor as last written to disk.
     stored: u64,
     /// Games of the player, folded at the version last processed.
-    games: HashMap<String, Box<dyn LiveGame>>,
+    folds: Folds,
 }
 
 pub fn load_cursor(store: &dyn Storage, id: &str) -> Option<u64> {
@@ -140,7 +139,7 @@ impl Worker {
             hook,
             cursor,
             stored: cursor,
-            games: HashMap::new(),
+            folds: Folds::default(),
         }
     }
 
@@ -179,7 +178,7 @@ impl Worker {
                     self.cursor = cursor;
                     self.stored = cursor;
                 }
-                self.games.clear();
+                self.folds = Folds::default();
             }
             if self.deliver_while_held(lease.name()).await {
                 return;
@@ -333,85 +332,29 @@ impl Worker {
         })
     }
 
-    /// The player's notifications of one batch; keeps the folded game for the next one.
+    /// The player's notifications of one batch (those webhooks carry); keeps the folded game
+    /// for the next one.
     fn derive(&mut self, batch: &Batch) -> Vec<Notification> {
-        let Some(last) = batch.events.last() else {
+        if batch.events.is_empty() {
             return Vec::new(); // not the player's game
-        };
+        }
         let player = self.hook.player_id.clone();
-        let cached = self
-            .games
-            .remove(&batch.stream)
-            .filter(|g| g.version() + 1 == batch.first_version);
-        // A fork or an import is written from a log, command by command: its copied past
-        // notifies nobody; a fork appears, whole, with its `forked` batch.
-        let silent_until = match self.shared.repository.logged_until(&batch.stream) {
-            Ok(until) => until,
-            Err(error) => {
-                tracing::error!(game = %batch.stream, %error, "cannot read how the game was written");
-                None
-            }
-        };
-        // A copy's past is only folded; a fork is news from its `forked` batch on, as a game
-        // that did not exist before.
-        let (silent, appears) = copied_past(
-            silent_until,
+        match self.folds.derive(
+            &self.shared.repository,
+            &batch.stream,
             batch.first_version,
-            last.version,
             &batch.events,
-        );
-        let before = match cached {
-            _ if batch.first_version == 1 => None,
-            Some(game) => Some(game),
-            None => match self.fold(&batch.stream, batch.first_version - 1) {
-                Ok(game) => Some(game),
-                Err(error) => {
-                    tracing::error!(game = %batch.stream, %error, "cannot fold the game");
-                    return Vec::new();
-                }
-            },
-        };
-        let after = match self.advance(before.as_deref(), batch, last.version) {
-            Ok(game) => game,
+            &[player.as_str()],
+        ) {
+            Ok(found) => found
+                .into_iter()
+                .filter(|n| n.kind_of_notification.delivered())
+                .collect(),
             Err(error) => {
                 tracing::error!(game = %batch.stream, %error, "cannot fold the game");
-                return Vec::new();
-            }
-        };
-        let before = if appears { None } else { before };
-        let found = if silent {
-            Vec::new()
-        } else {
-            notifications(before.as_deref(), after.as_ref(), &batch.events, &player)
-        };
-        if after.status() != Status::Finished {
-            self.games.insert(batch.stream.clone(), after);
-        }
-        found
-    }
-
-    /// The game after the batch: `before` with its events applied, or folded from the store.
-    fn advance(
-        &self,
-        before: Option<&dyn LiveGame>,
-        batch: &Batch,
-        last_version: u64,
-    ) -> Result<Box<dyn LiveGame>, String> {
-        if let Some(before) = before {
-            let mut game = before.clone_box();
-            if batch.events.iter().all(|e| game.evolve(&e.payload).is_ok()) {
-                return Ok(game);
+                Vec::new()
             }
         }
-        self.fold(&batch.stream, last_version)
-    }
-
-    /// Game `id` folded from its stream up to `version`.
-    fn fold(&self, id: &str, version: u64) -> Result<Box<dyn LiveGame>, String> {
-        self.shared
-            .repository
-            .game_at(id, version)
-            .map_err(|e| e.to_string())
     }
 
     /// POSTs the notification until the receiver answers 2xx, waiting longer after each

@@ -1,5 +1,8 @@
-//! What a receiver is told, derived from a game before and after one command's events: only
-//! ids, types and what is public (never a card), so a notification can be shown to anyone.
+//! What a player is told, derived from a game before and after one command's events: only
+//! ids, types and what is public (never a card), so a notice can be shown to anyone. The one
+//! place notices are derived: webhooks, mail and the player's stream
+//! (`GET /v1/players/me/stream`) all read them from here, so they agree. Webhooks and mail
+//! carry the notices of [`NotificationType::delivered`]; the stream carries every one.
 
 use chrono::{DateTime, Utc};
 use domain::registry::LiveGame;
@@ -13,8 +16,13 @@ use utoipa::ToSchema;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NotificationType {
+    /// One of your games started: every seat is taken (or a fork of it appeared, such as the
+    /// game a takeback goes on in). Only on the player's stream.
+    GameStarted,
     /// It became your turn: a seat of yours is to act now and none was before.
     YourTurn,
+    /// Another seat played a move of the game (`by_seat`). Only on the player's stream.
+    OpponentMoved,
     /// Another seat offered you a draw.
     DrawOffered,
     /// Another seat asked to take the game back; you may accept or decline.
@@ -24,28 +32,53 @@ pub enum NotificationType {
     TakebackWithdrawn,
     /// One of your games ended (also when a takeback supersedes it by a fork).
     GameFinished,
-    /// Every seat of a game of yours is taken: play begins. (By mail; not sent to webhooks.)
-    GameStarted,
-    /// Another player invited you to take a seat in an open game. (By mail; not sent to
-    /// webhooks.)
+    /// Another player invited you to take a seat in an open game. By mail only.
     Invited,
-    /// Your clock runs low: your move is due within a warning's time (24 hours, 1 hour).
-    /// (By mail; not sent to webhooks.)
+    /// Your seat's clock runs low. On the player's stream with a quarter of the move's time
+    /// left (`deadline` says when it runs out); by mail at the warnings the server is set to
+    /// (24 hours and 1 hour before, by default), to a player who takes them. Not sent to
+    /// webhooks.
     ClockLow,
 }
 
 impl NotificationType {
     pub fn as_str(self) -> &'static str {
         match self {
+            NotificationType::GameStarted => "game_started",
             NotificationType::YourTurn => "your_turn",
+            NotificationType::OpponentMoved => "opponent_moved",
             NotificationType::DrawOffered => "draw_offered",
             NotificationType::TakebackRequested => "takeback_requested",
             NotificationType::TakebackWithdrawn => "takeback_withdrawn",
             NotificationType::GameFinished => "game_finished",
-            NotificationType::GameStarted => "game_started",
             NotificationType::Invited => "invited",
             NotificationType::ClockLow => "clock_low",
         }
+    }
+
+    /// Every type, in the order a batch's notices come in.
+    pub const ALL: [NotificationType; 8] = [
+        NotificationType::GameStarted,
+        NotificationType::OpponentMoved,
+        NotificationType::DrawOffered,
+        NotificationType::TakebackRequested,
+        NotificationType::TakebackWithdrawn,
+        NotificationType::YourTurn,
+        NotificationType::GameFinished,
+        NotificationType::ClockLow,
+    ];
+
+    /// Whether webhooks and mail carry notices of this type: the turn, offers and endings.
+    /// The player's stream carries every type.
+    pub fn delivered(self) -> bool {
+        matches!(
+            self,
+            NotificationType::YourTurn
+                | NotificationType::DrawOffered
+                | NotificationType::TakebackRequested
+                | NotificationType::TakebackWithdrawn
+                | NotificationType::GameFinished
+        )
     }
 }
 
@@ -80,6 +113,9 @@ pub struct Notification {
     /// How the game ended, for `game_finished`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+    /// When your seat's clock runs out, for `clock_low`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<DateTime<Utc>>,
 }
 
 /// The seats `player` holds (several in an analysis fork).
@@ -121,8 +157,19 @@ pub fn copied_past(
     }
 }
 
-/// The `game_started` notice for `player` when `events` started the game (its last seat was
-/// taken). Kept out of [`notifications`]: webhooks are told of the first turn only.
+/// The seat a batch's actor names (`seat:N`), if it is a seat.
+fn actor_seat(actor: &str) -> Option<Seat> {
+    actor.strip_prefix("seat:")?.parse().ok()
+}
+
+/// Whether a stored event is one of the game's own rules (a move), not the table's.
+fn is_game_event(payload: &serde_json::Value) -> bool {
+    payload.get("type").and_then(serde_json::Value::as_str) == Some("game")
+}
+
+/// The `game_started` notice mail sends `player`: only when `events` started the game (its
+/// last seat was taken), not when a fork appears (which [`notifications`] also tells as
+/// `game_started`, for the player's stream).
 pub fn game_started(
     after: &dyn LiveGame,
     events: &[Envelope],
@@ -154,12 +201,14 @@ pub fn game_started(
         by_seat: None,
         takeback_to_version: None,
         outcome: None,
+        deadline: None,
     })
 }
 
 /// The notifications for `player` of one command's `events`, which took the game from
-/// `before` (`None`: the game did not exist for anyone yet) to `after`. Derived from the
-/// folded states and the table's own event types only, so new event types change nothing.
+/// `before` (`None`: the game did not exist for anyone yet) to `after`, in the order of
+/// [`NotificationType::ALL`]. Derived from the folded states, the batch's actor and the
+/// table's own event types only, so new event types change nothing.
 pub fn notifications(
     before: Option<&dyn LiveGame>,
     after: &dyn LiveGame,
@@ -184,8 +233,22 @@ pub fn notifications(
         by_seat,
         takeback_to_version: None,
         outcome: None,
+        deadline: None,
     };
     let mut found = Vec::new();
+    let started = events
+        .iter()
+        .any(|e| matches!(TableFact::of_stored(&e.payload), Some(TableFact::Started)));
+    if started || (before.is_none() && after.status() == Status::Active) {
+        // Every seat taken now, or the game appeared started (a fork).
+        found.push(make(NotificationType::GameStarted, None));
+    }
+    // A move of another seat: the game's own events in a batch that seat's command caused.
+    if let Some(by) = actor_seat(&last.actor) {
+        if !seats.contains(&by) && events.iter().any(|e| is_game_event(&e.payload)) {
+            found.push(make(NotificationType::OpponentMoved, Some(by)));
+        }
+    }
     for event in events {
         match TableFact::of_stored(&event.payload) {
             // An offer is for the others: never tell a player of their own offer.
