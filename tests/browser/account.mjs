@@ -58,7 +58,7 @@ try {
     check(await acts(phone.token) === 200, 'the phone key acts');
     // Its use is written in the background: wait until the server lists it.
     for (let tries = 0; ; tries += 1) {
-      const listedNow = await api('/players/me/tokens', key);
+      const listedNow = (await api('/players/me/tokens', key)).items;
       if (listedNow.find((t) => t.id === phone.listed.id)?.last_used_at) break;
       check(tries < 100, "the phone key's use is written");
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -100,7 +100,7 @@ try {
     check(left.length === 1 && !left[0].revoke && /this browser/.test(left[0].text), `only this browser's key is left: ${JSON.stringify(left)}`);
     check(await acts(phone.token) === 401, 'the phone key no longer acts');
     check(await acts(key) === 200, "this browser's key still acts");
-    const mine = await api('/players/me/tokens', key);
+    const mine = (await api('/players/me/tokens', key)).items;
     check(mine.length === 1 && mine[0].current, `the server lists one key: ${JSON.stringify(mine)}`);
     if (scheme === 'light') await snap(page, 'account-tokens-one');
     // The page still works: reloaded, still signed in; the lobby answers too.

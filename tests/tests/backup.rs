@@ -57,17 +57,17 @@ fn listed(app: &TestApp, status: &str) -> Vec<(String, String)> {
             format!("/v1/games?status={status}&limit=200&after={after}")
         };
         let page = ok_json(app.get(&path, None).send(), StatusCode::OK);
-        let page = page.as_array().expect("a page of games").clone();
-        let Some(last) = page.last() else {
-            return games;
-        };
-        after = last["id"].as_str().expect("id").to_string();
-        games.extend(page.iter().map(|g| {
+        let items = page["items"].as_array().expect("a page of games").clone();
+        games.extend(items.iter().map(|g| {
             (
                 g["id"].as_str().expect("id").to_string(),
                 g["status"].as_str().expect("status").to_string(),
             )
         }));
+        match page["next"].as_str() {
+            Some(next) => after = next.to_string(),
+            None => return games,
+        }
     }
 }
 

@@ -135,7 +135,10 @@ fn an_imported_game_names_its_players_as_the_record_tags_them() {
         app.get("/v1/games?status=finished", None).send(),
         StatusCode::OK,
     );
-    assert_eq!(listed[0]["seats"][1]["player_name"], "Castelli", "{listed}");
+    assert_eq!(
+        listed["items"][0]["seats"][1]["player_name"], "Castelli",
+        "{listed}"
+    );
     let exported = record_of(&app, id);
     assert!(
         exported.contains("[White \"Betza\"]") && exported.contains("[Black \"Castelli\"]"),
