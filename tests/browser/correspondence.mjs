@@ -123,13 +123,15 @@ try {
   const scrollBefore = await b.evaluate(() => window.scrollY);
   await b.locator('[data-command="accept_takeback"]').click();
   const old = id;
-  // The click only sends the acceptance: ask until the server has taken it.
+  // The click only sends the acceptance: ask until the server has taken it and written the
+  // game that goes on (the old game reads superseded a moment before its continuation exists).
+  const continued = (game) => game.superseded === true && typeof game.continued_in === 'string';
   let superseded = await api(`/games/${old}`, anaKey);
-  for (let tries = 0; superseded.superseded !== true && tries < 300; tries += 1) {
+  for (let tries = 0; !continued(superseded) && tries < 300; tries += 1) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     superseded = await api(`/games/${old}`, anaKey);
   }
-  check(superseded.superseded === true && typeof superseded.continued_in === 'string', 'the server names the continuation');
+  check(continued(superseded), `the server names the continuation: ${JSON.stringify({ superseded: superseded.superseded, continued_in: superseded.continued_in })}`);
   id = superseded.continued_in;
   const backState = await api(`/games/${old}/states/${backTo}`, anaKey);
   for (const [page, who] of [[a, 'Ana'], [b, 'Ben']]) {

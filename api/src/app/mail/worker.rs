@@ -324,7 +324,11 @@ impl Mail {
         to: &str,
         started: bool,
     ) -> Letter {
-        let opponents = self.opponents(game, &notice.player_id).join(", ");
+        // Every seat is the reader's own in an analysis fork: they play against themselves.
+        let opponents = match self.opponents(game, &notice.player_id) {
+            names if names.is_empty() => "yourself".to_string(),
+            names => names.join(", "),
+        };
         let view = game.view(game.viewer_for(Some(&notice.player_id)));
         let move_number = view
             .get("game")
