@@ -518,17 +518,6 @@ impl Metrics {
 
         head(
             &mut out,
-            "avalanche_build_info",
-            "gauge",
-            "The version of this node's build, as a label; always 1.",
-        );
-        let _ = writeln!(
-            out,
-            "avalanche_build_info{{version=\"{}\"}} 1",
-            env!("CARGO_PKG_VERSION")
-        );
-        head(
-            &mut out,
             "avalanche_mail_sent_total",
             "counter",
             "Mails this node sent (to the relay, or into the outbox folder).",
