@@ -18,7 +18,7 @@ use storage::Storage;
 pub struct AppState {
     pub games: Games,
     pub limits: crate::limits::Limits,
-    pub players: Players,
+    pub players: Arc<Players>,
     pub vacations: Vacations,
     pub registry: Arc<Registry>,
     pub webhooks: Webhooks,
@@ -102,8 +102,12 @@ impl AppState {
         let metrics = Arc::new(Metrics::default());
         let store = Metered::wrap(store, metrics.clone());
         let leases = Arc::new(Leases::new(store.clone()));
+        // One token cache and one listener of revocations for the server: mail reads names
+        // through the same players.
+        let players = Arc::new(Players::new(store.clone()));
         let mail = Arc::new(crate::app::mail::Mail::new(
             store.clone(),
+            players.clone(),
             registry.clone(),
             key.clone(),
             mail,
@@ -123,7 +127,7 @@ impl AppState {
             leases,
             games: Games::new(store.clone(), registry.clone(), key, memory.game_cache),
             limits: crate::limits::Limits::new(limits),
-            players: Players::new(store.clone()),
+            players,
             vacations: Vacations::new(store),
             registry,
             metrics,

@@ -126,7 +126,7 @@ pub struct Mail {
     pub accounts: Accounts,
     pub outbox: Outbox,
     pub(crate) repository: Repository,
-    pub(crate) players: crate::app::players::Players,
+    pub(crate) players: Arc<crate::app::players::Players>,
     pub(crate) key: Arc<SecretsKey>,
     pub(crate) counters: Counters,
     pub(crate) inbound_seen: inbound::RateLimit,
@@ -145,6 +145,7 @@ impl Mail {
     /// The mail of a server over `store`; [`Mail::start`] starts its worker.
     pub fn new(
         store: Arc<dyn Storage>,
+        players: Arc<crate::app::players::Players>,
         registry: Arc<Registry>,
         key: Arc<SecretsKey>,
         settings: MailSettings,
@@ -152,7 +153,7 @@ impl Mail {
         Mail {
             accounts: Accounts::new(store.clone()),
             outbox: Outbox::new(store.clone(), key.clone()),
-            players: crate::app::players::Players::new(store.clone()),
+            players,
             repository: Repository::new(store, registry, key.clone(), 64),
             key,
             counters: Counters::default(),
