@@ -250,7 +250,7 @@ impl Players {
             let bytes = serde_json::to_vec(&record).map_err(ApiError::internal)?;
             self.store
                 .put_record(PLAYER_TOKENS, &key, &bytes)
-                .map_err(ApiError::internal)?;
+                .map_err(ApiError::from)?;
             added += 1;
         }
         if added > 0 {
@@ -274,7 +274,7 @@ impl Players {
         self.store
             .put_record_async(PLAYERS, &player.id, &record)
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         let token = self.store_token(&player.id, None).await?;
         self.remember(&player);
         Ok((player, token))
@@ -319,7 +319,7 @@ impl Players {
         self.store
             .put_record_async(PLAYER_TOKENS, &record_key(player, &hash), &bytes)
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         self.store
             .put_record_async(TOKENS, &hash, player.as_bytes())
             .await
@@ -427,14 +427,14 @@ impl Players {
             .store
             .broadcast(&format!("{REVOKED}{hash}"))
             .await
-            .map_err(ApiError::internal);
+            .map_err(ApiError::from);
         if !removed? {
             return Err(ApiError::unauthorized("This token belongs to no player."));
         }
         self.store
             .remove_record_async(PLAYER_TOKENS, &record_key(player, hash))
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         if let Err(error) = told {
             tracing::warn!(%error, "the other servers were not told of a revoked token; they forget it within seconds");
         }

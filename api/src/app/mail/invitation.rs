@@ -80,7 +80,7 @@ impl Mail {
         let key = format!("{id}/{}", invited.id);
         if store
             .get_record(INVITATIONS, &key)
-            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)?
             .is_some()
         {
             return Ok(());
@@ -120,7 +120,7 @@ impl Mail {
         store
             .put_record_async(INVITATIONS, &key, inviter.id.as_bytes())
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::from)?;
         self.send(&letter).await?;
         tracing::info!(game = %id, inviter = %inviter.id, invitee = %invited.id, "invitation queued");
         Ok(())
