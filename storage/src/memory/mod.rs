@@ -417,8 +417,6 @@ impl EventStore for MemoryStore {
         self.positions.subscribe()
     }
 
-    // Only this process writes the store: nobody to share with, every lease is its own.
-
     fn database_gauges(&self) -> Option<crate::DatabaseGauges> {
         None
     }
@@ -428,6 +426,7 @@ impl EventStore for MemoryStore {
     }
 }
 
+// Only this process writes the store: nobody to share with, every lease is its own.
 impl Coordination for MemoryStore {
     fn shared(&self) -> bool {
         false

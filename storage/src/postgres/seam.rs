@@ -391,9 +391,6 @@ impl EventStore for PostgresStore {
         self.inner.positions.subscribe()
     }
 
-    // Handed to this process's subscribers at once, and sent with NOTIFY, marked with this
-    // store's sender id so that its own listener passes it over.
-
     fn database_gauges(&self) -> Option<crate::DatabaseGauges> {
         Some(self.gauges())
     }
@@ -420,6 +417,8 @@ impl Coordination for PostgresStore {
         self.inner.leases.release(name);
     }
 
+    // Handed to this process's subscribers at once, and sent with NOTIFY, marked with this
+    // store's sender id so that its own listener passes it over.
     fn broadcast<'a>(&'a self, message: &'a str) -> BoxFuture<'a, Result<(), StorageError>> {
         Box::pin(async move {
             crate::broadcasts::check(message)?;

@@ -105,8 +105,6 @@ impl EventStore for SledStore {
         SledStore::subscribe_all(self)
     }
 
-    // Only this process writes the store: nobody to share with, every lease is its own.
-
     fn database_gauges(&self) -> Option<crate::DatabaseGauges> {
         None
     }
@@ -116,6 +114,7 @@ impl EventStore for SledStore {
     }
 }
 
+// Only this process writes the store: nobody to share with, every lease is its own.
 impl Coordination for SledStore {
     fn shared(&self) -> bool {
         false
