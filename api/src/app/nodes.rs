@@ -9,6 +9,7 @@ use crate::limits::LimitSettings;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use storage::{Storage, StorageError};
 
 /// The record tree of the nodes' settings.
@@ -72,19 +73,25 @@ impl ThisNode {
     }
 
     /// How the other nodes seen in the last minutes differ from this one, one sentence each.
-    pub fn differences(&self, store: &dyn Storage) -> Result<Vec<String>, StorageError> {
+    /// The records of nodes not seen for longer are removed, so that they do not pile up with
+    /// every start (a live node writes its record again at its next readiness probe). The
+    /// records are read on a blocking thread: a database's reads block.
+    pub async fn differences(&self, store: &Arc<dyn Storage>) -> Result<Vec<String>, StorageError> {
+        let reading = store.clone();
+        let records = tokio::task::spawn_blocking(move || reading.records_with_prefix(NODES, ""))
+            .await
+            .map_err(|e| StorageError::Database(format!("the read of the nodes failed: {e}")))??;
         let now = Utc::now();
         let mut differences = Vec::new();
-        for (id, bytes) in store.records_with_prefix(NODES, "")? {
+        for (id, bytes) in records {
             if id == self.id {
                 continue;
             }
-            let Ok(other) = serde_json::from_slice::<NodeRecord>(&bytes) else {
+            let other = serde_json::from_slice::<NodeRecord>(&bytes).ok();
+            let Some(other) = other.filter(|o| (now - o.at).num_seconds() <= FRESH_SECONDS) else {
+                store.remove_record_async(NODES, &id).await?;
                 continue;
             };
-            if (now - other.at).num_seconds() > FRESH_SECONDS {
-                continue;
-            }
             for (name, ours) in &self.settings {
                 let theirs = other.settings.get(name).map_or("(not set)", String::as_str);
                 if theirs != ours {
@@ -104,7 +111,7 @@ mod tests {
 
     #[tokio::test]
     async fn nodes_with_other_limits_are_told_apart_and_alike_ones_are_not() {
-        let store = storage::MemoryStore::new();
+        let store: Arc<dyn Storage> = Arc::new(storage::MemoryStore::new());
         let limits = LimitSettings::default();
         let policy = AddressPolicy::default();
         let first = ThisNode::new(&limits, &policy);
@@ -116,11 +123,14 @@ mod tests {
             },
             &policy,
         );
-        first.announce(&store).await.unwrap();
-        alike.announce(&store).await.unwrap();
-        assert_eq!(first.differences(&store).unwrap(), Vec::<String>::new());
-        other.announce(&store).await.unwrap();
-        let differences = first.differences(&store).unwrap();
+        first.announce(store.as_ref()).await.unwrap();
+        alike.announce(store.as_ref()).await.unwrap();
+        assert_eq!(
+            first.differences(&store).await.unwrap(),
+            Vec::<String>::new()
+        );
+        other.announce(store.as_ref()).await.unwrap();
+        let differences = first.differences(&store).await.unwrap();
         assert_eq!(differences.len(), 1, "{differences:?}");
         assert!(
             differences[0].contains("--limit-streams"),
