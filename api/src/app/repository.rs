@@ -169,7 +169,8 @@ impl Repository {
             node.announce(store.as_ref())
                 .await
                 .map_err(|e| format!("a write failed: {e}"))?;
-            node.differences(store.as_ref())
+            node.differences(&store)
+                .await
                 .map_err(|e| format!("a read failed: {e}"))
         };
         match tokio::time::timeout(within, probe).await {
@@ -184,7 +185,7 @@ impl Repository {
             tracing::warn!(%error, "cannot write this node's settings");
             return;
         }
-        match node.differences(self.store.as_ref()) {
+        match node.differences(&self.store).await {
             Ok(differences) => {
                 for difference in differences {
                     tracing::warn!(%difference, "the nodes of this store run with different settings");
@@ -482,13 +483,11 @@ impl Repository {
     /// Waits until game `id` has an event after `after`, or until `timeout`; its head either way.
     /// Ends early, answering `after`, when the node stops.
     pub async fn wait_for(&self, id: &str, after: u64, timeout: Duration) -> u64 {
-        let mut stopping = self.stopping.subscribe();
-        if *stopping.borrow_and_update() {
-            return after;
-        }
+        // Biased: a node already stopping answers at once, without asking the store.
         tokio::select! {
+            biased;
+            () = self.stopped() => after,
             head = self.store.wait_for(id, after, timeout) => head,
-            _ = stopping.wait_for(|stopping| *stopping) => after,
         }
     }
 }
