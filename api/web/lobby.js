@@ -28,12 +28,12 @@ function clockWords(tc) {
 }
 
 /** The options of a game set apart from its kind's defaults, in words: "deck: lift 11". */
-function optionWords(options, defaults, path = []) {
+function optionWords(options, defaults) {
   const out = [];
   for (const [name, value] of Object.entries(options || {})) {
     const standard = defaults ? defaults[name] : undefined;
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      const inner = optionWords(value, standard && typeof standard === 'object' ? standard : {}, [...path, name]);
+      const inner = optionWords(value, standard && typeof standard === 'object' ? standard : {});
       if (inner.length) out.push(`${optionLabel(name)}: ${inner.join(', ')}`);
     } else if (JSON.stringify(value) !== JSON.stringify(standard)) {
       const shown = typeof value === 'boolean' ? (value ? 'yes' : 'no') : Array.isArray(value) ? value.join(' ') : String(value);

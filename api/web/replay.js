@@ -2,9 +2,10 @@
 // the arrow keys; an analysis fork from the version shown; the audit and the revealed seed of a
 // finished game; the record (Avalanche Chess) or the log exported. Import: paste a record.
 
-import { get, getAll, post, api, seg } from './api.js';
+import { get, post, api, seg } from './api.js';
 import { h, mount, field, say, sayError, kindTitle } from './dom.js';
 import { drawTable, outcomeText, eventWords } from './game.js';
+import { kinds } from './lobby.js';
 
 function download(name, text, type) {
   const url = URL.createObjectURL(new Blob([text], { type }));
@@ -150,7 +151,7 @@ export async function replayPage(main, [id, wanted], app) {
       },
     }, 'Fork from this version'));
   }
-  const hidden = await getAll('/kinds').then((ks) => (ks.find((k) => k.id === game.kind) || {}).hidden_information).catch(() => true);
+  const hidden = await kinds().then((ks) => (ks.find((k) => k.id === game.kind) || {}).hidden_information).catch(() => true);
   const open = game.status === 'finished' || !hidden;
   if (game.kind === 'avalanche-chess') {
     toolItems.push(h('button', {
@@ -196,7 +197,7 @@ export async function importPage(main, _params, app) {
     mount(main, h('h1', {}, 'Import a record'), h('p', {}, h('a', { href: '#/account' }, 'Sign in'), ' to import a record.'));
     return;
   }
-  const variants = ((await getAll('/kinds').catch(() => [])).find((k) => k.id === 'avalanche-chess') || { variants: ['standard'] }).variants;
+  const variants = ((await kinds().catch(() => [])).find((k) => k.id === 'avalanche-chess') || { variants: ['standard'] }).variants;
   // By default the server reads the variant from the record (its tag, or its first moves).
   const variant = h('select', { name: 'variant' }, h('option', { value: '' }, 'Read from the record'), variants.map((v) => h('option', { value: v }, v)));
   const record = h('textarea', { name: 'record', rows: 10, required: true, spellcheck: 'false', placeholder: EXAMPLE });
