@@ -140,16 +140,18 @@ enum Refusal {
 /// Answers a connection refused before anything was read from it, and closes it. The socket
 /// is fresh and the answer small: it fits in the socket's send buffer at once.
 fn refuse(stream: &actix_web::rt::net::TcpStream, refusal: Refusal) {
-    let (status, code, detail, retry) = match refusal {
+    let (status, code, limit, detail, retry) = match refusal {
         Refusal::TooMany(held) => (
             "429 Too Many Requests",
             "rate_limited",
+            "connections_per_address",
             format!("Your address holds {held} connections to this server already, the most one address may: close some first."),
             5,
         ),
         Refusal::Busy => (
             "503 Service Unavailable",
             "server_busy",
+            "open_connections",
             "The server holds as many connections as it can: try again in a moment.".to_string(),
             5,
         ),
@@ -160,7 +162,7 @@ fn refuse(stream: &actix_web::rt::net::TcpStream, refusal: Refusal) {
         "status": status.split(' ').next().and_then(|s| s.parse::<u16>().ok()),
         "code": code,
         "detail": detail,
-        "details": {"limit": "connections_per_address", "retry_after_seconds": retry},
+        "details": {"limit": limit, "retry_after_seconds": retry},
     })
     .to_string();
     let answer = format!(
