@@ -815,10 +815,19 @@ fn two_nodes_behind_nginx_with_the_shipped_config_lose_nothing_and_show_no_error
                     }
                     let seat = game["to_act"][0].as_u64().expect("a seat to act") as usize;
                     let command = a_move(&app, &players[seat], &id);
-                    let answer =
-                        post_command(&app, &players[seat], &id, &command, &format!("{n}-{step}"));
-                    let status = answer.status();
-                    let body: Value = answer.json().unwrap_or(Value::Null);
+                    let key = format!("{n}-{step}");
+                    // A node killed while it sends an answer cuts the body after its status
+                    // line: the outcome is unknown to the client, which sends the command
+                    // again with the same Idempotency-Key, as the documented clients do.
+                    let (status, body) = (0..3)
+                        .map(|_| {
+                            let answer = post_command(&app, &players[seat], &id, &command, &key);
+                            let status = answer.status();
+                            (status, answer.json::<Value>().ok())
+                        })
+                        .find(|(status, body)| *status != StatusCode::OK || body.is_some())
+                        .map(|(status, body)| (status, body.unwrap_or(Value::Null)))
+                        .unwrap_or((StatusCode::OK, Value::Null));
                     if status != StatusCode::OK {
                         errors.lock().unwrap().push(format!("{status}: {body}"));
                         break;
