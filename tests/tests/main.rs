@@ -36,6 +36,7 @@ mod postgres;
 mod postgres_gauges;
 mod postgres_migrate;
 mod postgres_nodes;
+mod postgres_retries;
 mod postgres_tokens;
 mod replay;
 mod restart;

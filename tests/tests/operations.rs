@@ -761,6 +761,8 @@ impl Nginx {
             .arg(dir.path().join("nginx.conf"))
             .args(["-g", "daemon off;"])
             .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
             .spawn()
             .expect("nginx starts");
         let base = format!("http://127.0.0.1:{port}");
@@ -775,9 +777,24 @@ impl Nginx {
     }
 }
 
+impl Nginx {
+    /// What nginx logged at warning and above: why a request failed, if one did.
+    fn errors(dir: &std::path::Path) -> String {
+        std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
+    }
+}
+
 impl Drop for Nginx {
     fn drop(&mut self) {
-        self.child.kill().ok();
+        // SIGTERM, not SIGKILL: the master stops its workers, which SIGKILL would leave behind
+        // holding the port (and the test's output open).
+        let stopped = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !stopped {
+            self.child.kill().ok();
+        }
         self.child.wait().ok();
     }
 }
@@ -797,14 +814,19 @@ fn two_nodes_behind_nginx_with_the_shipped_config_lose_nothing_and_show_no_error
     let address = |server: &Server| server.app.base.trim_start_matches("http://").to_string();
     let proxy = Nginx::start([address(&first).as_str(), address(&second).as_str()]);
     let first = Arc::new(Mutex::new(Some(first)));
+    let nginx_dir = proxy._dir.path().to_path_buf();
 
     let acknowledged = Arc::new(Mutex::new(Vec::<(String, u64)>::new()));
     let errors = Arc::new(Mutex::new(Vec::<String>::new()));
     let clients: Vec<_> = (0..GAMES)
         .map(|n| {
             let base = proxy.base.clone();
-            let (acknowledged, errors, first) =
-                (acknowledged.clone(), errors.clone(), first.clone());
+            let (acknowledged, errors, first, nginx_dir) = (
+                acknowledged.clone(),
+                errors.clone(),
+                first.clone(),
+                nginx_dir.clone(),
+            );
             std::thread::spawn(move || {
                 let app = TestApp::attach(&base);
                 let (id, players) = app.full_game("avalanche-chess", 2, json!({}));
@@ -819,15 +841,35 @@ fn two_nodes_behind_nginx_with_the_shipped_config_lose_nothing_and_show_no_error
                     // A node killed while it sends an answer cuts the body after its status
                     // line: the outcome is unknown to the client, which sends the command
                     // again with the same Idempotency-Key, as the documented clients do.
-                    let (status, body) = (0..3)
-                        .map(|_| {
-                            let answer = post_command(&app, &players[seat], &id, &command, &key);
-                            let status = answer.status();
-                            (status, answer.json::<Value>().ok())
-                        })
-                        .find(|(status, body)| *status != StatusCode::OK || body.is_some())
-                        .map(|(status, body)| (status, body.unwrap_or(Value::Null)))
-                        .unwrap_or((StatusCode::OK, Value::Null));
+                    // Each try as the client saw it, for the message should none give an answer.
+                    let mut tries = Vec::new();
+                    let mut answer = None;
+                    for attempt in 0..5 {
+                        if attempt > 0 {
+                            std::thread::sleep(Duration::from_millis(200 * attempt));
+                        }
+                        let reply = post_command(&app, &players[seat], &id, &command, &key);
+                        let status = reply.status();
+                        let text = reply.text();
+                        let body = text
+                            .as_deref()
+                            .ok()
+                            .and_then(|t| serde_json::from_str::<Value>(t).ok());
+                        tries.push(match &text {
+                            Ok(t) => format!("{status} {}", t.chars().take(300).collect::<String>()),
+                            Err(e) => format!("{status}, body unreadable: {e}"),
+                        });
+                        if status != StatusCode::OK || body.is_some() {
+                            answer = Some((status, body.unwrap_or(Value::Null)));
+                            break;
+                        }
+                    }
+                    let Some((status, body)) = answer else {
+                        panic!(
+                            "{id}: no readable answer to {key} in {tries:?}; nginx logged:\n{}",
+                            Nginx::errors(&nginx_dir)
+                        );
+                    };
                     if status != StatusCode::OK {
                         errors.lock().unwrap().push(format!("{status}: {body}"));
                         break;
@@ -836,7 +878,12 @@ fn two_nodes_behind_nginx_with_the_shipped_config_lose_nothing_and_show_no_error
                         .as_array()
                         .and_then(|e| e.last())
                         .and_then(|e| e["version"].as_u64())
-                        .expect("the answer's events");
+                        .unwrap_or_else(|| {
+                            panic!(
+                                "{id}: no events in the answer to {key}: {tries:?}; nginx logged:\n{}",
+                                Nginx::errors(&nginx_dir)
+                            )
+                        });
                     let mut acked = acknowledged.lock().unwrap();
                     acked.push((id.clone(), last));
                     if acked.len() == KILL_AFTER {

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A server on the database at `url`, in this process; its base URL.
-fn node(url: &str, key: Arc<api::app::sealing::SecretsKey>) -> TestApp {
+pub(crate) fn node(url: &str, key: Arc<api::app::sealing::SecretsKey>) -> TestApp {
     let store = storage::PostgresStore::open(url).expect("the database opens");
     let listener = TcpListener::bind("127.0.0.1:0").expect("free port");
     let base = format!("http://{}", listener.local_addr().expect("address"));

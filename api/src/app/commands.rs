@@ -515,8 +515,11 @@ impl Games {
                 Ok(appended) if !appended.duplicate => {
                     break (appended, events, facts, actor_name, now)
                 }
-                // Another server stored this very command (the same Idempotency-Key) meanwhile.
+                // Another server stored this very command (the same Idempotency-Key) meanwhile:
+                // the fold catches up with it first, or the answer would leave out the events
+                // it has not folded yet and show the game before them.
                 Ok(done) if self.repository.shared() => {
+                    self.catch_up(&mut slot)?;
                     let played = self.replayed(id, player, done, &command, &slot)?;
                     drop(slot);
                     return Ok((played.with_slot(slot_ref), Vec::new()));
