@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{Modify, OpenApi};
+use utoipa_actix_web::AppExt;
 
 pub use crate::wire::schema_prefix;
 
@@ -57,28 +58,6 @@ acknowledge, dedupe by the id; anything else is retried with growing waits.",
         license(name = "MIT OR Apache-2.0", url = "http://127.0.0.1:8080/licence")
     ),
     servers((url = "/", description = "The server that serves this document")),
-    paths(
-        routes::players::create_player, routes::players::me, routes::players::my_games,
-        routes::players::my_vacation, routes::players::start_vacation,
-        routes::players::end_vacation, routes::players::issue_token,
-        routes::players::revoke_token, routes::players::list_tokens,
-        routes::players::revoke_token_by_id, routes::players::revoke_other_tokens,
-        routes::players::set_email, routes::players::confirm_email,
-        routes::players::delete_email, routes::players::set_notifications,
-        routes::mail::inbound, routes::mail::unsubscribe_page, routes::mail::unsubscribe,
-        routes::mail::invite,
-        routes::webhooks::create_webhook, routes::webhooks::list_webhooks,
-        routes::webhooks::delete_webhook, routes::webhooks::enable_webhook,
-        routes::kinds::kinds,
-        routes::games::create_game, routes::games::list_games, routes::games::get_game,
-        routes::games::join_game,
-        routes::play::legal, routes::play::play,
-        routes::events::events, routes::events::stream, routes::events::stream_ndjson,
-        routes::notices::my_stream,
-        routes::replay::state_at, routes::replay::audit, routes::replay::game_log, routes::replay::record,
-        routes::forks::create_fork, routes::forks::list_forks,
-        routes::imports::import,
-    ),
     components(schemas(Problem, domain::table::TableCommand, GameCommand, GameView, GameEvent,
         Notification, NotificationType)),
     modifiers(&BearerAuth),
@@ -138,7 +117,13 @@ fn prefix_refs(value: &mut Value, own: &[String], prefix: &str) {
 
 /// The whole document, with the schemas of every game of `registry`.
 pub fn document(registry: &Registry) -> Value {
-    let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_else(|_| json!({}));
+    // The paths come from the server's own registrations of its endpoints.
+    let (_, api) = actix_web::App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(routes::api)
+        .split_for_parts();
+    let mut doc = serde_json::to_value(api).unwrap_or_else(|_| json!({}));
     let mut added = Map::new();
     let mut games = Vec::new();
     for kind in registry.kinds() {

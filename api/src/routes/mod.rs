@@ -16,6 +16,54 @@ pub mod replay;
 pub mod web;
 pub mod webhooks;
 
+/// The API's documented endpoints, each declared here once: the server registers them (in this
+/// order, which is the order actix tries them: a game's two busiest routes come first) and the
+/// OpenAPI document collects its paths from the same registrations.
+pub fn api(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
+    config
+        .service(play::play)
+        .service(play::legal)
+        .service(players::create_player)
+        .service(players::me)
+        .service(players::my_games)
+        .service(players::my_vacation)
+        .service(players::start_vacation)
+        .service(players::end_vacation)
+        .service(players::issue_token)
+        .service(players::list_tokens)
+        .service(players::revoke_token)
+        .service(players::revoke_token_by_id)
+        .service(players::revoke_other_tokens)
+        .service(players::set_email)
+        .service(players::confirm_email)
+        .service(players::delete_email)
+        .service(players::set_notifications)
+        .service(mail::inbound)
+        .service(mail::invite)
+        .service(mail::unsubscribe_page)
+        .service(mail::unsubscribe)
+        .service(webhooks::create_webhook)
+        .service(webhooks::list_webhooks)
+        .service(webhooks::delete_webhook)
+        .service(webhooks::enable_webhook)
+        .service(kinds::kinds)
+        .service(games::create_game)
+        .service(games::list_games)
+        .service(games::get_game)
+        .service(games::join_game)
+        .service(events::events)
+        .service(events::stream)
+        .service(events::stream_ndjson)
+        .service(notices::my_stream)
+        .service(replay::state_at)
+        .service(replay::audit)
+        .service(replay::game_log)
+        .service(replay::record)
+        .service(forks::create_fork)
+        .service(forks::list_forks)
+        .service(imports::import);
+}
+
 /// The size of a page: `limit` (1 to `most`, a larger one is taken as `most`), or `default`.
 /// `limit=0` asks for nothing and is refused with the schema's words.
 pub(crate) fn page_size(
