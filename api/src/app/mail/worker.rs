@@ -335,8 +335,10 @@ impl Mail {
             .and_then(|g| g.get("fullmove_number"))
             .or_else(|| view.get("fullmove_number"))
             .and_then(|n| n.as_u64())
-            .map(|n| format!("move {n}"))
-            .unwrap_or_else(|| format!("version {}", notice.version));
+            // Games without move numbers (the card games) say none: a stream version means
+            // nothing to a player.
+            .map(|n| format!(" (move {n})"))
+            .unwrap_or_default();
         let kind = &notice.kind;
         let by = |seat: Option<usize>| {
             seat.and_then(|s| game.players().get(s).cloned().flatten())
@@ -345,9 +347,9 @@ impl Mail {
         };
         let (subject, intro, reply_hint) = match notice.kind_of_notification {
             NotificationType::YourTurn => (
-                format!("Your move in {kind} with {opponents} ({move_number}) [{}]", notice.game_id),
+                format!("Your move in {kind} with {opponents}{move_number} [{}]", notice.game_id),
                 format!(
-                    "{}It is your move in {kind} against {opponents} ({move_number}).",
+                    "{}It is your move in {kind} against {opponents}{move_number}.",
                     if started { "Every seat is taken: the game started. " } else { "" }
                 ),
                 REPLY_WITH_A_COMMAND,
@@ -362,7 +364,7 @@ impl Mail {
                     .unwrap_or_else(|| "little time".into());
                 (
                     format!("Your clock: {left} left in {kind} with {opponents} [{}]", notice.game_id),
-                    format!("Your clock runs low: {left} left for your move in {kind} against {opponents} ({move_number}). If the deadline passes, you lose on time."),
+                    format!("Your clock runs low: {left} left for your move in {kind} against {opponents}{move_number}. If the deadline passes, you lose on time."),
                     REPLY_WITH_A_COMMAND,
                 )
             }
