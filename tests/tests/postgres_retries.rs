@@ -56,7 +56,10 @@ fn a_command_retried_on_a_server_that_has_not_seen_it_yet_is_answered_with_its_e
         assert!(!versions(&first).is_empty(), "{first}");
         assert_eq!(versions(&again), versions(&first), "{again}");
         assert_eq!(again["version"], first["version"]);
-        assert_eq!(again["game"]["version"], first["game"]["version"], "{again}");
+        assert_eq!(
+            again["game"]["version"], first["game"]["version"],
+            "{again}"
+        );
         // Nothing was recorded twice.
         let stored = one.game(Some(player), &id);
         assert_eq!(stored["version"], first["version"]);
