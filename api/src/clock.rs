@@ -90,7 +90,7 @@ async fn follow(state: &AppState, mut from: u64) -> u64 {
         // the game is brought up to that version (no read of its head, which the next pages
         // tell; none at all when this server's fold is there already).
         let mut streams: Vec<(&str, u64)> = Vec::new();
-        let mut index = std::collections::HashMap::new();
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for event in &page {
             match index.get(event.stream.as_str()) {
                 Some(&i) => streams[i].1 = event.version,
