@@ -86,15 +86,23 @@ async fn follow(state: &AppState, mut from: u64) -> u64 {
         let Some(last) = page.last().map(|e| e.position) else {
             return from;
         };
-        let mut streams: Vec<&str> = page.iter().map(|e| e.stream.as_str()).collect();
-        streams.dedup();
-        let mut seen = std::collections::HashSet::new();
-        for stream in streams {
-            if !seen.insert(stream) {
-                continue;
+        // Each stream once, in the order of the log, with the last version the page holds:
+        // the game is brought up to that version (no read of its head, which the next pages
+        // tell; none at all when this server's fold is there already).
+        let mut streams: Vec<(&str, u64)> = Vec::new();
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for event in &page {
+            match index.get(event.stream.as_str()) {
+                Some(&i) => streams[i].1 = event.version,
+                None => {
+                    index.insert(event.stream.as_str(), streams.len());
+                    streams.push((event.stream.as_str(), event.version));
+                }
             }
+        }
+        for (stream, version) in streams {
             if stream.starts_with("g-") {
-                if let Err(error) = state.games.refresh_deadline(stream).await {
+                if let Err(error) = state.games.refresh_deadline(stream, Some(version)).await {
                     tracing::error!(game = %stream, %error, "cannot watch a game's deadline");
                 }
             } else if let Some(player) = stream.strip_prefix("vacations-") {

@@ -165,6 +165,15 @@ pub trait Coordination: Send + Sync {
     /// would say "alone" for a shared database.
     fn shared(&self) -> bool;
 
+    /// The stream's head as this process last heard it without a read (its own appends and,
+    /// on a shared store, the other processes' appends it was told of), if it follows the
+    /// stream. A committed head, so never ahead of the stream, but it may be behind it: a
+    /// hint to catch a fold up before deciding a command on it (the append's expected
+    /// version still decides), never a proof that a fold is current for a read.
+    fn heard_head(&self, _stream: &str) -> Option<u64> {
+        None
+    }
+
     /// Tries to take the lease `name`: a job (the clock keeper, one webhook's deliveries) that
     /// one process at a time runs among those sharing the store. `Ok(true)` when this process
     /// holds it now (taken just now or before). A lease is held until it is released or its

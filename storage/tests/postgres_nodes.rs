@@ -221,3 +221,25 @@ async fn a_broadcast_from_one_node_reaches_the_other_at_once() {
         "{mine:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_hears_the_heads_of_its_own_and_the_others_appends_never_ahead() {
+    let (one, other, _) = two_nodes();
+    assert_eq!(one.heard_head("game-h"), None, "nothing heard yet");
+    one.append("game-h", 0, batch(2)).await.expect("appends");
+    assert_eq!(one.heard_head("game-h"), Some(2), "its own append, at once");
+    other.append("game-h", 2, batch(1)).await.expect("appends");
+    assert_eq!(other.heard_head("game-h"), Some(3));
+    // The first node hears the other's append by its notification, soon.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let heard = one.heard_head("game-h");
+        assert!(heard <= Some(3), "never ahead of the stream: {heard:?}");
+        if heard == Some(3) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not heard: {heard:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(one.head("game-h").expect("reads"), 3);
+}

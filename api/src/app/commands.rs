@@ -195,12 +195,16 @@ impl Games {
         Ok(())
     }
 
-    /// Brings game `id` up to its stream and watches its deadline: what the clock keeper does
-    /// for every game another server wrote, so that their timeouts are kept too.
-    pub async fn refresh_deadline(&self, id: &str) -> Result<(), ApiError> {
+    /// Brings game `id` up to its stream (or to version `seen`, which the log was read up to)
+    /// and watches its deadline: what the clock keeper does for every game another server
+    /// wrote, so that their timeouts are kept too.
+    pub async fn refresh_deadline(&self, id: &str, seen: Option<u64>) -> Result<(), ApiError> {
         let slot_ref = self.repository.slot(id)?;
         let mut slot = slot_ref.lock().await;
-        self.repository.catch_up(&mut slot)?;
+        match seen {
+            Some(version) => self.repository.catch_up_through(&mut slot, version)?,
+            None => self.repository.catch_up(&mut slot)?,
+        };
         self.watch_deadline(id, slot.game.as_ref());
         Ok(())
     }
@@ -447,7 +451,13 @@ impl Games {
         let mut unchecked = self.repository.shared();
         let (appended, events, facts, actor_name, now) = loop {
             attempt += 1;
-            if !unchecked {
+            if unchecked {
+                // A fold this server heard is behind (another server's append) catches up
+                // first, by the events it lacks, rather than be decided on and conflict.
+                if self.repository.catch_up_heard(&mut slot)? {
+                    self.watch_deadline(&slot.id.clone(), slot.game.as_ref());
+                }
+            } else {
                 self.catch_up(&mut slot)?;
                 if let Some(command_id) = &command_id {
                     if let Some(done) =
@@ -811,7 +821,7 @@ impl Games {
                 .repository
                 .ids_tagged(name, value, after.as_deref(), 500)?;
             for id in &page {
-                self.refresh_deadline(id).await?;
+                self.refresh_deadline(id, None).await?;
             }
             looked += page.len();
             match page.last() {

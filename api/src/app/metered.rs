@@ -168,6 +168,10 @@ impl Coordination for Metered {
         self.inner.shared()
     }
 
+    fn heard_head(&self, stream: &str) -> Option<u64> {
+        self.inner.heard_head(stream)
+    }
+
     fn try_lease(&self, name: &str) -> Result<bool, StorageError> {
         self.inner.try_lease(name)
     }

@@ -263,6 +263,27 @@ impl Repository {
         self.catch_up_to(slot, head)
     }
 
+    /// Brings a fold up to the head this server last heard its stream at (another server's
+    /// append it was told of), without reading the head: before a command is decided on the
+    /// fold as it is, so that a fold known to be behind is not decided on only to conflict.
+    /// The fold may still be behind after it; the append's version check tells.
+    pub(crate) fn catch_up_heard(&self, slot: &mut Slot) -> Result<bool, ApiError> {
+        match self.store.heard_head(&slot.id) {
+            Some(head) if self.shared => self.catch_up_through(slot, head),
+            _ => Ok(false),
+        }
+    }
+
+    /// Brings a fold up to at least version `seen` of its stream, which a reader of the log saw
+    /// stored: without reading the stream's head, and without any read when the fold is there
+    /// already. Returns whether it moved.
+    pub(crate) fn catch_up_through(&self, slot: &mut Slot, seen: u64) -> Result<bool, ApiError> {
+        if !self.shared || slot.game.version() >= seen {
+            return Ok(false);
+        }
+        self.catch_up_to(slot, seen)
+    }
+
     /// Brings a fold to version `head` of its stream; folds it again whole if its own events
     /// do not fold in (or the stream is somehow behind it).
     fn catch_up_to(&self, slot: &mut Slot, head: u64) -> Result<bool, ApiError> {

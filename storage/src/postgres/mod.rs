@@ -86,9 +86,13 @@
 //! # Several processes
 //!
 //! [`Coordination::shared`](crate::Coordination::shared) is true here: another process may append
-//! to any stream, so the application checks a stream's head before it trusts a fold for a read;
-//! a command is decided on the fold as it is, and the append's version check (a conflict) tells
-//! when another process moved the stream on. Jobs one
+//! to any stream, so the application checks a stream's head before it trusts a fold for a read
+//! (a head heard from a notification is not enough there: it may arrive after the other
+//! process acknowledged the append to its client, who may then read here); a command is
+//! decided on the fold brought up to the head heard of its stream
+//! ([`Coordination::heard_head`](crate::Coordination::heard_head), no query), and the
+//! append's version check (a conflict) tells when another process moved the stream on unheard.
+//! Jobs one
 //! process at a time must run (the clock keeper, each webhook's deliveries) take leases,
 //! session advisory locks on a connection of their own that die with their holder
 //! (`leases.rs`).

@@ -405,6 +405,10 @@ impl Coordination for PostgresStore {
         true
     }
 
+    fn heard_head(&self, stream: &str) -> Option<u64> {
+        self.inner.heads.get(stream)
+    }
+
     fn try_lease(&self, name: &str) -> Result<bool, StorageError> {
         self.inner.leases.try_take(name)
     }
