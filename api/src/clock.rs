@@ -126,7 +126,7 @@ async fn look(state: &AppState) {
         match state.games.system(&id, &SystemCommand::Timeout).await {
             Ok(_) => state.metrics.timeout_recorded(),
             // The deadline moved (a move came in first): the new one is watched.
-            Err(refused) if refused.code == "no_timeout" => {}
+            Err(refused) if refused.code == domain::ErrorCode::NoTimeout => {}
             Err(error) => tracing::error!(game = %id, %error, "could not record a timeout"),
         }
     }

@@ -3,7 +3,7 @@
 //! caller.
 
 use crate::app::PlayerCommand;
-use crate::problem::ApiError;
+use crate::problem::{ApiCode, ApiError};
 use crate::state::AppState;
 use crate::summary::{events_seen, summary, EventOut, GameSummary};
 use actix_web::http::header::{self, ContentType};
@@ -32,8 +32,8 @@ fn expected_version(request: &HttpRequest) -> Result<Option<u64>, ApiError> {
     let text = value.to_str().unwrap_or_default().trim();
     let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
     text.parse().map(Some).map_err(|_| {
-        ApiError::bad_request(
-            "bad_if_match",
+        ApiError::new(
+            ApiCode::BadIfMatch,
             "If-Match holds the version you played on, for instance \"12\".",
         )
     })
@@ -45,8 +45,8 @@ fn idempotency_key(request: &HttpRequest) -> Result<Option<String>, ApiError> {
     };
     match value.to_str() {
         Ok(key) if !key.is_empty() && key.len() <= 200 => Ok(Some(key.to_string())),
-        _ => Err(ApiError::bad_request(
-            "bad_idempotency_key",
+        _ => Err(ApiError::new(
+            ApiCode::BadIdempotencyKey,
             "Idempotency-Key is 1 to 200 visible characters.",
         )),
     }

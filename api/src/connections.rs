@@ -15,6 +15,7 @@
 //!   none yet (the health checker of a load balancer, a player arriving), above `hard` none.
 
 use crate::limits::{address_key, is_trusted_proxy};
+use crate::problem::ApiCode;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{
     forward_ready, Extensions, Payload, Service, ServiceRequest, ServiceResponse, Transform,
@@ -140,33 +141,34 @@ enum Refusal {
 /// Answers a connection refused before anything was read from it, and closes it. The socket
 /// is fresh and the answer small: it fits in the socket's send buffer at once.
 fn refuse(stream: &actix_web::rt::net::TcpStream, refusal: Refusal) {
-    let (status, code, limit, detail, retry) = match refusal {
+    let (code, limit, detail, retry) = match refusal {
         Refusal::TooMany(held) => (
-            "429 Too Many Requests",
-            "rate_limited",
+            ApiCode::RateLimited,
             "connections_per_address",
             format!("Your address holds {held} connections to this server already, the most one address may: close some first."),
             5,
         ),
         Refusal::Busy => (
-            "503 Service Unavailable",
-            "server_busy",
+            ApiCode::ServerBusy,
             "open_connections",
             "The server holds as many connections as it can: try again in a moment.".to_string(),
             5,
         ),
     };
+    let status = code.status();
+    let title = status.canonical_reason().unwrap_or_default();
     let body = serde_json::json!({
         "type": "about:blank",
-        "title": status.split_once(' ').map_or(status, |(_, title)| title),
-        "status": status.split(' ').next().and_then(|s| s.parse::<u16>().ok()),
+        "title": title,
+        "status": status.as_u16(),
         "code": code,
         "detail": detail,
         "details": {"limit": limit, "retry_after_seconds": retry},
     })
     .to_string();
     let answer = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: application/problem+json\r\nContent-Length: {}\r\nRetry-After: {retry}\r\nConnection: close\r\n\r\n{body}",
+        "HTTP/1.1 {} {title}\r\nContent-Type: application/problem+json\r\nContent-Length: {}\r\nRetry-After: {retry}\r\nConnection: close\r\n\r\n{body}",
+        status.as_u16(),
         body.len()
     );
     let socket = socket2::SockRef::from(stream);

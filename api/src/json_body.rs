@@ -3,7 +3,7 @@
 //! between parsers (serde_json keeps the last): `{"type": "offer_draw", "type": "resign"}`
 //! must not mean one thing to a proxy that checked it and another to this server.
 
-use crate::problem::ApiError;
+use crate::problem::{ApiCode, ApiError};
 use actix_web::dev::Payload;
 use actix_web::http::StatusCode;
 use actix_web::mime;
@@ -42,25 +42,20 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
         Box::pin(async move {
             if !is_json {
                 return Err(ApiError::new(
-                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                    "unsupported_media_type",
+                    ApiCode::UnsupportedMediaType,
                     "Send the body as JSON with Content-Type: application/json.",
                 ));
             }
             let bytes = bytes.await.map_err(|error| {
                 if error.as_response_error().status_code() == StatusCode::PAYLOAD_TOO_LARGE {
-                    ApiError::new(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        "payload_too_large",
-                        "The body is larger than 64 KiB.",
-                    )
+                    ApiError::new(ApiCode::PayloadTooLarge, "The body is larger than 64 KiB.")
                 } else if let Some(late) = error
                     .as_error::<actix_web::error::PayloadError>()
                     .filter(|e| crate::connections::is_late_body(e))
                 {
                     body_too_slow(late)
                 } else {
-                    ApiError::bad_request("bad_request", format!("Unreadable body: {error}."))
+                    ApiError::new(ApiCode::BadRequest, format!("Unreadable body: {error}."))
                 }
             })?;
             parse(&bytes).map(Json)
@@ -71,8 +66,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
 /// The answer to a body that did not arrive in time (`408`; the connection is then closed).
 pub fn body_too_slow(error: &actix_web::error::PayloadError) -> ApiError {
     ApiError::new(
-        StatusCode::REQUEST_TIMEOUT,
-        "request_timeout",
+        ApiCode::RequestTimeout,
         format!("The request's body came too slowly: {error}. Send it again, whole."),
     )
 }
@@ -82,10 +76,10 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     check_unique_keys(bytes)?;
     serde_json::from_slice(bytes).map_err(|e| {
         if e.is_data() {
-            ApiError::bad_request("bad_request", format!("The body does not fit: {e}."))
+            ApiError::new(ApiCode::BadRequest, format!("The body does not fit: {e}."))
         } else {
-            ApiError::bad_request(
-                "malformed_json",
+            ApiError::new(
+                ApiCode::MalformedJson,
                 format!("The body is not valid JSON: {e}."),
             )
         }
@@ -100,12 +94,12 @@ pub fn check_unique_keys(bytes: &[u8]) -> Result<(), ApiError> {
         .and_then(|()| reader.end());
     match checked {
         Ok(()) => Ok(()),
-        Err(e) if e.is_data() => Err(ApiError::bad_request(
-            "duplicate_key",
+        Err(e) if e.is_data() => Err(ApiError::new(
+            ApiCode::DuplicateKey,
             format!("The body names a key twice in one object ({e}): send each key once."),
         )),
-        Err(e) => Err(ApiError::bad_request(
-            "malformed_json",
+        Err(e) => Err(ApiError::new(
+            ApiCode::MalformedJson,
             format!("The body is not valid JSON: {e}."),
         )),
     }
@@ -174,7 +168,9 @@ mod tests {
     use serde_json::Value;
 
     fn code(body: &str) -> Option<String> {
-        parse::<Value>(body.as_bytes()).err().map(|e| e.code)
+        parse::<Value>(body.as_bytes())
+            .err()
+            .map(|e| e.code.to_string())
     }
 
     #[test]

@@ -9,8 +9,7 @@
 //! A client address is the peer's, or behind a trusted proxy the one the proxy names in
 //! `X-Forwarded-For`; an IPv6 address counts by its /64, the block one subscriber is given.
 
-use crate::problem::ApiError;
-use actix_web::http::StatusCode;
+use crate::problem::{ApiCode, ApiError};
 use ipnet::IpNet;
 use serde_json::json;
 use std::collections::HashMap;
@@ -392,7 +391,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 fn too_many(limit: &str, detail: String, retry_after: Duration) -> ApiError {
     let seconds = retry_after.as_secs_f64().ceil().max(1.0) as u64;
-    ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", detail)
+    ApiError::new(ApiCode::RateLimited, detail)
         .with_details(json!({"limit": limit, "retry_after_seconds": seconds}))
         .with_retry_after(seconds)
 }
@@ -499,7 +498,7 @@ mod tests {
         let refused = limit
             .take("ann")
             .expect_err("the fourth at once is refused");
-        assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(refused.code, ApiCode::RateLimited);
         assert_eq!(refused.retry_after, Some(1));
         assert!(limit.take("bob").is_ok(), "each key has its own bucket");
     }
@@ -573,7 +572,7 @@ mod tests {
         assert!(limits.token_issued("ann", 1).is_ok());
         assert!(limits.token_issued("ann", 1).is_ok());
         let refused = limits.token_issued("ann", 1).expect_err("two an hour");
-        assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(refused.code, ApiCode::RateLimited);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 
 use crate::app::replay::{NotShownYet, Unseen, WholePast};
-use domain::{ErrorClass, Fault, Refusal, RuleError};
+use domain::{ErrorClass, ErrorCode, Fault, Refusal, RuleError};
 use serde::Serialize;
 use storage::{AppendError, FailureKind, StorageError};
 use utoipa::ToSchema;
@@ -24,8 +24,10 @@ pub struct Problem {
     pub kind: String,
     pub title: String,
     pub status: u16,
-    /// `not_your_turn`, `illegal_command`, `version_conflict`, `game_not_found`, ...
-    pub code: String,
+    /// What went wrong, for programs to match on: a refusal of the rules (`not_your_turn`,
+    /// `illegal_command`, ...) or of the server (`version_conflict`, `game_not_found`, ...).
+    #[schema(value_type = String)]
+    pub code: Code,
     pub detail: String,
     /// The game's current version, for `version_conflict`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -41,11 +43,160 @@ pub struct Problem {
     pub request_id: Option<String>,
 }
 
+/// The api's own codes: refusals of the server rather than of a game's rules. Each is a wire
+/// string clients match on (never change one) and has one HTTP status, given in
+/// [`ApiCode::status`] and nowhere else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiCode {
+    BadRequest,
+    MalformedJson,
+    DuplicateKey,
+    BadQuery,
+    BadPath,
+    BadIfMatch,
+    BadIdempotencyKey,
+    UnknownKind,
+    InvalidName,
+    InvalidLabel,
+    InvalidEmail,
+    InvalidWebhookUrl,
+    Unauthorized,
+    Forbidden,
+    NotFound,
+    GameNotFound,
+    PlayerNotFound,
+    TokenNotFound,
+    VersionNotFound,
+    WebhookNotFound,
+    MethodNotAllowed,
+    RequestTimeout,
+    InvalidCode,
+    GameNotOpen,
+    AlreadyOnVacation,
+    NotOnVacation,
+    NoVacationLeft,
+    TooManyWebhooks,
+    AuditNotAvailable,
+    LogNotAvailable,
+    NoRecordNotation,
+    BackupNotHere,
+    VersionConflict,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    IdempotencyKeyReused,
+    WrongVariant,
+    IllegalRecord,
+    UnfitRecord,
+    GameNotFinished,
+    AuditFailed,
+    RateLimited,
+    InternalError,
+    StoreUnavailable,
+    OutcomeUnknown,
+    MailNotConfigured,
+    ServerBusy,
+}
+
+impl ApiCode {
+    /// The HTTP status of each of the api's codes: the one place it is chosen.
+    pub fn status(self) -> StatusCode {
+        use ApiCode::*;
+        match self {
+            BadRequest | MalformedJson | DuplicateKey | BadQuery | BadPath | BadIfMatch
+            | BadIdempotencyKey | UnknownKind | InvalidName | InvalidLabel | InvalidEmail
+            | InvalidWebhookUrl => StatusCode::BAD_REQUEST,
+            Unauthorized => StatusCode::UNAUTHORIZED,
+            Forbidden => StatusCode::FORBIDDEN,
+            NotFound | GameNotFound | PlayerNotFound | TokenNotFound | VersionNotFound
+            | WebhookNotFound => StatusCode::NOT_FOUND,
+            MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            InvalidCode | GameNotOpen | AlreadyOnVacation | NotOnVacation | NoVacationLeft
+            | TooManyWebhooks | AuditNotAvailable | LogNotAvailable | NoRecordNotation
+            | BackupNotHere => StatusCode::CONFLICT,
+            VersionConflict => StatusCode::PRECONDITION_FAILED,
+            PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            IdempotencyKeyReused | WrongVariant | IllegalRecord | UnfitRecord | GameNotFinished
+            | AuditFailed => StatusCode::UNPROCESSABLE_ENTITY,
+            RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            InternalError => StatusCode::INTERNAL_SERVER_ERROR,
+            StoreUnavailable | OutcomeUnknown | MailNotConfigured | ServerBusy => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+        }
+    }
+}
+
+/// The wire string, as serde writes it.
+impl std::fmt::Display for ApiCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.serialize(f)
+    }
+}
+
+/// The code of a problem: a refusal of a game's rules or one of the api's own. Clients see
+/// one string either way; the document lists both sets as one enum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(untagged)]
+pub enum Code {
+    Rule(ErrorCode),
+    Api(ApiCode),
+}
+
+impl Code {
+    /// The HTTP status of a code: a rule's by its class, the api's by its own.
+    pub fn status(self) -> StatusCode {
+        match self {
+            Code::Rule(code) => status_of(code.class()),
+            Code::Api(code) => code.status(),
+        }
+    }
+
+    /// A code of our side (5xx): the request may well succeed when sent again.
+    pub fn is_ours(self) -> bool {
+        self.status().is_server_error()
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Code::Rule(code) => code.fmt(f),
+            Code::Api(code) => code.fmt(f),
+        }
+    }
+}
+
+impl From<ErrorCode> for Code {
+    fn from(code: ErrorCode) -> Code {
+        Code::Rule(code)
+    }
+}
+
+impl From<ApiCode> for Code {
+    fn from(code: ApiCode) -> Code {
+        Code::Api(code)
+    }
+}
+
+impl PartialEq<ApiCode> for Code {
+    fn eq(&self, other: &ApiCode) -> bool {
+        *self == Code::Api(*other)
+    }
+}
+
+impl PartialEq<ErrorCode> for Code {
+    fn eq(&self, other: &ErrorCode) -> bool {
+        *self == Code::Rule(*other)
+    }
+}
+
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{code}: {detail}")]
 pub struct ApiError {
-    pub status: StatusCode,
-    pub code: String,
+    pub code: Code,
     pub detail: String,
     pub current_version: Option<u64>,
     pub details: Option<serde_json::Value>,
@@ -54,15 +205,19 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &str, detail: impl Into<String>) -> ApiError {
+    pub fn new(code: impl Into<Code>, detail: impl Into<String>) -> ApiError {
         ApiError {
-            status,
-            code: code.to_string(),
+            code: code.into(),
             detail: detail.into(),
             current_version: None,
             details: None,
             retry_after: None,
         }
+    }
+
+    /// The HTTP status of the answer, given by the code.
+    pub fn status(&self) -> StatusCode {
+        self.code.status()
     }
 
     /// The same problem, telling the client when to try again.
@@ -81,26 +236,18 @@ impl ApiError {
         }
     }
 
-    pub fn bad_request(code: &str, detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, code, detail)
-    }
-
     pub fn unauthorized(detail: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail)
+        ApiError::new(ApiCode::Unauthorized, detail)
     }
 
     pub fn game_not_found(id: &str) -> ApiError {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "game_not_found",
-            format!("There is no game \"{id}\"."),
-        )
+        ApiError::new(ApiCode::GameNotFound, format!("There is no game \"{id}\"."))
     }
 
     pub fn version_conflict(current: u64, detail: impl Into<String>) -> ApiError {
         ApiError {
             current_version: Some(current),
-            ..ApiError::new(StatusCode::PRECONDITION_FAILED, "version_conflict", detail)
+            ..ApiError::new(ApiCode::VersionConflict, detail)
         }
     }
 
@@ -108,8 +255,7 @@ impl ApiError {
     pub fn internal(what: impl std::fmt::Display) -> ApiError {
         tracing::error!(error = %what, "internal error");
         ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal_error",
+            ApiCode::InternalError,
             "Something went wrong on our side; nothing was changed. Please try again.",
         )
     }
@@ -122,8 +268,7 @@ impl ApiError {
             FailureKind::Unavailable => {
                 tracing::warn!(%error, "the store is unavailable");
                 ApiError::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "store_unavailable",
+                    ApiCode::StoreUnavailable,
                     "The game store cannot be reached right now; nothing was changed. Try again in a few seconds.",
                 )
                 .with_retry_after(STORE_RETRY_AFTER)
@@ -131,8 +276,7 @@ impl ApiError {
             FailureKind::OutcomeUnknown => {
                 tracing::warn!(%error, "the outcome of a write is unknown");
                 ApiError::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "outcome_unknown",
+                    ApiCode::OutcomeUnknown,
                     "The store did not confirm this request: it may have been recorded. Send it again with the same Idempotency-Key (it is never recorded twice), or look at the game before sending it again without one.",
                 )
                 .with_retry_after(OUTCOME_RETRY_AFTER)
@@ -142,7 +286,7 @@ impl ApiError {
     }
 
     fn title(&self) -> String {
-        let mut title = self.code.replace('_', " ");
+        let mut title = self.code.to_string().replace('_', " ");
         if let Some(first) = title.get_mut(0..1) {
             first.make_ascii_uppercase();
         }
@@ -163,11 +307,7 @@ fn status_of(class: ErrorClass) -> StatusCode {
 /// A refusal by the rules, with the HTTP status of its class and its sentence.
 impl From<RuleError> for ApiError {
     fn from(error: RuleError) -> ApiError {
-        ApiError::new(
-            status_of(error.code.class()),
-            error.code.as_str(),
-            error.message,
-        )
+        ApiError::new(error.code, error.message)
     }
 }
 
@@ -175,8 +315,8 @@ impl From<RuleError> for ApiError {
 impl From<NotShownYet> for ApiError {
     fn from(refusal: NotShownYet) -> ApiError {
         let (code, what) = match refusal.asked {
-            WholePast::Audit => ("audit_not_available", "its audit waits for then, when its seed is revealed."),
-            WholePast::Log => ("log_not_available", "its whole log is shown then (GET /v1/games/{id}/events shows what you may see now)."),
+            WholePast::Audit => (ApiCode::AuditNotAvailable, "its audit waits for then, when its seed is revealed."),
+            WholePast::Log => (ApiCode::LogNotAvailable, "its whole log is shown then (GET /v1/games/{id}/events shows what you may see now)."),
         };
         let detail = match refusal.why {
             Unseen::Sealed => format!("This game was superseded by a takeback and stays sealed until the fork that goes on from it ends: {what}"),
@@ -185,7 +325,7 @@ impl From<NotShownYet> for ApiError {
                 WholePast::Log => "This game hides cards while it runs: its whole log is shown once it has ended (GET /v1/games/{id}/events shows what you may see now).".to_string(),
             },
         };
-        ApiError::new(StatusCode::CONFLICT, code, detail)
+        ApiError::new(code, detail)
     }
 }
 
@@ -229,21 +369,21 @@ impl From<Refusal> for ApiError {
 
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
-        self.status
+        self.status()
     }
 
     fn error_response(&self) -> HttpResponse {
         let problem = Problem {
             kind: "about:blank".into(),
             title: self.title(),
-            status: self.status.as_u16(),
-            code: self.code.clone(),
+            status: self.status().as_u16(),
+            code: self.code,
             detail: self.detail.clone(),
             current_version: self.current_version,
             details: self.details.clone(),
             request_id: crate::telemetry::current_request_id(),
         };
-        let mut response = HttpResponse::build(self.status);
+        let mut response = HttpResponse::build(self.status());
         if let Some(seconds) = self.retry_after {
             response.insert_header(("Retry-After", seconds.to_string()));
         }
@@ -257,45 +397,41 @@ impl ResponseError for ApiError {
 pub fn json_error(error: actix_web::error::JsonPayloadError) -> ApiError {
     use actix_web::error::JsonPayloadError as E;
     match error {
-        E::OverflowKnownLength { .. } | E::Overflow { .. } => ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
-            "The body is larger than 64 KiB.",
-        ),
+        E::OverflowKnownLength { .. } | E::Overflow { .. } => {
+            ApiError::new(ApiCode::PayloadTooLarge, "The body is larger than 64 KiB.")
+        }
         E::ContentType => ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+            ApiCode::UnsupportedMediaType,
             "Send the body as JSON with Content-Type: application/json.",
         ),
         E::Deserialize(e) if e.is_data() => {
-            ApiError::bad_request("bad_request", format!("The body does not fit: {e}."))
+            ApiError::new(ApiCode::BadRequest, format!("The body does not fit: {e}."))
         }
-        other => ApiError::bad_request(
-            "malformed_json",
+        other => ApiError::new(
+            ApiCode::MalformedJson,
             format!("The body is not valid JSON: {other}."),
         ),
     }
 }
 
 pub fn query_error(error: actix_web::error::QueryPayloadError) -> ApiError {
-    ApiError::bad_request("bad_query", format!("Bad query parameters: {error}."))
+    ApiError::new(ApiCode::BadQuery, format!("Bad query parameters: {error}."))
 }
 
 pub fn path_error(error: actix_web::error::PathError) -> ApiError {
-    ApiError::bad_request("bad_path", format!("Bad path: {error}."))
+    ApiError::new(ApiCode::BadPath, format!("Bad path: {error}."))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use domain::ErrorCode;
 
     #[test]
     fn our_own_fault_is_a_500_that_tells_nothing_of_it() {
         let fault = Refusal::Fault(Fault("the stored log of g-1 does not fold at 7".into()));
         let error = ApiError::from(fault);
-        assert_eq!(error.status, StatusCode::INTERNAL_SERVER_ERROR);
-        assert_eq!(error.code, "internal_error");
+        assert_eq!(error.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(error.code, ApiCode::InternalError);
         assert!(!error.detail.contains("g-1"), "{}", error.detail);
         assert!(!error.detail.contains("fold"), "{}", error.detail);
     }
@@ -309,8 +445,8 @@ mod tests {
             (ErrorCode::IllegalCommand, StatusCode::UNPROCESSABLE_ENTITY),
         ] {
             let error = ApiError::from(Refusal::Rule(RuleError::new(code, "Say why.")));
-            assert_eq!(error.status, status, "{code}");
-            assert_eq!(error.code, code.as_str());
+            assert_eq!(error.status(), status, "{code}");
+            assert_eq!(error.code, code);
             assert_eq!(error.detail, "Say why.");
         }
     }

@@ -5,6 +5,7 @@ use crate::app::webhooks::address::AddressPolicy;
 use crate::app::webhooks::delivery::DeliverySettings;
 use crate::configuration::ServeSettings;
 use crate::limits::LimitSettings;
+use crate::problem::ApiCode;
 use crate::problem::{self, ApiError};
 use crate::routes;
 use crate::state::{AppState, MemorySettings};
@@ -272,8 +273,7 @@ fn not_found<B>(
     let methods = allowed.methods(req.path());
     let error = if let Some(methods) = &methods {
         ApiError::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
+            ApiCode::MethodNotAllowed,
             format!(
                 "{} does not take {}: it takes {}.",
                 req.path(),
@@ -283,14 +283,12 @@ fn not_found<B>(
         )
     } else if res.status() == StatusCode::METHOD_NOT_ALLOWED {
         ApiError::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
+            ApiCode::MethodNotAllowed,
             "This path does not take this method.",
         )
     } else {
         ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
+            ApiCode::NotFound,
             "There is nothing at this path; see /docs/.",
         )
     };

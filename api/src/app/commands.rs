@@ -11,7 +11,7 @@ use crate::app::notices;
 use crate::app::randomness;
 use crate::app::repository::{Repository, Slot, SlotRef, SEED};
 use crate::app::sealing::SecretsKey;
-use crate::problem::ApiError;
+use crate::problem::{ApiCode, ApiError};
 use chrono::{DateTime, Utc};
 use domain::engine::{Context, ErrorCode, Seat};
 use domain::log::GameLog;
@@ -323,8 +323,8 @@ impl Games {
         let time_control = time_control.unwrap_or_default();
         let registry = self.registry();
         let kind = registry.get(kind_id).ok_or_else(|| {
-            ApiError::bad_request(
-                "unknown_kind",
+            ApiError::new(
+                ApiCode::UnknownKind,
                 format!(
                     "There is no game \"{kind_id}\"; the games are {}.",
                     registry.ids().join(", ")
@@ -614,9 +614,7 @@ impl Games {
             .command(id, done.first_version)
             .map_err(ApiError::from)?;
         if first.and_then(|c| c.command).as_ref() != Some(command) {
-            return Err(ApiError::new(
-                actix_web::http::StatusCode::UNPROCESSABLE_ENTITY,
-                "idempotency_key_reused",
+            return Err(ApiError::new(ApiCode::IdempotencyKeyReused,
                 "This Idempotency-Key was used for another command in this game: a retry sends the same body, a new command a new key.",
             ));
         }
@@ -655,12 +653,12 @@ impl Games {
             let appended = self.system_locked(&mut slot, command).await;
             let conflict = appended
                 .as_ref()
-                .is_err_and(|e| e.code == "version_conflict");
+                .is_err_and(|e| e.code == ApiCode::VersionConflict);
             if !(conflict && self.repository.shared() && attempt < RETRIES) {
                 break appended;
             }
         };
-        let torn = |e: &ApiError| e.code == "version_conflict" || e.status.is_server_error();
+        let torn = |e: &ApiError| e.code == ApiCode::VersionConflict || e.code.is_ours();
         if appended.as_ref().is_err_and(torn) {
             // Someone else wrote this stream (or the disk failed): fold again next time.
             drop(slot);

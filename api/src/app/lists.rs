@@ -6,7 +6,7 @@
 use crate::app::commands::Games;
 use crate::app::index;
 use crate::app::repository::SlotRef;
-use crate::problem::ApiError;
+use crate::problem::{ApiCode, ApiError};
 use chrono::{DateTime, Utc};
 use domain::table::Status;
 
@@ -54,8 +54,8 @@ impl Games {
         if let Some(kind) = &filter.kind {
             if self.registry().get(kind).is_none() {
                 let kinds = self.registry().ids();
-                return Err(ApiError::bad_request(
-                    "unknown_kind",
+                return Err(ApiError::new(
+                    ApiCode::UnknownKind,
                     format!(
                         "There is no game \"{kind}\": kind is one of {}.",
                         kinds.join(", ")

@@ -8,8 +8,7 @@
 //! servers also expire after [`SHARED_TOKEN_EXPIRY`], should a broadcast be lost.
 
 use crate::app::randomness::random_hex;
-use crate::problem::ApiError;
-use actix_web::http::StatusCode;
+use crate::problem::{ApiCode, ApiError};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -262,7 +261,7 @@ impl Players {
     /// Creates a player; returns it with its token, which is shown this once and never again.
     pub async fn create(&self, name: &str) -> Result<(Player, String), ApiError> {
         let name =
-            clean_name(name, "name").map_err(|why| ApiError::bad_request("invalid_name", why))?;
+            clean_name(name, "name").map_err(|why| ApiError::new(ApiCode::InvalidName, why))?;
         let id = format!("p-{}", random_hex::<8>()?);
         let player = Player {
             display_name: display_name(&id, &name),
@@ -291,7 +290,7 @@ impl Players {
         let label = label
             .map(|label| clean_name(label, "label"))
             .transpose()
-            .map_err(|why| ApiError::bad_request("invalid_label", why))?;
+            .map_err(|why| ApiError::new(ApiCode::InvalidLabel, why))?;
         admit(self.records(&player.id)?.len())?;
         let token = self.store_token(&player.id, label.clone()).await?;
         let hash = token_hash(&token);
@@ -391,8 +390,7 @@ impl Players {
         match found {
             Some(record) => self.revoke_hash(player, &record.hash).await,
             None => Err(ApiError::new(
-                StatusCode::NOT_FOUND,
-                "token_not_found",
+                ApiCode::TokenNotFound,
                 format!("You have no token {id}: GET /v1/players/me/tokens lists yours."),
             )),
         }
@@ -456,7 +454,7 @@ impl Players {
     fn acts(&self, hash: &str) -> bool {
         match self.player_of(hash.to_string()) {
             Ok(_) => true,
-            Err(error) => error.status != StatusCode::UNAUTHORIZED,
+            Err(error) => error.code != ApiCode::Unauthorized,
         }
     }
 
@@ -498,7 +496,7 @@ impl Players {
                 // The store cannot be reached: a token known here still acts past its expiry
                 // (a guard against a missed revocation), for what this node serves from memory
                 // meanwhile; it is looked up again once the store answers.
-                Err(error) if error.code == "store_unavailable" => {
+                Err(error) if error.code == ApiCode::StoreUnavailable => {
                     let tokens = self.tokens.read().unwrap_or_else(PoisonError::into_inner);
                     tokens
                         .known

@@ -4,8 +4,7 @@
 //! started again (as `vacation_started` / `vacation_ended` events of each game).
 
 use crate::app::commands::{append_error, Games};
-use crate::problem::ApiError;
-use actix_web::http::StatusCode;
+use crate::problem::{ApiCode, ApiError};
 use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
 use domain::table::{type_name, VacationEndReason, VacationEvent};
 use serde::{Deserialize, Serialize};
@@ -192,16 +191,14 @@ impl Vacations {
         let now = Utc::now();
         if history.ongoing().is_some() {
             return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                "already_on_vacation",
+                ApiCode::AlreadyOnVacation,
                 "You are already on vacation.",
             ));
         }
         let left = Duration::days(DAYS_A_YEAR) - history.used(now);
         if left <= Duration::zero() {
             return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                "no_vacation_left",
+                ApiCode::NoVacationLeft,
                 format!(
                     "You have used your {DAYS_A_YEAR} vacation days of {}.",
                     now.year()
@@ -236,8 +233,7 @@ impl Vacations {
         let now = Utc::now();
         if history.ongoing().is_none() {
             return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                "not_on_vacation",
+                ApiCode::NotOnVacation,
                 "You are not on vacation.",
             ));
         }

@@ -1,7 +1,11 @@
-//! Types the fields the Rust types hold as free JSON.
+//! Types the fields the Rust types hold as free JSON, and lists the codes of a problem.
 
 use super::schema_ref;
+use crate::problem::ApiCode;
+use domain::ErrorCode;
 use serde_json::{json, Map, Value};
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::PartialSchema;
 
 /// Types the fields the Rust types hold as free JSON.
 pub(super) fn type_free_form_fields(schemas: &mut Map<String, Value>) {
@@ -64,4 +68,62 @@ pub(super) fn type_free_form_fields(schemas: &mut Map<String, Value>) {
             "description": "The options used when a game is created without any: the game's `Options` (named in `schemas`).",
         }),
     );
+}
+
+/// Lists every code a problem may carry, the rules' and the server's, as one enum that
+/// generated clients can match on. The lists are the two Rust enums, so a code added to
+/// either is in the document at once.
+pub(super) fn enumerate_problem_codes(schemas: &mut Map<String, Value>) {
+    let codes = problem_codes();
+    if let Some(code) = schemas
+        .get_mut("Problem")
+        .and_then(|s| s.get_mut("properties"))
+        .and_then(|p| p.get_mut("code"))
+        .and_then(Value::as_object_mut)
+    {
+        code.insert("enum".into(), Value::from(codes));
+    }
+}
+
+/// Every code, sorted: the rules' (`ErrorCode`) and the server's own (`ApiCode`).
+fn problem_codes() -> Vec<String> {
+    let names = |schema: RefOr<Schema>| -> Vec<String> {
+        serde_json::to_value(schema)
+            .ok()
+            .and_then(|s| s.get("enum").cloned())
+            .and_then(|e| serde_json::from_value(e).ok())
+            .unwrap_or_default()
+    };
+    let mut codes = names(ErrorCode::schema());
+    codes.extend(names(ApiCode::schema()));
+    codes.sort();
+    codes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::Code;
+
+    #[test]
+    fn every_code_is_listed_once_with_its_wire_string() {
+        let codes = problem_codes();
+        let mut unique = codes.clone();
+        unique.dedup();
+        assert_eq!(
+            unique, codes,
+            "a code of the rules is also one of the server's"
+        );
+        for code in [
+            Code::from(ErrorCode::NotYourTurn),
+            Code::from(ErrorCode::ForkNotAvailable),
+            Code::from(ApiCode::GameNotFound),
+            Code::from(ApiCode::IdempotencyKeyReused),
+            Code::from(ApiCode::ServerBusy),
+        ] {
+            assert!(codes.contains(&code.to_string()), "{code}");
+        }
+        assert!(codes.contains(&"version_conflict".to_string()));
+        assert!(codes.len() > 70, "{}", codes.len());
+    }
 }

@@ -189,6 +189,7 @@ pub fn document(registry: &Registry) -> Value {
     if let Some(Value::Object(schemas)) = doc.pointer_mut("/components/schemas") {
         schemas.extend(added);
         fields::type_free_form_fields(schemas);
+        fields::enumerate_problem_codes(schemas);
         unions::name_tagged_unions(schemas);
         unions::unwrap_single_one_of(schemas);
         let kinds: Vec<kinds::Kind> = games

@@ -2,9 +2,8 @@
 //! `backup/dump.rs`), for `avalanche backup`. Operator-only like `/metrics`, and outside the
 //! API document like it; on PostgreSQL it is refused with the advice to use `pg_dump`.
 
-use crate::problem::ApiError;
+use crate::problem::{ApiCode, ApiError};
 use crate::state::AppState;
-use actix_web::http::StatusCode;
 use actix_web::{get, web, HttpRequest, HttpResponse};
 use std::io::Write;
 
@@ -23,16 +22,12 @@ pub async fn backup(
         .iter()
         .any(|name| headers.contains_key(*name));
     if !crate::limits::may_take_backup(&state.limits.settings, peer, bearer.as_deref(), proxied) {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "forbidden",
+        return Err(ApiError::new(ApiCode::Forbidden,
             "A backup is for the operator: from this machine, or from an address or with the token the metrics allow.",
         ));
     }
     let Some(store) = state.games.repository().store().sled_store() else {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "backup_not_here",
+        return Err(ApiError::new(ApiCode::BackupNotHere,
             "This node's store is PostgreSQL: back it up with pg_dump, which copies a consistent snapshot while the nodes play.",
         ));
     };

@@ -4,7 +4,7 @@ use crate::app::lists::GameFilter;
 use crate::app::NewGame;
 use crate::auth::{Authenticated, MaybeAuthenticated};
 use crate::command_answer::{answer_command, CommandAnswer};
-use crate::problem::{ApiError, Problem};
+use crate::problem::{ApiCode, ApiError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GamePage, GameSummary};
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
@@ -76,8 +76,8 @@ pub async fn list_games(
         Some("active") => Some(Status::Active),
         Some("finished") => Some(Status::Finished),
         Some(other) => {
-            return Err(ApiError::bad_request(
-                "bad_query",
+            return Err(ApiError::new(
+                ApiCode::BadQuery,
                 format!("status={other} is not one of open, active, finished."),
             ))
         }
@@ -133,7 +133,7 @@ pub async fn get_game(
 /// read from the store is then left out.
 fn served<T>(found: Result<Option<T>, ApiError>) -> Result<Option<T>, ApiError> {
     match found {
-        Err(error) if error.code == "store_unavailable" => Ok(None),
+        Err(error) if error.code == crate::problem::ApiCode::StoreUnavailable => Ok(None),
         other => other,
     }
 }
@@ -176,7 +176,10 @@ pub async fn join_game(
         crate::json_body::check_unique_keys(&body)?;
         serde_json::from_slice::<JoinRequest>(&body)
             .map_err(|e| {
-                ApiError::bad_request("malformed_json", format!("Unreadable join request: {e}."))
+                ApiError::new(
+                    ApiCode::MalformedJson,
+                    format!("Unreadable join request: {e}."),
+                )
             })?
             .seat
     };

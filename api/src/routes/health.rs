@@ -13,6 +13,7 @@
 //! or failing disk) takes no write again until it is reopened: from then on `/health` fails
 //! too, so that the orchestrator restarts the node, which reopens the store.
 
+use crate::problem::ApiCode;
 use crate::state::AppState;
 use actix_web::{get, web, HttpResponse};
 use serde_json::json;
@@ -77,8 +78,7 @@ pub async fn metrics(
     let peer = request.peer_addr().map(|peer| peer.ip());
     if !crate::limits::may_read_metrics(&state.limits.settings, peer, bearer.as_deref()) {
         return Err(crate::problem::ApiError::new(
-            actix_web::http::StatusCode::FORBIDDEN,
-            "forbidden",
+            ApiCode::Forbidden,
             "The metrics are for the operator: from an allowed address, or with the metrics token.",
         ));
     }

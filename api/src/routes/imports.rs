@@ -3,10 +3,9 @@
 
 use crate::app::randomness;
 use crate::auth::Authenticated;
-use crate::problem::{ApiError, Problem};
+use crate::problem::{ApiCode, ApiError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GameSummary};
-use actix_web::http::StatusCode;
 use actix_web::{post, web, HttpResponse};
 use chrono::Utc;
 use domain::audit::audit;
@@ -72,13 +71,12 @@ pub async fn import(
             if crate::connections::is_late_body(&e) {
                 crate::json_body::body_too_slow(&e)
             } else {
-                ApiError::bad_request("bad_request", format!("Unreadable body: {e}."))
+                ApiError::new(ApiCode::BadRequest, format!("Unreadable body: {e}."))
             }
         })?;
         if body.len() + chunk.len() > IMPORT_LIMIT {
             return Err(ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "payload_too_large",
+                ApiCode::PayloadTooLarge,
                 "An import is at most 8 MiB.",
             ));
         }
@@ -88,12 +86,11 @@ pub async fn import(
     let request: ImportRequest = serde_json::from_slice(&body).map_err(|e| {
         if e.is_data() {
             // Such as a missing `format`: JSON, but not an import.
-            ApiError::bad_request(
-                "bad_request",
+            ApiError::new(ApiCode::BadRequest,
                 format!("This is not an import ({e}): send {{\"format\": \"record\", \"record\": ...}} or {{\"format\": \"log\", \"log\": ...}}."),
             )
         } else {
-            ApiError::bad_request("malformed_json", format!("Unreadable import: {e}."))
+            ApiError::new(ApiCode::MalformedJson, format!("Unreadable import: {e}."))
         }
     })?;
     let (log, seed) = match request {
@@ -126,8 +123,7 @@ fn from_record(
     let wanted = match named.as_deref() {
         None => None,
         Some(id) => Some(Variant::from_id(Some(id)).ok_or_else(|| {
-            ApiError::bad_request(
-                "invalid_setup",
+            ApiError::new(domain::ErrorCode::InvalidSetup,
                 format!(
                     "Avalanche Chess has no variant {id:?} (standard, balanced, reversed, balanced-reversed)."
                 ),
@@ -169,9 +165,7 @@ fn from_record(
             }
             (Some(asked), Some((other, _, _))) => {
                 let error = outcome.err().map(|e| e.to_string()).unwrap_or_default();
-                return Err(ApiError::new(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "wrong_variant",
+                return Err(ApiError::new(ApiCode::WrongVariant,
                     format!(
                         "The record does not read as {} ({error}), but it reads as {}: import it with that variant.",
                         asked.id(),
@@ -184,17 +178,11 @@ fn from_record(
         }
     }
     let imported = outcome.map_err(|error| match error {
-        RecordError::Illegal(e) => ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "illegal_record",
-            e.to_string(),
-        )
-        .with_details(json!({
-            "half_turn": e.half_turn, "text": e.text, "fen": e.fen, "reason": e.reason,
-        })),
-        RecordError::Unfit(reason) => {
-            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unfit_record", reason)
-        }
+        RecordError::Illegal(e) => ApiError::new(ApiCode::IllegalRecord, e.to_string())
+            .with_details(json!({
+                "half_turn": e.half_turn, "text": e.text, "fen": e.fen, "reason": e.reason,
+            })),
+        RecordError::Unfit(reason) => ApiError::new(ApiCode::UnfitRecord, reason),
         RecordError::Fault(fault) => fault.into(),
     })?;
     // The record became commands of our own making: audit them like any log.
@@ -234,16 +222,13 @@ fn tag(record: &str, name: &str) -> Option<String> {
 fn from_log(state: &AppState, log: GameLog) -> Result<(GameLog, Seed), ApiError> {
     let report = audit(&state.registry, &log, None).map_err(|divergence| {
         ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "audit_failed",
+            ApiCode::AuditFailed,
             format!("The log does not pass its audit: {divergence}."),
         )
         .with_details(serde_json::to_value(&divergence).unwrap_or_default())
     })?;
     if report.status != Status::Finished {
-        return Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "game_not_finished",
+        return Err(ApiError::new(ApiCode::GameNotFinished,
             "Only finished games are imported: their seed is revealed, so every deal can be checked.",
         ));
     }

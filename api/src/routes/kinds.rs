@@ -1,6 +1,6 @@
 //! `/v1/kinds`: the games offered.
 
-use crate::problem::{ApiError, Problem};
+use crate::problem::{ApiCode, ApiError, Problem};
 use crate::state::AppState;
 use actix_web::{get, web, HttpResponse};
 use domain::KindInfo;
@@ -60,8 +60,8 @@ pub async fn kinds(
         // After the kind named (the previous page's `next`): the server's order never changes.
         let named = state.registry.kinds().any(|kind| kind.info().id == after);
         if !named {
-            return Err(ApiError::bad_request(
-                "bad_query",
+            return Err(ApiError::new(
+                ApiCode::BadQuery,
                 format!("after={after} is not the `next` of a page of kinds."),
             ));
         }

@@ -3,9 +3,8 @@
 
 use crate::app::mail::inbound::Received;
 use crate::auth::Authenticated;
-use crate::problem::{ApiError, Problem};
+use crate::problem::{ApiCode, ApiError, Problem};
 use crate::state::AppState;
-use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 
 /// Whether the request carries the inbound secret as `Authorization: Bearer <secret>`.
@@ -38,8 +37,7 @@ pub async fn inbound(
 ) -> Result<HttpResponse, ApiError> {
     let Some(secret) = state.mail.settings.inbound_secret.as_deref() else {
         return Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "mail_not_configured",
+            ApiCode::MailNotConfigured,
             "This server takes no mail over HTTP (--mail-inbound-secret is not set).",
         ));
     };

@@ -72,8 +72,8 @@ pub(crate) fn page_size(
     most: usize,
 ) -> Result<usize, crate::problem::ApiError> {
     match limit {
-        Some(0) => Err(crate::problem::ApiError::bad_request(
-            "bad_query",
+        Some(0) => Err(crate::problem::ApiError::new(
+            crate::problem::ApiCode::BadQuery,
             format!("limit is 1 to {most} (a larger one gives {most})."),
         )),
         Some(limit) => Ok(limit.min(most)),

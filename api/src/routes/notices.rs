@@ -10,7 +10,7 @@ use crate::app::notices::{Cursor, Follower, Told};
 use crate::app::players::TokenWatch;
 use crate::app::webhooks::notification::Notification;
 use crate::auth::Authenticated;
-use crate::problem::{ApiError, Problem};
+use crate::problem::{ApiCode, ApiError, Problem};
 use crate::state::AppState;
 use actix_web::web::Bytes;
 use actix_web::{get, web, HttpRequest, HttpResponse};
@@ -282,7 +282,7 @@ pub async fn my_stream(
         .map(str::trim)
         .filter(|v| !v.is_empty());
     let bad = |text: &str| {
-        ApiError::bad_request("bad_query", format!(
+        ApiError::new(ApiCode::BadQuery, format!(
             "\"{text}\" is not a cursor of this stream: send the `cursor` of the last line received (`P` or `P.N`), or 0 for everything from the start."
         ))
     };

@@ -3,7 +3,7 @@
 use crate::app::players::{Player, TokenInfo};
 use crate::app::vacations::Vacation;
 use crate::auth::Authenticated;
-use crate::problem::{ApiError, Problem};
+use crate::problem::{ApiCode, ApiError, Problem};
 use crate::state::AppState;
 use crate::summary::GamePage;
 use actix_web::{delete, get, post, put, web, HttpResponse};
@@ -99,8 +99,8 @@ pub async fn my_games(
         None => false,
         Some("mine") => true,
         Some(other) => {
-            return Err(ApiError::bad_request(
-                "bad_query",
+            return Err(ApiError::new(
+                ApiCode::BadQuery,
                 format!("turn={other} is not understood; use turn=mine."),
             ))
         }
@@ -267,8 +267,8 @@ pub async fn list_tokens(
                 .split_once('~')
                 .and_then(|(nanos, id)| Some((nanos.parse::<i64>().ok()?, id)));
             let Some((nanos, id)) = parsed else {
-                return Err(ApiError::bad_request(
-                    "bad_query",
+                return Err(ApiError::new(
+                    ApiCode::BadQuery,
                     format!("after={after} is not the `next` of a page of tokens."),
                 ));
             };
@@ -350,8 +350,7 @@ pub async fn revoke_other_tokens(
     request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     if query.keep.as_deref() != Some("current") {
-        return Err(ApiError::bad_request(
-            "bad_query",
+        return Err(ApiError::new(ApiCode::BadQuery,
             "Say which token to keep: DELETE /v1/players/me/tokens?keep=current revokes every other one.",
         ));
     }

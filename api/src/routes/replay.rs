@@ -2,9 +2,8 @@
 //! it, and its whole log or its record, each only as far as the caller may see it.
 
 use crate::auth::MaybeAuthenticated;
-use crate::problem::{ApiError, Problem};
+use crate::problem::{ApiCode, ApiError, Problem};
 use crate::state::AppState;
-use actix_web::http::StatusCode;
 use actix_web::{get, web, HttpResponse};
 use domain::audit::{AuditReport, Divergence};
 use domain::engine::{Outcome, Seat};
@@ -60,8 +59,7 @@ pub async fn state_at(
     let current = slot.game.version();
     if version == 0 || version > current {
         return Err(ApiError::new(
-            StatusCode::NOT_FOUND,
-            "version_not_found",
+            ApiCode::VersionNotFound,
             format!("Game {id} has versions 1 to {current}, not {version}."),
         ));
     }
@@ -155,9 +153,7 @@ pub async fn record(
     let slot = state.games.slot(&id)?;
     let slot = slot.lock().await;
     if !has_record_notation(slot.game.kind()) {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "no_record_notation",
+        return Err(ApiError::new(ApiCode::NoRecordNotation,
             format!(
                 "Records are written for Avalanche Chess; {} exports its log (GET /v1/games/{{id}}/log).",
                 slot.game.kind()

@@ -2,8 +2,7 @@
 
 use crate::app::randomness::random_bytes;
 use crate::app::webhooks::notification::NotificationType;
-use crate::problem::ApiError;
-use actix_web::http::StatusCode;
+use crate::problem::{ApiCode, ApiError};
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -137,8 +136,7 @@ fn hash(code: &str) -> String {
 pub fn parse_address(text: &str) -> Result<String, ApiError> {
     let text = text.trim();
     let refuse = || {
-        ApiError::bad_request(
-            "invalid_email",
+        ApiError::new(ApiCode::InvalidEmail,
             format!("\"{text}\" is not a mail address such as bea@example.org (at most {MAX_ADDRESS} characters)."),
         )
     };
@@ -196,7 +194,7 @@ impl Accounts {
     /// Confirms the address with the code mailed to it.
     pub async fn confirm(&self, player: &str, code: &str) -> Result<Account, ApiError> {
         let mut account = self.get(player)?;
-        let refuse = |why: &str| ApiError::new(StatusCode::CONFLICT, "invalid_code", why);
+        let refuse = |why: &str| ApiError::new(ApiCode::InvalidCode, why);
         if account.confirmed {
             return Ok(account);
         }

@@ -396,7 +396,7 @@ impl Mail {
                         .await;
                     match played {
                         Ok(_) => Ok(notation),
-                        Err(error) if error.status.is_server_error() => {
+                        Err(error) if error.code.is_ours() => {
                             tracing::error!(game = %seat.game, code = %error.code, detail = %error.detail, "a mail reply failed");
                             Err(refuse("the server could not play it just now; please send it again later.".into()))
                         }

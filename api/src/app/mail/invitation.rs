@@ -8,9 +8,9 @@ use super::Mail;
 use crate::app::players::Player;
 use crate::app::webhooks::notification::NotificationType;
 use crate::app::Games;
-use crate::problem::ApiError;
-use actix_web::http::StatusCode;
+use crate::problem::{ApiCode, ApiError};
 use domain::table::Status;
+use domain::ErrorCode;
 
 /// The invitations mailed, by game and invitee.
 const INVITATIONS: &str = "mail_invitations";
@@ -42,36 +42,31 @@ impl Mail {
         };
         if !players.iter().flatten().any(|p| *p == inviter.id) {
             return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                "not_seated",
+                ErrorCode::NotSeated,
                 "Only a player seated at a game may invite others to it.",
             ));
         }
         if status != Status::Open {
             return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                "game_not_open",
+                ApiCode::GameNotOpen,
                 "This game has no free seat any more: every seat is taken.",
             ));
         }
         let Some(invited) = self.players.get(invitee)? else {
             return Err(ApiError::new(
-                StatusCode::NOT_FOUND,
-                "player_not_found",
+                ApiCode::PlayerNotFound,
                 format!("There is no player {invitee}."),
             ));
         };
         if players.iter().flatten().any(|p| *p == invited.id) {
             return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                "already_seated",
+                ErrorCode::AlreadySeated,
                 format!("{} already sits at this game.", invited.name),
             ));
         }
         if !self.invitations.allow(&inviter.id, INVITATIONS_PER_HOUR) {
             return Err(ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "rate_limited",
+                ApiCode::RateLimited,
                 format!("At most {INVITATIONS_PER_HOUR} invitations an hour; try again later."),
             )
             .with_retry_after(3600));

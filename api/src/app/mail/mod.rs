@@ -19,7 +19,7 @@ pub mod worker;
 use crate::app::leases::Leases;
 use crate::app::sealing::SecretsKey;
 use crate::app::Repository;
-use crate::problem::ApiError;
+use crate::problem::{ApiCode, ApiError};
 use account::Accounts;
 use domain::Registry;
 use outbox::Outbox;
@@ -193,9 +193,7 @@ impl Mail {
         if self.settings.enabled() {
             return Ok(());
         }
-        Err(ApiError::new(
-            actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
-            "mail_not_configured",
+        Err(ApiError::new(ApiCode::MailNotConfigured,
             "This server sends no mail: its operator set neither a relay (--smtp-url) nor a data folder for the outbox.",
         ))
     }
@@ -209,9 +207,7 @@ impl Mail {
         self.require_enabled()?;
         let address = account::parse_address(address)?;
         if !self.codes.allow(&player.id, CODES_PER_HOUR) {
-            return Err(ApiError::new(
-                actix_web::http::StatusCode::TOO_MANY_REQUESTS,
-                "rate_limited",
+            return Err(ApiError::new(ApiCode::RateLimited,
                 format!("At most {CODES_PER_HOUR} confirmation codes are mailed an hour; try again later."),
             )
             .with_retry_after(3600));
@@ -252,8 +248,7 @@ impl Mail {
             return Ok(());
         }
         Err(ApiError::new(
-            actix_web::http::StatusCode::NOT_FOUND,
-            "not_found",
+            ApiCode::NotFound,
             "This unsubscribe link is not one of this server's.",
         ))
     }

@@ -20,8 +20,7 @@ use crate::app::leases::Leases;
 use crate::app::randomness::random_hex;
 use crate::app::sealing::{text_in_clear, SecretsKey};
 use crate::app::Repository;
-use crate::problem::ApiError;
-use actix_web::http::StatusCode;
+use crate::problem::{ApiCode, ApiError};
 use address::AddressPolicy;
 use chrono::{DateTime, Utc};
 use delivery::{load_cursor, DeliverySettings, Shared, Worker};
@@ -304,8 +303,7 @@ impl Webhooks {
         let _one_at_a_time = self.shared.changes.lock().await;
         if self.list(player)?.len() >= MAX_PER_PLAYER {
             return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                "too_many_webhooks",
+                ApiCode::TooManyWebhooks,
                 format!("A player may register {MAX_PER_PLAYER} webhooks; delete one first."),
             ));
         }
@@ -356,8 +354,7 @@ impl Webhooks {
             .map_err(ApiError::from)?
         else {
             return Err(ApiError::new(
-                StatusCode::NOT_FOUND,
-                "webhook_not_found",
+                ApiCode::WebhookNotFound,
                 format!("You have no webhook \"{id}\"."),
             ));
         };
@@ -386,8 +383,7 @@ impl Webhooks {
             .map_err(ApiError::from)?;
         if !removed {
             return Err(ApiError::new(
-                StatusCode::NOT_FOUND,
-                "webhook_not_found",
+                ApiCode::WebhookNotFound,
                 format!("You have no webhook \"{id}\"."),
             ));
         }
@@ -469,8 +465,7 @@ fn rescan(shared: &Arc<Shared>, runtime: &tokio::runtime::Handle, workers: &Work
 /// A URL the policy takes, of at most `MAX_URL_LENGTH` characters, whose host is not inside.
 async fn parse_url(policy: &AddressPolicy, text: &str) -> Result<String, ApiError> {
     let refuse = |why: &str| {
-        ApiError::bad_request(
-            "invalid_webhook_url",
+        ApiError::new(ApiCode::InvalidWebhookUrl,
             format!("A webhook URL is an absolute https:// URL (or http:// where this server allows it) of at most {MAX_URL_LENGTH} characters, to a public address; {why}."),
         )
     };
