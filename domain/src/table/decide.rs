@@ -114,7 +114,11 @@ impl<E: Engine> Table<E> {
             TableEvent::Finished {
                 outcome: Outcome::win(
                     Vec::new(),
-                    format!("the record breaks at half-turn {half_turn} ({text}): {reason}"),
+                    // Said as a clause: pages end the outcome's reason with their own stop.
+                    format!(
+                        "the record breaks at half-turn {half_turn} ({text}): {}",
+                        reason.trim_end_matches('.')
+                    ),
                 ),
             },
             seed_revealed(ctx),
