@@ -79,6 +79,8 @@ export function eventWords(game, ev) {
     takeback_withdrawn: `${name} withdrew the takeback request`, takeback_agreed: 'The takeback was agreed',
     timed_out: `${seatName(game, data.seat)} ran out of time`, finished: 'The game ended',
     seed_revealed: 'The seed was revealed', forked: 'Play went on from here in a new game',
+    record_broken: `The record breaks at half-turn ${data.half_turn} (${data.text}): ${data.reason}`,
+    annotated: "The record's comments and annotation glyphs were kept",
   }[ev.type];
   if (words) return words;
   const type = String(ev.type || '').replace(/^game\./, '').replaceAll('_', ' ');

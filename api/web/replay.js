@@ -49,6 +49,9 @@ function stepsOf(game, events, last) {
     covered = end;
     steps.push({ version: end, label: eventWords(game, ev) });
   }
+  // An imported record that breaks: the game stops there, marked in the list.
+  const broken = events.find((ev) => ev.type === 'record_broken');
+  if (broken) steps.push({ version: broken.version, label: eventWords(game, broken), mark: 'record-break' });
   // The end (the result, the seed revealed) or where the game stands now.
   if (steps[steps.length - 1].version < last) steps.push({ version: last, label: game.status === 'finished' ? 'The end' : 'Now' });
   return steps;
@@ -80,7 +83,7 @@ export async function replayPage(main, [id, wanted], app) {
     slider,
     button('Next move', '\u25B6', 'next'), button('Last move', '\u25B6|', 'last'), shown);
   // The move list: one button a step, the current one marked; Left/Right step through it.
-  const stepButtons = steps.map((st, i) => h('li', {},
+  const stepButtons = steps.map((st, i) => h('li', st.mark ? { class: st.mark, 'data-testid': st.mark } : {},
     h('button', { type: 'button', class: 'step', 'data-version': st.version, onclick: () => { version = st.version; show(); } },
       i === 0 ? st.label : `${i}. ${st.label}`)));
   const moveList = h('ol', { class: 'replay-moves', 'data-testid': 'replay-moves', 'aria-label': 'Moves' }, stepButtons);
@@ -207,23 +210,7 @@ export async function importPage(main, _params, app) {
       class: 'card',
       onsubmit: async (event) => {
         event.preventDefault();
-        problem.replaceChildren();
-        const body = { format: 'record', record: record.value };
-        if (variant.value) body.variant = variant.value;
-        try {
-          const game = await post('/imports', body);
-          say('Imported and audited.');
-          app.go(`#/replay/${seg(game.id)}`);
-        } catch (e) {
-          say(e.detail || String(e), 'error');
-          const d = e.details || {};
-          if (e.code === 'illegal_record' && d.half_turn) {
-            problem.append(h('p', { class: 'notice' }, `Half-turn ${d.half_turn}, "${d.text}": ${d.reason}`), h('p', { class: 'muted' }, `Position before it: ${d.fen}`));
-          }
-          if (e.code === 'wrong_variant' && d.reads_as) {
-            problem.append(h('button', { type: 'button', class: 'secondary', onclick: () => { variant.value = d.reads_as; } }, `Read it as ${d.reads_as}`));
-          }
-        }
+        await send(false);
       },
     },
     h('p', {}, 'Paste a record as players keep them (tag pairs, move numbers, "e4,c6" or "e4/c6", results). It is checked move by move and audited before it is stored.'),
@@ -233,4 +220,35 @@ export async function importPage(main, _params, app) {
       h('button', { type: 'submit' }, 'Import'),
       h('button', { type: 'button', class: 'secondary', 'data-testid': 'example', onclick: () => { record.value = EXAMPLE; record.focus(); } }, 'Fill in the example')),
     problem));
+
+  /** Sends the record; `upToError`: a record broken at a half-turn is imported up to it. */
+  async function send(upToError) {
+    problem.replaceChildren();
+    const body = { format: 'record', record: record.value };
+    if (variant.value) body.variant = variant.value;
+    if (upToError) body.up_to_error = true;
+    try {
+      const game = await post('/imports', body);
+      say('Imported and audited.');
+      app.go(`#/replay/${seg(game.id)}`);
+    } catch (e) {
+      say(e.detail || String(e), 'error');
+      const d = e.details || {};
+      if (e.code === 'illegal_record' && d.half_turn) {
+        // The broken half-turn, its number beside its text and the reason.
+        problem.append(h('dl', { class: 'record-break', 'data-testid': 'record-break' },
+          h('dt', {}, `Half-turn ${d.half_turn}`),
+          h('dd', {}, h('code', {}, d.text), ' — ', d.reason),
+          h('dt', {}, 'Position before it'),
+          h('dd', {}, h('code', { class: 'fen' }, d.fen))));
+        if (d.half_turn > 1 && !upToError) {
+          problem.append(h('p', {}, `The moves before it can be imported: the game then ends after half-turn ${d.half_turn - 1}, marked as broken there, so anyone can see where and why.`),
+            h('button', { type: 'button', class: 'secondary', 'data-testid': 'import-up-to', onclick: () => send(true) }, `Import up to half-turn ${d.half_turn - 1}`));
+        }
+      }
+      if (e.code === 'wrong_variant' && d.reads_as) {
+        problem.append(h('button', { type: 'button', class: 'secondary', onclick: () => { variant.value = d.reads_as; } }, `Read it as ${d.reads_as}`));
+      }
+    }
+  }
 }

@@ -238,6 +238,14 @@ impl LogBuilder {
         )?)
     }
 
+    /// Decides a command of the server itself (`record_breaks`, `annotate`, ...) and records
+    /// it, by `system`.
+    pub fn system(&mut self, command: Value, now: DateTime<Utc>) -> Result<(), Refusal> {
+        let ctx = self.context(self.game.version(), now);
+        let events = self.game.decide(&Actor::System, &command, &ctx)?;
+        Ok(self.record("system".into(), Some(command), now, &events, false)?)
+    }
+
     fn record(
         &mut self,
         actor: String,

@@ -4,11 +4,15 @@
 
 use crate::engine::Engine as _;
 use crate::fairness::Seed;
-use crate::games::chess::record::{export, import, ImportError, RecordResult};
+use crate::games::chess::record::{
+    export_annotated, import_up_to_error, ImportError, RecordResult,
+};
 use crate::games::chess::{AvalancheChess, Event, Variant};
 use crate::log::{GameLog, LogBuilder};
 use crate::registry::Registry;
-use crate::table::{Status, TableEvent};
+use crate::table::{
+    RecordNote, Status, SystemCommand, TableEvent, MAX_BREAK_REASON, MAX_BREAK_TEXT,
+};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
@@ -56,6 +60,8 @@ pub struct ImportedRecord {
     pub variant: Variant,
     pub final_fen: String,
     pub result: Option<RecordResult>,
+    /// Where the record breaks, when it was imported up to its first illegal half-turn.
+    pub broken: Option<ImportError>,
 }
 
 /// Reads a record of `variant` and writes it as the log of a finished game, decided command by
@@ -63,6 +69,15 @@ pub struct ImportedRecord {
 /// result line (a lost game without mate reads as the loser's resignation, a draw as a draw by
 /// agreement). `names` are the players at White and Black as the record names them (its tags,
 /// checked by the caller), kept in the seats' ids.
+///
+/// The record's comments and annotation glyphs are kept in the game as the server's
+/// `annotate` command, right after the seats are taken, so that its export writes them again.
+///
+/// With `up_to_error`, a record with an illegal half-turn N is not refused: the game is played
+/// up to half-turn N - 1 and ends there, without a winner, by the server's `record_breaks`
+/// command (event `record_broken`, then `finished` whose reason names N, its text and why),
+/// which the log keeps and the audit decides again. A record that goes on after the game has
+/// ended is still refused: it does not break, it is longer than its game.
 pub fn import_record(
     registry: &Registry,
     text: &str,
@@ -70,10 +85,16 @@ pub fn import_record(
     names: [Option<&str>; 2],
     seed: Seed,
     now: DateTime<Utc>,
+    up_to_error: bool,
 ) -> Result<ImportedRecord, RecordError> {
     let players = [imported_player(0, names[0]), imported_player(1, names[1])];
     let player = |seat: usize| players[seat.min(1)].as_str();
-    let imported = import(text, variant)?;
+    let (imported, broken) = import_up_to_error(text, variant)?;
+    if let Some(error) = &broken {
+        if !up_to_error || imported.over_before_break || error.half_turn == 0 {
+            return Err(RecordError::Illegal(error.clone()));
+        }
+    }
     if imported
         .tags
         .iter()
@@ -103,11 +124,26 @@ pub fn import_record(
     .map_err(unfit)?;
     game.play(player(1), json!({"type": "join", "seat": 1}), now)
         .map_err(unfit)?;
+    if !imported.notes.is_empty() {
+        let annotate = SystemCommand::Annotate {
+            notes: imported.notes.clone(),
+        };
+        let command = serde_json::to_value(annotate).unwrap_or(Value::Null);
+        game.system(command, now).map_err(unfit)?;
+    }
     for (seat, command) in &imported.commands {
         let command = serde_json::to_value(command).unwrap_or(Value::Null);
         game.play(player(*seat), command, now).map_err(unfit)?;
     }
-    if game.game().status() != Status::Finished {
+    if let Some(error) = &broken {
+        let breaks = SystemCommand::RecordBreaks {
+            half_turn: u32::try_from(error.half_turn).unwrap_or(u32::MAX),
+            text: shortened(&error.text, MAX_BREAK_TEXT),
+            reason: shortened(&error.reason, MAX_BREAK_REASON),
+        };
+        let command = serde_json::to_value(breaks).unwrap_or(Value::Null);
+        game.system(command, now).map_err(unfit)?;
+    } else if game.game().status() != Status::Finished {
         let resigned = imported.resigned.or(match imported.result {
             Some(RecordResult::WhiteWins) => Some(1),
             Some(RecordResult::BlackWins) => Some(0),
@@ -149,7 +185,20 @@ pub fn import_record(
         variant,
         final_fen: imported.final_fen,
         result: imported.result,
+        broken,
     })
+}
+
+/// `text` trimmed, and cut to `max` characters with `…` when longer.
+fn shortened(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    cut
 }
 
 /// Writes the stored events of an Avalanche Chess game as a record in the canonical notation,
@@ -158,6 +207,8 @@ pub fn export_record(payloads: &[Value], tags: &[(String, String)]) -> Result<St
     let mut moves: Vec<Event> = Vec::new();
     let mut resigned = None;
     let mut drawn = false;
+    let mut notes: Vec<RecordNote> = Vec::new();
+    let mut broken = None;
     for (i, payload) in payloads.iter().enumerate() {
         let event: TableEvent<AvalancheChess> = serde_json::from_value(payload.clone())
             .map_err(|e| format!("event {} is not of Avalanche Chess: {e}", i + 1))?;
@@ -165,10 +216,35 @@ pub fn export_record(payloads: &[Value], tags: &[(String, String)]) -> Result<St
             TableEvent::Game { event } => moves.push(event),
             TableEvent::Resigned { seat } => resigned = Some(seat),
             TableEvent::Finished { outcome } => drawn = outcome.draw,
+            TableEvent::Annotated { notes: more } => notes.extend(more),
+            TableEvent::RecordBroken { .. } => broken = Some(event),
             _ => {}
         }
     }
-    let mut text = export(&moves, tags, resigned);
+    // A record imported up to its break says where it broke, after its last half-turn, and
+    // has no result (`*`).
+    if let Some(TableEvent::RecordBroken {
+        half_turn,
+        text,
+        reason,
+    }) = broken
+    {
+        let played = moves
+            .iter()
+            .filter(|e| matches!(e, Event::TurnPlayed { .. }))
+            .count();
+        notes.push(RecordNote {
+            after: u32::try_from(played).unwrap_or(u32::MAX),
+            glyph: None,
+            comment: Some(format!(
+                "the record breaks at half-turn {half_turn} ({text}): {reason}"
+            )),
+        });
+        let mut text = export_annotated(&moves, tags, resigned, &notes);
+        text.push_str("*\n");
+        return Ok(text);
+    }
+    let mut text = export_annotated(&moves, tags, resigned, &notes);
     let ends_by_rules = moves.iter().any(|e| matches!(e, Event::GameEnded { .. }));
     if drawn && !ends_by_rules && resigned.is_none() {
         text.push_str(RecordResult::Draw.text());

@@ -236,6 +236,7 @@ fn a_chess_record_imports_as_a_game_that_passes_its_audit_and_exports_again() {
         [None, None],
         seed(9, 9),
         test_time(),
+        false,
     )
     .unwrap();
     let report = audit(&registry, &imported.log, None).expect("an imported record is sound");

@@ -16,6 +16,7 @@ mod chess_random;
 mod chess_records;
 mod json_answers;
 mod random_log;
+mod record_notes;
 mod revisions;
 mod rules_pages;
 mod ski_runs;

@@ -61,6 +61,31 @@ const FORMS: [(&str, &str); 6] = [
     ),
 ];
 
+/// The seed-style form exported: its glyphs where it wrote them, its wrong check marks
+/// (`e5/h6+`, `Qg6+/b4`, `Qf7#/a5`) replaced by the rules' own.
+const SEED_STYLE_EXPORT: &str = "\
+1. e4/a6! Nf6/a3?!
+2. e5/h6 Nd5/h3
+3. Nf3/b6 e6/b3!!
+4. Bc4/c6 Bc5/d3?
+5. O-O/d6 dxe5/d4
+6. Nxe5/f6 fxe5/c3
+7. Qh5/b5+ g6/g3??
+8. Qxg6/b4+ Kd7/h4
+9. Qf7/a5+ Resigns
+1-0
+";
+
+/// The game of the rules file broken at half-turn 5: the king cannot go from e1 to e3.
+const BROKEN: &str = "\
+[White \"Betza\"]
+1. e4/a6! Nf6/a3 {developing}
+2. e5/h6 Nd5/h3
+3. Ke3/b6 e6/b3
+4. Bc4/c6 Bc5/d3
+1-0
+";
+
 fn import(app: &TestApp, player: &Player, body: Value) -> Response {
     app.post("/v1/imports", Some(player))
         .json(&body)
@@ -100,7 +125,15 @@ fn a_record_in_every_accepted_form_imports_as_the_same_finished_game() {
         assert_eq!(game["outcome"]["winners"], json!([0]), "{form}");
         let id = game["id"].as_str().unwrap();
         let exported = record_of(&app, id);
-        assert!(exported.ends_with(CANONICAL), "{form}: {exported}");
+        // The record's own comments and glyphs are kept; the check signs are the rules' own.
+        let expected = if form.starts_with("seed style") {
+            SEED_STYLE_EXPORT.to_string()
+        } else if form.starts_with("PGN-style") {
+            CANONICAL.replace("Nd5/h3\n", "Nd5/h3 {a quiet start}\n")
+        } else {
+            CANONICAL.to_string()
+        };
+        assert!(exported.ends_with(&expected), "{form}: {exported}");
         assert!(exported.contains("[Variant \"standard\"]"));
     }
 }
@@ -182,6 +215,100 @@ fn an_illegal_record_is_refused_with_its_half_turn_position_and_reason() {
     assert!(!body["details"]["reason"].as_str().unwrap().is_empty());
     let games = ok_json(app.get("/v1/games", None).send(), StatusCode::OK);
     assert_eq!(games["items"], json!([]), "nothing was stored");
+}
+
+#[test]
+fn a_broken_record_imports_up_to_its_break_only_when_asked_and_keeps_the_break() {
+    let app = TestApp::spawn();
+    let historian = app.create_player("Historian");
+    let refused: Value = import(
+        &app,
+        &historian,
+        json!({"format": "record", "record": BROKEN}),
+    )
+    .json()
+    .unwrap();
+    assert_eq!(refused["code"], "illegal_record", "{refused}");
+    assert_eq!(refused["details"]["half_turn"], 5);
+    assert_eq!(refused["details"]["text"], "Ke3/b6");
+    let games = ok_json(app.get("/v1/games", None).send(), StatusCode::OK);
+    assert_eq!(games["items"], json!([]), "nothing was stored");
+    let not_a_flag = import(
+        &app,
+        &historian,
+        json!({"format": "record", "record": BROKEN, "up_to_error": "yes"}),
+    );
+    assert_eq!(problem(not_a_flag, StatusCode::BAD_REQUEST), "bad_request");
+
+    let game = ok_json(
+        import(
+            &app,
+            &historian,
+            json!({"format": "record", "record": BROKEN, "up_to_error": true}),
+        )
+        .send_ok(),
+        StatusCode::CREATED,
+    );
+    // Stored as played up to half-turn 4, ended there without a winner, saying where and why.
+    assert_eq!(game["status"], "finished", "{game}");
+    assert_eq!(game["view"]["fen"], refused["details"]["fen"], "{game}");
+    assert_eq!(game["outcome"]["winners"], json!([]), "{game}");
+    let reason = game["outcome"]["reason"].as_str().unwrap();
+    let said = format!(
+        "the record breaks at half-turn 5 (Ke3/b6): {}",
+        refused["details"]["reason"]
+            .as_str()
+            .unwrap()
+            .trim_end_matches('.')
+    );
+    assert_eq!(reason, said);
+    assert_eq!(game["seats"][0]["player_name"], "Betza");
+    let id = game["id"].as_str().unwrap();
+    let log = ok_json(
+        app.get(&format!("/v1/games/{id}/log"), None).send(),
+        StatusCode::OK,
+    );
+    let broken: Vec<&Value> = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "record_broken")
+        .collect();
+    assert_eq!(broken.len(), 1, "{log}");
+    assert_eq!(broken[0]["payload"]["half_turn"], 5);
+    assert_eq!(broken[0]["payload"]["text"], "Ke3/b6");
+    let audit = ok_json(
+        app.get(&format!("/v1/games/{id}/audit"), None).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+    // The log imports again elsewhere: its audit decides the break again.
+    let again = ok_json(
+        import(&app, &historian, json!({"format": "log", "log": log})).send_ok(),
+        StatusCode::CREATED,
+    );
+    assert_eq!(again["outcome"]["reason"], reason);
+    // The export keeps the notes before the break and says where it broke; no result.
+    let exported = record_of(&app, id);
+    assert!(
+        exported.ends_with(&format!(
+            "1. e4/a6! Nf6/a3 {{developing}}\n2. e5/h6 Nd5/h3 {{the record breaks at half-turn 5 (Ke3/b6): {}}}\n*\n",
+            refused["details"]["reason"].as_str().unwrap()
+        )),
+        "{exported}"
+    );
+    // A record without a break imports as usual with the flag.
+    let whole = ok_json(
+        import(
+            &app,
+            &historian,
+            json!({"format": "record", "record": CANONICAL, "up_to_error": true}),
+        )
+        .send_ok(),
+        StatusCode::CREATED,
+    );
+    assert_eq!(whole["view"]["fen"], FINAL);
+    assert_eq!(whole["outcome"]["winners"], json!([0]));
 }
 
 #[test]

@@ -727,6 +727,10 @@ impl Games {
             SystemCommand::RevealSeed => {
                 tracing::info!(game = %id, "sealed game's seed revealed: the fork that superseded it has ended")
             }
+            // Given only while a record is imported, never to a stored game.
+            SystemCommand::RecordBreaks { .. } | SystemCommand::Annotate { .. } => {
+                tracing::info!(game = %id, "record import command decided")
+            }
         }
         Ok((events.len(), facts))
     }

@@ -79,6 +79,14 @@ pub(super) fn game_event(game_events: &[Value]) -> Value {
             seat_only("timed_out", "A seat let its deadline pass: recorded by the server or claimed by an opponent."),
             seat_only("vacation_started", "The player at `seat` went on vacation: the seat's clock stands still."),
             seat_only("vacation_ended", "The player at `seat` came back from vacation: the seat's clock runs again."),
+            variant("record_broken", "An imported record breaks at `half_turn`: the game stops before it (imported with `up_to_error`); `finished` follows.", json!({
+                "half_turn": { "type": "integer", "format": "int32", "minimum": 1, "description": "The record's half-turn the rules refuse, from 1." },
+                "text": { "type": "string", "description": "That half-turn as the record writes it." },
+                "reason": { "type": "string", "description": "Why the rules refuse it." },
+            }), &["half_turn", "text", "reason"]),
+            variant("annotated", "The comments and annotation glyphs of an imported record, by the half-turn they follow: its export writes them again.", json!({
+                "notes": { "type": "array", "items": record_note(), "description": "In the record's order." },
+            }), &["notes"]),
             variant("finished", "The game ended.", json!({
                 "outcome": { "$ref": "#/components/schemas/Outcome" },
             }), &["outcome"]),
@@ -94,6 +102,19 @@ pub(super) fn game_event(game_events: &[Value]) -> Value {
                 "commitment": hex("A fork by takeback in a game with hidden cards: the commitment to the fork's own fresh seed."),
             }), &["parent", "version", "players"]),
         ],
+    })
+}
+
+/// A comment or an annotation glyph of an imported record, after one of its half-turns.
+fn record_note() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "after": { "type": "integer", "format": "int32", "minimum": 0, "description": "The half-turn it follows, from 1; 0 before the first." },
+            "glyph": { "type": "string", "enum": ["!", "?", "!!", "??", "!?", "?!"] },
+            "comment": { "type": "string", "description": "The comment's text, without its braces." },
+        },
+        "required": ["after"],
     })
 }
 
@@ -119,6 +140,14 @@ pub(super) fn server_command() -> Value {
                 "away": { "type": "boolean" },
             }), &["player", "away"]),
             variant("reveal_seed", "Reveal the seed of a game superseded by a takeback, once its fork has ended.", json!({}), &[]),
+            variant("record_breaks", "An imported record breaks at `half_turn` (`text`, as written) for `reason`: the game ends there without a winner.", json!({
+                "half_turn": { "type": "integer", "format": "int32", "minimum": 1 },
+                "text": { "type": "string" },
+                "reason": { "type": "string" },
+            }), &["half_turn", "text", "reason"]),
+            variant("annotate", "Keep an imported record's comments and annotation glyphs.", json!({
+                "notes": { "type": "array", "items": record_note() },
+            }), &["notes"]),
             variant("fork", "Make this game a fork of `parent` at `version`.", json!({
                 "parent": { "type": "string" },
                 "version": { "type": "integer", "format": "int64", "minimum": 0 },

@@ -31,7 +31,7 @@ pub enum ImportRequest {
     /// `imported:black`, followed by `:` and the name of the record's `White` or `Black` tag
     /// when it gives one that is a valid player name (`imported:white:Betza`, named `Betza`).
     #[schema(example = json!({"format": "record", "variant": "standard",
-        "record": "1. e4/a6 Nf6/a3\n2. Qh5/h6 Resigns\n1-0\n"}))]
+        "record": "1. e4/a6! Nf6/a3 {a quiet reply}\n2. Qh5/h6 Resigns\n1-0\n"}))]
     Record {
         record: String,
         /// The variant: `standard`, `balanced`, `reversed`, `balanced-reversed`; when absent,
@@ -40,6 +40,13 @@ pub enum ImportRequest {
         /// that does not read it, when another does, is refused with `wrong_variant` naming
         /// that one (`details.reads_as`).
         variant: Option<String>,
+        /// Import a record that breaks at an illegal half-turn N up to the half-turn before
+        /// it, instead of refusing it with `illegal_record`: the game is stored as played up to
+        /// N - 1 and ends there without a winner, its log keeping the break (event
+        /// `record_broken`; the outcome's reason names N, its text and why). A record that
+        /// goes on after its game ended is refused all the same. Default `false`.
+        #[serde(default)]
+        up_to_error: bool,
     },
     /// A finished game's log, as `GET /v1/games/{id}/log` gives it.
     Log { log: GameLog },
@@ -94,7 +101,11 @@ pub async fn import(
         }
     })?;
     let (log, seed) = match request {
-        ImportRequest::Record { record, variant } => from_record(&state, &record, variant)?,
+        ImportRequest::Record {
+            record,
+            variant,
+            up_to_error,
+        } => from_record(&state, &record, variant, up_to_error)?,
         ImportRequest::Log { log } => from_log(&state, log)?,
     };
     let earlier = earlier_seeds(&log);
@@ -110,6 +121,7 @@ fn from_record(
     state: &AppState,
     record: &str,
     variant: Option<String>,
+    up_to_error: bool,
 ) -> Result<(GameLog, Seed), ApiError> {
     let named = variant.or_else(|| tag(record, "Variant").map(|v| v.to_ascii_lowercase()));
     // The players as the record names them; a name that is unknown ("?") or not a valid
@@ -130,7 +142,7 @@ fn from_record(
             )
         })?),
     };
-    let read = |variant: Variant| -> Result<_, ApiError> {
+    let read = |variant: Variant, up_to_error: bool| -> Result<_, ApiError> {
         let seed = randomness::seed()?;
         Ok((
             import_record(
@@ -140,6 +152,7 @@ fn from_record(
                 [names[0].as_deref(), names[1].as_deref()],
                 seed,
                 Utc::now(),
+                up_to_error,
             ),
             seed,
         ))
@@ -147,15 +160,26 @@ fn from_record(
     // Without a variant named, the record says which it is: the first variant that reads it
     // (`Nf3//`, a first turn without a push, reads only in a balanced one).
     let first = wanted.unwrap_or(Variant::Standard);
-    let (mut outcome, mut seed) = read(first)?;
+    let (mut outcome, mut seed) = read(first, false)?;
     if outcome.is_err() {
         let others = Variant::ALL.into_iter().filter(|v| *v != first);
         let mut reads = None;
+        // The variant that reads the record furthest, for an import up to its break.
+        let broken_at = |outcome: &Result<_, RecordError>| match outcome {
+            Err(RecordError::Illegal(e)) => Some(e.half_turn),
+            _ => None,
+        };
+        let mut furthest = broken_at(&outcome).map(|at| (at, first));
         for other in others {
-            let (attempt, attempt_seed) = read(other)?;
+            let (attempt, attempt_seed) = read(other, false)?;
             if attempt.is_ok() {
                 reads = Some((other, attempt, attempt_seed));
                 break;
+            }
+            if let Some(at) = broken_at(&attempt) {
+                if furthest.is_none_or(|(best, _)| at > best) {
+                    furthest = Some((at, other));
+                }
             }
         }
         match (wanted, reads) {
@@ -173,6 +197,12 @@ fn from_record(
                     ),
                 )
                 .with_details(json!({"reads_as": other.id()})));
+            }
+            (_, None) if up_to_error => {
+                // No variant reads it whole: up to its break, in the variant named, or else in
+                // the one that reads it furthest.
+                let variant = wanted.or(furthest.map(|(_, v)| v)).unwrap_or(first);
+                (outcome, seed) = read(variant, true)?;
             }
             (_, None) => {}
         }

@@ -112,7 +112,40 @@ pub enum SystemCommand {
     /// Reveal the seed of a game superseded by a takeback, once its fork has ended (see
     /// `table/sealed.rs`).
     RevealSeed,
+    /// An imported record breaks at `half_turn` (its `text` as written) for `reason`: the game
+    /// imported up to the half-turn before ends there, without a winner (see
+    /// `records::import_record`).
+    RecordBreaks {
+        half_turn: u32,
+        text: String,
+        reason: String,
+    },
+    /// The comments and annotation glyphs an imported record gives after its half-turns, kept
+    /// so that its export writes them again.
+    Annotate { notes: Vec<RecordNote> },
 }
+
+/// A comment or an annotation glyph of an imported record, after half-turn `after` (0: before
+/// the first).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordNote {
+    pub after: u32,
+    /// `!`, `?`, `!!`, `??`, `!?` or `?!`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub glyph: Option<String>,
+    /// The comment's text, without its braces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+}
+
+/// The annotation glyphs a record may give after a half-turn.
+pub const GLYPHS: &[&str] = &["!", "?", "!!", "??", "!?", "?!"];
+/// The longest comment kept of a record, in characters.
+pub const MAX_COMMENT: usize = 2000;
+/// The longest half-turn text and reason a record's break keeps, in characters.
+pub const MAX_BREAK_TEXT: usize = 60;
+pub const MAX_BREAK_REASON: usize = 600;
 
 impl<E: Engine> Table<E> {
     /// Whether this game's moves are timed (analysis forks never are).

@@ -1,6 +1,8 @@
 //! Deciding a command at the table: table commands here, game commands through the engine.
 
-use super::clock::{SeatClock, SystemCommand};
+use super::clock::{
+    RecordNote, SeatClock, SystemCommand, GLYPHS, MAX_BREAK_REASON, MAX_BREAK_TEXT, MAX_COMMENT,
+};
 use super::command::{Actor, TableCommand};
 use super::event::TableEvent;
 use super::sealed::seed_revealed;
@@ -49,6 +51,12 @@ impl<E: Engine> Table<E> {
                 self.leave(&overdue, true, ctx)
             }
             SystemCommand::RevealSeed => return self.reveal_seed(ctx),
+            SystemCommand::RecordBreaks {
+                half_turn,
+                text,
+                reason,
+            } => return self.record_breaks(*half_turn, text, reason, ctx),
+            SystemCommand::Annotate { notes } => return self.annotate(notes),
             SystemCommand::Vacation { player, away } => {
                 if self.status == Status::Finished {
                     return Ok(Vec::new());
@@ -70,6 +78,94 @@ impl<E: Engine> Table<E> {
             events.push(clock);
         }
         Ok(events)
+    }
+
+    /// An imported record breaks here: the game ends without a winner, its reason saying
+    /// where and why, so that the log, the audit and the game page show it.
+    fn record_breaks(
+        &self,
+        half_turn: u32,
+        text: &str,
+        reason: &str,
+        ctx: &Context,
+    ) -> Result<Vec<TableEvent<E>>, RuleError> {
+        if self.status != Status::Active {
+            return Err(RuleError::bad_command(
+                "A record breaks only in a game being imported, while it is played.",
+            ));
+        }
+        let (text, reason) = (text.trim(), reason.trim());
+        if half_turn == 0
+            || text.is_empty()
+            || reason.is_empty()
+            || text.chars().count() > MAX_BREAK_TEXT
+            || reason.chars().count() > MAX_BREAK_REASON
+        {
+            return Err(RuleError::bad_command(format!(
+                "A record's break names its half-turn (from 1), its text (at most {MAX_BREAK_TEXT} characters) and its reason (at most {MAX_BREAK_REASON})."
+            )));
+        }
+        Ok(vec![
+            TableEvent::RecordBroken {
+                half_turn,
+                text: text.to_string(),
+                reason: reason.to_string(),
+            },
+            TableEvent::Finished {
+                outcome: Outcome::win(
+                    Vec::new(),
+                    // Said as a clause: pages end the outcome's reason with their own stop.
+                    format!(
+                        "the record breaks at half-turn {half_turn} ({text}): {}",
+                        reason.trim_end_matches('.')
+                    ),
+                ),
+            },
+            seed_revealed(ctx),
+        ])
+    }
+
+    /// The comments and glyphs of an imported record, while it is played in.
+    fn annotate(&self, notes: &[RecordNote]) -> Result<Vec<TableEvent<E>>, RuleError> {
+        if self.status != Status::Active {
+            return Err(RuleError::bad_command(
+                "A record's annotations are given while it is imported, while it is played.",
+            ));
+        }
+        if notes.is_empty() {
+            return Err(RuleError::bad_command("No annotations to keep."));
+        }
+        for note in notes {
+            if let Some(glyph) = &note.glyph {
+                if !GLYPHS.contains(&glyph.as_str()) {
+                    return Err(RuleError::bad_command(format!(
+                        "{glyph:?} is not an annotation glyph ({}).",
+                        GLYPHS.join(" ")
+                    )));
+                }
+            }
+            match &note.comment {
+                Some(comment)
+                    if comment.trim().is_empty()
+                        || comment.trim() != comment
+                        || comment.contains(['{', '}', '\n', '\r'])
+                        || comment.chars().count() > MAX_COMMENT =>
+                {
+                    return Err(RuleError::bad_command(format!(
+                        "A record's comment is one line of text without braces, trimmed, of at most {MAX_COMMENT} characters."
+                    )))
+                }
+                None if note.glyph.is_none() => {
+                    return Err(RuleError::bad_command(
+                        "An annotation gives a glyph, a comment or both.",
+                    ))
+                }
+                _ => {}
+            }
+        }
+        Ok(vec![TableEvent::Annotated {
+            notes: notes.to_vec(),
+        }])
     }
 
     /// The events of a command before the clocks are set, and the seat that moved (gave a

@@ -2,7 +2,7 @@
 
 use crate::engine::{Engine, Outcome, Seat, Setup};
 use crate::fairness::Seed;
-use crate::table::clock::{SeatClock, TimeControl};
+use crate::table::clock::{RecordNote, SeatClock, TimeControl};
 use serde::{Deserialize, Serialize};
 
 /// One event of a game's stream. Game events are wrapped: `{"type": "game", "event": {...}}`.
@@ -85,6 +85,17 @@ pub enum TableEvent<E: Engine> {
     /// The player at `seat` came back from vacation: the seat's clock runs again.
     VacationEnded {
         seat: Seat,
+    },
+    /// An imported record breaks at `half_turn` (as written: `text`) for `reason`: the game
+    /// stops here, before it; `finished` follows.
+    RecordBroken {
+        half_turn: u32,
+        text: String,
+        reason: String,
+    },
+    /// The comments and annotation glyphs of an imported record, after its half-turns.
+    Annotated {
+        notes: Vec<RecordNote>,
     },
     /// The game ended.
     Finished {

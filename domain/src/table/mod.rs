@@ -13,7 +13,10 @@ mod state;
 mod turns;
 mod vacation;
 
-pub use clock::{SeatClock, SystemCommand, TimeControl, MAX_SECONDS_PER_MOVE};
+pub use clock::{
+    RecordNote, SeatClock, SystemCommand, TimeControl, GLYPHS, MAX_BREAK_REASON, MAX_BREAK_TEXT,
+    MAX_COMMENT, MAX_SECONDS_PER_MOVE,
+};
 pub use command::{Actor, TableCommand, TABLE_COMMAND_TYPES};
 pub use decide::Command;
 pub use event::{type_name, TableEvent};

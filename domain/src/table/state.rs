@@ -250,6 +250,8 @@ impl<E: Engine> Table<E> {
                 self.clocks = vec![SeatClock::Idle; self.setup.seats];
             }
             TableEvent::SeedRevealed { seed, .. } => self.revealed_seed = Some(*seed),
+            // Kept in the stream for the record's export; nothing of the table changes.
+            TableEvent::RecordBroken { .. } | TableEvent::Annotated { .. } => {}
             TableEvent::Forked {
                 parent,
                 version,

@@ -15,7 +15,14 @@ use crate::table::command::TABLE_COMMAND_TYPES;
 use serde_json::Value;
 
 /// The commands of the server and the fork's own command: never a seat's move.
-const NOT_MOVES: &[&str] = &["fork", "reveal_seed", "timeout", "vacation"];
+const NOT_MOVES: &[&str] = &[
+    "fork",
+    "reveal_seed",
+    "timeout",
+    "vacation",
+    "record_breaks",
+    "annotate",
+];
 
 /// Every turn of a game so far, oldest first: its seat and the version just before it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -13,6 +13,7 @@ use super::san::strip_marks;
 use super::state::{seat_of, State};
 use super::variant::Variant;
 use crate::engine::{Outcome, Seat};
+use crate::table::{RecordNote, GLYPHS, MAX_COMMENT};
 use crate::Engine;
 
 /// The result written at the end of a record.
@@ -58,6 +59,11 @@ pub struct ImportedGame {
     /// How the rules ended the game, if they did.
     pub outcome: Option<Outcome>,
     pub final_fen: String,
+    /// The record's comments and annotation glyphs, by the half-turn they follow.
+    pub notes: Vec<RecordNote>,
+    /// Set when the record breaks after its game had ended (by the rules or a resignation):
+    /// it does not break, it is longer than its game.
+    pub over_before_break: bool,
 }
 
 /// Why a record was refused.
@@ -74,8 +80,20 @@ pub struct ImportError {
 }
 
 /// Writes a game in the canonical notation from its events: the tag pairs given, one line per
-/// turn number, `Resigns` in the resigning side's place, and the result.
+/// turn number, `Resigns` in the resigning side's place, and the result. Each half-turn carries
+/// the check (`+`) or mate (`#`) mark of the position after it, as the rules engine saw it.
 pub fn export(events: &[Event], tags: &[(String, String)], resigned: Option<Seat>) -> String {
+    export_annotated(events, tags, resigned, &[])
+}
+
+/// [`export`] with a record's comments and annotation glyphs after the half-turns they follow
+/// (`1. e4/a6! {a comment} Nf6/a3?!`); a comment before the first half-turn comes first.
+pub fn export_annotated(
+    events: &[Event],
+    tags: &[(String, String)],
+    resigned: Option<Seat>,
+    notes: &[RecordNote],
+) -> String {
     let mut halves: Vec<String> = Vec::new();
     let mut result = None;
     for event in events {
@@ -91,6 +109,33 @@ pub fn export(events: &[Event], tags: &[(String, String)], resigned: Option<Seat
             }
         }
     }
+    let after = |n: usize| {
+        let mut glyph = String::new();
+        let mut comments = String::new();
+        for note in notes.iter().filter(|note| note.after as usize == n) {
+            if let Some(g) = note.glyph.as_deref().filter(|g| GLYPHS.contains(g)) {
+                if glyph.is_empty() {
+                    glyph.push_str(g);
+                }
+            }
+            if let Some(comment) = &note.comment {
+                let comment: String = comment
+                    .chars()
+                    .filter(|c| !matches!(c, '{' | '}'))
+                    .collect();
+                let comment = comment.split_whitespace().collect::<Vec<_>>().join(" ");
+                if !comment.is_empty() {
+                    comments.push_str(&format!(" {{{comment}}}"));
+                }
+            }
+        }
+        (glyph, comments)
+    };
+    for (i, half) in halves.iter_mut().enumerate() {
+        let (glyph, comments) = after(i + 1);
+        half.push_str(&glyph);
+        half.push_str(&comments);
+    }
     if let Some(seat) = resigned {
         if result.is_none() {
             halves.push("Resigns".into());
@@ -102,6 +147,11 @@ pub fn export(events: &[Event], tags: &[(String, String)], resigned: Option<Seat
         text.push_str(&format!("[{key} \"{}\"]\n", value.replace('"', "'")));
     }
     if !tags.is_empty() {
+        text.push('\n');
+    }
+    let (_, opening) = after(0);
+    if !opening.is_empty() {
+        text.push_str(opening.trim_start());
         text.push('\n');
     }
     for (number, pair) in halves.chunks(2).enumerate() {
@@ -117,12 +167,21 @@ pub fn export(events: &[Event], tags: &[(String, String)], resigned: Option<Seat
 /// A token of a record once move numbers are removed.
 enum Token {
     HalfTurn(String),
+    Glyph(String),
+    Comment(String),
     Resigns(Option<Seat>),
     Result(RecordResult),
     Choice(PromotionPiece),
 }
 
-fn tags_and_moves(text: &str) -> (Vec<(String, String)>, String) {
+/// A piece of a record's move text: a word, or a comment (`{...}` or `;` to the end of the
+/// line), whitespace made single spaces.
+enum Piece {
+    Word(String),
+    Comment(String),
+}
+
+fn tags_and_moves(text: &str) -> (Vec<(String, String)>, Vec<Piece>) {
     let mut tags = Vec::new();
     let mut moves = String::new();
     for line in text.lines() {
@@ -132,23 +191,52 @@ fn tags_and_moves(text: &str) -> (Vec<(String, String)>, String) {
             let (key, value) = inner.split_once(char::is_whitespace).unwrap_or((inner, ""));
             tags.push((key.to_string(), value.trim().trim_matches('"').to_string()));
         } else {
-            let line = line.split(';').next().unwrap_or("");
             moves.push_str(line);
             moves.push('\n');
         }
     }
-    // Brace comments may span lines.
+    let mut pieces = Vec::new();
     let mut plain = String::new();
-    let mut depth = 0;
-    for c in moves.chars() {
-        match c {
-            '{' => depth += 1,
-            '}' if depth > 0 => depth -= 1,
-            _ if depth == 0 => plain.push(c),
-            _ => {}
+    let words = |plain: &mut String, pieces: &mut Vec<Piece>| {
+        pieces.extend(plain.split_whitespace().map(|w| Piece::Word(w.to_string())));
+        plain.clear();
+    };
+    let mut chars = moves.chars();
+    while let Some(c) = chars.next() {
+        let comment = match c {
+            // Brace comments may span lines (and hold braces of their own).
+            '{' => {
+                let mut depth = 1;
+                let mut comment = String::new();
+                for c in chars.by_ref() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => depth -= 1,
+                        _ => {}
+                    }
+                    if depth == 0 {
+                        break;
+                    }
+                    if c != '{' && c != '}' {
+                        comment.push(c);
+                    }
+                }
+                comment
+            }
+            ';' => chars.by_ref().take_while(|&c| c != '\n').collect(),
+            c => {
+                plain.push(c);
+                continue;
+            }
+        };
+        words(&mut plain, &mut pieces);
+        let comment = comment.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !comment.is_empty() {
+            pieces.push(Piece::Comment(comment));
         }
     }
-    (tags, plain)
+    words(&mut plain, &mut pieces);
+    (tags, pieces)
 }
 
 fn result_of(word: &str) -> Option<RecordResult> {
@@ -168,18 +256,26 @@ fn choice_of(text: &str) -> Option<PromotionPiece> {
     piece_from_letter(letter.to_ascii_uppercase()).and_then(PromotionPiece::from_piece)
 }
 
-fn tokens(text: &str) -> Vec<Token> {
-    let words: Vec<&str> = text.split_whitespace().collect();
+fn tokens(pieces: Vec<Piece>) -> Vec<Token> {
     let mut out = Vec::new();
     let mut i = 0;
-    while i < words.len() {
-        let mut word = words[i].to_string();
+    let word_at = |i: usize| match pieces.get(i) {
+        Some(Piece::Word(w)) => Some(w.as_str()),
+        _ => None,
+    };
+    while i < pieces.len() {
+        let mut word = match &pieces[i] {
+            Piece::Word(word) => word.clone(),
+            Piece::Comment(comment) => {
+                out.push(Token::Comment(comment.clone()));
+                i += 1;
+                continue;
+            }
+        };
         i += 1;
         // The play-by-mail style may space the push away from its comma: `e4, c6`.
-        while (word.ends_with(',') || words.get(i).is_some_and(|w| w.starts_with(',')))
-            && i < words.len()
-        {
-            word.push_str(words[i]);
+        while let Some(next) = word_at(i).filter(|w| word.ends_with(',') || w.starts_with(',')) {
+            word.push_str(next);
             i += 1;
         }
         // Move numbers: `12.`, `12...`, attached or not.
@@ -189,14 +285,18 @@ fn tokens(text: &str) -> Vec<Token> {
         } else if digits == word.len() && word != "00" && word != "000" {
             continue;
         }
-        if word.is_empty() || word.chars().all(|c| "!?+#".contains(c)) {
+        if word.is_empty() {
+            continue;
+        }
+        if word.chars().all(|c| "!?+#".contains(c)) {
+            if let Some(glyph) = glyph_of(&word) {
+                out.push(Token::Glyph(glyph));
+            }
             continue;
         }
         let lower = word.to_ascii_lowercase();
         if (lower == "white" || lower == "black")
-            && words
-                .get(i)
-                .is_some_and(|w| w.to_ascii_lowercase().starts_with("resign"))
+            && word_at(i).is_some_and(|w| w.to_ascii_lowercase().starts_with("resign"))
         {
             i += 1;
             out.push(Token::Resigns(Some(if lower == "white" { 0 } else { 1 })));
@@ -217,6 +317,19 @@ fn tokens(text: &str) -> Vec<Token> {
         }
     }
     out
+}
+
+/// The annotation glyph among the marks at the end of `text` (`Qh5+!?` gives `!?`), if they
+/// hold one of the six.
+fn glyph_of(text: &str) -> Option<String> {
+    let marks = &text[text.trim_end_matches(['!', '?', '+', '#']).len()..];
+    let glyph: String = marks.chars().filter(|c| matches!(c, '!' | '?')).collect();
+    GLYPHS.contains(&glyph.as_str()).then_some(glyph)
+}
+
+/// The glyph written after a half-turn: at its end, or at the end of its move (`Qg6!/b4`).
+fn glyph_of_half_turn(text: &str) -> Option<String> {
+    glyph_of(text).or_else(|| glyph_of(text.split(['/', ',']).next().unwrap_or("")))
 }
 
 /// Splits a half-turn into its move, its push (`None` when no push is written) and the owner's
@@ -272,8 +385,23 @@ impl Replay {
     }
 }
 
-/// Reads a record of `variant` and replays it through the rules.
+/// Reads a record of `variant` and replays it through the rules; refused at its first illegal
+/// half-turn.
 pub fn import(text: &str, variant: Variant) -> Result<ImportedGame, ImportError> {
+    match import_up_to_error(text, variant)? {
+        (game, None) => Ok(game),
+        (_, Some(error)) => Err(error),
+    }
+}
+
+/// Reads a record of `variant` and replays it through the rules up to its first illegal
+/// half-turn, if it has one: the game as played before that half-turn (its result, resignation
+/// and the notes from there on left out), and the error. Only a `FEN` tag the rules cannot set
+/// up is an error of the whole record.
+pub fn import_up_to_error(
+    text: &str,
+    variant: Variant,
+) -> Result<(ImportedGame, Option<ImportError>), ImportError> {
     let (tags, moves) = tags_and_moves(text);
     // A `[FEN "..."]` tag starts the game from that position, as in PGN.
     let state = match tags.iter().find(|(key, _)| key.eq_ignore_ascii_case("FEN")) {
@@ -293,69 +421,74 @@ pub fn import(text: &str, variant: Variant) -> Result<ImportedGame, ImportError>
     let mut result = None;
     let mut resigned = None;
     let mut half_turn = 0;
-    for token in tokens(&moves) {
+    let mut notes: Vec<RecordNote> = Vec::new();
+    // The game before the half-turn being read: where a broken record stops.
+    let mut before = None;
+    let mut broken = None;
+    let mut over_before_break = false;
+    for token in tokens(moves) {
         let fen = game.state.fen();
         let seat = seat_of(game.state.position.side);
-        match token {
-            Token::Result(r) => result = Some(r),
-            Token::Resigns(who) => resigned = Some(who.unwrap_or(seat)),
-            Token::Choice(piece) => {
-                if game.state.pending.is_some() {
-                    game.play(seat, Command::Promote { piece })
-                        .map_err(|reason| ImportError {
-                            half_turn,
-                            text: format!("={}", piece.letter()),
-                            fen,
-                            reason,
-                        })?;
-                }
+        let outcome = match token {
+            Token::Result(r) => {
+                result = Some(r);
+                Ok(())
             }
+            Token::Resigns(who) => {
+                resigned = Some(who.unwrap_or(seat));
+                Ok(())
+            }
+            Token::Glyph(glyph) => {
+                note(&mut notes, half_turn, Some(glyph), None);
+                Ok(())
+            }
+            Token::Comment(comment) => {
+                note(&mut notes, half_turn, None, Some(comment));
+                Ok(())
+            }
+            Token::Choice(piece) if game.state.pending.is_some() => game
+                .play(seat, Command::Promote { piece })
+                .map_err(|reason| ImportError {
+                    half_turn,
+                    text: format!("={}", piece.letter()),
+                    fen,
+                    reason,
+                }),
+            Token::Choice(_) => Ok(()),
             Token::HalfTurn(text) => {
                 half_turn += 1;
-                let error = |reason: String| ImportError {
+                before = Some((game.state.clone(), game.commands.len(), game.events.len()));
+                let glyph = glyph_of_half_turn(&text);
+                let played = play_half_turn(&mut game, &text, resigned.is_some());
+                if played.is_ok() {
+                    if let Some(glyph) = glyph {
+                        note(&mut notes, half_turn, Some(glyph), None);
+                    }
+                }
+                played.map_err(|reason| ImportError {
                     half_turn,
                     text: text.clone(),
-                    fen: fen.clone(),
+                    fen,
                     reason,
-                };
-                if let Some(ending) = game.state.ending {
-                    return Err(error(format!(
-                        "the game was already over ({})",
-                        ending.reason.words()
-                    )));
-                }
-                if resigned.is_some() {
-                    return Err(error("the game was already over by resignation".into()));
-                }
-                // A record that leaves out the owner's choice is read as a queen.
-                if game.state.pending.is_some() {
-                    game.play(
-                        seat,
-                        Command::Promote {
-                            piece: PromotionPiece::Queen,
-                        },
-                    )
-                    .map_err(error)?;
-                    if let Some(ending) = game.state.ending {
-                        return Err(error(format!(
-                            "the game was already over ({})",
-                            ending.reason.words()
-                        )));
-                    }
-                }
-                let (mv, push, choice) = split_half_turn(&text);
-                let seat = seat_of(game.state.position.side);
-                game.play(seat, Command::Turn { mv, push }).map_err(error)?;
-                if let Some(piece) = choice {
-                    if game.state.pending.is_none() {
-                        return Err(error("this push does not promote a pawn".into()));
-                    }
-                    let owner = seat_of(game.state.position.side);
-                    game.play(owner, Command::Promote { piece })
-                        .map_err(error)?;
-                }
+                })
             }
+        };
+        if let Err(error) = outcome {
+            over_before_break = game.state.ending.is_some() || resigned.is_some();
+            broken = Some(error);
+            break;
         }
+    }
+    if let Some(error) = &broken {
+        // Back to the position before the broken half-turn: nothing of it is kept.
+        if let Some((state, commands, events)) = before {
+            game.state = state;
+            game.commands.truncate(commands);
+            game.events.truncate(events);
+        }
+        notes.retain(|n| (n.after as usize) < error.half_turn);
+        result = None;
+        resigned = None;
     }
     if result == Some(RecordResult::Draw)
         && resigned.is_none()
@@ -370,14 +503,86 @@ pub fn import(text: &str, variant: Variant) -> Result<ImportedGame, ImportError>
     } else if let (Some(RecordResult::BlackWins), Some(_)) = (result, resigned) {
         resigned = Some(0);
     }
-    Ok(ImportedGame {
-        variant,
-        tags,
-        commands: game.commands,
-        events: game.events,
-        result,
-        resigned,
-        outcome: super::AvalancheChess::outcome(&game.state),
-        final_fen: game.state.fen(),
-    })
+    Ok((
+        ImportedGame {
+            variant,
+            tags,
+            commands: game.commands,
+            events: game.events,
+            result,
+            resigned,
+            outcome: super::AvalancheChess::outcome(&game.state),
+            final_fen: game.state.fen(),
+            notes,
+            over_before_break,
+        },
+        broken,
+    ))
+}
+
+/// Adds a glyph or a comment after half-turn `after`: to that half-turn's note if it has one
+/// without it (a glyph then a comment), else as a note of its own.
+fn note(notes: &mut Vec<RecordNote>, after: usize, glyph: Option<String>, comment: Option<String>) {
+    let after = u32::try_from(after).unwrap_or(u32::MAX);
+    let comment = comment.map(|c| {
+        let mut c: String = c.chars().take(MAX_COMMENT).collect();
+        c.truncate(c.trim_end().len());
+        c
+    });
+    if let Some(last) = notes.last_mut().filter(|n| n.after == after) {
+        if glyph.is_some() && last.glyph.is_none() && last.comment.is_none() {
+            last.glyph = glyph;
+            return;
+        }
+        if comment.is_some() && last.comment.is_none() {
+            last.comment = comment;
+            return;
+        }
+    }
+    notes.push(RecordNote {
+        after,
+        glyph,
+        comment,
+    });
+}
+
+/// Plays one half-turn as written (with the choice it writes, and a queen for a choice the
+/// record left out before it).
+fn play_half_turn(game: &mut Replay, text: &str, resigned: bool) -> Result<(), String> {
+    if let Some(ending) = game.state.ending {
+        return Err(format!(
+            "the game was already over ({})",
+            ending.reason.words()
+        ));
+    }
+    if resigned {
+        return Err("the game was already over by resignation".into());
+    }
+    // A record that leaves out the owner's choice is read as a queen.
+    if game.state.pending.is_some() {
+        let seat = seat_of(game.state.position.side);
+        game.play(
+            seat,
+            Command::Promote {
+                piece: PromotionPiece::Queen,
+            },
+        )?;
+        if let Some(ending) = game.state.ending {
+            return Err(format!(
+                "the game was already over ({})",
+                ending.reason.words()
+            ));
+        }
+    }
+    let (mv, push, choice) = split_half_turn(text);
+    let seat = seat_of(game.state.position.side);
+    game.play(seat, Command::Turn { mv, push })?;
+    if let Some(piece) = choice {
+        if game.state.pending.is_none() {
+            return Err("this push does not promote a pawn".into());
+        }
+        let owner = seat_of(game.state.position.side);
+        game.play(owner, Command::Promote { piece })?;
+    }
+    Ok(())
 }
