@@ -111,7 +111,10 @@ fn record_note() -> Value {
         "type": "object",
         "properties": {
             "after": { "type": "integer", "format": "int32", "minimum": 0, "description": "The half-turn it follows, from 1; 0 before the first." },
-            "glyph": { "type": "string", "enum": ["!", "?", "!!", "??", "!?", "?!"] },
+            // A pattern, not an enum: generators make an enum's values into names, and these six
+            // are punctuation only (openapi-generator's typescript-fetch writes no name at all).
+            "glyph": { "type": "string", "pattern": "^(!|\\?|!!|\\?\\?|!\\?|\\?!)$",
+                "description": "One of `!`, `?`, `!!`, `??`, `!?`, `?!`." },
             "comment": { "type": "string", "description": "The comment's text, without its braces." },
         },
         "required": ["after"],
