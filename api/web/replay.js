@@ -232,9 +232,12 @@ export async function importPage(main, _params, app) {
       say('Imported and audited.');
       app.go(`#/replay/${seg(game.id)}`);
     } catch (e) {
-      say(e.detail || String(e), 'error');
       const d = e.details || {};
-      if (e.code === 'illegal_record' && d.half_turn) {
+      const broken = e.code === 'illegal_record' && d.half_turn;
+      // A break is shown whole beside the form: the status line only points to it, rather than
+      // repeat it over the form on a narrow screen.
+      say(broken ? `The record breaks at half-turn ${d.half_turn}: see why under the form.` : e.detail || String(e), 'error');
+      if (broken) {
         // The broken half-turn, its number beside its text and the reason.
         problem.append(h('dl', { class: 'record-break', 'data-testid': 'record-break' },
           h('dt', {}, `Half-turn ${d.half_turn}`),
