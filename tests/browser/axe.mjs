@@ -60,7 +60,10 @@ try {
     await visit('lobby', '#/', '[data-testid="my-games"]');
     await visit('account-signed-in', '#/account', '[data-testid="me"]');
     for (const [kind, id] of Object.entries(games)) {
-      await visit(`game-${kind}`, `#/game/${id}`, '[data-testid="turn"]');
+      // The table's own controls come with its view, a moment after the turn line: waited for
+      // where Ana has any (under load the rules below otherwise ran before they were there).
+      await visit(`game-${kind}`, `#/game/${id}`, '[data-testid="turn"]', () =>
+        page.locator('[data-command]').first().waitFor({ timeout: 5000 }).catch(() => {}));
       // Each table as Ana sees it: light at 1280 px, dark at 375 px.
       const width = scheme === 'light' ? 1280 : 375;
       const s = await shot(page, `axe-${kind}-${scheme}-${width}.png`, width);
