@@ -217,18 +217,17 @@ pub fn export_record(payloads: &[Value], tags: &[(String, String)]) -> Result<St
             TableEvent::Resigned { seat } => resigned = Some(seat),
             TableEvent::Finished { outcome } => drawn = outcome.draw,
             TableEvent::Annotated { notes: more } => notes.extend(more),
-            TableEvent::RecordBroken { .. } => broken = Some(event),
+            TableEvent::RecordBroken {
+                half_turn,
+                text,
+                reason,
+            } => broken = Some(crate::table::record_break(half_turn, &text, &reason)),
             _ => {}
         }
     }
     // A record imported up to its break says where it broke, after its last half-turn, and
     // has no result (`*`).
-    if let Some(TableEvent::RecordBroken {
-        half_turn,
-        text,
-        reason,
-    }) = broken
-    {
+    if let Some(broken) = broken {
         let played = moves
             .iter()
             .filter(|e| matches!(e, Event::TurnPlayed { .. }))
@@ -236,9 +235,7 @@ pub fn export_record(payloads: &[Value], tags: &[(String, String)]) -> Result<St
         notes.push(RecordNote {
             after: u32::try_from(played).unwrap_or(u32::MAX),
             glyph: None,
-            comment: Some(format!(
-                "the record breaks at half-turn {half_turn} ({text}): {reason}"
-            )),
+            comment: Some(broken),
         });
         let mut text = export_annotated(&moves, tags, resigned, &notes);
         text.push_str("*\n");

@@ -11,7 +11,7 @@ use domain::records::{export_record, import_record, RecordError};
 use domain::table::Status;
 use domain::testing::test_time;
 use domain::Registry;
-use serde_json::{json, Value};
+use serde_json::json;
 
 fn seed() -> Seed {
     Seed([5u8; 32])
@@ -60,10 +60,6 @@ const BROKEN: &str = "\
 1-0
 ";
 
-fn payloads(log: &domain::log::GameLog) -> Vec<Value> {
-    log.payloads()
-}
-
 #[test]
 fn an_annotated_record_exports_with_its_comments_glyphs_and_the_rules_check_signs() {
     let registry = Registry::standard();
@@ -89,7 +85,7 @@ fn an_annotated_record_exports_with_its_comments_glyphs_and_the_rules_check_sign
         .collect();
     assert_eq!(annotated.len(), 1);
     assert_eq!(annotated[0].actor.as_deref(), Some("system"));
-    let text = export_record(&payloads(&imported.log), &[]).unwrap();
+    let text = export_record(&imported.log.payloads(), &[]).unwrap();
     assert_eq!(text, ANNOTATED_EXPORT);
     // The export reads back as the same game with the same notes.
     let again = import(&text, Variant::Standard).unwrap();
@@ -141,7 +137,7 @@ fn a_played_game_exports_with_the_check_signs_of_the_rules() {
         )
         .unwrap();
     }
-    let text = export_record(&payloads(game.log()), &[]).unwrap();
+    let text = export_record(&game.log().payloads(), &[]).unwrap();
     assert!(text.ends_with("6. Nxe5/f6 fxe5/c3\n7. Qh5/b5+\n"), "{text}");
     assert!(!text.contains("e5/h6+"), "{text}");
 }
@@ -210,7 +206,7 @@ fn a_broken_record_is_refused_unless_imported_up_to_its_break() {
 
     // Its export: the moves before the break with their notes (none of those after it), the
     // break as a comment, and no result.
-    let text = export_record(&payloads(&imported.log), &[]).unwrap();
+    let text = export_record(&imported.log.payloads(), &[]).unwrap();
     assert_eq!(
         text,
         format!(

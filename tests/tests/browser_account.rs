@@ -19,23 +19,7 @@ fn a_player_sees_their_keys_revokes_one_and_signs_out_everywhere_else() {
             "{scheme}: one key left"
         );
     }
-    for (shot, overflow) in result["overflow"].as_object().expect("overflow") {
-        assert!(
-            overflow.as_f64() <= Some(0.0),
-            "{shot} scrolls sideways by {overflow}"
-        );
-    }
-    for (page, unnamed) in result["unnamed"].as_object().expect("checked pages") {
-        assert_eq!(
-            unnamed,
-            &serde_json::json!([]),
-            "{page}: controls without a name"
-        );
-    }
+    browser_harness::no_overflow_nor_unnamed(&result);
     let shots = result["screenshots"].as_array().expect("screenshots");
     assert_eq!(shots.len(), 6, "{shots:?}");
-    for shot in shots {
-        let path = shot.as_str().expect("a path");
-        assert!(std::path::Path::new(path).exists(), "{path}");
-    }
 }

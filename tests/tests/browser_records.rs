@@ -49,21 +49,5 @@ fn a_record_broken_at_a_half_turn_is_imported_up_to_it_and_marked_where_it_stops
         "{}",
         result["gameTurn"]
     );
-    for (shot, overflow) in result["overflow"].as_object().expect("overflow") {
-        assert!(
-            overflow.as_f64() <= Some(0.0),
-            "{shot} scrolls sideways by {overflow}"
-        );
-    }
-    for (page, unnamed) in result["unnamed"].as_object().expect("checked pages") {
-        assert_eq!(
-            unnamed,
-            &serde_json::json!([]),
-            "{page}: controls without a name"
-        );
-    }
-    for shot in result["screenshots"].as_array().expect("screenshots") {
-        let path = shot.as_str().expect("a path");
-        assert!(std::path::Path::new(path).exists(), "{path}");
-    }
+    browser_harness::no_overflow_nor_unnamed(&result);
 }

@@ -12,26 +12,6 @@ use crate::common;
 use common::TestApp;
 use serde_json::Value;
 
-fn no_overflow_nor_unnamed(result: &Value) {
-    for (shot, overflow) in result["overflow"].as_object().expect("overflow") {
-        assert!(
-            overflow.as_f64() <= Some(0.0),
-            "{shot} scrolls sideways by {overflow}"
-        );
-    }
-    for (page, unnamed) in result["unnamed"].as_object().expect("checked pages") {
-        assert_eq!(
-            unnamed,
-            &serde_json::json!([]),
-            "{page}: controls without a name"
-        );
-    }
-    for shot in result["screenshots"].as_array().expect("screenshots") {
-        let path = shot.as_str().expect("a path");
-        assert!(std::path::Path::new(path).exists(), "{path}");
-    }
-}
-
 #[test]
 fn every_kind_is_created_through_the_form_and_an_invited_friend_signs_up_and_takes_the_seat() {
     let app = TestApp::spawn();
@@ -64,7 +44,7 @@ fn every_kind_is_created_through_the_form_and_an_invited_friend_signs_up_and_tak
         .expect("json");
     assert_eq!(game["status"], "active");
     assert_eq!(game["seats"][1]["player_name"], "Cleo");
-    no_overflow_nor_unnamed(&result);
+    browser_harness::no_overflow_nor_unnamed(&result);
 }
 
 #[test]
@@ -92,7 +72,7 @@ fn a_takeback_is_followed_by_both_players_and_the_game_reads_as_one() {
     assert!(result["hiddenTitle"]
         .as_str()
         .is_some_and(|t| t.starts_with("(1) Your turn")));
-    no_overflow_nor_unnamed(&result);
+    browser_harness::no_overflow_nor_unnamed(&result);
 }
 
 #[test]

@@ -115,10 +115,7 @@ impl<E: Engine> Table<E> {
                 outcome: Outcome::win(
                     Vec::new(),
                     // Said as a clause: pages end the outcome's reason with their own stop.
-                    format!(
-                        "the record breaks at half-turn {half_turn} ({text}): {}",
-                        reason.trim_end_matches('.')
-                    ),
+                    record_break(half_turn, text, reason.trim_end_matches('.')),
                 ),
             },
             seed_revealed(ctx),
@@ -766,4 +763,10 @@ impl<C: Serialize> Serialize for Command<C> {
             Command::Game(c) => c.serialize(s),
         }
     }
+}
+
+/// Where and why an imported record breaks: the reason of the game's end and the comment its
+/// export writes.
+pub(crate) fn record_break(half_turn: u32, text: &str, reason: &str) -> String {
+    format!("the record breaks at half-turn {half_turn} ({text}): {reason}")
 }

@@ -18,6 +18,7 @@ pub use clock::{
     MAX_COMMENT, MAX_SECONDS_PER_MOVE,
 };
 pub use command::{Actor, TableCommand, TABLE_COMMAND_TYPES};
+pub(crate) use decide::record_break;
 pub use decide::Command;
 pub use event::{type_name, TableEvent};
 pub use fact::{kind_of_stream, TableFact};

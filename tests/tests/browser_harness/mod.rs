@@ -157,3 +157,25 @@ pub fn median(values: &[f64]) -> f64 {
     sorted.sort_by(f64::total_cmp);
     sorted[sorted.len() / 2]
 }
+
+/// What every browser script reports about its pages: no page scrolls sideways, every control
+/// has a name, and every screenshot it names was written.
+pub fn no_overflow_nor_unnamed(result: &Value) {
+    for (shot, overflow) in result["overflow"].as_object().expect("overflow") {
+        assert!(
+            overflow.as_f64() <= Some(0.0),
+            "{shot} scrolls sideways by {overflow}"
+        );
+    }
+    for (page, unnamed) in result["unnamed"].as_object().expect("checked pages") {
+        assert_eq!(
+            unnamed,
+            &serde_json::json!([]),
+            "{page}: controls without a name"
+        );
+    }
+    for shot in result["screenshots"].as_array().expect("screenshots") {
+        let path = shot.as_str().expect("a path");
+        assert!(std::path::Path::new(path).exists(), "{path}");
+    }
+}
