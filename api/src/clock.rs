@@ -25,7 +25,7 @@ const PAGE: usize = 256;
 /// are watched here too, and the timeouts fall due on time whichever server took the move.
 pub fn spawn(state: web::Data<AppState>) {
     actix_web::rt::spawn(async move {
-        let shared = state.games.repository().shared();
+        let shared = state.games.shared();
         // The position of the log from which other servers' commands are followed, once this
         // server keeps the clock.
         let mut following: Option<u64> = None;
@@ -42,7 +42,7 @@ pub fn spawn(state: web::Data<AppState>) {
             let from = match following {
                 Some(position) => position,
                 None => {
-                    let from = state.games.repository().durable_position();
+                    let from = state.games.durable_position();
                     take_over(&state).await;
                     from
                 }
@@ -76,7 +76,7 @@ async fn take_over(state: &AppState) {
 /// Returns the position followed to.
 async fn follow(state: &AppState, mut from: u64) -> u64 {
     loop {
-        let page = match state.games.repository().log_after(from, PAGE) {
+        let page = match state.games.log_after(from, PAGE) {
             Ok(page) => page,
             Err(error) => {
                 tracing::error!(%error, "cannot follow the event log");

@@ -81,7 +81,7 @@ pub async fn answer_command(
             .envelopes
             .last()
             .map_or(played.first_version, |e| e.version);
-        let view = state.games.repository().view_at(&slot, last, player)?;
+        let view = state.games.view_at(&slot, last, player)?;
         game.view = Some(serde_json::value::to_raw_value(&view).map_err(ApiError::internal)?);
     }
     let answer = CommandAnswer {

@@ -382,11 +382,7 @@ pub fn run_with_mail(
     });
     let announcing = state.clone();
     actix_web::rt::spawn(async move {
-        announcing
-            .games
-            .repository()
-            .announce_node(&announcing.node)
-            .await;
+        announcing.games.announce_node(&announcing.node).await;
     });
     let sealing = state.clone();
     actix_web::rt::task::spawn_blocking(move || match sealing.games.seal_legacy_secrets() {
@@ -467,7 +463,7 @@ pub fn run_with_mail(
     actix_web::rt::spawn(async move {
         stop_signal().await;
         tracing::info!("stopping: answering long-polls, ending streams, finishing requests");
-        stopping.games.repository().stop_waiting();
+        stopping.games.stop_waiting();
         handle.stop(true).await;
     });
     Ok(server)

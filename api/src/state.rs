@@ -36,18 +36,17 @@ pub struct AppState {
 impl AppState {
     /// The application's own counts and gauges, for `GET /metrics`.
     pub fn snapshot(&self) -> Snapshot {
-        let repository = self.games.repository();
-        let (cache_hits, cache_misses) = repository.cache_counts();
+        let gauges = self.games.store_gauges();
         Snapshot {
-            games_cached: repository.cached(),
-            cache_hits,
-            cache_misses,
+            games_cached: gauges.cached,
+            cache_hits: gauges.hits,
+            cache_misses: gauges.misses,
             open_streams: self.limits.open_streams(),
             clock_held: self.leases.holds(crate::app::leases::CLOCK),
             webhooks: self.webhooks.backlogs(),
             webhook_counts: self.webhooks.delivery_counts(),
             mail: self.mail.metrics(),
-            database: repository.store().database_gauges(),
+            database: gauges.database,
         }
     }
 }

@@ -138,3 +138,32 @@ impl Repository {
         Ok(id)
     }
 }
+
+impl crate::app::Games {
+    /// Whether this node's store is backed up by `avalanche backup`: a sled store is; a
+    /// PostgreSQL store is refused with `backup_not_here` and the advice to use `pg_dump`.
+    pub fn takes_backups(&self) -> Result<storage::SledStore, ApiError> {
+        self.repository().store().sled_store().ok_or_else(|| {
+            ApiError::new(crate::problem::ApiCode::BackupNotHere,
+                "This node's store is PostgreSQL: back it up with pg_dump, which copies a consistent snapshot while the nodes play.",
+            )
+        })
+    }
+
+    /// Writes a consistent backup of the sled `store` to `out` while the node serves (see
+    /// `backup/dump.rs`), each stream with the index tags its game had at the backup's head.
+    pub fn write_backup(
+        &self,
+        store: &storage::SledStore,
+        out: impl std::io::Write,
+    ) -> Result<crate::backup::format::End, crate::backup::dump::DumpError> {
+        let repository = self.repository();
+        let tags_at = |stream: &str, version: u64| {
+            repository
+                .game_at(stream, version)
+                .ok()
+                .map(|game| tags(game.as_ref()))
+        };
+        crate::backup::dump::write_backup(store, &tags_at, out)
+    }
+}

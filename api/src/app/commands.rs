@@ -171,8 +171,9 @@ impl Games {
             .map_err(ApiError::internal)
     }
 
-    /// Where games are read: folds, logs, events, lists.
-    pub fn repository(&self) -> &Repository {
+    /// Where games are read: folds, logs, events, lists. Only the application layer reaches
+    /// it: routes and the server's other parts ask `Games`, which answers typed refusals.
+    pub(in crate::app) fn repository(&self) -> &Repository {
         &self.repository
     }
 

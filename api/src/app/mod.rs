@@ -3,12 +3,14 @@
 //! runs every command's flow in one place, with what follows a commit; forks, the index
 //! policy, deadlines and randomness each have their own file; `webhooks` delivers the
 //! notifications of what was stored. Routes call in here once per request and never touch the
-//! store: nothing outside this folder holds it.
+//! store: nothing outside this folder holds it (`Games::repository` is visible here only),
+//! and a refusal comes back as a typed `ApiError`.
 
 pub mod archive;
 pub mod cache;
 pub mod commands;
 pub mod deadlines;
+pub mod following;
 pub mod forks;
 pub mod index;
 pub mod leases;

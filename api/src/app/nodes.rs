@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
 use storage::{Storage, StorageError};
 
 /// The record tree of the nodes' settings.
@@ -102,6 +103,32 @@ impl ThisNode {
             }
         }
         Ok(differences)
+    }
+}
+
+impl crate::app::Games {
+    /// Writes `node`'s settings at start, and logs how other nodes' differ.
+    pub async fn announce_node(&self, node: &ThisNode) {
+        self.repository().announce_node(node).await;
+    }
+
+    /// Whether this node can serve now, for readiness: it is not stopping, and its store
+    /// answers a read and takes a write (`node`'s record of its settings) within `within`.
+    /// Ready, with how the other nodes' settings differ from this node's; or why not.
+    pub async fn readiness(
+        &self,
+        node: &ThisNode,
+        within: Duration,
+    ) -> Result<Vec<String>, String> {
+        if self.stopping() {
+            return Err("This node is stopping.".into());
+        }
+        self.repository()
+            .store_answers(node, within)
+            .await
+            .map_err(|why| {
+                format!("The store does not answer or takes no write ({why}): this node cannot serve now.")
+            })
     }
 }
 

@@ -10,7 +10,7 @@ use crate::app::index;
 use crate::app::webhooks::notification::{
     copied_past, notifications, Notification, NotificationType,
 };
-use crate::app::Repository;
+use crate::app::{Games, Repository};
 use chrono::{DateTime, Utc};
 use domain::registry::LiveGame;
 use domain::table::{Status, TableFact};
@@ -304,7 +304,8 @@ impl Follower {
 
     /// The next notices after the cursor from one page of the log, and moves the cursor past
     /// what was read: `Ok(None)` when the log holds nothing after it yet.
-    pub fn next_page(&mut self, repository: &Repository) -> Result<Option<Vec<Told>>, String> {
+    pub fn next_page(&mut self, games: &Games) -> Result<Option<Vec<Told>>, String> {
+        let repository = games.repository();
         let page = repository
             .log_after(self.cursor.position, PAGE)
             .map_err(|e| e.to_string())?;

@@ -3,11 +3,14 @@
 
 use crate::app::commands::Games;
 use crate::app::repository::Slot;
-use crate::problem::ApiError;
+use crate::problem::{ApiCode, ApiError};
 use domain::audit::{audit_with_secrets, AuditReport, Divergence};
 use domain::engine::Viewer;
 use domain::log::GameLog;
+use domain::records::{export_record, has_record_notation, record_tags};
+use domain::registry::LiveGame;
 use domain::Seed;
+use serde_json::Value;
 
 /// What was asked of a game's whole past.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,4 +77,80 @@ impl Games {
         let (log, seeds) = self.whole_past(id, WholePast::Audit).await?;
         Ok(audit_with_secrets(self.registry(), &log, &seeds))
     }
+
+    /// Game `id` as it stood at `version`, and what the caller may see of it: `player`'s seat
+    /// (or a spectator's view) as the game is now, so a past position shows no more than the
+    /// present one. Refused with `version_not_found` outside 1 to the game's version.
+    pub async fn state_at(
+        &self,
+        id: &str,
+        version: u64,
+        player: Option<&str>,
+    ) -> Result<PastState, ApiError> {
+        let slot = self.slot(id)?;
+        let slot = slot.lock().await;
+        let current = slot.game.version();
+        if version == 0 || version > current {
+            return Err(ApiError::new(
+                ApiCode::VersionNotFound,
+                format!("Game {id} has versions 1 to {current}, not {version}."),
+            ));
+        }
+        let viewer = slot.viewer(player);
+        let then = self.repository().game_at(id, version)?;
+        Ok(PastState {
+            kind: slot.game.kind().to_string(),
+            current_version: current,
+            seed: slot.game.revealed_seed().map(|s| s.to_hex()),
+            view: then.view(viewer),
+            then,
+        })
+    }
+
+    /// Game `id` as a record in the notation of the rules file, with its tag pairs, the seats
+    /// named by `name` (a player id to the name shown). Refused with `no_record_notation` for
+    /// the games that have none: their log is their export.
+    pub async fn record(
+        &self,
+        id: &str,
+        name: impl Fn(&str) -> Option<String>,
+    ) -> Result<String, ApiError> {
+        let slot = self.slot(id)?;
+        let slot = slot.lock().await;
+        if !has_record_notation(slot.game.kind()) {
+            return Err(ApiError::new(ApiCode::NoRecordNotation,
+                format!(
+                    "Records are written for Avalanche Chess; {} exports its log (GET /v1/games/{{id}}/log).",
+                    slot.game.kind()
+                ),
+            ));
+        }
+        let payloads = self.repository().payloads(id)?;
+        let players = slot.game.players();
+        let seat = |seat: usize| {
+            let player = players.get(seat).cloned().flatten()?;
+            Some(name(&player).unwrap_or(player))
+        };
+        let tags = record_tags(id, slot.game.variant(), seat(0), seat(1));
+        export_record(&payloads, &tags).map_err(ApiError::internal)
+    }
+
+    /// The view `player` had of the game in `slot` at `version`.
+    pub fn view_at(&self, slot: &Slot, version: u64, player: &str) -> Result<Value, ApiError> {
+        self.repository().view_at(slot, version, player)
+    }
+}
+
+/// A game as it stood at one version (see [`Games::state_at`]).
+pub struct PastState {
+    /// The game then: its status, seats to act and outcome.
+    pub then: Box<dyn LiveGame>,
+    /// Its kind, which decides the type of `view`.
+    pub kind: String,
+    /// The game's version now.
+    pub current_version: u64,
+    /// The seed, once the game has ended.
+    pub seed: Option<String>,
+    /// The game then, as the caller may see it.
+    pub view: Value,
 }

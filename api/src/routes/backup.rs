@@ -26,11 +26,7 @@ pub async fn backup(
             "A backup is for the operator: from this machine, or from an address or with the token the metrics allow.",
         ));
     }
-    let Some(store) = state.games.repository().store().sled_store() else {
-        return Err(ApiError::new(ApiCode::BackupNotHere,
-            "This node's store is PostgreSQL: back it up with pg_dump, which copies a consistent snapshot while the nodes play.",
-        ));
-    };
+    let store = state.games.takes_backups()?;
     let (sender, receiver) = tokio::sync::mpsc::channel::<Result<web::Bytes, std::io::Error>>(4);
     let writing = state.clone();
     std::thread::Builder::new()
@@ -38,14 +34,7 @@ pub async fn backup(
         .spawn(move || {
             let failed = sender.clone();
             let out = std::io::BufWriter::with_capacity(CHUNK, Channel(sender));
-            let repository = writing.games.repository();
-            let tags_at = |stream: &str, version: u64| {
-                repository
-                    .game_at(stream, version)
-                    .ok()
-                    .map(|game| crate::app::index::tags(game.as_ref()))
-            };
-            match crate::backup::dump::write_backup(&store, &tags_at, out) {
+            match writing.games.write_backup(&store, out) {
                 Ok(end) => tracing::info!(
                     events = end.events,
                     records = end.records,

@@ -179,8 +179,8 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
         if s.finished {
             return None;
         }
-        let repository = s.state.games.repository();
-        let envelopes = match repository.events(&s.id, s.after, 100) {
+        let games = &s.state.games;
+        let envelopes = match games.events_after(&s.id, s.after, 100) {
             Ok(envelopes) => envelopes,
             Err(error) => {
                 return Some((
@@ -193,7 +193,7 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
             }
         };
         if envelopes.is_empty() {
-            let waited = repository.wait_for(&s.id, s.after, KEEPALIVE);
+            let waited = games.wait_for(&s.id, s.after, KEEPALIVE);
             let head = match s.watch.as_mut() {
                 None => waited.await,
                 Some(watch) => {
@@ -205,7 +205,7 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
                 }
             };
             // The node stops: the stream ends cleanly, and the client reconnects elsewhere.
-            if repository.stopping() {
+            if games.stopping() {
                 return None;
             }
             if head <= s.after {

@@ -35,22 +35,18 @@ pub async fn health(state: web::Data<AppState>) -> HttpResponse {
 
 #[get("/ready")]
 pub async fn ready(state: web::Data<AppState>) -> HttpResponse {
-    let repository = state.games.repository();
     let unavailable = |detail: String| {
         HttpResponse::ServiceUnavailable().json(json!({
             "status": "unavailable",
             "detail": detail,
         }))
     };
-    if repository.stopping() {
-        return unavailable("This node is stopping.".into());
-    }
     if let Some(why) = state.metrics.store_broken() {
         return unavailable(format!(
             "The store takes no write until this node restarts ({why})."
         ));
     }
-    match repository.store_answers(&state.node, STORE_WAIT).await {
+    match state.games.readiness(&state.node, STORE_WAIT).await {
         Ok(differences) if differences.is_empty() => {
             HttpResponse::Ok().json(json!({ "status": "ready" }))
         }
@@ -61,10 +57,8 @@ pub async fn ready(state: web::Data<AppState>) -> HttpResponse {
             "warnings": differences,
         })),
         Err(why) => {
-            tracing::warn!(%why, "not ready: the store does not serve");
-            unavailable(format!(
-                "The store does not answer or takes no write ({why}): this node cannot serve now."
-            ))
+            tracing::warn!(%why, "not ready");
+            unavailable(why)
         }
     }
 }

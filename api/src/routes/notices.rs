@@ -161,7 +161,7 @@ async fn read_page(s: &mut Following) -> Result<Option<Vec<Told>>, String> {
     };
     let state = s.state.clone();
     let read = web::block(move || {
-        let page = follower.next_page(state.games.repository());
+        let page = follower.next_page(&state.games);
         (follower, page)
     })
     .await;
@@ -193,7 +193,7 @@ async fn next_lines(mut s: Following) -> Option<(Result<Bytes, ApiError>, Follow
             s.last_line = Instant::now();
             return Some((Ok(bytes), s));
         }
-        if s.finished || s.state.games.repository().stopping() {
+        if s.finished || s.state.games.stopping() {
             return None;
         }
         match read_page(&mut s).await {
@@ -235,7 +235,7 @@ async fn next_lines(mut s: Following) -> Option<(Result<Bytes, ApiError>, Follow
             // Said on the next turn of the loop.
             () = s.watch.revoked(&state.players) => continue,
             // The node stops: the stream ends cleanly, and the client reconnects elsewhere.
-            () = state.games.repository().stopped() => return None,
+            () = state.games.stopped() => return None,
         };
         match moved {
             Ok(Ok(_)) => {
@@ -288,7 +288,7 @@ pub async fn my_stream(
     };
     let cursor = match last_event_id.or(query.after.as_deref()) {
         Some(text) => text.parse::<Cursor>().map_err(|()| bad(text))?,
-        None => Cursor::at(state.games.repository().durable_position()),
+        None => Cursor::at(state.games.durable_position()),
     };
     let permit = state.limits.stream(&player.id)?;
     let token = crate::auth::bearer(&request)?.unwrap_or_default();
@@ -300,7 +300,7 @@ pub async fn my_stream(
     let mut pending = VecDeque::new();
     pending.push_back(format.signal("keep_alive", cursor, None));
     let following = Following {
-        positions: state.games.repository().positions(),
+        positions: state.games.positions(),
         woken: false,
         last_line: Instant::now(),
         state: state.clone(),

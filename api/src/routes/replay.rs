@@ -2,13 +2,12 @@
 //! it, and its whole log or its record, each only as far as the caller may see it.
 
 use crate::auth::MaybeAuthenticated;
-use crate::problem::{ApiCode, ApiError, Problem};
+use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use actix_web::{get, web, HttpResponse};
 use domain::audit::{AuditReport, Divergence};
 use domain::engine::{Outcome, Seat};
 use domain::log::GameLog;
-use domain::records::{export_record, has_record_notation, record_tags};
 use domain::table::Status;
 use serde::Serialize;
 use serde_json::Value;
@@ -54,27 +53,20 @@ pub async fn state_at(
     path: web::Path<(String, u64)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, version) = path.into_inner();
-    let slot = state.games.slot(&id)?;
-    let slot = slot.lock().await;
-    let current = slot.game.version();
-    if version == 0 || version > current {
-        return Err(ApiError::new(
-            ApiCode::VersionNotFound,
-            format!("Game {id} has versions 1 to {current}, not {version}."),
-        ));
-    }
-    let viewer = slot.viewer(player.as_ref().map(|p| p.id.as_str()));
-    let then = state.games.repository().game_at(&id, version)?;
+    let past = state
+        .games
+        .state_at(&id, version, player.as_ref().map(|p| p.id.as_str()))
+        .await?;
     Ok(HttpResponse::Ok().json(StateAt {
-        kind: slot.game.kind().to_string(),
         game: id,
+        kind: past.kind,
         version,
-        current_version: current,
-        status: then.status(),
-        to_act: then.to_act(),
-        outcome: then.outcome(),
-        seed: slot.game.revealed_seed().map(|s| s.to_hex()),
-        view: then.view(viewer),
+        current_version: past.current_version,
+        status: past.then.status(),
+        to_act: past.then.to_act(),
+        outcome: past.then.outcome(),
+        seed: past.seed,
+        view: past.view,
     }))
 }
 
@@ -150,24 +142,10 @@ pub async fn record(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let slot = state.games.slot(&id)?;
-    let slot = slot.lock().await;
-    if !has_record_notation(slot.game.kind()) {
-        return Err(ApiError::new(ApiCode::NoRecordNotation,
-            format!(
-                "Records are written for Avalanche Chess; {} exports its log (GET /v1/games/{{id}}/log).",
-                slot.game.kind()
-            ),
-        ));
-    }
-    let payloads = state.games.repository().payloads(&id)?;
-    let players = slot.game.players();
-    let name = |seat: usize| {
-        let player = players.get(seat).cloned().flatten()?;
-        Some(state.players.name(&player).unwrap_or(player))
-    };
-    let tags = record_tags(&id, slot.game.variant(), name(0), name(1));
-    let text = export_record(&payloads, &tags).map_err(ApiError::internal)?;
+    let text = state
+        .games
+        .record(&id, |player| state.players.name(player))
+        .await?;
     Ok(HttpResponse::Ok()
         .content_type("text/plain; charset=utf-8")
         .body(text))
