@@ -93,16 +93,30 @@ pub fn normalize(text: &str) -> String {
 }
 
 /// The first line of a reply's text that is the player's own: not quoted (`>`), before a
-/// signature (`-- `) or the quoted history's header, not an HTML remnant.
+/// signature (`-- `) or an unquoted history's header, not an HTML remnant. A mail program that
+/// writes the answer below the quote ("Avalanche wrote:" and the quoted mail, then the
+/// command) is read past the quote: an attribution line followed by quoted lines is skipped
+/// with them, while one that no quote follows ends the player's text.
 pub fn command_line(text: &str) -> Option<String> {
-    for line in text.lines() {
+    let lines: Vec<&str> = text.lines().collect();
+    for (at, line) in lines.iter().enumerate() {
         let trimmed = line.trim();
         let lower = trimmed.to_ascii_lowercase();
+        if lower.ends_with("wrote:") {
+            let quote_follows = lines[at + 1..]
+                .iter()
+                .map(|l| l.trim())
+                .find(|l| !l.is_empty())
+                .is_some_and(|l| l.starts_with('>'));
+            if quote_follows {
+                continue;
+            }
+            return None;
+        }
         if line.starts_with("-- ")
             || trimmed == "--"
             || lower.starts_with("-----original message")
             || lower.starts_with("________________")
-            || (lower.starts_with("on ") && lower.ends_with("wrote:"))
             || lower.starts_with("from:")
         {
             return None;
@@ -475,6 +489,13 @@ mod tests {
         let top = "d4\n\nOn Tue, 1 Dec 2026, Bea wrote:\n> e4\n";
         assert_eq!(command_line(top).as_deref(), Some("d4"));
         assert_eq!(command_line("<div>\n</div>"), None);
+        // Written below the quote, as some mail programs do.
+        let bottom = "Avalanche <play@example.org> wrote:\n> It is your move.\n>   e4/a6, b6 or c6\n\ne4/e6\n\nAlice\n";
+        assert_eq!(command_line(bottom).as_deref(), Some("e4/e6"));
+        let bottom = "On Thu, 26 Nov 2026, Avalanche wrote:\n\n> resign\nNf3/a6\n";
+        assert_eq!(command_line(bottom).as_deref(), Some("Nf3/a6"));
+        // An attribution that no quote follows starts an unquoted history: nothing after it.
+        assert_eq!(command_line("Bea wrote:\nresign\n"), None);
     }
 
     #[test]
