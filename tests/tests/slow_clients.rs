@@ -7,6 +7,7 @@ use crate::common;
 
 use api::connections::{BODY_TIMEOUT, HEAD_TIMEOUT};
 use api::limits::LimitSettings;
+use common::binary::Server;
 use common::TestApp;
 use reqwest::blocking::Client;
 use reqwest::StatusCode;
@@ -193,4 +194,72 @@ fn connections_over_the_share_of_an_address_are_refused_and_its_place_comes_back
     std::thread::sleep(Duration::from_millis(300));
     again.look();
     assert!(again.answer.starts_with("HTTP/1.1 200"), "{}", again.answer);
+}
+
+/// "20,100 of them from one machine used the 20,000 file handles, `/health` timed out and the
+/// log said Too many open files": a server allowed 400 open files (256 kept for its store,
+/// database, webhooks, mail and log; 144 for connections, the last tenth of them only for an
+/// address that holds none) is flooded from one address with no share of its own. The flood
+/// is held below the reserve and told `503 open_connections`; `/health` from another address
+/// answers at once, and the process never runs out of handles.
+#[test]
+fn a_flood_from_one_address_leaves_a_reserve_of_file_handles_for_health() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("server.log");
+    let server = Server::start_with_open_files(&dir.path().join("data"), &[], 400, &log, "warn");
+    let address = server.app.base.trim_start_matches("http://").to_string();
+    let hard = 400 - 256;
+    let soft = hard - hard / 10;
+    // Heads that never end: each holds its connection until the head's deadline.
+    let mut sockets: Vec<Slow> = (0..200)
+        .map(|_| Slow::open(&address, b"GET /health HTTP/1.1\r\nHost: x\r\n"))
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    for slow in &mut sockets {
+        slow.look();
+    }
+    let held = sockets.iter().filter(|s| !s.done).count();
+    assert!(
+        held <= soft,
+        "{held} connections of one address held, over the reserve's {soft}"
+    );
+    assert!(
+        held >= soft - 10,
+        "only {held} held: the flood was not let up to the reserve"
+    );
+    let busy = sockets
+        .iter()
+        .filter(|s| s.answer.starts_with("HTTP/1.1 503") && s.answer.contains("open_connections"))
+        .count();
+    assert!(
+        busy >= 200 - soft - 10,
+        "{busy} of the refused were told the server is full"
+    );
+    // Another address is let in and served at once, while the flood is held.
+    assert!(health_from_elsewhere(&server.app) < Duration::from_secs(1));
+
+    // The flood ends at the heads' deadline, and its address is served again.
+    let started = Instant::now();
+    while sockets.iter().any(|s| !s.done) {
+        assert!(
+            started.elapsed() < HEAD_TIMEOUT + Duration::from_secs(3),
+            "{} unfinished heads still held",
+            sockets.iter().filter(|s| !s.done).count()
+        );
+        for slow in sockets.iter_mut().filter(|s| !s.done) {
+            slow.look();
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let ana = server.app.create_player("Ana");
+    assert!(!ana.token.is_empty());
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        !text.contains("Too many open files"),
+        "the server ran out of file handles:\n{text}"
+    );
+    assert!(
+        text.contains("connection refused"),
+        "the refusals are logged"
+    );
 }

@@ -97,13 +97,43 @@ impl Server {
         Server::start_with_output(data, &all, Stdio::from(file), level)
     }
 
+    /// `start_logging_at` in a process allowed only `files` open files (its soft and hard
+    /// limit, set by util-linux's `prlimit` before the binary starts).
+    pub fn start_with_open_files(
+        data: &Path,
+        args: &[&str],
+        files: u64,
+        log: &Path,
+        level: &str,
+    ) -> Server {
+        let file = std::fs::File::create(log).expect("the log file");
+        let mut all = UNLIMITED.to_vec();
+        all.extend_from_slice(args);
+        let mut command = Command::new("prlimit");
+        command
+            .arg(format!("--nofile={files}:{files}"))
+            .arg("--")
+            .arg(path());
+        Server::start_command(command, data, &all, Stdio::from(file), level)
+    }
+
     fn start_with_output(data: &Path, args: &[&str], output: Stdio, level: &str) -> Server {
+        Server::start_command(Command::new(path()), data, args, output, level)
+    }
+
+    fn start_command(
+        mut command: Command,
+        data: &Path,
+        args: &[&str],
+        output: Stdio,
+        level: &str,
+    ) -> Server {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
             .unwrap()
             .port();
-        let mut child = Command::new(path())
+        let mut child = command
             .args(["--addr", &format!("127.0.0.1:{port}"), "--data"])
             .arg(data)
             .args(args)
