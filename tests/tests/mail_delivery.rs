@@ -111,6 +111,55 @@ fn a_removed_address_is_gone_from_the_account_and_is_mailed_nothing_more() {
     assert!(mails_to(&sink, "ann@players.test") >= 3);
 }
 
+#[test]
+fn mail_waiting_for_the_relay_is_not_sent_to_an_address_removed_meanwhile() {
+    let relay_port = free_port();
+    let relay = format!("smtp://127.0.0.1:{relay_port}");
+    let data = tempfile::tempdir().unwrap();
+    let server = start(data.path(), &relay_args(&relay, "100"));
+    let mut sink = Sink::start_on(relay_port);
+    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
+    drop(sink);
+    wait_for("the relay's port is free", || {
+        std::net::TcpStream::connect(("127.0.0.1", relay_port)).is_err()
+    });
+    // The relay is down: Ann's turn notice and Bob's start notice wait.
+    let game = server
+        .app
+        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    server.app.join(&bob, &game);
+    let failed_before = metric(&server, "avalanche_mail_failed_total");
+    wait_for("an attempt fails", || {
+        metric(&server, "avalanche_mail_failed_total") > failed_before
+    });
+    assert!(metric(&server, "avalanche_mail_waiting") >= 2);
+    // Bob removes his address meanwhile; then the relay comes up.
+    let removed = server
+        .app
+        .client
+        .delete(server.app.url("/v1/players/me/email"))
+        .bearer_auth(&bob.token)
+        .send()
+        .unwrap();
+    assert_eq!(removed.status(), StatusCode::NO_CONTENT);
+    let mut sink = Sink::start_on(relay_port);
+    your_move(&mut sink, "ann@players.test", &game);
+    wait_for("the outbox empties", || {
+        metric(&server, "avalanche_mail_waiting") == 0
+    });
+    let to_bob: Vec<String> = sink
+        .all()
+        .into_iter()
+        .filter(|m| m.rcpt_to == "bob@players.test")
+        .map(|m| m.subject)
+        .collect();
+    assert!(
+        to_bob.is_empty(),
+        "mail went to a removed address: {to_bob:?}"
+    );
+}
+
 /// A reply from `address` to `notice` (answering it, whatever its age) with `body`; the
 /// answer mailed back.
 fn answer_to(
