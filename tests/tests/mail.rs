@@ -282,7 +282,7 @@ fn bad_mail_changes_nothing_and_is_answered_to_no_stranger() {
         .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
     server.app.join(&bob, &game);
     let notice = your_move(&mut sink, "ann@players.test", &game);
-    sink.next("Bob's start notice", |m| {
+    let bob_started = sink.next("Bob's start notice", |m| {
         m.rcpt_to == "bob@players.test" && m.subject.starts_with("Game started")
     });
     let tag = notice.reply_to.clone().unwrap();
@@ -426,8 +426,29 @@ fn bad_mail_changes_nothing_and_is_answered_to_no_stranger() {
         "{}",
         answer.text
     );
-    // Bob's reply to his own (not yet valid) seat: not his turn.
     unchanged("mails without a command");
+    // Bob's reply to his own seat's mail, a move while it is not his turn: refused by the
+    // rules, and he is told why.
+    let bob_tag = bob_started.reply_to.clone().expect("a Reply-To");
+    send(
+        smtp,
+        "bob@players.test",
+        &bob_tag,
+        &reply(
+            "bob@players.test",
+            &bob_tag,
+            "b2@x",
+            &bob_started.message_id,
+            "e7e5",
+        ),
+    )
+    .unwrap();
+    let answer = sink.next("the answer to Bob's move out of turn", |m| {
+        m.rcpt_to == "bob@players.test" && m.subject.starts_with("Not played")
+    });
+    assert!(answer.text.contains("not your turn"), "{}", answer.text);
+    assert!(!answer.text.contains("older"), "{}", answer.text);
+    unchanged("a move out of turn");
 
     // Over HTTP, as a mail provider forwards it: the secret is required.
     let raw = reply(ann_mail, &tag, "http1@x", &notice.message_id, &legal);

@@ -25,6 +25,7 @@ mod imports;
 mod limits;
 mod lobby;
 mod mail;
+mod mail_delivery;
 mod mail_notices;
 mod mail_postgres;
 mod manners;

@@ -61,7 +61,8 @@ pub struct Received {
 }
 
 impl Received {
-    fn parse(file: PathBuf) -> Option<Received> {
+    /// A mail file (RFC 5322), as a mail program reads it.
+    pub fn parse(file: PathBuf) -> Option<Received> {
         let bytes = std::fs::read(&file).ok()?;
         let message = MessageParser::default().parse(&bytes)?;
         let first = |a: Option<&mail_parser::Address>| {
@@ -110,13 +111,38 @@ pub struct Sink {
 
 impl Sink {
     pub fn start() -> Sink {
+        Sink::launch(free_port(), 0)
+    }
+
+    /// A sink listening on `port` (one the server was told of while nothing listened there).
+    pub fn start_on(port: u16) -> Sink {
+        Sink::launch(port, 0)
+    }
+
+    /// A sink that answers the first `refuse` mails with `451` (a temporary failure) at the end
+    /// of DATA, recording each (see [`Sink::refused`]), and takes the ones after.
+    pub fn refusing(refuse: usize) -> Sink {
+        Sink::launch(free_port(), refuse)
+    }
+
+    fn launch(port: u16, refuse: usize) -> Sink {
         ensure_aiosmtpd();
         let dir = tempfile::tempdir().expect("a temporary directory");
-        let port = free_port();
-        let child = Command::new("python3")
-            .args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")])
-            .args(["-c", "aiosmtpd.handlers.Mailbox"])
-            .arg(dir.path().join("box"))
+        let mut command = Command::new("python3");
+        command.args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")]);
+        if refuse == 0 {
+            command
+                .args(["-c", "aiosmtpd.handlers.Mailbox"])
+                .arg(dir.path().join("box"));
+        } else {
+            command
+                .env("PYTHONPATH", requirements().parent().expect("tests/mail"))
+                .args(["-c", "refusing.Refusing"])
+                .arg(dir.path().join("box"))
+                .arg(refuse.to_string())
+                .arg(dir.path().join("refused"));
+        }
+        let child = command
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -135,6 +161,22 @@ impl Sink {
             dir,
             seen: HashSet::new(),
         }
+    }
+
+    /// The mails a refusing sink answered with 451: when (seconds since the epoch) and their
+    /// `Message-ID` (without angle brackets), in the order refused.
+    pub fn refused(&self) -> Vec<(f64, String)> {
+        std::fs::read_to_string(self.dir.path().join("refused"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| {
+                let (at, id) = line.split_once(' ')?;
+                Some((
+                    at.parse().ok()?,
+                    id.trim().trim_matches(['<', '>']).to_string(),
+                ))
+            })
+            .collect()
     }
 
     pub fn url(&self) -> String {

@@ -159,6 +159,7 @@ impl Mail {
                 &letter.to,
                 &message,
                 letter.still.clone(),
+                letter.unsubscribe.as_deref(),
             )
             .await?;
         if queued {

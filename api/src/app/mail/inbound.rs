@@ -216,6 +216,13 @@ fn chess_from_to(line: &str) -> Option<(Value, String)> {
     Some((json!({"type": "turn", "move": mv, "push": push}), notation))
 }
 
+/// Whether `command` accepts or declines another seat's draw offer or takeback request.
+fn answers_offer(command: &Value) -> bool {
+    command["type"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("accept_") || t.starts_with("decline_"))
+}
+
 /// Whether the mail says it was sent by a machine (RFC 3834, `Precedence`, out-of-office).
 fn automatic(message: &mail_parser::Message) -> bool {
     let header = |name: &str| {
@@ -369,7 +376,7 @@ impl Mail {
             Ok(slot) => slot,
             Err(_) => return Verdict::Ignored("the game of the reply address is gone".into()),
         };
-        let (kind, legal, version, holds, active) = {
+        let (kind, legal, version, holds, active, to_act) = {
             let slot = slot_ref.lock().await;
             let game = slot.game.as_ref();
             let holds = game.players().get(seat.seat).cloned().flatten().as_deref()
@@ -380,6 +387,7 @@ impl Mail {
                 game.version(),
                 holds,
                 game.status() == domain::table::Status::Active,
+                game.to_act().contains(&seat.seat),
             )
         };
         if !holds {
@@ -397,6 +405,12 @@ impl Mail {
             (Some(line), true, true) => match match_command(&kind, line, &legal) {
                 None if legal.is_empty() => Err(refuse(format!("\"{line}\" cannot be played: it is not your turn, and there is nothing you may do now."))),
                 None => Err(refuse(format!("\"{line}\" is none of your legal commands now."))),
+                // What a reply to an older mail meant may not be what it means now: off the
+                // seat's move it plays nothing (not even a resignation or a draw offer), but
+                // the answer to an offer that still stands.
+                Some((command, _)) if older && !to_act && !answers_offer(&command) => Err(refuse(
+                    "it is not your move now, and a reply to an older mail plays only on your move.".into(),
+                )),
                 Some((command, notation)) => {
                     let key = format!("mail:{message_id}");
                     let played = games

@@ -33,6 +33,11 @@ pub struct Queued {
     /// For a clock notice: the clock it warns of, which must still run when it is sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub still: Option<ClockStill>,
+    /// For game mail: the player it is for. It is sent only while `to` is still their
+    /// confirmed address, so an address removed (or changed) while its mail waited for the
+    /// relay is sent nothing more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<String>,
 }
 
 /// The clock a clock notice warns of: a seat that must act by a deadline. Once the seat has
@@ -93,7 +98,7 @@ impl Outbox {
     }
 
     /// Puts mail `id` (the whole message) in the outbox, unless it is there or was sent;
-    /// returns whether it was put. Durable when this returns.
+    /// returns whether it was put. Durable when this returns. `player`: whose game mail it is.
     pub async fn enqueue(
         &self,
         id: &str,
@@ -101,6 +106,7 @@ impl Outbox {
         to: &str,
         message: &[u8],
         still: Option<ClockStill>,
+        player: Option<&str>,
     ) -> Result<bool, ApiError> {
         if self.known(id)? {
             return Ok(false);
@@ -120,6 +126,7 @@ impl Outbox {
             next_at: now,
             last_error: None,
             still,
+            player: player.map(str::to_string),
         };
         let bytes = serde_json::to_vec(&queued).map_err(ApiError::internal)?;
         self.store

@@ -466,6 +466,16 @@ async fn send_due(mail: &Mail, leases: &Leases, transport: &mut Option<lettre::S
         if !leases.holds(LEASE) {
             return;
         }
+        if let Some(player) = &queued.player {
+            let address = mail.accounts.confirmed_address(player);
+            if !address.is_some_and(|a| a.eq_ignore_ascii_case(&queued.to)) {
+                tracing::info!(mail = %queued.id, "a game mail not sent: its player removed or changed the address");
+                if let Err(error) = mail.outbox.sent(queued).await {
+                    tracing::error!(mail = %queued.id, %error, "cannot drop a mail to a removed address");
+                }
+                continue;
+            }
+        }
         if let Some(still) = &queued.still {
             if !clock_runs(mail, still) {
                 tracing::info!(mail = %queued.id, "a clock notice not sent: the seat moved, or its deadline passed");

@@ -1,0 +1,539 @@
+//! How mail is delivered and to whom, with real parts: a removed address is mailed nothing
+//! more; a reply to an older notice plays only if its command is legal now and it is the
+//! seat's move, and its answer says so; a relay's temporary failure is tried again with the
+//! same `Message-ID`, later each time; a mail waiting in the outbox survives a crash (SIGKILL)
+//! and is sent once after the restart; without a relay, mail is written as `.eml` files under
+//! the data folder and the log says where.
+
+use crate::common;
+use crate::mail::{
+    check_notice, first_game_command, player_with_mail, server, version, your_move, DOMAIN,
+};
+use common::binary::Server;
+use common::mailbox::{free_port, reply, send, Received, Sink};
+use common::ok_json;
+use common::play::play_first;
+use reqwest::StatusCode;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+/// The value of the metric `name` (its line `name value`).
+fn metric(server: &Server, name: &str) -> u64 {
+    let text = server
+        .app
+        .get("/metrics", None)
+        .send()
+        .expect("/metrics answers")
+        .text()
+        .expect("its text");
+    text.lines()
+        .find_map(|line| line.strip_prefix(&format!("{name} ")))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .map(|v| v as u64)
+        .unwrap_or_else(|| panic!("no metric {name}:\n{text}"))
+}
+
+/// Waits up to 30 s for `done`.
+fn wait_for(what: &str, done: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < Duration::from_secs(30), "{what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The mails the sink took with `Message-ID` `id`.
+fn with_id(sink: &Sink, id: &str) -> Vec<Received> {
+    sink.all()
+        .into_iter()
+        .filter(|m| m.message_id == id)
+        .collect()
+}
+
+fn mails_to(sink: &Sink, address: &str) -> usize {
+    sink.all().iter().filter(|m| m.rcpt_to == address).count()
+}
+
+#[test]
+fn a_removed_address_is_gone_from_the_account_and_is_mailed_nothing_more() {
+    let mut sink = Sink::start();
+    let data = tempfile::tempdir().unwrap();
+    let (server, _) = server(&sink, data.path(), &[]);
+    let app = &server.app;
+    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
+    let game = app.create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    app.join(&bob, &game);
+    // While Bob has his address, the game mails him.
+    let started = sink.next("Bob's start notice", |m| {
+        m.rcpt_to == "bob@players.test" && m.subject.starts_with("Game started")
+    });
+    check_notice(&started, &game);
+    your_move(&mut sink, "ann@players.test", &game);
+
+    let removed = app
+        .client
+        .delete(app.url("/v1/players/me/email"))
+        .bearer_auth(&bob.token)
+        .send()
+        .unwrap();
+    assert_eq!(removed.status(), StatusCode::NO_CONTENT);
+    let me = ok_json(app.get("/v1/players/me", Some(&bob)).send(), StatusCode::OK);
+    assert!(me["email"]["address"].is_null(), "{me}");
+    assert_eq!(me["email"]["confirmed"], false, "{me}");
+    assert!(!me.to_string().contains("bob@players.test"), "{me}");
+    let mailed_to_bob = mails_to(&sink, "bob@players.test");
+
+    // Ann moves: Bob's turn, which mailed him before. Bob moves: Ann's turn; her notice comes
+    // after any to Bob in the event log, and then nothing waits in the outbox.
+    play_first(app, &game, &ann);
+    play_first(app, &game, &bob);
+    your_move(&mut sink, "ann@players.test", &game);
+    wait_for("the outbox empties", || {
+        metric(&server, "avalanche_mail_waiting") == 0
+    });
+    // Ann offers a draw: an offer to Bob, which he was mailed before too.
+    let offered = app.play(&ann, &game, &json!({"type": "offer_draw"}));
+    assert_eq!(offered.status(), StatusCode::OK);
+    play_first(app, &game, &ann);
+    play_first(app, &game, &bob);
+    your_move(&mut sink, "ann@players.test", &game);
+    wait_for("the outbox empties", || {
+        metric(&server, "avalanche_mail_waiting") == 0
+    });
+    assert_eq!(
+        mails_to(&sink, "bob@players.test"),
+        mailed_to_bob,
+        "mail went to a removed address"
+    );
+    // The same turns with the address still set would have mailed it: Ann's is, here.
+    assert!(mails_to(&sink, "ann@players.test") >= 3);
+}
+
+#[test]
+fn mail_waiting_for_the_relay_is_not_sent_to_an_address_removed_meanwhile() {
+    let relay_port = free_port();
+    let relay = format!("smtp://127.0.0.1:{relay_port}");
+    let data = tempfile::tempdir().unwrap();
+    let server = start(data.path(), &relay_args(&relay, "100"));
+    let mut sink = Sink::start_on(relay_port);
+    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
+    drop(sink);
+    wait_for("the relay's port is free", || {
+        std::net::TcpStream::connect(("127.0.0.1", relay_port)).is_err()
+    });
+    // The relay is down: Ann's turn notice and Bob's start notice wait.
+    let game = server
+        .app
+        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    server.app.join(&bob, &game);
+    let failed_before = metric(&server, "avalanche_mail_failed_total");
+    wait_for("an attempt fails", || {
+        metric(&server, "avalanche_mail_failed_total") > failed_before
+    });
+    assert!(metric(&server, "avalanche_mail_waiting") >= 2);
+    // Bob removes his address meanwhile; then the relay comes up.
+    let removed = server
+        .app
+        .client
+        .delete(server.app.url("/v1/players/me/email"))
+        .bearer_auth(&bob.token)
+        .send()
+        .unwrap();
+    assert_eq!(removed.status(), StatusCode::NO_CONTENT);
+    let mut sink = Sink::start_on(relay_port);
+    your_move(&mut sink, "ann@players.test", &game);
+    wait_for("the outbox empties", || {
+        metric(&server, "avalanche_mail_waiting") == 0
+    });
+    let to_bob: Vec<String> = sink
+        .all()
+        .into_iter()
+        .filter(|m| m.rcpt_to == "bob@players.test")
+        .map(|m| m.subject)
+        .collect();
+    assert!(
+        to_bob.is_empty(),
+        "mail went to a removed address: {to_bob:?}"
+    );
+}
+
+/// A reply from `address` to `notice` (answering it, whatever its age) with `body`; the
+/// answer mailed back.
+fn answer_to(
+    sink: &mut Sink,
+    smtp: u16,
+    address: &str,
+    notice: &Received,
+    id: &str,
+    body: &str,
+) -> Received {
+    let tag = notice.reply_to.clone().expect("a Reply-To");
+    let raw = reply(address, &tag, id, &notice.message_id, body);
+    send(smtp, address, &tag, &raw).expect("the listener takes the reply");
+    sink.next(&format!("the answer to {body:?}"), |m| {
+        m.rcpt_to == address
+            && (m.subject.starts_with("Played") || m.subject.starts_with("Not played"))
+    })
+}
+
+#[test]
+fn a_reply_to_an_older_notice_plays_only_a_legal_command_on_the_seats_move_and_says_so() {
+    let mut sink = Sink::start();
+    let data = tempfile::tempdir().unwrap();
+    let (server, smtp) = server(&sink, data.path(), &[]);
+    let app = &server.app;
+    let ann_mail = "ann@players.test";
+    let ann = player_with_mail(&server, &mut sink, "Ann", ann_mail);
+    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
+    let game = app.create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    app.join(&bob, &game);
+    let first = your_move(&mut sink, ann_mail, &game);
+    let played = first_game_command(&first);
+    let answer = answer_to(
+        &mut sink,
+        smtp,
+        ann_mail,
+        &first,
+        "o1@players.test",
+        &played,
+    );
+    assert!(answer.subject.starts_with("Played"), "{}", answer.text);
+    assert!(!answer.text.contains("older"), "{}", answer.text);
+    play_first(app, &game, &bob);
+    let second = your_move(&mut sink, ann_mail, &game);
+    let now = version(&server, &ann, &game);
+
+    // Ann's move again; she answers her first notice with a command of its list that is not
+    // legal now (the piece she moved is not where it was): nothing is played, and the answer
+    // says why and that her mail answered an older position.
+    let legal_now: Vec<String> = app.legal(&ann, &game)["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| normal(l["notation"].as_str().unwrap()))
+        .collect();
+    let stale = common::mailbox::listed_commands(&first.text)
+        .into_iter()
+        .find(|c| !legal_now.contains(&normal(c)))
+        .unwrap_or_else(|| panic!("a command of the first notice not legal now: {legal_now:?}"));
+    let answer = answer_to(&mut sink, smtp, ann_mail, &first, "o2@players.test", &stale);
+    assert!(answer.subject.starts_with("Not played"), "{}", answer.text);
+    assert!(answer.text.contains("older position"), "{}", answer.text);
+    assert!(
+        answer.text.contains("none of your legal commands now"),
+        "{}",
+        answer.text
+    );
+    assert_eq!(version(&server, &ann, &game), now);
+
+    // A command legal now, in a reply to the first notice on her move: played, and said so.
+    let command = first_game_command(&second);
+    let answer = answer_to(
+        &mut sink,
+        smtp,
+        ann_mail,
+        &first,
+        "o3@players.test",
+        &command,
+    );
+    assert!(answer.subject.starts_with("Played"), "{}", answer.text);
+    assert!(answer.text.contains(&command), "{}", answer.text);
+    assert!(answer.text.contains("older position"), "{}", answer.text);
+    assert_eq!(version(&server, &ann, &game), now + 1);
+
+    // Bob's move now. What Ann may do at any time (resign, offer a draw) is not played from an
+    // older notice off her move: the answer says it is not her move.
+    let now = now + 1;
+    for (n, (notice, body)) in [(&first, "resign"), (&second, "draw")]
+        .into_iter()
+        .enumerate()
+    {
+        let answer = answer_to(
+            &mut sink,
+            smtp,
+            ann_mail,
+            notice,
+            &format!("o-off-{n}@players.test"),
+            body,
+        );
+        assert!(
+            answer.subject.starts_with("Not played"),
+            "{body}: {}",
+            answer.text
+        );
+        assert!(answer.text.contains("older position"), "{}", answer.text);
+        assert!(answer.text.contains("not your move"), "{}", answer.text);
+        let current = app.game(Some(&ann), &game);
+        assert_eq!(current["status"], "active", "{current}");
+        assert_eq!(current["version"], now, "{current}");
+    }
+
+    // The answer to an offer that still stands plays from an older mail off the seat's move:
+    // Bob offers a draw, then asks for a takeback (his move still); Ann declines the draw by
+    // answering the offer's mail.
+    let offered = app.play(&bob, &game, &json!({"type": "offer_draw"}));
+    assert_eq!(offered.status(), StatusCode::OK);
+    let offer = sink.next("the draw offer", |m| {
+        m.rcpt_to == ann_mail && m.subject.contains("offers a draw")
+    });
+    let asked = app.play(&bob, &game, &json!({"type": "request_takeback"}));
+    assert_eq!(asked.status(), StatusCode::OK);
+    sink.next("the takeback request", |m| {
+        m.rcpt_to == ann_mail && m.subject.contains("asks for a takeback")
+    });
+    let now = version(&server, &ann, &game);
+    let answer = answer_to(
+        &mut sink,
+        smtp,
+        ann_mail,
+        &offer,
+        "o5@players.test",
+        "decline",
+    );
+    assert!(answer.subject.starts_with("Played"), "{}", answer.text);
+    assert!(answer.text.contains("older position"), "{}", answer.text);
+    assert_eq!(version(&server, &ann, &game), now + 1);
+}
+
+/// A notation as the server compares them: without spaces, lowercased.
+fn normal(notation: &str) -> String {
+    notation
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The arguments of a server that sends to `relay` and retries after `retry_ms`.
+fn relay_args(relay: &str, retry_ms: &str) -> Vec<String> {
+    [
+        "--smtp-url",
+        relay,
+        "--mail-from",
+        "Avalanche <games@avalanche.test>",
+        "--public-url",
+        "https://play.avalanche.test",
+        "--mail-retry-ms",
+        retry_ms,
+    ]
+    .map(str::to_string)
+    .to_vec()
+}
+
+fn start(data: &Path, args: &[String]) -> Server {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    Server::start(data, &args)
+}
+
+#[test]
+fn a_temporary_failure_of_the_relay_is_tried_again_later_with_the_same_message_id() {
+    // The relay answers the first three mails with 451; the server waits 300 ms after the
+    // first failure, then twice as long each time (and polls every 250 ms).
+    let mut sink = Sink::refusing(3);
+    let data = tempfile::tempdir().unwrap();
+    let server = start(data.path(), &relay_args(&sink.url(), "300"));
+    // The confirmation code is the first mail: refused three times, then taken.
+    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+    let taken = sink.all();
+    assert_eq!(taken.len(), 1, "{taken:#?}");
+    let mail = &taken[0];
+    let refused = sink.refused();
+    assert_eq!(refused.len(), 3, "{refused:?}");
+    for (_, id) in &refused {
+        assert_eq!(
+            id, &mail.message_id,
+            "every attempt carries the same Message-ID"
+        );
+    }
+    assert_eq!(metric(&server, "avalanche_mail_failed_total"), 3);
+    let accepted_at = std::fs::metadata(&mail.file)
+        .and_then(|m| m.modified())
+        .unwrap()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let mut times: Vec<f64> = refused.iter().map(|(at, _)| *at).collect();
+    times.push(accepted_at);
+    let gaps: Vec<f64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    // Backed off: each wait at least the schedule's (a little slack for the clocks), and
+    // longer than the one before; not a tight loop.
+    for (n, gap) in gaps.iter().enumerate() {
+        let wanted = 0.3 * f64::from(1u32 << n);
+        assert!(*gap >= wanted * 0.9, "wait {n} was {gap:.3} s: {gaps:?}");
+    }
+    assert!(gaps[2] > gaps[0], "the waits do not grow: {gaps:?}");
+
+    // Sent once: a game notice after that goes straight through, and the code mail is not
+    // sent again.
+    let bob = server.app.create_player("Bob");
+    let game = server
+        .app
+        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    server.app.join(&bob, &game);
+    your_move(&mut sink, "ann@players.test", &game);
+    wait_for("the outbox empties", || {
+        metric(&server, "avalanche_mail_waiting") == 0
+    });
+    assert_eq!(with_id(&sink, &mail.message_id).len(), 1);
+    assert_eq!(sink.refused().len(), 3);
+}
+
+#[test]
+fn a_notice_waiting_for_the_relay_survives_a_crash_and_is_sent_once_after_the_restart() {
+    let relay_port = free_port();
+    let relay = format!("smtp://127.0.0.1:{relay_port}");
+    let args = relay_args(&relay, "100");
+    let data = tempfile::tempdir().unwrap();
+    let mut server = start(data.path(), &args);
+    // The addresses are confirmed while the relay is up.
+    let mut sink = Sink::start_on(relay_port);
+    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
+    drop(sink);
+    wait_for("the relay's port is free", || {
+        std::net::TcpStream::connect(("127.0.0.1", relay_port)).is_err()
+    });
+
+    // The relay is down: the game's notices wait in the outbox, tried and failed.
+    let game = server
+        .app
+        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    server.app.join(&bob, &game);
+    let failed_before = metric(&server, "avalanche_mail_failed_total");
+    wait_for("an attempt fails", || {
+        metric(&server, "avalanche_mail_failed_total") > failed_before
+    });
+    let waiting = metric(&server, "avalanche_mail_waiting");
+    assert!(waiting >= 2, "{waiting} mails wait");
+    server.kill();
+
+    let mut sink = Sink::start_on(relay_port);
+    let server = start(data.path(), &args);
+    let notice = your_move(&mut sink, "ann@players.test", &game);
+    check_notice(&notice, &game);
+    assert!(notice.text.contains("a b c d e f g h"), "{}", notice.text);
+    sink.next("Bob's start notice", |m| {
+        m.rcpt_to == "bob@players.test" && m.subject.starts_with("Game started")
+    });
+    wait_for("the outbox empties", || {
+        metric(&server, "avalanche_mail_waiting") == 0
+    });
+    // Once: give a second send time to come, then count.
+    std::thread::sleep(Duration::from_millis(600));
+    let all = sink.all();
+    assert_eq!(all.len(), 2, "{all:#?}");
+    assert_eq!(with_id(&sink, &notice.message_id).len(), 1);
+}
+
+/// The `.eml` files in `folder` that `wanted` accepts, waiting up to 30 s for one.
+fn eml(folder: &Path, what: &str, wanted: impl Fn(&Received) -> bool) -> Received {
+    let started = Instant::now();
+    loop {
+        let files: Vec<PathBuf> = std::fs::read_dir(folder)
+            .map(|entries| entries.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        if let Some(found) = files
+            .into_iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "eml"))
+            .filter_map(Received::parse)
+            .find(|m| wanted(m))
+        {
+            return found;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no .eml file in {}: {what}",
+            folder.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn without_a_relay_mail_is_written_as_eml_files_under_the_data_folder_and_the_log_says_where() {
+    let data = tempfile::tempdir().unwrap();
+    let log = data.path().join("server.log");
+    let server = Server::start_logging_at(
+        &data.path().join("store"),
+        &[
+            "--mail-from",
+            "Avalanche <games@avalanche.test>",
+            "--public-url",
+            "https://play.avalanche.test",
+        ],
+        &log,
+        "info",
+    );
+    let folder = data.path().join("store").join("outbox");
+    let app = &server.app;
+    let ann = app.create_player("Ann");
+    let set = app
+        .client
+        .put(app.url("/v1/players/me/email"))
+        .bearer_auth(&ann.token)
+        .json(&json!({"address": "ann@players.test"}))
+        .send()
+        .unwrap();
+    assert_eq!(set.status(), StatusCode::ACCEPTED);
+    // The code mail, read from its file as a mail program would.
+    let code_mail = eml(&folder, "the confirmation code", |m| {
+        m.to == "ann@players.test"
+    });
+    let code = code_mail.subject.rsplit(' ').next().unwrap().to_string();
+    assert!(code_mail.text.contains(&code), "{}", code_mail.text);
+    assert_eq!(code_mail.from, "games@avalanche.test");
+    ok_json(
+        app.post("/v1/players/me/email/confirm", Some(&ann))
+            .json(&json!({"code": code}))
+            .send(),
+        StatusCode::OK,
+    );
+
+    let bob = app.create_player("Bob");
+    let game = app.create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    app.join(&bob, &game);
+    let notice = eml(&folder, "the turn notice", |m| {
+        m.subject.starts_with("Your move") && m.subject.contains(&game)
+    });
+    assert_eq!(notice.to, "ann@players.test");
+    assert_eq!(notice.from, "games@avalanche.test");
+    assert!(notice.subject.contains("Bob"), "{}", notice.subject);
+    // The position as Ann's seat sees it, with her legal commands.
+    assert!(notice.text.contains("a b c d e f g h"), "{}", notice.text);
+    assert!(
+        !common::mailbox::listed_commands(&notice.text).is_empty(),
+        "{}",
+        notice.text
+    );
+    assert!(notice
+        .text
+        .contains(&format!("https://play.avalanche.test/#/game/{game}")));
+    // Named by its Message-ID (the part before the server's domain).
+    let left = notice
+        .message_id
+        .strip_suffix(&format!("@{DOMAIN}"))
+        .unwrap_or_else(|| panic!("a Message-ID at {DOMAIN}: {}", notice.message_id));
+    assert_eq!(
+        notice.file.file_name().unwrap().to_string_lossy(),
+        format!("{left}.eml")
+    );
+    // The log names the folder at startup and each mail's file.
+    wait_for("the log names the notice's file", || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains(&notice.file.display().to_string())
+    });
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.contains(&folder.display().to_string()),
+        "the log does not name {}:\n{text}",
+        folder.display()
+    );
+    assert!(
+        text.contains(&code_mail.file.display().to_string()),
+        "{text}"
+    );
+}
