@@ -41,6 +41,7 @@ mod postgres_retries;
 mod postgres_tokens;
 mod replay;
 mod restart;
+mod schema_limits;
 mod secrecy;
 mod secrets_at_rest;
 mod slow_clients;
