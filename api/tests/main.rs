@@ -4,5 +4,6 @@
 mod backup;
 mod legacy_secrets;
 mod openapi_current;
+mod openapi_limits;
 mod reindex;
 mod stored_streams;

@@ -659,17 +659,23 @@ impl KindInfo {
         self
     }
 
+    /// How many players a game takes, in the words of its refusal and of the API document's
+    /// `seats`: `2 to 6`, or `exactly 2`.
+    pub fn seat_range(&self) -> String {
+        if self.min_seats == self.max_seats {
+            format!("exactly {}", self.min_seats)
+        } else {
+            format!("{} to {}", self.min_seats, self.max_seats)
+        }
+    }
+
     /// The common checks of a setup: a known variant and a seat count in range.
     pub fn check_setup(&self, variant: Option<&str>, seats: usize) -> Result<(), RuleError> {
         if seats < self.min_seats || seats > self.max_seats {
-            let range = if self.min_seats == self.max_seats {
-                format!("exactly {}", self.min_seats)
-            } else {
-                format!("{} to {}", self.min_seats, self.max_seats)
-            };
             return Err(RuleError::invalid_setup(format!(
-                "{} is played by {range} players, not {seats}.",
-                self.name
+                "{} is played by {} players, not {seats}.",
+                self.name,
+                self.seat_range()
             )));
         }
         if let Some(variant) = variant {

@@ -63,9 +63,10 @@ pub(crate) fn player_with_mail(
         .to_string();
     assert!(mail.text.contains(&code), "{}", mail.text);
     // A wrong code is refused and confirms nothing.
+    let other = if code == "000000" { "111111" } else { "000000" };
     let wrong = app
         .post("/v1/players/me/email/confirm", Some(&player))
-        .json(&json!({"code": "not-it"}))
+        .json(&json!({"code": other}))
         .send()
         .unwrap();
     assert_eq!(wrong.status(), StatusCode::CONFLICT);

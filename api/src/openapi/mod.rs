@@ -19,6 +19,7 @@ mod examples;
 mod fields;
 mod kinds;
 mod operations;
+mod seats;
 mod stream;
 mod unions;
 mod unused;
@@ -201,6 +202,8 @@ pub fn document(registry: &Registry) -> Value {
             .collect();
         kinds::kind_unions(schemas, &kinds);
         kinds::split_by_kind(schemas, &kinds);
+        let max_seats = games.iter().map(|(info, _)| info.max_seats).max();
+        seats::bound_seats(schemas, max_seats.unwrap_or(1));
     }
     unions::drop_defaults_on_references(&mut doc);
     operations::describe_operations(&mut doc);

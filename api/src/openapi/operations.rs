@@ -80,7 +80,12 @@ pub(super) fn declare_parameters(doc: &mut Value, registry: &Registry) {
                     || t.as_array()
                         .is_some_and(|ts| ts.iter().any(|t| t == "integer"))
             });
-            if integer && schema.get("minimum") == Some(&json!(0)) {
+            // An unsigned number without a bound of its own is bounded by its type; a bound
+            // the parameter declares (`wait`: at most 60) is kept.
+            if integer
+                && schema.get("minimum") == Some(&json!(0))
+                && !schema.contains_key("maximum")
+            {
                 schema.remove("format");
                 schema.insert("maximum".into(), json!(u64::MAX));
             }

@@ -177,12 +177,13 @@ pub(super) fn new_game(games: &[(KindInfo, String)]) -> Value {
                     "type": "integer",
                     "minimum": info.min_seats,
                     "maximum": info.max_seats,
-                    "description": "The number of seats (players).",
+                    "description": format!("The number of seats (players): {}.", info.seat_range()),
                 },
                 "seat": {
                     "type": ["integer", "null"],
                     "minimum": 0,
-                    "description": "The seat the creator takes (the first free one when absent).",
+                    "maximum": info.max_seats.saturating_sub(1),
+                    "description": "The seat the creator takes (the first free one when absent): a game has seats 0 to `seats` - 1.",
                 },
                 "time_control": {
                     "oneOf": [{ "type": "null" }, schema_ref("TimeControl")],

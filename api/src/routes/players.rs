@@ -178,7 +178,7 @@ pub struct TokenIssued {
 #[serde(deny_unknown_fields)]
 pub struct NewToken {
     /// 1 to 40 characters that remind you what it is for, such as the device.
-    #[schema(example = "phone")]
+    #[schema(example = "phone", min_length = 1, max_length = 40)]
     pub label: Option<String>,
 }
 
@@ -373,7 +373,8 @@ pub struct Me {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewEmail {
-    #[schema(example = "bea@example.org")]
+    /// A mail address such as bea@example.org, at most 254 characters.
+    #[schema(example = "bea@example.org", min_length = 1, max_length = 254)]
     pub address: String,
 }
 
@@ -381,7 +382,8 @@ pub struct NewEmail {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EmailCode {
-    #[schema(example = "042917")]
+    /// The six digits mailed to the address.
+    #[schema(example = "042917", pattern = "^[0-9]{6}$")]
     pub code: String,
 }
 
@@ -391,7 +393,7 @@ pub struct EmailCode {
 #[utoipa::path(operation_id = "setMyEmail", tag = "players", security(("bearer" = [])),
     request_body = NewEmail,
     responses((status = 202, description = "Set, unconfirmed: the code is on its way", body = crate::app::mail::account::MailInfo),
-        (status = 400, description = "`invalid_email`: not a mail address", body = Problem),
+        (status = 400, description = "`invalid_email`: not a mail address, or longer than 254 characters", body = Problem),
         (status = 401, body = Problem),
         (status = 429, description = "`rate_limited`: too many codes asked for; `Retry-After` says when to try again", body = Problem),
         (status = 503, description = "`mail_not_configured`: this server sends no mail", body = Problem)))]
@@ -409,7 +411,7 @@ pub async fn set_email(
 #[utoipa::path(operation_id = "confirmMyEmail", tag = "players", security(("bearer" = [])),
     request_body = EmailCode,
     responses((status = 200, description = "Confirmed: game mail goes to this address", body = crate::app::mail::account::MailInfo),
-        (status = 400, body = Problem), (status = 401, body = Problem),
+        (status = 400, description = "Unreadable JSON (`malformed_json`), a key repeated (`duplicate_key`), or a body that does not fit (`bad_request`), such as a code that is not six digits (no try is counted)", body = Problem), (status = 401, body = Problem),
         (status = 409, description = "`invalid_code`: not the code, or no longer valid", body = Problem)))]
 #[post("/v1/players/me/email/confirm")]
 pub async fn confirm_email(

@@ -16,8 +16,10 @@ const ACCOUNTS: &str = "mail_accounts";
 const CODE_LIFETIME: Duration = Duration::hours(24);
 /// Wrong codes before a code is void (a new address must be set).
 const CODE_TRIES: u32 = 5;
-/// The longest address taken.
-const MAX_ADDRESS: usize = 254;
+/// The longest address taken, in characters (`NewEmail.address`'s `maxLength`).
+pub const MAX_ADDRESS: usize = 254;
+/// The digits of a confirmation code (`EmailCode.code`'s pattern).
+pub const CODE_DIGITS: usize = 6;
 
 /// Which notices a player wants by mail. Every one is on by default; a setting left out of a
 /// request (one an older client does not know) is on.
@@ -135,12 +137,21 @@ fn hash(code: &str) -> String {
 /// The address in `text` if it is one a mail can be sent to.
 pub fn parse_address(text: &str) -> Result<String, ApiError> {
     let text = text.trim();
+    // Counted as the document counts a `maxLength`: in characters. Said without the text, which
+    // may be long.
+    let length = text.chars().count();
+    if length > MAX_ADDRESS {
+        return Err(ApiError::new(
+            ApiCode::InvalidEmail,
+            format!("A mail address is at most {MAX_ADDRESS} characters, not {length}."),
+        ));
+    }
     let refuse = || {
         ApiError::new(ApiCode::InvalidEmail,
             format!("\"{text}\" is not a mail address such as bea@example.org (at most {MAX_ADDRESS} characters)."),
         )
     };
-    if text.len() > MAX_ADDRESS || text.chars().any(|c| c.is_control() || c.is_whitespace()) {
+    if text.chars().any(|c| c.is_control() || c.is_whitespace()) {
         return Err(refuse());
     }
     let address: lettre::Address = text.parse().map_err(|_| refuse())?;
@@ -193,6 +204,15 @@ impl Accounts {
 
     /// Confirms the address with the code mailed to it.
     pub async fn confirm(&self, player: &str, code: &str) -> Result<Account, ApiError> {
+        // Text that cannot be a code is refused before the account is read: it uses none of
+        // the tries, which are there against guessing, and a code mailed is always six digits.
+        let digits = code.trim();
+        if digits.len() != CODE_DIGITS || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(ApiError::new(
+                ApiCode::BadRequest,
+                format!("A code is the six digits mailed to the address, such as 042917; this is not ({} characters). No try was counted.", code.chars().count()),
+            ));
+        }
         let mut account = self.get(player)?;
         let refuse = |why: &str| ApiError::new(ApiCode::InvalidCode, why);
         if account.confirmed {

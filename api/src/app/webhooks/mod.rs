@@ -470,7 +470,7 @@ async fn parse_url(policy: &AddressPolicy, text: &str) -> Result<String, ApiErro
         )
     };
     let text = text.trim();
-    if text.len() > MAX_URL_LENGTH {
+    if text.chars().count() > MAX_URL_LENGTH {
         return Err(refuse("this one is longer"));
     }
     let url = policy.parse(text).map_err(|why| refuse(&why))?;

@@ -118,8 +118,8 @@ impl fmt::Display for Card {
     }
 }
 
-/// How many cards of each kind a game is played with. Every count defaults to the rules'
-/// table, so `{"lift": 10}` changes the lift cards only.
+/// How many cards of each kind a game is played with, at most 200 cards of a kind. Every count
+/// defaults to the rules' table, so `{"lift": 10}` changes the lift cards only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
 #[schema(example = json!({"lift": 14, "green": 20, "blue": 18, "red": 14, "black": 10, "avalanche": 5}))]
