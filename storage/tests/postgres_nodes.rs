@@ -225,6 +225,15 @@ async fn a_broadcast_from_one_node_reaches_the_other_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_hears_the_heads_of_its_own_and_the_others_appends_never_ahead() {
     let (one, other, _) = two_nodes();
+    // A head learnt before a node's listener first connects is not kept (the connection
+    // starts a new epoch, as a reconnection does): both listen first.
+    for node in [&one, &other] {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !node.database_gauges().is_some_and(|g| g.listener_connected) {
+            assert!(Instant::now() < deadline, "the listener connects");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
     assert_eq!(one.heard_head("game-h"), None, "nothing heard yet");
     one.append("game-h", 0, batch(2)).await.expect("appends");
     assert_eq!(one.heard_head("game-h"), Some(2), "its own append, at once");

@@ -129,9 +129,10 @@ fn listen(url: &str, announce: &Announce, stop: &AtomicBool, state: &State) -> R
         state.reconnections.fetch_add(1, Ordering::Relaxed);
         tracing::info!("listening for other servers' appends again");
     }
-    state.connected.store(true, Ordering::Relaxed);
-    // Heads known before may have moved unheard while nobody listened.
+    // Heads known before may have moved unheard while nobody listened. Cleared before the
+    // listener says it is connected: from then on, an own append's head is kept.
     announce.heads.clear();
+    state.connected.store(true, Ordering::Relaxed);
     // Catch up with what was appended while nobody listened.
     let position: i64 = client
         .query_one("SELECT position FROM log_head", &[])
