@@ -11,36 +11,21 @@ use crate::mail::{
 };
 use common::binary::Server;
 use common::mailbox::{free_port, reply, send, Received, Sink};
-use common::ok_json;
 use common::play::play_first;
+use common::{ok_json, Player};
 use reqwest::StatusCode;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
-/// The value of the metric `name` (its line `name value`).
+/// The value of the mail metric `name`, which the server always writes.
 fn metric(server: &Server, name: &str) -> u64 {
-    let text = server
-        .app
-        .get("/metrics", None)
-        .send()
-        .expect("/metrics answers")
-        .text()
-        .expect("its text");
-    text.lines()
-        .find_map(|line| line.strip_prefix(&format!("{name} ")))
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .map(|v| v as u64)
-        .unwrap_or_else(|| panic!("no metric {name}:\n{text}"))
+    common::metric(&server.app, name).unwrap_or_else(|| panic!("no metric {name}"))
 }
 
 /// Waits up to 30 s for `done`.
-fn wait_for(what: &str, done: impl Fn() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < Duration::from_secs(30), "{what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+fn wait_for(what: &str, done: impl FnMut() -> bool) {
+    common::eventually(Duration::from_secs(30), what, done);
 }
 
 /// The mails the sink took with `Message-ID` `id`.
@@ -111,28 +96,57 @@ fn a_removed_address_is_gone_from_the_account_and_is_mailed_nothing_more() {
     assert!(mails_to(&sink, "ann@players.test") >= 3);
 }
 
+/// A server whose relay went down after Ann and Bob confirmed their addresses (while it was
+/// up), and a game of theirs whose first notices wait in the outbox, tried and failed.
+struct RelayDown {
+    server: Server,
+    relay_port: u16,
+    args: Vec<String>,
+    bob: Player,
+    game: String,
+}
+
+impl RelayDown {
+    fn start(data: &Path) -> RelayDown {
+        let relay_port = free_port();
+        let args = relay_args(&format!("smtp://127.0.0.1:{relay_port}"), "100");
+        let server = start(data, &args);
+        let mut sink = Sink::start_on(relay_port);
+        let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+        let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
+        drop(sink);
+        wait_for("the relay's port is free", || {
+            std::net::TcpStream::connect(("127.0.0.1", relay_port)).is_err()
+        });
+        // The relay is down: Ann's turn notice and Bob's start notice wait.
+        let game = server
+            .app
+            .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+        server.app.join(&bob, &game);
+        let failed_before = metric(&server, "avalanche_mail_failed_total");
+        wait_for("an attempt fails", || {
+            metric(&server, "avalanche_mail_failed_total") > failed_before
+        });
+        RelayDown {
+            server,
+            relay_port,
+            args,
+            bob,
+            game,
+        }
+    }
+}
+
 #[test]
 fn mail_waiting_for_the_relay_is_not_sent_to_an_address_removed_meanwhile() {
-    let relay_port = free_port();
-    let relay = format!("smtp://127.0.0.1:{relay_port}");
     let data = tempfile::tempdir().unwrap();
-    let server = start(data.path(), &relay_args(&relay, "100"));
-    let mut sink = Sink::start_on(relay_port);
-    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
-    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
-    drop(sink);
-    wait_for("the relay's port is free", || {
-        std::net::TcpStream::connect(("127.0.0.1", relay_port)).is_err()
-    });
-    // The relay is down: Ann's turn notice and Bob's start notice wait.
-    let game = server
-        .app
-        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
-    server.app.join(&bob, &game);
-    let failed_before = metric(&server, "avalanche_mail_failed_total");
-    wait_for("an attempt fails", || {
-        metric(&server, "avalanche_mail_failed_total") > failed_before
-    });
+    let RelayDown {
+        server,
+        relay_port,
+        bob,
+        game,
+        ..
+    } = RelayDown::start(data.path());
     assert!(metric(&server, "avalanche_mail_waiting") >= 2);
     // Bob removes his address meanwhile; then the relay comes up.
     let removed = server
@@ -383,29 +397,14 @@ fn a_temporary_failure_of_the_relay_is_tried_again_later_with_the_same_message_i
 
 #[test]
 fn a_notice_waiting_for_the_relay_survives_a_crash_and_is_sent_once_after_the_restart() {
-    let relay_port = free_port();
-    let relay = format!("smtp://127.0.0.1:{relay_port}");
-    let args = relay_args(&relay, "100");
     let data = tempfile::tempdir().unwrap();
-    let mut server = start(data.path(), &args);
-    // The addresses are confirmed while the relay is up.
-    let mut sink = Sink::start_on(relay_port);
-    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
-    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
-    drop(sink);
-    wait_for("the relay's port is free", || {
-        std::net::TcpStream::connect(("127.0.0.1", relay_port)).is_err()
-    });
-
-    // The relay is down: the game's notices wait in the outbox, tried and failed.
-    let game = server
-        .app
-        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
-    server.app.join(&bob, &game);
-    let failed_before = metric(&server, "avalanche_mail_failed_total");
-    wait_for("an attempt fails", || {
-        metric(&server, "avalanche_mail_failed_total") > failed_before
-    });
+    let RelayDown {
+        mut server,
+        relay_port,
+        args,
+        game,
+        ..
+    } = RelayDown::start(data.path());
     let waiting = metric(&server, "avalanche_mail_waiting");
     assert!(waiting >= 2, "{waiting} mails wait");
     server.kill();

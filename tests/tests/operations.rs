@@ -5,6 +5,7 @@
 //! replaced, and the shipped alert rules checked by `promtool`.
 
 use crate::common;
+use common::eventually;
 
 use crate::cluster;
 
@@ -19,15 +20,6 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// Waits until `done` holds, checking every 50 ms, or panics with `what` after `within`.
-fn eventually(within: Duration, what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < within, "{what}: not within {within:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 fn status_of(app: &TestApp, path: &str) -> StatusCode {
     app.get(path, None)

@@ -4,6 +4,7 @@
 //! (`pg_terminate_backend`) and comes back, counting the reconnection.
 
 use crate::common;
+use common::{eventually, metric, metric_in};
 
 use crate::cluster;
 
@@ -13,28 +14,6 @@ use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// The value of the series `name` (without labels) in `/metrics`, if written.
-fn gauge(app: &TestApp, name: &str) -> Option<u64> {
-    let page = app.get("/metrics", None).send().ok()?.text().ok()?;
-    value_in(&page, name)
-}
-
-/// The value of the series `name` (without labels) in a page of `/metrics`.
-fn value_in(page: &str, name: &str) -> Option<u64> {
-    page.lines()
-        .find_map(|line| line.strip_prefix(&format!("{name} ")))
-        .and_then(|value| value.trim().parse().ok())
-}
-
-/// Waits until `done` holds, checking every 50 ms, or panics with `what` after `within`.
-fn eventually(within: Duration, what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < within, "{what}: not within {within:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 #[test]
 fn the_pool_gauges_move_under_load_and_the_listener_gauge_drops_when_its_connection_is_killed_and_comes_back(
@@ -58,10 +37,10 @@ fn the_pool_gauges_move_under_load_and_the_listener_gauge_drops_when_its_connect
     );
     let app = &server.app;
     eventually(Duration::from_secs(10), "the listener connects", || {
-        gauge(app, "avalanche_postgres_listener_connected") == Some(1)
+        metric(app, "avalanche_postgres_listener_connected") == Some(1)
     });
     assert_eq!(
-        gauge(app, "avalanche_postgres_listener_reconnections_total"),
+        metric(app, "avalanche_postgres_listener_reconnections_total"),
         Some(0)
     );
     let (id, _players) = app.full_game("avalanche-chess", 2, json!({}));
@@ -86,12 +65,12 @@ fn the_pool_gauges_move_under_load_and_the_listener_gauge_drops_when_its_connect
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(4) {
         let page = app.get("/metrics", None).send().unwrap().text().unwrap();
-        let in_use = value_in(&page, "avalanche_postgres_connections_in_use").expect("in use");
-        let idle = value_in(&page, "avalanche_postgres_connections_idle").expect("idle");
+        let in_use = metric_in(&page, "avalanche_postgres_connections_in_use").expect("in use");
+        let idle = metric_in(&page, "avalanche_postgres_connections_idle").expect("idle");
         assert_eq!(in_use + idle, 1, "the pool holds one connection");
         most_in_use = most_in_use.max(in_use);
         most_waiting = most_waiting
-            .max(value_in(&page, "avalanche_postgres_requests_waiting").expect("waiting"));
+            .max(metric_in(&page, "avalanche_postgres_requests_waiting").expect("waiting"));
         std::thread::sleep(Duration::from_millis(10));
     }
     stop.store(true, Ordering::Relaxed);
@@ -104,8 +83,8 @@ fn the_pool_gauges_move_under_load_and_the_listener_gauge_drops_when_its_connect
         "requests were seen waiting: {most_waiting}"
     );
     eventually(Duration::from_secs(10), "the pool settles", || {
-        gauge(app, "avalanche_postgres_requests_waiting") == Some(0)
-            && gauge(app, "avalanche_postgres_connections_idle") == Some(1)
+        metric(app, "avalanche_postgres_requests_waiting") == Some(0)
+            && metric(app, "avalanche_postgres_connections_idle") == Some(1)
     });
 
     // The listener's connection is killed, and the database takes no new connection for a
@@ -122,12 +101,15 @@ fn the_pool_gauges_move_under_load_and_the_listener_gauge_drops_when_its_connect
         ),
     );
     eventually(Duration::from_secs(10), "the listener gauge drops", || {
-        gauge(app, "avalanche_postgres_listener_connected") == Some(0)
+        metric(app, "avalanche_postgres_listener_connected") == Some(0)
     });
     std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(gauge(app, "avalanche_postgres_listener_connected"), Some(0));
     assert_eq!(
-        gauge(app, "avalanche_postgres_listener_reconnections_total"),
+        metric(app, "avalanche_postgres_listener_connected"),
+        Some(0)
+    );
+    assert_eq!(
+        metric(app, "avalanche_postgres_listener_reconnections_total"),
         Some(0)
     );
 
@@ -136,10 +118,10 @@ fn the_pool_gauges_move_under_load_and_the_listener_gauge_drops_when_its_connect
         &format!("ALTER DATABASE {name} ALLOW_CONNECTIONS true"),
     );
     eventually(Duration::from_secs(10), "the listener comes back", || {
-        gauge(app, "avalanche_postgres_listener_connected") == Some(1)
+        metric(app, "avalanche_postgres_listener_connected") == Some(1)
     });
     assert_eq!(
-        gauge(app, "avalanche_postgres_listener_reconnections_total"),
+        metric(app, "avalanche_postgres_listener_reconnections_total"),
         Some(1)
     );
 }

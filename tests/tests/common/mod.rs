@@ -10,7 +10,7 @@ use reqwest::blocking::{Client, RequestBuilder, Response};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::net::TcpListener;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub struct TestApp {
     pub base: String,
@@ -243,4 +243,26 @@ impl Chooser {
         self.0 ^= self.0 << 17;
         (self.0 % n as u64) as usize
     }
+}
+
+/// Waits until `done` holds, checking every 50 ms, or panics with `what` after `within`.
+pub fn eventually(within: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < within, "{what}: not within {within:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The value of the series `name` (without labels) in `app`'s `/metrics`, if written.
+pub fn metric(app: &TestApp, name: &str) -> Option<u64> {
+    let page = app.get("/metrics", None).send().ok()?.text().ok()?;
+    metric_in(&page, name)
+}
+
+/// The value of the series `name` (without labels) in a page of `/metrics`.
+pub fn metric_in(page: &str, name: &str) -> Option<u64> {
+    page.lines()
+        .find_map(|line| line.strip_prefix(&format!("{name} ")))
+        .and_then(|value| value.trim().parse().ok())
 }
