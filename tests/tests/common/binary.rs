@@ -109,6 +109,15 @@ impl Server {
         let file = std::fs::File::create(log).expect("the log file");
         let mut all = UNLIMITED.to_vec();
         all.extend_from_slice(args);
+        let present = Command::new("prlimit")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(
+            present,
+            "this test needs util-linux's prlimit: install it (apt-get install util-linux)"
+        );
         let mut command = Command::new("prlimit");
         command
             .arg(format!("--nofile={files}:{files}"))
