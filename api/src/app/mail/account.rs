@@ -6,12 +6,16 @@ use crate::problem::{ApiCode, ApiError};
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
 use storage::Storage;
 use utoipa::ToSchema;
 
 /// Accounts' mail settings by player id.
 const ACCOUNTS: &str = "mail_accounts";
+/// A mark written anew after every change of an account (a random value): a reader of
+/// [`Accounts::takers`] reads all the accounts again only when it changed.
+const CHANGED: (&str, &str) = ("mail_accounts_changed", "mark");
 /// How long a confirmation code may be used.
 const CODE_LIFETIME: Duration = Duration::hours(24);
 /// Wrong codes before a code is void (a new address must be set).
@@ -161,11 +165,23 @@ pub fn parse_address(text: &str) -> Result<String, ApiError> {
 /// The accounts' mail settings, in the store.
 pub struct Accounts {
     store: Arc<dyn Storage>,
+    /// The players who take game mail, as of the change mark they were read at.
+    takers: Mutex<Option<(Vec<u8>, Arc<HashSet<String>>)>>,
+}
+
+impl Account {
+    /// Whether game mail may be sent to this account at all.
+    fn takes_mail(&self) -> bool {
+        self.confirmed && self.address.is_some() && !self.unsubscribed
+    }
 }
 
 impl Accounts {
     pub fn new(store: Arc<dyn Storage>) -> Accounts {
-        Accounts { store }
+        Accounts {
+            store,
+            takers: Mutex::new(None),
+        }
     }
 
     pub fn get(&self, player: &str) -> Result<Account, ApiError> {
@@ -184,7 +200,45 @@ impl Accounts {
         self.store
             .put_record_async(ACCOUNTS, player, &bytes)
             .await
+            .map_err(ApiError::internal)?;
+        // After the account: a reader that sees the new mark reads the new account.
+        let mark = crate::app::randomness::random_hex::<16>()?;
+        self.store
+            .put_record_async(CHANGED.0, CHANGED.1, mark.as_bytes())
+            .await
             .map_err(ApiError::internal)
+    }
+
+    /// The players who may be sent game mail, as the accounts stand: one read of the change
+    /// mark, and a read of every account only when one changed since the last call. An account
+    /// whose change was acknowledged before the call is seen as changed.
+    pub fn takers(&self) -> Result<Arc<HashSet<String>>, ApiError> {
+        let mark = self
+            .store
+            .get_record(CHANGED.0, CHANGED.1)
+            .map_err(ApiError::internal)?
+            .unwrap_or_default();
+        let mut known = self.takers.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((read_at, takers)) = known.as_ref() {
+            if *read_at == mark {
+                return Ok(Arc::clone(takers));
+            }
+        }
+        // Read after the mark: a change whose mark this call saw is in it (a later one may be
+        // too, and its new mark makes the next call read again).
+        let takers: HashSet<String> = self
+            .store
+            .records_with_prefix(ACCOUNTS, "")
+            .map_err(ApiError::internal)?
+            .into_iter()
+            .filter(|(_, bytes)| {
+                serde_json::from_slice::<Account>(bytes).is_ok_and(|a| a.takes_mail())
+            })
+            .map(|(player, _)| player)
+            .collect();
+        let takers = Arc::new(takers);
+        *known = Some((mark, Arc::clone(&takers)));
+        Ok(takers)
     }
 
     /// Sets `address` (unconfirmed) and returns the code that confirms it.
@@ -288,7 +342,47 @@ impl Accounts {
 
     /// Whether `player` may be sent any game mail at all.
     pub fn any_mail(&self, player: &str) -> bool {
-        self.get(player)
-            .is_ok_and(|a| a.confirmed && a.address.is_some() && !a.unsubscribed)
+        self.get(player).is_ok_and(|a| a.takes_mail())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn takers_are_read_again_only_after_an_account_changed() {
+        let accounts = Accounts::new(Arc::new(storage::MemoryStore::new()));
+        let none = accounts.takers().expect("takers");
+        assert!(none.is_empty());
+        assert!(
+            Arc::ptr_eq(&none, &accounts.takers().expect("takers")),
+            "nothing changed: the same set, not read again"
+        );
+        let code = accounts
+            .set_address("p-1", "bea@example.org")
+            .await
+            .expect("set");
+        assert!(
+            accounts.takers().expect("takers").is_empty(),
+            "an address not confirmed takes no mail"
+        );
+        accounts.confirm("p-1", &code).await.expect("confirmed");
+        accounts
+            .set_address("p-2", "cy@example.org")
+            .await
+            .expect("set");
+        let takers = accounts.takers().expect("takers");
+        assert_eq!(*takers, HashSet::from(["p-1".to_string()]));
+        assert!(Arc::ptr_eq(&takers, &accounts.takers().expect("takers")));
+        accounts.unsubscribe("p-1").await.expect("unsubscribed");
+        assert!(accounts.takers().expect("takers").is_empty());
+        accounts
+            .set_preferences("p-1", Preferences::default())
+            .await
+            .expect("set");
+        assert_eq!(accounts.takers().expect("takers").len(), 1);
+        accounts.remove("p-1").await.expect("removed");
+        assert!(accounts.takers().expect("takers").is_empty());
     }
 }

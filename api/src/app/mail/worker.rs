@@ -15,6 +15,7 @@ use crate::app::webhooks::notification::{
 };
 use chrono::Utc;
 use domain::registry::LiveGame;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -86,18 +87,36 @@ async fn store_cursor(mail: &Mail, cursor: u64) {
     }
 }
 
-/// Derives the notices of the events after the cursor into the outbox.
+/// Derives the notices of the events after the cursor into the outbox, up to the end of the
+/// log as it stood when the pass began.
 async fn derive(mail: &Mail, leases: &Leases) {
     let store = mail.repository.store();
+    // The end of this pass, taken before the players who take mail are read: a player whose
+    // address was confirmed before an event up to here was stored is among them.
+    let until = *store.subscribe_all().borrow();
     let mut cursor = match load_cursor(mail) {
         Some(cursor) => cursor,
         None => {
             // The first start: mail is about what happens from now on.
-            let head = *store.subscribe_all().borrow();
-            store_cursor(mail, head).await;
-            head
+            store_cursor(mail, until).await;
+            until
         }
     };
+    if cursor >= until {
+        return;
+    }
+    let takers = match mail.accounts.takers() {
+        Ok(takers) => takers,
+        Err(error) => {
+            tracing::warn!(%error, "mail: cannot read who takes mail");
+            return;
+        }
+    };
+    if takers.is_empty() {
+        // Nobody takes game mail: these events owe nobody a notice, and are not read.
+        store_cursor(mail, until).await;
+        return;
+    }
     loop {
         let page = match store.read_all(cursor, PAGE) {
             Ok(page) => page,
@@ -106,47 +125,68 @@ async fn derive(mail: &Mail, leases: &Leases) {
                 return;
             }
         };
-        if page.is_empty() {
-            return;
-        }
         let start = cursor;
+        // The players of each game met in this page, read once a page.
+        let mut players: HashMap<String, Vec<String>> = HashMap::new();
         for envelope in &page {
             if envelope.position <= cursor {
                 continue;
             }
-            if !leases.holds(LEASE) {
+            if envelope.position > until || !leases.holds(LEASE) {
                 break;
             }
-            cursor = follow(mail, envelope).await.unwrap_or(envelope.position);
+            cursor = follow(mail, envelope, &takers, &mut players)
+                .await
+                .unwrap_or(envelope.position);
         }
         if cursor == start {
             return;
         }
         store_cursor(mail, cursor).await;
+        if cursor >= until {
+            return;
+        }
     }
 }
 
 /// Handles the batch `envelope` begins; returns the position after it.
-async fn follow(mail: &Mail, envelope: &Envelope) -> Option<u64> {
+async fn follow(
+    mail: &Mail,
+    envelope: &Envelope,
+    takers: &HashSet<String>,
+    players: &mut HashMap<String, Vec<String>>,
+) -> Option<u64> {
     if !envelope.stream.starts_with("g-") {
         return None;
     }
     let store = mail.repository.store();
+    let seated = match players.get(&envelope.stream) {
+        Some(seated) => seated,
+        None => {
+            let seated = store
+                .tags(&envelope.stream)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|(name, _)| name == index::PLAYER)
+                .map(|(_, player)| player)
+                .collect();
+            players.entry(envelope.stream.clone()).or_insert(seated)
+        }
+    };
+    let interested: Vec<String> = seated
+        .iter()
+        .filter(|player| takers.contains(*player))
+        .cloned()
+        .collect();
+    if interested.is_empty() {
+        // Each event of the batch comes here in turn, and is passed by as cheaply.
+        mail.clock_watch.set(&envelope.stream, Vec::new());
+        return None;
+    }
     let command = match store.command(&envelope.stream, envelope.version) {
         Ok(Some(command)) => command,
         _ => return None,
     };
-    let tags = store.tags(&envelope.stream).unwrap_or_default();
-    let interested: Vec<String> = tags
-        .into_iter()
-        .filter(|(name, _)| name == index::PLAYER)
-        .map(|(_, player)| player)
-        .filter(|player| mail.accounts.any_mail(player))
-        .collect();
-    if interested.is_empty() {
-        mail.clock_watch.set(&envelope.stream, Vec::new());
-        return Some(command.last_position);
-    }
     match notify(
         mail,
         &envelope.stream,
