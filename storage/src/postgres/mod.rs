@@ -99,6 +99,7 @@
 
 mod export;
 mod group;
+mod head_reads;
 mod heads;
 mod leases;
 mod listener;
@@ -139,6 +140,8 @@ struct Inner {
     sender: u64,
     /// The streams' heads known without a read (`heads.rs`).
     heads: Arc<heads::KnownHeads>,
+    /// The reads of heads asked for meanwhile, sent together (`head_reads.rs`).
+    head_reads: head_reads::HeadReads,
     /// Wakes this process's readers on other processes' appends; stops when dropped.
     listener: listener::Listener,
     /// The leases this process holds, on their own connection (`leases.rs`).
@@ -219,6 +222,7 @@ impl PostgresStore {
                 broadcasts,
                 sender,
                 heads,
+                head_reads: head_reads::HeadReads::default(),
                 listener,
                 leases,
             }),

@@ -25,6 +25,7 @@ pub(super) mod sql {
          UNION ALL SELECT value FROM store_meta WHERE key = 'store_id'";
     pub const LOG_HEAD: &str = "SELECT position FROM log_head";
     pub const HEAD: &str = "SELECT head FROM streams WHERE name = $1";
+    pub const HEADS: &str = "SELECT name, head FROM streams WHERE name = ANY($1)";
     pub const APPENDED_FOR: &str = "SELECT first_version, last_version, last_position
          FROM batches WHERE stream = $1 AND command_id = $2";
     pub const READ_STREAM: &str = "SELECT e.stream, e.version, e.position, e.event_type,
@@ -204,13 +205,16 @@ impl EventStore for PostgresStore {
     }
 
     fn head(&self, stream: &str) -> Result<u64, StorageError> {
-        let stream = stream.to_string();
-        self.read(
-            move |connection| match connection.query(sql::HEAD, &[&stream])?.first() {
-                Some(row) => from_bigint(column(row, 0)?),
-                None => Ok(0),
-            },
-        )
+        // With the heads other callers ask for meanwhile, in one statement (`head_reads.rs`).
+        self.inner.head_reads.head(stream, |streams| {
+            self.read(move |connection| {
+                connection
+                    .query(sql::HEADS, &[&streams])?
+                    .iter()
+                    .map(|row| Ok((column(row, 0)?, from_bigint(column(row, 1)?)?)))
+                    .collect()
+            })
+        })
     }
 
     fn appended_for(

@@ -1,0 +1,176 @@
+//! Heads read together: the reads of streams' heads that callers ask for while one is on its way
+//! to the database go together in the next one, a single statement for all of them
+//! (`WHERE name = ANY($1)`), as the appends of this process go in groups (`group.rs`).
+//!
+//! A caller is answered only by a read sent after it asked, never by one already on its way
+//! (which may have started before an append another process acknowledged, and missed it), so
+//! a head read here is as current as one read alone. No caller waits for a timer: the first
+//! caller with no read on its way sends one at once; the callers that come meanwhile wait for
+//! it to end, and one of them sends the next for them all.
+
+use std::collections::{HashMap, HashSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+use crate::error::StorageError;
+
+/// The heads of the streams one read asked for (a stream not there has none: head 0).
+pub(crate) type Heads = HashMap<String, u64>;
+
+/// The most streams one read asks for; more callers wait for the next.
+pub(crate) const MAX_STREAMS: usize = 512;
+
+#[derive(Default)]
+pub(crate) struct HeadReads {
+    state: Mutex<State>,
+    answered: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    /// The number of the next read to be sent; the callers asking now are answered by it.
+    next: u64,
+    /// The streams the next read asks for.
+    streams: HashSet<String>,
+    /// The callers the next read answers.
+    callers: usize,
+    /// Whether a read is on its way.
+    reading: bool,
+    /// The answers of the reads done, with the callers that have not taken theirs yet.
+    answers: HashMap<u64, (Arc<Result<Heads, StorageError>>, usize)>,
+}
+
+impl HeadReads {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The head of `stream`, from a read `read` sent after this call began (by this caller or
+    /// another): `read` gets the streams to ask for and answers the heads of those that have
+    /// events.
+    pub(crate) fn head(
+        &self,
+        stream: &str,
+        read: impl FnOnce(Vec<String>) -> Result<Heads, StorageError>,
+    ) -> Result<u64, StorageError> {
+        let mut state = self.lock();
+        // A full next read takes no more streams: wait for the one after it.
+        while state.streams.len() >= MAX_STREAMS && !state.streams.contains(stream) {
+            state = self
+                .answered
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        let round = state.next;
+        state.streams.insert(stream.to_string());
+        state.callers += 1;
+        let mut read = Some(read);
+        loop {
+            if let Some((answer, left)) = state.answers.get_mut(&round) {
+                let answer = Arc::clone(answer);
+                *left -= 1;
+                if *left == 0 {
+                    state.answers.remove(&round);
+                }
+                return match answer.as_ref() {
+                    Ok(heads) => Ok(heads.get(stream).copied().unwrap_or(0)),
+                    Err(error) => Err(error.clone()),
+                };
+            }
+            if !state.reading && state.next == round {
+                // Nobody reads now and this caller's read is not sent yet: it sends it.
+                let streams: Vec<String> = state.streams.drain().collect();
+                let callers = std::mem::take(&mut state.callers);
+                state.next += 1;
+                state.reading = true;
+                drop(state);
+                let answer = match read.take() {
+                    // A read that panicked fails its callers; the next caller reads again.
+                    Some(read) => {
+                        catch_unwind(AssertUnwindSafe(|| read(streams))).unwrap_or_else(|_| {
+                            Err(StorageError::Database("a head read failed".into()))
+                        })
+                    }
+                    None => Err(StorageError::Database("a head read sent twice".into())),
+                };
+                state = self.lock();
+                state.reading = false;
+                state.answers.insert(round, (Arc::new(answer), callers));
+                self.answered.notify_all();
+                continue;
+            }
+            state = self
+                .answered
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Duration;
+
+    /// A database whose every stream's head is the number of writes so far, read slowly.
+    #[derive(Default)]
+    struct Database {
+        writes: AtomicU64,
+        reads: AtomicU64,
+    }
+
+    impl Database {
+        fn read(&self, streams: Vec<String>) -> Result<Heads, StorageError> {
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            let now = self.writes.load(Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(2));
+            Ok(streams.into_iter().map(|s| (s, now)).collect())
+        }
+    }
+
+    #[test]
+    fn every_caller_gets_a_head_read_after_it_asked_and_reads_go_together() {
+        let heads = Arc::new(HeadReads::default());
+        let database = Arc::new(Database::default());
+        let callers: Vec<_> = (0..16)
+            .map(|n| {
+                let (heads, database) = (Arc::clone(&heads), Arc::clone(&database));
+                std::thread::spawn(move || {
+                    for _ in 0..50 {
+                        // A write acknowledged before the read is asked for must be seen.
+                        let written = database.writes.fetch_add(1, Ordering::SeqCst) + 1;
+                        let stream = format!("g-{}", n % 5);
+                        let head = heads
+                            .head(&stream, |streams| {
+                                assert!(streams.contains(&stream));
+                                database.read(streams)
+                            })
+                            .expect("a head");
+                        assert!(head >= written, "{head} read, {written} written before");
+                    }
+                })
+            })
+            .collect();
+        for caller in callers {
+            caller.join().expect("a caller");
+        }
+        let reads = database.reads.load(Ordering::SeqCst);
+        assert!(reads < 16 * 50, "{reads} reads for 800 heads");
+        assert!(heads.lock().answers.is_empty(), "every answer was taken");
+    }
+
+    #[test]
+    fn a_failed_read_fails_each_caller_it_was_for_and_the_next_reads_again() {
+        let heads = HeadReads::default();
+        let failed = heads.head("g-1", |_| Err(StorageError::Unavailable("down".into())));
+        assert_eq!(failed, Err(StorageError::Unavailable("down".into())));
+        let read = heads.head("g-1", |_| Ok(HashMap::from([("g-1".to_string(), 7)])));
+        assert_eq!(read, Ok(7));
+        assert_eq!(
+            heads.head("g-2", |_| Ok(HashMap::new())),
+            Ok(0),
+            "no events"
+        );
+    }
+}
