@@ -6,8 +6,9 @@
 //! When several servers share one database ([`storage::Coordination::shared`]), another server's
 //! commands move a game's stream on without this server's cache knowing. Before a cached fold
 //! answers a read ([`Repository::current`]) or decides a command (the command service's
-//! [`Repository::catch_up`] under the game's lock), it is checked against the stream's head,
-//! one primary-key read, and brought up to date by folding in only the events it lacks. The
+//! [`Repository::catch_up`] under the game's lock), the events of its stream after its version
+//! are read, none when it is current, and folded in: one read (on PostgreSQL sent together
+//! with the other reads of the moment, one statement for them all). The
 //! check is made against the store itself, not against the append notifications the servers
 //! send each other: those wake waiting readers, but one may come late or be lost with a
 //! connection, and a fold trusted on the strength of a notice would then answer from the past.
@@ -232,35 +233,71 @@ impl Repository {
             return self.slot(id);
         };
         self.hits.fetch_add(1, Ordering::Relaxed);
-        let head = match self.store.head(id) {
-            Ok(head) => head,
+        let Ok(mut slot) = cached.try_lock() else {
+            return Ok(Arc::new(tokio::sync::Mutex::new(self.load(id)?)));
+        };
+        match self.events_after(id, slot.game.version()) {
+            Ok(missing) => {
+                self.fold_in(&mut slot, missing)?;
+            }
             // The store is down: the fold in memory is served as it is (it may lack the last
             // moves another node stored just before), rather than no answer at all. No
-            // command is decided on it: the command service checks the head itself.
+            // command is decided on it: the command service reads the stream itself.
             Err(error) if error.kind() == FailureKind::Unavailable => {
                 tracing::warn!(game = %id, %error, "the store is unavailable: a read is served from memory");
-                return Ok(cached);
             }
             Err(error) => return Err(error.into()),
-        };
-        let caught_up = match cached.try_lock() {
-            Ok(mut slot) => self.catch_up_to(&mut slot, head).map(|_| true)?,
-            Err(_) => false,
-        };
-        if caught_up {
-            return Ok(cached);
         }
-        Ok(Arc::new(tokio::sync::Mutex::new(self.load(id)?)))
+        drop(slot);
+        Ok(cached)
     }
 
     /// Brings a fold up to its stream's head when other servers may have moved the stream on
-    /// (a no-op otherwise), reading only the events it lacks. Returns whether it moved.
+    /// (a no-op otherwise), reading only the events it lacks: one read, which finds none when
+    /// the fold is current. Returns whether it moved.
     pub(crate) fn catch_up(&self, slot: &mut Slot) -> Result<bool, ApiError> {
         if !self.shared {
             return Ok(false);
         }
-        let head = self.store.head(&slot.id).map_err(ApiError::from)?;
-        self.catch_up_to(slot, head)
+        let missing = self
+            .events_after(&slot.id, slot.game.version())
+            .map_err(ApiError::from)?;
+        self.fold_in(slot, missing)
+    }
+
+    /// Every event of stream `id` after `version`, read a page at a time.
+    fn events_after(&self, id: &str, version: u64) -> Result<Vec<Envelope>, storage::StorageError> {
+        let mut missing: Vec<Envelope> = Vec::new();
+        loop {
+            let page = self
+                .store
+                .read_stream(id, version + missing.len() as u64, PAGE)?;
+            let done = page.len() < PAGE;
+            missing.extend(page);
+            if done {
+                return Ok(missing);
+            }
+        }
+    }
+
+    /// Folds `missing`, the events of its stream after its version, into a fold; folds the
+    /// game again whole if they do not fold in. Returns whether it moved.
+    fn fold_in(&self, slot: &mut Slot, missing: Vec<Envelope>) -> Result<bool, ApiError> {
+        let Some(first) = missing.first() else {
+            return Ok(false);
+        };
+        let mut game = slot.game.clone_box();
+        let folded = first.version == game.version() + 1
+            && missing.iter().all(|e| game.evolve(&e.payload).is_ok());
+        if folded {
+            if let Some(last) = missing.last() {
+                slot.updated_at = last.recorded_at;
+            }
+            slot.game = game;
+        } else {
+            *slot = self.load(&slot.id)?;
+        }
+        Ok(true)
     }
 
     /// Brings a fold up to the head this server last heard its stream at (another server's
@@ -284,39 +321,22 @@ impl Repository {
         self.catch_up_to(slot, seen)
     }
 
-    /// Brings a fold to version `head` of its stream; folds it again whole if its own events
-    /// do not fold in (or the stream is somehow behind it).
+    /// Brings a fold to at least version `head` of its stream (to its end as it is read);
+    /// folds it again whole if its own events do not fold in (or the stream is somehow behind
+    /// it).
     fn catch_up_to(&self, slot: &mut Slot, head: u64) -> Result<bool, ApiError> {
         let version = slot.game.version();
         if head == version {
             return Ok(false);
         }
-        if head > version {
-            let mut missing: Vec<Envelope> = Vec::new();
-            while (missing.len() as u64) < head - version {
-                let from = version + missing.len() as u64;
-                let page = self
-                    .store
-                    .read_stream(&slot.id, from, PAGE)
-                    .map_err(ApiError::from)?;
-                let done = page.len() < PAGE;
-                missing.extend(page);
-                if done {
-                    break;
-                }
-            }
-            let mut game = slot.game.clone_box();
-            let folded = missing.iter().all(|e| game.evolve(&e.payload).is_ok());
-            if folded {
-                if let Some(last) = missing.last() {
-                    slot.updated_at = last.recorded_at;
-                }
-                slot.game = game;
-                return Ok(true);
-            }
+        if head < version {
+            *slot = self.load(&slot.id)?;
+            return Ok(true);
         }
-        *slot = self.load(&slot.id)?;
-        Ok(true)
+        let missing = self
+            .events_after(&slot.id, version)
+            .map_err(ApiError::from)?;
+        self.fold_in(slot, missing)
     }
 
     /// The game `id` as this server folded it last (from the cache), or folded from its

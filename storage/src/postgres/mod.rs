@@ -99,7 +99,6 @@
 
 mod export;
 mod group;
-mod head_reads;
 mod heads;
 mod leases;
 mod listener;
@@ -107,6 +106,7 @@ mod pool;
 pub use pool::PoolGauges;
 mod schema;
 mod seam;
+mod together;
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -140,8 +140,10 @@ struct Inner {
     sender: u64,
     /// The streams' heads known without a read (`heads.rs`).
     heads: Arc<heads::KnownHeads>,
-    /// The reads of heads asked for meanwhile, sent together (`head_reads.rs`).
-    head_reads: head_reads::HeadReads,
+    /// The reads of streams' heads, and of streams' events, asked for while one is on its way,
+    /// each sent together in one statement (`together.rs`).
+    head_reads: together::Together<String, u64>,
+    stream_reads: together::Together<(String, u64, usize), Vec<crate::Envelope>>,
     /// Wakes this process's readers on other processes' appends; stops when dropped.
     listener: listener::Listener,
     /// The leases this process holds, on their own connection (`leases.rs`).
@@ -222,7 +224,8 @@ impl PostgresStore {
                 broadcasts,
                 sender,
                 heads,
-                head_reads: head_reads::HeadReads::default(),
+                head_reads: together::Together::default(),
+                stream_reads: together::Together::default(),
                 listener,
                 leases,
             }),

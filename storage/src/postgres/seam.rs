@@ -1,6 +1,7 @@
 //! `EventStore` and `RecordStore` for [`PostgresStore`]: each call is one statement run on a
 //! connection thread.
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -28,11 +29,17 @@ pub(super) mod sql {
     pub const HEADS: &str = "SELECT name, head FROM streams WHERE name = ANY($1)";
     pub const APPENDED_FOR: &str = "SELECT first_version, last_version, last_position
          FROM batches WHERE stream = $1 AND command_id = $2";
-    pub const READ_STREAM: &str = "SELECT e.stream, e.version, e.position, e.event_type,
-                e.schema_version, e.payload, b.actor, b.command_id, b.recorded_at_ns
-         FROM events e
-         JOIN batches b ON b.stream = e.stream AND b.first_version = e.batch_first_version
-         WHERE e.stream = $1 AND e.version > $2 ORDER BY e.version LIMIT $3";
+    /// The next events of several streams at once, a question in the `n`th of each array: of
+    /// stream `$1[n]`, after version `$2[n]`, at most `$3[n]`.
+    pub const READ_STREAMS: &str = "SELECT x.*, w.n
+         FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(stream, after, lim, n)
+         CROSS JOIN LATERAL (
+             SELECT e.stream, e.version, e.position, e.event_type,
+                 e.schema_version, e.payload, b.actor, b.command_id, b.recorded_at_ns
+             FROM events e
+             JOIN batches b ON b.stream = e.stream AND b.first_version = e.batch_first_version
+             WHERE e.stream = w.stream AND e.version > w.after ORDER BY e.version LIMIT w.lim) x
+         ORDER BY w.n, x.version";
     pub const READ_ALL: &str = "SELECT e.stream, e.version, e.position, e.event_type,
                 e.schema_version, e.payload, b.actor, b.command_id, b.recorded_at_ns
          FROM events e
@@ -205,8 +212,8 @@ impl EventStore for PostgresStore {
     }
 
     fn head(&self, stream: &str) -> Result<u64, StorageError> {
-        // With the heads other callers ask for meanwhile, in one statement (`head_reads.rs`).
-        self.inner.head_reads.head(stream, |streams| {
+        // With the heads other callers ask for meanwhile, in one statement (`together.rs`).
+        self.inner.head_reads.ask(stream.to_string(), |streams| {
             self.read(move |connection| {
                 connection
                     .query(sql::HEADS, &[&streams])?
@@ -247,14 +254,32 @@ impl EventStore for PostgresStore {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let store = self.clone();
-        let stream = stream.to_string();
-        self.read(move |connection| {
-            let rows = connection.query(
-                sql::READ_STREAM,
-                &[&stream, &bigint(after_version), &bigint(limit)],
-            )?;
-            rows.iter().map(|row| store.envelope(row)).collect()
+        // With the reads other callers ask for meanwhile, in one statement (`together.rs`).
+        let question = (stream.to_string(), after_version, limit);
+        self.inner.stream_reads.ask(question, |questions| {
+            let store = self.clone();
+            self.read(move |connection| {
+                let (mut streams, mut afters, mut limits) = (Vec::new(), Vec::new(), Vec::new());
+                for (stream, after, limit) in &questions {
+                    streams.push(stream.as_str());
+                    afters.push(bigint(*after));
+                    limits.push(bigint(*limit));
+                }
+                let rows = connection.query(sql::READ_STREAMS, &[&streams, &afters, &limits])?;
+                let mut answers: HashMap<(String, u64, usize), Vec<Envelope>> = HashMap::new();
+                for row in &rows {
+                    // The question's number, from 1.
+                    let n = from_bigint(column(row, 9)?)? as usize;
+                    let question = questions.get(n.wrapping_sub(1)).ok_or_else(|| {
+                        StorageError::Database(format!("no question {n} in a read of streams"))
+                    })?;
+                    answers
+                        .entry(question.clone())
+                        .or_default()
+                        .push(store.envelope(row)?);
+                }
+                Ok(answers)
+            })
         })
     }
 

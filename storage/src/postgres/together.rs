@@ -1,68 +1,79 @@
-//! Heads read together: the reads of streams' heads that callers ask for while one is on its way
-//! to the database go together in the next one, a single statement for all of them
-//! (`WHERE name = ANY($1)`), as the appends of this process go in groups (`group.rs`).
+//! Reads asked for together: the reads of one kind (streams' heads, a stream's next events)
+//! that callers ask for while one is on its way to the database go together in the next one,
+//! a single statement for all of them, as the appends of this process go in groups
+//! (`group.rs`).
 //!
 //! A caller is answered only by a read sent after it asked, never by one already on its way
 //! (which may have started before an append another process acknowledged, and missed it), so
-//! a head read here is as current as one read alone. No caller waits for a timer: the first
-//! caller with no read on its way sends one at once; the callers that come meanwhile wait for
-//! it to end, and one of them sends the next for them all.
+//! a read here is as current as one sent alone. No caller waits for a timer: the first caller
+//! with no read on its way sends one at once; the callers that come meanwhile wait for it to
+//! end, and one of them sends the next for them all.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::Hash;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::error::StorageError;
 
-/// The heads of the streams one read asked for (a stream not there has none: head 0).
-pub(crate) type Heads = HashMap<String, u64>;
+/// The most questions one read asks; more callers wait for the next.
+pub(crate) const MAX_QUESTIONS: usize = 512;
 
-/// The most streams one read asks for; more callers wait for the next.
-pub(crate) const MAX_STREAMS: usize = 512;
+/// The answers of one read, by question (a question not there has the empty answer).
+pub(crate) type Answers<Q, A> = HashMap<Q, A>;
 
-#[derive(Default)]
-pub(crate) struct HeadReads {
-    state: Mutex<State>,
+pub(crate) struct Together<Q, A> {
+    state: Mutex<State<Q, A>>,
     answered: Condvar,
 }
 
-#[derive(Default)]
-struct State {
+struct State<Q, A> {
     /// The number of the next read to be sent; the callers asking now are answered by it.
     next: u64,
-    /// The streams the next read asks for.
-    streams: HashSet<String>,
+    /// The questions the next read asks.
+    questions: HashSet<Q>,
     /// The callers the next read answers.
     callers: usize,
     /// Whether a read is on its way.
     reading: bool,
     /// The answers of the reads done, with the callers that have not taken theirs yet.
-    answers: HashMap<u64, (Arc<Result<Heads, StorageError>>, usize)>,
+    answers: HashMap<u64, (Arc<Result<Answers<Q, A>, StorageError>>, usize)>,
 }
 
-impl HeadReads {
-    fn lock(&self) -> MutexGuard<'_, State> {
+impl<Q, A> Default for Together<Q, A> {
+    fn default() -> Self {
+        Together {
+            state: Mutex::new(State {
+                next: 0,
+                questions: HashSet::new(),
+                callers: 0,
+                reading: false,
+                answers: HashMap::new(),
+            }),
+            answered: Condvar::new(),
+        }
+    }
+}
+
+impl<Q: Eq + Hash + Clone, A: Clone + Default> Together<Q, A> {
+    fn lock(&self) -> MutexGuard<'_, State<Q, A>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The head of `stream`, from a read `read` sent after this call began (by this caller or
-    /// another): `read` gets the streams to ask for and answers the heads of those that have
-    /// events.
-    pub(crate) fn head(
+    /// The answer to `question`, from a read sent after this call began (by this caller or
+    /// another): `read` gets the questions to ask and answers those with an answer.
+    pub(crate) fn ask(
         &self,
-        stream: &str,
-        read: impl FnOnce(Vec<String>) -> Result<Heads, StorageError>,
-    ) -> Result<u64, StorageError> {
+        question: Q,
+        read: impl FnOnce(Vec<Q>) -> Result<Answers<Q, A>, StorageError>,
+    ) -> Result<A, StorageError> {
         let mut state = self.lock();
-        // A full next read takes no more streams: wait for the one after it.
-        while state.streams.len() >= MAX_STREAMS && !state.streams.contains(stream) {
-            state = self
-                .answered
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+        // A full next read takes no more questions: wait for the one after it.
+        while state.questions.len() >= MAX_QUESTIONS && !state.questions.contains(&question) {
+            state = self.wait(state);
         }
         let round = state.next;
-        state.streams.insert(stream.to_string());
+        state.questions.insert(question.clone());
         state.callers += 1;
         let mut read = Some(read);
         loop {
@@ -73,25 +84,22 @@ impl HeadReads {
                     state.answers.remove(&round);
                 }
                 return match answer.as_ref() {
-                    Ok(heads) => Ok(heads.get(stream).copied().unwrap_or(0)),
+                    Ok(answers) => Ok(answers.get(&question).cloned().unwrap_or_default()),
                     Err(error) => Err(error.clone()),
                 };
             }
             if !state.reading && state.next == round {
                 // Nobody reads now and this caller's read is not sent yet: it sends it.
-                let streams: Vec<String> = state.streams.drain().collect();
+                let questions: Vec<Q> = state.questions.drain().collect();
                 let callers = std::mem::take(&mut state.callers);
                 state.next += 1;
                 state.reading = true;
                 drop(state);
                 let answer = match read.take() {
                     // A read that panicked fails its callers; the next caller reads again.
-                    Some(read) => {
-                        catch_unwind(AssertUnwindSafe(|| read(streams))).unwrap_or_else(|_| {
-                            Err(StorageError::Database("a head read failed".into()))
-                        })
-                    }
-                    None => Err(StorageError::Database("a head read sent twice".into())),
+                    Some(read) => catch_unwind(AssertUnwindSafe(|| read(questions)))
+                        .unwrap_or_else(|_| Err(StorageError::Database("a read failed".into()))),
+                    None => Err(StorageError::Database("a read sent twice".into())),
                 };
                 state = self.lock();
                 state.reading = false;
@@ -99,11 +107,14 @@ impl HeadReads {
                 self.answered.notify_all();
                 continue;
             }
-            state = self
-                .answered
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+            state = self.wait(state);
         }
+    }
+
+    fn wait<'a>(&self, state: MutexGuard<'a, State<Q, A>>) -> MutexGuard<'a, State<Q, A>> {
+        self.answered
+            .wait(state)
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -121,7 +132,7 @@ mod tests {
     }
 
     impl Database {
-        fn read(&self, streams: Vec<String>) -> Result<Heads, StorageError> {
+        fn read(&self, streams: Vec<String>) -> Result<Answers<String, u64>, StorageError> {
             self.reads.fetch_add(1, Ordering::SeqCst);
             let now = self.writes.load(Ordering::SeqCst);
             std::thread::sleep(Duration::from_millis(2));
@@ -131,7 +142,7 @@ mod tests {
 
     #[test]
     fn every_caller_gets_a_head_read_after_it_asked_and_reads_go_together() {
-        let heads = Arc::new(HeadReads::default());
+        let heads: Arc<Together<String, u64>> = Arc::default();
         let database = Arc::new(Database::default());
         let callers: Vec<_> = (0..16)
             .map(|n| {
@@ -142,7 +153,7 @@ mod tests {
                         let written = database.writes.fetch_add(1, Ordering::SeqCst) + 1;
                         let stream = format!("g-{}", n % 5);
                         let head = heads
-                            .head(&stream, |streams| {
+                            .ask(stream.clone(), |streams| {
                                 assert!(streams.contains(&stream));
                                 database.read(streams)
                             })
@@ -162,15 +173,11 @@ mod tests {
 
     #[test]
     fn a_failed_read_fails_each_caller_it_was_for_and_the_next_reads_again() {
-        let heads = HeadReads::default();
-        let failed = heads.head("g-1", |_| Err(StorageError::Unavailable("down".into())));
+        let heads: Together<&str, u64> = Together::default();
+        let failed = heads.ask("g-1", |_| Err(StorageError::Unavailable("down".into())));
         assert_eq!(failed, Err(StorageError::Unavailable("down".into())));
-        let read = heads.head("g-1", |_| Ok(HashMap::from([("g-1".to_string(), 7)])));
+        let read = heads.ask("g-1", |_| Ok(HashMap::from([("g-1", 7)])));
         assert_eq!(read, Ok(7));
-        assert_eq!(
-            heads.head("g-2", |_| Ok(HashMap::new())),
-            Ok(0),
-            "no events"
-        );
+        assert_eq!(heads.ask("g-2", |_| Ok(HashMap::new())), Ok(0), "no events");
     }
 }
