@@ -154,6 +154,10 @@ impl PostgresStore {
     /// How many connections (and threads) a store opens unless told otherwise.
     pub const DEFAULT_CONNECTIONS: usize = 8;
 
+    /// How many reads of heads, and of streams' events, are on their way at once; the
+    /// readers that come meanwhile go together in the next (`together.rs`).
+    const READS_AT_ONCE: usize = 4;
+
     /// How many connections (and threads) write the groups of appends, beside the others: one
     /// group commits while the next gathers and runs its checks.
     pub const APPEND_CONNECTIONS: usize = 2;
@@ -224,8 +228,8 @@ impl PostgresStore {
                 broadcasts,
                 sender,
                 heads,
-                head_reads: together::Together::default(),
-                stream_reads: together::Together::default(),
+                head_reads: together::Together::new(Self::READS_AT_ONCE),
+                stream_reads: together::Together::new(Self::READS_AT_ONCE),
                 listener,
                 leases,
             }),

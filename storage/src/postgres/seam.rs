@@ -36,9 +36,11 @@ pub(super) mod sql {
          CROSS JOIN LATERAL (
              SELECT e.stream, e.version, e.position, e.event_type,
                  e.schema_version, e.payload, b.actor, b.command_id, b.recorded_at_ns
-             FROM events e
-             JOIN batches b ON b.stream = e.stream AND b.first_version = e.batch_first_version
-             WHERE e.stream = w.stream AND e.version > w.after ORDER BY e.version LIMIT w.lim) x
+             FROM (SELECT * FROM events WHERE stream = w.stream AND version > w.after
+                   ORDER BY version LIMIT w.lim) e
+             -- Each event's batch by its key (a join would scan the stream's batches).
+             CROSS JOIN LATERAL (SELECT actor, command_id, recorded_at_ns FROM batches
+                 WHERE stream = e.stream AND first_version = e.batch_first_version) b) x
          ORDER BY w.n, x.version";
     pub const READ_ALL: &str = "SELECT e.stream, e.version, e.position, e.event_type,
                 e.schema_version, e.payload, b.actor, b.command_id, b.recorded_at_ns

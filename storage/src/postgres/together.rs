@@ -5,9 +5,10 @@
 //!
 //! A caller is answered only by a read sent after it asked, never by one already on its way
 //! (which may have started before an append another process acknowledged, and missed it), so
-//! a read here is as current as one sent alone. No caller waits for a timer: the first caller
-//! with no read on its way sends one at once; the callers that come meanwhile wait for it to
-//! end, and one of them sends the next for them all.
+//! a read here is as current as one sent alone. No caller waits for a timer: while fewer than
+//! the most reads of the kind are on their way, a caller sends its read at once; otherwise
+//! the callers that come wait for one to end, and one of them sends the next for them all. So
+//! reads go alone while the database keeps up, and together when it does not.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
@@ -25,6 +26,8 @@ pub(crate) type Answers<Q, A> = HashMap<Q, A>;
 pub(crate) struct Together<Q, A> {
     state: Mutex<State<Q, A>>,
     answered: Condvar,
+    /// The most reads on their way at once.
+    most: usize,
 }
 
 struct State<Q, A> {
@@ -34,28 +37,28 @@ struct State<Q, A> {
     questions: HashSet<Q>,
     /// The callers the next read answers.
     callers: usize,
-    /// Whether a read is on its way.
-    reading: bool,
+    /// The reads on their way.
+    reading: usize,
     /// The answers of the reads done, with the callers that have not taken theirs yet.
     answers: HashMap<u64, (Arc<Result<Answers<Q, A>, StorageError>>, usize)>,
 }
 
-impl<Q, A> Default for Together<Q, A> {
-    fn default() -> Self {
+impl<Q: Eq + Hash + Clone, A: Clone + Default> Together<Q, A> {
+    /// Reads of one kind, at most `most` of them on their way at once.
+    pub(crate) fn new(most: usize) -> Self {
         Together {
             state: Mutex::new(State {
                 next: 0,
                 questions: HashSet::new(),
                 callers: 0,
-                reading: false,
+                reading: 0,
                 answers: HashMap::new(),
             }),
             answered: Condvar::new(),
+            most: most.max(1),
         }
     }
-}
 
-impl<Q: Eq + Hash + Clone, A: Clone + Default> Together<Q, A> {
     fn lock(&self) -> MutexGuard<'_, State<Q, A>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -88,12 +91,12 @@ impl<Q: Eq + Hash + Clone, A: Clone + Default> Together<Q, A> {
                     Err(error) => Err(error.clone()),
                 };
             }
-            if !state.reading && state.next == round {
-                // Nobody reads now and this caller's read is not sent yet: it sends it.
+            if state.reading < self.most && state.next == round {
+                // A read may go now and this caller's is not sent yet: it sends it.
                 let questions: Vec<Q> = state.questions.drain().collect();
                 let callers = std::mem::take(&mut state.callers);
                 state.next += 1;
-                state.reading = true;
+                state.reading += 1;
                 drop(state);
                 let answer = match read.take() {
                     // A read that panicked fails its callers; the next caller reads again.
@@ -102,7 +105,7 @@ impl<Q: Eq + Hash + Clone, A: Clone + Default> Together<Q, A> {
                     None => Err(StorageError::Database("a read sent twice".into())),
                 };
                 state = self.lock();
-                state.reading = false;
+                state.reading -= 1;
                 state.answers.insert(round, (Arc::new(answer), callers));
                 self.answered.notify_all();
                 continue;
@@ -142,7 +145,7 @@ mod tests {
 
     #[test]
     fn every_caller_gets_a_head_read_after_it_asked_and_reads_go_together() {
-        let heads: Arc<Together<String, u64>> = Arc::default();
+        let heads: Arc<Together<String, u64>> = Arc::new(Together::new(2));
         let database = Arc::new(Database::default());
         let callers: Vec<_> = (0..16)
             .map(|n| {
@@ -173,7 +176,7 @@ mod tests {
 
     #[test]
     fn a_failed_read_fails_each_caller_it_was_for_and_the_next_reads_again() {
-        let heads: Together<&str, u64> = Together::default();
+        let heads: Together<&str, u64> = Together::new(1);
         let failed = heads.ask("g-1", |_| Err(StorageError::Unavailable("down".into())));
         assert_eq!(failed, Err(StorageError::Unavailable("down".into())));
         let read = heads.ask("g-1", |_| Ok(HashMap::from([("g-1", 7)])));
