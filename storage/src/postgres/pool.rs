@@ -21,7 +21,15 @@ pub(crate) struct Connection {
     url: Arc<str>,
     client: Option<Client>,
     statements: HashMap<&'static str, Statement>,
+    /// Settings sent once a connection is made, before any statement.
+    settings: &'static str,
 }
+
+/// The pool's connections plan each prepared statement once, for every value: each of the
+/// store's reads finds its rows by key whatever the values, and planning a read of several
+/// streams again at each call (the default, for statements over arrays) took longer than the
+/// read itself.
+const POOL_SETTINGS: &str = "SET plan_cache_mode = force_generic_plan";
 
 /// A database error as the store reports it, with the server's message when there is one, and
 /// its kind: a connection that failed or a server that refuses work for now (shutting down, out
@@ -62,6 +70,15 @@ impl Connection {
             url,
             client: None,
             statements: HashMap::new(),
+            settings: "",
+        }
+    }
+
+    /// A connection that sends `settings` (SQL) once connected.
+    fn with_settings(url: Arc<str>, settings: &'static str) -> Connection {
+        Connection {
+            settings,
+            ..Connection::new(url)
         }
     }
 
@@ -71,8 +88,13 @@ impl Connection {
             self.forget();
         }
         if self.client.is_none() {
-            let client = Client::connect(&self.url, NoTls)
+            let mut client = Client::connect(&self.url, NoTls)
                 .map_err(|e| StorageError::Unavailable(format!("cannot connect: {e}")))?;
+            if !self.settings.is_empty() {
+                client
+                    .batch_execute(self.settings)
+                    .map_err(|e| database_error(&e))?;
+            }
             self.client = Some(client);
         }
         self.client.as_mut().ok_or(StorageError::Closed)
@@ -172,7 +194,7 @@ impl Pool {
         for n in 0..size {
             let receiver = Arc::clone(&receiver);
             let counts = Arc::clone(&counts);
-            let mut connection = Connection::new(Arc::clone(&url));
+            let mut connection = Connection::with_settings(Arc::clone(&url), POOL_SETTINGS);
             std::thread::Builder::new()
                 .name(format!("postgres-{n}"))
                 .spawn(move || loop {
