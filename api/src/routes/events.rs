@@ -214,7 +214,7 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
             }
             continue;
         }
-        let slot = match s.state.games.slot(&s.id) {
+        let slot = match super::current_game(&s.state, &s.id).await {
             Ok(slot) => slot,
             Err(error) => {
                 return Some((

@@ -109,7 +109,7 @@ pub async fn get_game(
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let mut game = {
-        let slot = state.games.slot(&id)?;
+        let slot = super::current_game(&state, &id).await?;
         let slot = slot.lock().await;
         summary(
             &slot,
@@ -185,7 +185,7 @@ pub async fn join_game(
     };
     // A seat that leaves the game still waiting for others counts as an open seat held.
     let free = {
-        let slot = state.games.slot(&id)?;
+        let slot = super::current_game(&state, &id).await?;
         let slot = slot.lock().await;
         slot.game.players().iter().filter(|p| p.is_none()).count()
     };

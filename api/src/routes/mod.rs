@@ -80,3 +80,19 @@ pub(crate) fn page_size(
         None => Ok(default),
     }
 }
+
+/// Game `id` as its stream stands now ([`crate::app::Games::slot`]). On a store other nodes
+/// share, that reads the database, and off the worker thread: a worker blocked on the read
+/// would hold every other request it serves meanwhile.
+pub(crate) async fn current_game(
+    state: &actix_web::web::Data<crate::state::AppState>,
+    id: &str,
+) -> Result<crate::app::SlotRef, crate::problem::ApiError> {
+    if !state.games.shared() {
+        return state.games.slot(id);
+    }
+    let (state, id) = (state.clone(), id.to_string());
+    actix_web::web::block(move || state.games.slot(&id))
+        .await
+        .map_err(crate::problem::ApiError::internal)?
+}

@@ -46,7 +46,7 @@ pub async fn legal(
     Authenticated(player): Authenticated,
     id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let slot = state.games.slot(&id)?;
+    let slot = super::current_game(&state, &id).await?;
     let slot = slot.lock().await;
     let seat = slot.game.seat_of(&player.id).ok_or_else(|| {
         RuleError::new(ErrorCode::NotSeated, "You do not hold a seat in this game.")

@@ -156,7 +156,7 @@ impl PostgresStore {
 
     /// How many reads of heads, and of streams' events, are on their way at once; the
     /// readers that come meanwhile go together in the next (`together.rs`).
-    const READS_AT_ONCE: usize = 4;
+    const READS_AT_ONCE: usize = 2;
 
     /// How many connections (and threads) write the groups of appends, beside the others: one
     /// group commits while the next gathers and runs its checks.
