@@ -455,11 +455,13 @@ impl Games {
             if unchecked {
                 // A fold this server heard is behind (another server's append) catches up
                 // first, by the events it lacks, rather than be decided on and conflict.
-                if self.repository.catch_up_heard(&mut slot)? {
+                if self.repository.catch_up_heard(&mut slot).await? {
                     self.watch_deadline(&slot.id.clone(), slot.game.as_ref());
                 }
             } else {
-                self.catch_up(&mut slot)?;
+                if self.repository.catch_up_async(&mut slot).await? {
+                    self.watch_deadline(&slot.id.clone(), slot.game.as_ref());
+                }
                 if let Some(command_id) = &command_id {
                     if let Some(done) =
                         store.appended_for(id, command_id).map_err(ApiError::from)?

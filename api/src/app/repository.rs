@@ -267,17 +267,46 @@ impl Repository {
 
     /// Every event of stream `id` after `version`, read a page at a time.
     fn events_after(&self, id: &str, version: u64) -> Result<Vec<Envelope>, storage::StorageError> {
-        let mut missing: Vec<Envelope> = Vec::new();
-        loop {
-            let page = self
-                .store
-                .read_stream(id, version + missing.len() as u64, PAGE)?;
-            let done = page.len() < PAGE;
-            missing.extend(page);
-            if done {
-                return Ok(missing);
-            }
+        events_after(self.store.as_ref(), id, version)
+    }
+
+    /// [`Repository::catch_up`] for a caller on an async worker: the read waits off its
+    /// thread.
+    pub(crate) async fn catch_up_async(&self, slot: &mut Slot) -> Result<bool, ApiError> {
+        if !self.shared {
+            return Ok(false);
         }
+        let missing = self
+            .events_after_async(&slot.id, slot.game.version())
+            .await?;
+        self.fold_in(slot, missing)
+    }
+
+    /// Brings a fold up to the head this server last heard its stream at (another server's
+    /// append it was told of), without reading the head: before a command is decided on the
+    /// fold as it is, so that a fold known to be behind is not decided on only to conflict.
+    /// The fold may still be behind after it; the append's version check tells. The read,
+    /// when there is one, waits off the caller's thread.
+    pub(crate) async fn catch_up_heard(&self, slot: &mut Slot) -> Result<bool, ApiError> {
+        match self.store.heard_head(&slot.id) {
+            Some(head) if self.shared && slot.game.version() < head => {
+                let missing = self
+                    .events_after_async(&slot.id, slot.game.version())
+                    .await?;
+                self.fold_in(slot, missing)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// [`Repository::events_after`] on a blocking thread: on a shared store it waits for the
+    /// database, which a worker serving other requests must not.
+    async fn events_after_async(&self, id: &str, version: u64) -> Result<Vec<Envelope>, ApiError> {
+        let (store, id) = (Arc::clone(&self.store), id.to_string());
+        tokio::task::spawn_blocking(move || events_after(store.as_ref(), &id, version))
+            .await
+            .map_err(ApiError::internal)?
+            .map_err(ApiError::from)
     }
 
     /// Folds `missing`, the events of its stream after its version, into a fold; folds the
@@ -298,17 +327,6 @@ impl Repository {
             *slot = self.load(&slot.id)?;
         }
         Ok(true)
-    }
-
-    /// Brings a fold up to the head this server last heard its stream at (another server's
-    /// append it was told of), without reading the head: before a command is decided on the
-    /// fold as it is, so that a fold known to be behind is not decided on only to conflict.
-    /// The fold may still be behind after it; the append's version check tells.
-    pub(crate) fn catch_up_heard(&self, slot: &mut Slot) -> Result<bool, ApiError> {
-        match self.store.heard_head(&slot.id) {
-            Some(head) if self.shared => self.catch_up_through(slot, head),
-            _ => Ok(false),
-        }
     }
 
     /// Brings a fold up to at least version `seen` of its stream, which a reader of the log saw
@@ -529,6 +547,23 @@ impl Repository {
             biased;
             () = self.stopped() => after,
             head = self.store.wait_for(id, after, timeout) => head,
+        }
+    }
+}
+
+/// Every event of stream `id` in `store` after `version`, read a page at a time.
+fn events_after(
+    store: &dyn Storage,
+    id: &str,
+    version: u64,
+) -> Result<Vec<Envelope>, storage::StorageError> {
+    let mut missing: Vec<Envelope> = Vec::new();
+    loop {
+        let page = store.read_stream(id, version + missing.len() as u64, PAGE)?;
+        let done = page.len() < PAGE;
+        missing.extend(page);
+        if done {
+            return Ok(missing);
         }
     }
 }

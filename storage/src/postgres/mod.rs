@@ -86,9 +86,11 @@
 //! # Several processes
 //!
 //! [`Coordination::shared`](crate::Coordination::shared) is true here: another process may append
-//! to any stream, so the application checks a stream's head before it trusts a fold for a read
-//! (a head heard from a notification is not enough there: it may arrive after the other
-//! process acknowledged the append to its client, who may then read here); a command is
+//! to any stream, so the application reads a stream's events after its fold's version before
+//! it trusts the fold for a read (a head heard from a notification is not enough there: it may
+//! arrive after the other process acknowledged the append to its client, who may then read
+//! here). Those reads, and reads of heads, that callers ask for while others are on their way
+//! go together, one statement for all (`together.rs`); a command is
 //! decided on the fold brought up to the head heard of its stream
 //! ([`Coordination::heard_head`](crate::Coordination::heard_head), no query), and the
 //! append's version check (a conflict) tells when another process moved the stream on unheard.
