@@ -160,9 +160,12 @@ impl PostgresStore {
     /// readers that come meanwhile go together in the next (`together.rs`).
     const READS_AT_ONCE: usize = 2;
 
-    /// How many connections (and threads) write the groups of appends, beside the others: one
-    /// group commits while the next gathers and runs its checks.
-    pub const APPEND_CONNECTIONS: usize = 2;
+    /// How many connections (and threads) write the groups of appends, beside the others. One:
+    /// the next group gathers while one commits. Every group holds the global log's head from
+    /// its positions to its commit, so two groups of one process only waited for each other,
+    /// in smaller groups: one connection served 4,797-4,801 commands/s against 4,417-4,599
+    /// with two, and three nodes 1,931-1,989 against 1,758-1,801 (BENCHMARKS.md).
+    pub const APPEND_CONNECTIONS: usize = 1;
 
     /// Opens the store in the database at `url` with [`Self::DEFAULT_CONNECTIONS`] connections,
     /// creating or migrating its schema.
