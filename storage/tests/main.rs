@@ -15,4 +15,5 @@ mod postgres_conformance;
 mod postgres_copy;
 mod postgres_global_order;
 mod postgres_nodes;
+mod postgres_reads_together;
 mod sled_conformance;
