@@ -23,6 +23,9 @@ pub(crate) const MAX_QUESTIONS: usize = 512;
 /// The answers of one read, by question (a question not there has the empty answer).
 pub(crate) type Answers<Q, A> = HashMap<Q, A>;
 
+/// What one read answered, shared by its callers.
+type Answered<Q, A> = Arc<Result<Answers<Q, A>, StorageError>>;
+
 pub(crate) struct Together<Q, A> {
     state: Mutex<State<Q, A>>,
     answered: Condvar,
@@ -40,7 +43,7 @@ struct State<Q, A> {
     /// The reads on their way.
     reading: usize,
     /// The answers of the reads done, with the callers that have not taken theirs yet.
-    answers: HashMap<u64, (Arc<Result<Answers<Q, A>, StorageError>>, usize)>,
+    answers: HashMap<u64, (Answered<Q, A>, usize)>,
 }
 
 impl<Q: Eq + Hash + Clone, A: Clone + Default> Together<Q, A> {

@@ -166,8 +166,11 @@ pub fn parse_address(text: &str) -> Result<String, ApiError> {
 pub struct Accounts {
     store: Arc<dyn Storage>,
     /// The players who take game mail, as of the change mark they were read at.
-    takers: Mutex<Option<(Vec<u8>, Arc<HashSet<String>>)>>,
+    takers: Mutex<Option<Takers>>,
 }
+
+/// The players who take game mail, and the change mark they were read at.
+type Takers = (Vec<u8>, Arc<HashSet<String>>);
 
 impl Account {
     /// Whether game mail may be sent to this account at all.
