@@ -1,8 +1,10 @@
 #!/bin/bash
 # The PostgreSQL A/B of BENCHMARKS.md ("PostgreSQL"): two builds of the server, each driven by
 # its own load example, on one PostgreSQL server, in turns, ROUNDS rounds of SECONDS-second
-# runs with 65 clients, each run on a fresh empty database; then the NEW build with one and
-# with three nodes on one database, and the OLD with three, in turns. Before and after each run it prints `uptime`;
+# runs with 65 clients, each run on a fresh empty database; then the NEW build with one node,
+# with three nodes on one database (each request to the next node), with three nodes routing
+# each game to one node (`--affinity`, which NEW's load example must have), and the OLD with
+# three, in turns. Before and after each run it prints `uptime`;
 # after each run, the statements PostgreSQL ran for that database (`pg_stat_statements`, reset
 # before the run: top-level calls, which are round trips, and the calls inside the functions).
 #
@@ -15,13 +17,13 @@
 set -euo pipefail
 DIR=$1; PG=$2; ROUNDS=$3; S=$4; OLD=$5; NEW=$6
 psql "$PG/postgres" -qc "create extension if not exists pg_stat_statements"
-run() { # build nodes label
+run() { # build nodes label [load option]
   local build=$1 nodes=$2 db="pg_ab_${1}_${2}_$$_$RANDOM"
   psql "$PG/postgres" -qc "create database $db"
   psql "$PG/postgres" -qAtc "select pg_stat_statements_reset()" >/dev/null
-  echo "=== $3 | $build | $nodes node(s) | 65 clients | $(date +%H:%M:%S) | before: $(uptime)"
+  echo "=== $3 | $build | $nodes node(s) ${4:-} | 65 clients | $(date +%H:%M:%S) | before: $(uptime)"
   "$DIR/load-$build" --binary "$DIR/avalanche-$build" --database "$PG/$db" --nodes "$nodes" \
-    --games 13 --clients 65 --seconds "$S" 2>&1
+    --games 13 --clients 65 --seconds "$S" ${4:-} 2>&1
   echo "after: $(uptime)"
   psql "$PG/postgres" -qAtF ' | ' -c "
     select 'statements: ' || sum(calls) filter (where toplevel) || ' top-level (round trips), '
@@ -41,5 +43,6 @@ done
 for round in $(seq 1 "$ROUNDS"); do
   run "$NEW" 1 "round $round, nodes"
   run "$NEW" 3 "round $round, nodes"
+  run "$NEW" 3 "round $round, nodes" --affinity
   run "$OLD" 3 "round $round, nodes"
 done

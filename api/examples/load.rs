@@ -26,7 +26,9 @@
 //! compared under the same clients. `--binary` with `--database` and `--nodes N` starts N such
 //! servers on one PostgreSQL database, as behind a load balancer without affinity: each request
 //! goes to the next node in turn, so the commands of one game are decided by every node; the
-//! server CPU is then the nodes' together, and PostgreSQL's processes are reported apart.
+//! server CPU is then the nodes' together, and PostgreSQL's processes are reported apart. With
+//! `--affinity`, every request about one game goes to one node chosen by the game's id, as
+//! `deploy/nginx.conf` routes them.
 //! Figures and the exact commands are in BENCHMARKS.md ("Load").
 
 mod common;
@@ -103,6 +105,10 @@ struct Args {
     /// request sent to the next in turn.
     #[arg(long, default_value_t = 1)]
     nodes: usize,
+    /// With `--nodes`: send every request about one game (`/v1/games/{id}...`) to one node,
+    /// chosen by the game's id; the others still go to the next node in turn.
+    #[arg(long)]
+    affinity: bool,
 }
 
 fn main() {
@@ -693,12 +699,24 @@ struct Client {
     /// is a copy with its path set, not a string parsed again (host and all) every time.
     bases: Vec<reqwest::Url>,
     next: std::sync::atomic::AtomicUsize,
+    /// Whether a game's requests all go to the node its id chooses.
+    affinity: bool,
 }
 
 impl Client {
-    /// `path` on the next server.
+    /// `path` on the next server, or on its game's (`--affinity`).
     fn url(&self, path: &str) -> reqwest::Url {
-        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let game = path
+            .strip_prefix("/v1/games/")
+            .and_then(|rest| rest.split('/').next())
+            .filter(|id| self.affinity && id.starts_with("g-"));
+        let n = match game {
+            // FNV-1a of the id.
+            Some(id) => id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+                (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+            }) as usize,
+            None => self.next.fetch_add(1, Ordering::Relaxed),
+        };
         let mut url = self.bases[n % self.bases.len()].clone();
         url.set_path(path);
         url
@@ -854,6 +872,7 @@ async fn load(bases: &[String], args: &Args, cpu: &dyn Fn() -> Cpu) -> Report {
             .map(|base| reqwest::Url::parse(base).expect("a server's address"))
             .collect(),
         next: Default::default(),
+        affinity: args.affinity,
     });
     // Every game gets its own players; game n goes to client n % clients.
     let mut tables: Vec<Vec<Table>> = (0..args.clients).map(|_| Vec::new()).collect();
