@@ -127,7 +127,20 @@ mod tests {
 
     /// The database at `dir` as sled alone opens it, for making the state a crash leaves.
     fn raw(dir: &Path, change: impl FnOnce(&sled::Db, &Trees)) {
-        let db = sled::open(dir).expect("sled opens the store's directory");
+        // A store just dropped lets go of the directory's lock when its threads end, a moment
+        // later.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let db = loop {
+            match sled::open(dir) {
+                Err(sled::Error::Io(error))
+                    if error.to_string().contains("could not acquire lock")
+                        && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                opened => break opened.expect("sled opens the store's directory"),
+            }
+        };
         let trees = Trees::open(&db).expect("the trees");
         change(&db, &trees);
         db.flush().expect("a flush");
