@@ -236,7 +236,7 @@ impl Repository {
         let Ok(mut slot) = cached.try_lock() else {
             return Ok(Arc::new(tokio::sync::Mutex::new(self.load(id)?)));
         };
-        match self.events_after(id, slot.game.version()) {
+        match events_after(self.store.as_ref(), id, slot.game.version()) {
             Ok(missing) => {
                 self.fold_in(&mut slot, missing)?;
             }
@@ -259,15 +259,9 @@ impl Repository {
         if !self.shared {
             return Ok(false);
         }
-        let missing = self
-            .events_after(&slot.id, slot.game.version())
+        let missing = events_after(self.store.as_ref(), &slot.id, slot.game.version())
             .map_err(ApiError::from)?;
         self.fold_in(slot, missing)
-    }
-
-    /// Every event of stream `id` after `version`, read a page at a time.
-    fn events_after(&self, id: &str, version: u64) -> Result<Vec<Envelope>, storage::StorageError> {
-        events_after(self.store.as_ref(), id, version)
     }
 
     /// [`Repository::catch_up`] for a caller on an async worker: the read waits off its
@@ -299,7 +293,7 @@ impl Repository {
         }
     }
 
-    /// [`Repository::events_after`] on a blocking thread: on a shared store it waits for the
+    /// [`events_after`] on a blocking thread: on a shared store it waits for the
     /// database, which a worker serving other requests must not.
     async fn events_after_async(&self, id: &str, version: u64) -> Result<Vec<Envelope>, ApiError> {
         let (store, id) = (Arc::clone(&self.store), id.to_string());
@@ -351,9 +345,8 @@ impl Repository {
             *slot = self.load(&slot.id)?;
             return Ok(true);
         }
-        let missing = self
-            .events_after(&slot.id, version)
-            .map_err(ApiError::from)?;
+        let missing =
+            events_after(self.store.as_ref(), &slot.id, version).map_err(ApiError::from)?;
         self.fold_in(slot, missing)
     }
 
