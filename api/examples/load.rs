@@ -28,7 +28,7 @@
 //! goes to the next node in turn, so the commands of one game are decided by every node; the
 //! server CPU is then the nodes' together, and PostgreSQL's processes are reported apart. With
 //! `--affinity`, every request about one game goes to one node chosen by the game's id, as
-//! `deploy/nginx.conf` routes them.
+//! `deploy/nginx.conf` routes them; `--workers K` gives each server K threads answering requests.
 //! Figures and the exact commands are in BENCHMARKS.md ("Load").
 
 mod common;
@@ -109,6 +109,10 @@ struct Args {
     /// chosen by the game's id; the others still go to the next node in turn.
     #[arg(long)]
     affinity: bool,
+    /// With `--binary`: each server's `--workers` (its threads answering requests); the
+    /// server's own default (one per core) when not given.
+    #[arg(long)]
+    workers: Option<usize>,
 }
 
 fn main() {
@@ -142,7 +146,10 @@ fn main() {
                     let mut nodes = Vec::new();
                     for _ in 0..args.nodes {
                         // One after another: the first creates the tables, the others find them.
-                        nodes.push(External::start(binary, &Place::Database(url, &key)).await);
+                        nodes.push(
+                            External::start(binary, &Place::Database(url, &key), args.workers)
+                                .await,
+                        );
                     }
                     let pids: Vec<u32> = nodes.iter().map(|n| n.child.id()).collect();
                     let bases: Vec<String> = nodes.iter().map(|n| n.base.clone()).collect();
@@ -177,7 +184,7 @@ fn main() {
             "--prefill is for the server in this process"
         );
         let report = runtime.block_on(async {
-            let server = External::start(binary, &Place::Data(&dir)).await;
+            let server = External::start(binary, &Place::Data(&dir), args.workers).await;
             let pid = server.child.id();
             let report = load(std::slice::from_ref(&server.base), &args, &|| {
                 external_cpu(&[pid])
@@ -255,7 +262,7 @@ impl Server {
                     Registry::standard(),
                     Arc::new(api::app::sealing::SecretsKey::generate().expect("a key")),
                     api::app::webhooks::delivery::DeliverySettings::default(),
-                    api::state::MemorySettings::default(),
+                    api::state::CapacitySettings::default(),
                     api::limits::LimitSettings::unlimited(),
                 )
                 .expect("the server starts");
@@ -428,11 +435,18 @@ struct External {
 }
 
 impl External {
-    async fn start(binary: &std::path::Path, place: &Place<'_>) -> External {
+    async fn start(
+        binary: &std::path::Path,
+        place: &Place<'_>,
+        workers: Option<usize>,
+    ) -> External {
         let port = common::free_port();
         // No quotas or rate limits, and no per-request log lines, as in this process.
         let mut command = std::process::Command::new(binary);
         command.args(["--addr", &format!("127.0.0.1:{port}")]);
+        if let Some(workers) = workers {
+            command.args(["--workers", &workers.to_string()]);
+        }
         match place {
             Place::Data(dir) => command.arg("--data").arg(dir),
             Place::Database(url, key) => command

@@ -8,7 +8,7 @@ use crate::limits::LimitSettings;
 use crate::problem::ApiCode;
 use crate::problem::{self, ApiError};
 use crate::routes;
-use crate::state::{AppState, MemorySettings};
+use crate::state::{AppState, CapacitySettings};
 use crate::telemetry::request_span::RequestSpan;
 use actix_web::http::StatusCode;
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
@@ -112,8 +112,9 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
             }),
             ..DeliverySettings::default()
         };
-        let memory = MemorySettings {
+        let capacity = CapacitySettings {
             game_cache: settings.game_cache,
+            workers: settings.workers,
         };
         let limits = LimitSettings {
             players_per_hour_per_address: settings.limit_players_per_hour,
@@ -157,7 +158,7 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
             Registry::standard(),
             key,
             delivery,
-            memory,
+            capacity,
             limits,
             mail,
             smtp,
@@ -307,7 +308,7 @@ fn not_found<B>(
 }
 
 /// The server on an already bound listener, over `store` (any backend), offering the games of
-/// `registry`, with the store's secrets sealed with `key`, the webhook deliveries, the memory
+/// `registry`, with the store's secrets sealed with `key`, the webhook deliveries, the capacity
 /// settings and the limits as given. It refuses a store whose secrets were sealed with
 /// another key.
 pub fn run_with(
@@ -316,7 +317,7 @@ pub fn run_with(
     registry: Registry,
     key: Arc<SecretsKey>,
     delivery: DeliverySettings,
-    memory: MemorySettings,
+    capacity: CapacitySettings,
     limits: LimitSettings,
 ) -> std::io::Result<actix_web::dev::Server> {
     run_with_mail(
@@ -325,7 +326,7 @@ pub fn run_with(
         registry,
         key,
         delivery,
-        memory,
+        capacity,
         limits,
         crate::app::mail::MailSettings::default(),
         None,
@@ -340,7 +341,7 @@ pub fn run_with_mail(
     registry: Registry,
     key: Arc<SecretsKey>,
     delivery: DeliverySettings,
-    memory: MemorySettings,
+    capacity: CapacitySettings,
     limits: LimitSettings,
     mail: crate::app::mail::MailSettings,
     smtp: Option<TcpListener>,
@@ -352,7 +353,7 @@ pub fn run_with_mail(
         limits.trusted_proxies.clone(),
     );
     let state = web::Data::new(AppState::new_with_mail(
-        store, registry, key, delivery, memory, limits, mail,
+        store, registry, key, delivery, capacity, limits, mail,
     )?);
     let stopping = state.clone();
     if let Some(smtp) = smtp {
@@ -451,6 +452,9 @@ pub fn run_with_mail(
                     .external_url_unchecked("/openapi.json", openapi.clone()),
             )
     })
+    .workers(capacity.workers.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    }))
     .on_connect(move |io, data| connections.accept(io, data))
     .client_request_timeout(crate::connections::HEAD_TIMEOUT)
     .client_disconnect_timeout(crate::connections::DISCONNECT_TIMEOUT)

@@ -51,17 +51,20 @@ impl AppState {
     }
 }
 
-/// How much the application keeps in memory.
+/// How much the server keeps in memory, and how many threads answer requests.
 #[derive(Clone, Copy, Debug)]
-pub struct MemorySettings {
+pub struct CapacitySettings {
     /// The most games kept folded in memory (least recently used out first).
     pub game_cache: usize,
+    /// The threads that answer HTTP requests; `None`: one per CPU core.
+    pub workers: Option<usize>,
 }
 
-impl Default for MemorySettings {
+impl Default for CapacitySettings {
     fn default() -> Self {
-        MemorySettings {
+        CapacitySettings {
             game_cache: DEFAULT_CAPACITY,
+            workers: None,
         }
     }
 }
@@ -73,7 +76,7 @@ impl AppState {
         registry: Registry,
         key: Arc<SecretsKey>,
         delivery: DeliverySettings,
-        memory: MemorySettings,
+        capacity: CapacitySettings,
         limits: crate::limits::LimitSettings,
     ) -> std::io::Result<AppState> {
         AppState::new_with_mail(
@@ -81,7 +84,7 @@ impl AppState {
             registry,
             key,
             delivery,
-            memory,
+            capacity,
             limits,
             crate::app::mail::MailSettings::default(),
         )
@@ -93,7 +96,7 @@ impl AppState {
         registry: Registry,
         key: Arc<SecretsKey>,
         delivery: DeliverySettings,
-        memory: MemorySettings,
+        capacity: CapacitySettings,
         limits: crate::limits::LimitSettings,
         mail: crate::app::mail::MailSettings,
     ) -> std::io::Result<AppState> {
@@ -124,7 +127,7 @@ impl AppState {
                 leases.clone(),
             )?,
             leases,
-            games: Games::new(store.clone(), registry.clone(), key, memory.game_cache),
+            games: Games::new(store.clone(), registry.clone(), key, capacity.game_cache),
             limits: crate::limits::Limits::new(limits),
             players,
             vacations: Vacations::new(store),

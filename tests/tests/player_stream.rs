@@ -765,7 +765,7 @@ fn node(url: &str, key: Arc<api::app::sealing::SecretsKey>) -> TestApp {
                 Registry::standard(),
                 key,
                 DeliverySettings::default(),
-                api::state::MemorySettings::default(),
+                api::state::CapacitySettings::default(),
                 api::limits::LimitSettings::unlimited(),
             )
             .expect("server starts");

@@ -30,7 +30,7 @@ pub(crate) fn node(url: &str, key: Arc<api::app::sealing::SecretsKey>) -> TestAp
                 Registry::standard(),
                 key,
                 api::app::webhooks::delivery::DeliverySettings::default(),
-                api::state::MemorySettings::default(),
+                api::state::CapacitySettings::default(),
                 api::limits::LimitSettings::unlimited(),
             )
             .expect("server starts");

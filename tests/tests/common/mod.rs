@@ -63,7 +63,7 @@ impl TestApp {
                         api::app::sealing::SecretsKey::generate().expect("a secrets key"),
                     ),
                     delivery,
-                    api::state::MemorySettings::default(),
+                    api::state::CapacitySettings::default(),
                     limits,
                 )
                 .expect("server starts");
