@@ -130,8 +130,8 @@ pub struct ServeSettings {
     pub database_connections: usize,
     /// The threads that answer HTTP requests (default: one per CPU core). Several nodes on
     /// one machine share its cores: give each its share (see docs/operating.md).
-    #[arg(long, env = "AVALANCHE_WORKERS", value_parser = clap::value_parser!(u16).range(1..).map(usize::from))]
-    pub workers: Option<usize>,
+    #[arg(long, env = "AVALANCHE_WORKERS")]
+    pub workers: Option<std::num::NonZeroUsize>,
     /// The most games kept folded in memory; the least recently used go first. About 2 KB a
     /// game: the default 5000 holds some 10 MB.
     #[arg(long, env = "AVALANCHE_GAME_CACHE", default_value_t = crate::app::cache::DEFAULT_CAPACITY)]

@@ -114,7 +114,7 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
         };
         let capacity = CapacitySettings {
             game_cache: settings.game_cache,
-            workers: settings.workers,
+            workers: settings.workers.map(std::num::NonZeroUsize::get),
         };
         let limits = LimitSettings {
             players_per_hour_per_address: settings.limit_players_per_hour,
