@@ -2,7 +2,7 @@
 //!
 //! Appends are queued; the appender threads (one, see `APPEND_CONNECTIONS`), each with a
 //! connection of its own, take everything waiting (up to [`MAX_GROUP`] batches) and write it with one call of
-//! `avalanche_append_group` (`migrations/0002_*.sql`): one prepared statement, one round trip,
+//! `avalanche_append_group` (`migrations/0003_*.sql`): one prepared statement, one round trip,
 //! one transaction, one WAL flush, and one lock of the global log's head for the whole group.
 //! While one group commits, the next gathers, as the sled committer batches its writes. Every
 //! batch still gets its own answer (appended, duplicate or conflict), exactly as if it had

@@ -1,8 +1,8 @@
 //! Wakes this process's waiting readers when another process appends to the same database:
 //! one thread with its own connection does `LISTEN avalanche_appends` and announces every
-//! append's stream head and global position (the append function sends them with
-//! `pg_notify`, delivered at commit and in commit order, so a position announced has every
-//! position below it committed). When its connection breaks, notifications sent meanwhile are
+//! append's stream head and global position (the group function sends them with
+//! `pg_notify`, one notice a group, delivered at commit and in commit order, so a position
+//! announced has every position below it committed). When its connection breaks, notifications sent meanwhile are
 //! lost: once connected again it reads the log's head and the heads of the watched streams and
 //! announces those, then listens on. It also hands the application's broadcasts (`NOTIFY
 //! avalanche_broadcasts`) to this process's subscribers; those sent while it was not
@@ -163,21 +163,17 @@ fn listen(url: &str, announce: &Announce, stop: &AtomicBool, state: &State) -> R
                     }
                     continue;
                 }
-                // "<head> <position> <stream>"; the stream name may hold spaces, so it comes last.
-                let mut parts = notification.payload().splitn(3, ' ');
-                let (Some(head), Some(position), Some(stream)) = (
-                    parts.next().and_then(|h| h.parse::<u64>().ok()),
-                    parts.next().and_then(|p| p.parse::<u64>().ok()),
-                    parts.next(),
-                ) else {
+                let Some(appends) = appends(notification.payload()) else {
                     tracing::warn!(
                         payload = notification.payload(),
                         "an append notice not understood"
                     );
                     continue;
                 };
-                announce.head(stream, head);
-                announce.position(position);
+                for (head, position, stream) in appends {
+                    announce.head(stream, head);
+                    announce.position(position);
+                }
             }
         }
         if client.is_closed() {
@@ -185,4 +181,64 @@ fn listen(url: &str, announce: &Announce, stop: &AtomicBool, state: &State) -> R
         }
     }
     Ok(())
+}
+
+/// The appends one notice tells of, as (head, position, stream), in commit order: a group's
+/// notice has a line a batch, "<head> <position> <characters of the name> <name>\n" (the
+/// name may hold spaces and line ends, so its length comes first); the single-batch function
+/// of the first schema sends "<head> <position> <name>". `None` for anything else.
+fn appends(payload: &str) -> Option<Vec<(u64, u64, &str)>> {
+    fn number(text: &str) -> Option<(u64, &str)> {
+        let (number, rest) = text.split_once(' ')?;
+        Some((number.parse().ok()?, rest))
+    }
+    if !payload.ends_with('\n') {
+        let (head, rest) = number(payload)?;
+        let (position, stream) = number(rest)?;
+        return (!stream.is_empty()).then(|| vec![(head, position, stream)]);
+    }
+    let mut appends = Vec::new();
+    let mut rest = payload;
+    while !rest.is_empty() {
+        let (head, after) = number(rest)?;
+        let (position, after) = number(after)?;
+        let (characters, after) = number(after)?;
+        let characters = usize::try_from(characters).ok()?;
+        let (end, _) = after.char_indices().nth(characters)?;
+        let (stream, after) = after.split_at(end);
+        rest = after.strip_prefix('\n')?;
+        appends.push((head, position, stream));
+    }
+    Some(appends)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::appends;
+
+    #[test]
+    fn a_groups_notice_tells_every_append_and_names_may_hold_anything() {
+        assert_eq!(
+            appends("3 17 4 g-ab\n1 18 7 a b\ncd\n2 20 2 \u{e9}\u{e9}\n"),
+            Some(vec![(3, 17, "g-ab"), (1, 18, "a b\ncd"), (2, 20, "\u{e9}\u{e9}")])
+        );
+        assert_eq!(appends("5 9 g one"), Some(vec![(5, 9, "g one")]));
+    }
+
+    #[test]
+    fn a_notice_not_understood_tells_nothing() {
+        for payload in [
+            "",
+            "\n",
+            "5 9",
+            "5 9 ",
+            "x 9 g",
+            "3 17 9 g-ab\n",
+            "3 17 4 g-abc\n",
+            "3 17 4 g-ab\n1 18",
+            "3 17 -1 g-ab\n",
+        ] {
+            assert_eq!(appends(payload), None, "{payload:?}");
+        }
+    }
 }

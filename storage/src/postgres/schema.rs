@@ -19,6 +19,11 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         "appends in groups",
         include_str!("migrations/0002_group_append.sql"),
     ),
+    (
+        3,
+        "a group's writes in a statement each, and one notice",
+        include_str!("migrations/0003_group_statements.sql"),
+    ),
 ];
 
 /// The advisory lock key the openers of one database take while migrating ("avalanch" in ASCII).
