@@ -3,8 +3,9 @@
 # its own load example, on one PostgreSQL server, in turns, ROUNDS rounds of SECONDS-second
 # runs with 65 clients, each run on a fresh empty database; then the NEW build with one node,
 # with three nodes on one database (each request to the next node), with three nodes routing
-# each game to one node (`--affinity`, which NEW's load example must have), and the OLD with
-# three, in turns. Before and after each run it prints `uptime`;
+# each game to one node (`--affinity`, which NEW's load example must have), the same with one
+# request thread a node (`--workers 1`: three nodes share 2 cores), and the OLD with three, in
+# turns. Before and after each run it prints `uptime`;
 # after each run, the statements PostgreSQL ran for that database (`pg_stat_statements`, reset
 # before the run: top-level calls, which are round trips, and the calls inside the functions).
 #
@@ -44,5 +45,6 @@ for round in $(seq 1 "$ROUNDS"); do
   run "$NEW" 1 "round $round, nodes"
   run "$NEW" 3 "round $round, nodes"
   run "$NEW" 3 "round $round, nodes" --affinity
+  run "$NEW" 3 "round $round, nodes" "--affinity --workers 1"
   run "$OLD" 3 "round $round, nodes"
 done

@@ -184,32 +184,33 @@ fn listen(url: &str, announce: &Announce, stop: &AtomicBool, state: &State) -> R
 }
 
 /// The appends one notice tells of, as (head, position, stream), in commit order: a group's
-/// notice has a line a batch, "<head> <position> <characters of the name> <name>\n" (the
-/// name may hold spaces and line ends, so its length comes first); the single-batch function
-/// of the first schema sends "<head> <position> <name>". `None` for anything else.
+/// notice is "v3" and a line a batch, "<head> <position> <characters of the name> <name>",
+/// each line ended by "\n" (the name may hold spaces and line ends, so its length comes
+/// first); the single-batch function of the first schema sends "<head> <position> <name>".
+/// `None` for anything else.
 fn appends(payload: &str) -> Option<Vec<(u64, u64, &str)>> {
     fn number(text: &str) -> Option<(u64, &str)> {
         let (number, rest) = text.split_once(' ')?;
         Some((number.parse().ok()?, rest))
     }
-    if !payload.ends_with('\n') {
+    let Some(mut rest) = payload.strip_prefix("v3\n") else {
         let (head, rest) = number(payload)?;
         let (position, stream) = number(rest)?;
         return (!stream.is_empty()).then(|| vec![(head, position, stream)]);
-    }
+    };
     let mut appends = Vec::new();
-    let mut rest = payload;
     while !rest.is_empty() {
         let (head, after) = number(rest)?;
         let (position, after) = number(after)?;
         let (characters, after) = number(after)?;
-        let characters = usize::try_from(characters).ok()?;
-        let (end, _) = after.char_indices().nth(characters)?;
+        let (end, _) = after
+            .char_indices()
+            .nth(usize::try_from(characters).ok()?)?;
         let (stream, after) = after.split_at(end);
         rest = after.strip_prefix('\n')?;
         appends.push((head, position, stream));
     }
-    Some(appends)
+    (!appends.is_empty()).then_some(appends)
 }
 
 #[cfg(test)]
@@ -219,8 +220,12 @@ mod tests {
     #[test]
     fn a_groups_notice_tells_every_append_and_names_may_hold_anything() {
         assert_eq!(
-            appends("3 17 4 g-ab\n1 18 7 a b\ncd\n2 20 2 \u{e9}\u{e9}\n"),
-            Some(vec![(3, 17, "g-ab"), (1, 18, "a b\ncd"), (2, 20, "\u{e9}\u{e9}")])
+            appends("v3\n3 17 4 g-ab\n1 18 6 a b\ncd\n2 20 2 \u{e9}\u{e9}\n"),
+            Some(vec![
+                (3, 17, "g-ab"),
+                (1, 18, "a b\ncd"),
+                (2, 20, "\u{e9}\u{e9}")
+            ])
         );
         assert_eq!(appends("5 9 g one"), Some(vec![(5, 9, "g one")]));
     }
@@ -233,10 +238,12 @@ mod tests {
             "5 9",
             "5 9 ",
             "x 9 g",
-            "3 17 9 g-ab\n",
-            "3 17 4 g-abc\n",
-            "3 17 4 g-ab\n1 18",
-            "3 17 -1 g-ab\n",
+            "v3\n",
+            "v3\n3 17 9 g-ab\n",
+            "v3\n3 17 4 g-ab",
+            "v3\n3 17 4 g-abc\n",
+            "v3\n3 17 4 g-ab\n1 18",
+            "v3\n3 17 -1 g-ab\n",
         ] {
             assert_eq!(appends(payload), None, "{payload:?}");
         }

@@ -3,8 +3,9 @@
 -- batch: every node's listener is woken and handed every notice, so on three nodes each
 -- batch cost three deliveries (see postgres/mod.rs and postgres/listener.rs). The checks,
 -- the locks and their order, the positions and the answers are those of version 2. A notice
--- holds a line a batch, "<head> <position> <characters of the name> <name>\n"; the function of
--- version 1 still sends its single "<head> <position> <name>", which listeners read too.
+-- is "v3" and a line a batch, each "<head> <position> <characters of the name> <name>", every
+-- line ended by "\n"; the function of version 1 still sends its single
+-- "<head> <position> <name>", which listeners read too.
 
 CREATE OR REPLACE FUNCTION avalanche_append_group(
     p_streams         text[],
@@ -49,7 +50,7 @@ DECLARE
     -- The batches appended, in order.
     v_appended_at integer[] := '{}';
     -- The notice of the group's appends, one line a batch (sent in parts under 8000 bytes).
-    v_notice  text := '';
+    v_notice  text := E'v3\n';
     v_line    text;
     i         integer;
     j         integer;
@@ -162,7 +163,7 @@ BEGIN
                   || length(p_streams[i])::text || ' ' || p_streams[i] || E'\n';
         IF octet_length(v_notice) + octet_length(v_line) > 7900 THEN
             PERFORM pg_notify('avalanche_appends', v_notice);
-            v_notice := '';
+            v_notice := E'v3\n';
         END IF;
         v_notice := v_notice || v_line;
     END LOOP;
