@@ -296,6 +296,22 @@ fn a_missing_key_file_is_refused_and_not_replaced_when_the_store_holds_sealed_se
     assert!(!key.exists(), "no new key was made");
 }
 
+#[test]
+fn no_request_thread_is_refused_at_start_with_what_is_wrong_and_nothing_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let output = Command::new(common::binary::path())
+        .args(["--addr", "127.0.0.1:0", "--workers", "0", "--data"])
+        .arg(&data)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("invalid value '0' for '--workers"), "{said}");
+    assert!(!data.exists(), "no store was made");
+}
+
 // ---------------------------------------------------------------------------------------
 // Alert rules and the dashboard
 

@@ -293,6 +293,9 @@ fn start(data: &Path, url: &str, key: &str, log: &Path) -> Server {
             key,
             "--database-connections",
             "4",
+            // Three nodes on one machine share its cores, as docs/operating.md advises.
+            "--workers",
+            "1",
             "--webhook-retry-ms",
             "50",
             "--webhook-retry-max-ms",
