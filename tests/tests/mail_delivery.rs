@@ -1,5 +1,5 @@
-//! How mail is delivered and to whom, with real parts: a removed address is mailed nothing
-//! more; a reply to an older notice plays only if its command is legal now and it is the
+//! How mail is delivered and to whom, with real parts: a removed address, or a player who
+//! unsubscribed, is mailed nothing more, even what waited for the relay; a reply to an older notice plays only if its command is legal now and it is the
 //! seat's move, and its answer says so; a relay's temporary failure is tried again with the
 //! same `Message-ID`, later each time; a mail waiting in the outbox survives a crash (SIGKILL)
 //! and is sent once after the restart; without a relay, mail is written as `.eml` files under
@@ -171,6 +171,67 @@ fn mail_waiting_for_the_relay_is_not_sent_to_an_address_removed_meanwhile() {
     assert!(
         to_bob.is_empty(),
         "mail went to a removed address: {to_bob:?}"
+    );
+}
+
+#[test]
+fn mail_waiting_for_the_relay_is_not_sent_to_a_player_who_unsubscribed_meanwhile() {
+    let data = tempfile::tempdir().unwrap();
+    let relay_port = free_port();
+    let server = start(
+        data.path(),
+        &relay_args(&format!("smtp://127.0.0.1:{relay_port}"), "100"),
+    );
+    let app = &server.app;
+    let mut sink = Sink::start_on(relay_port);
+    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
+    let game = app.create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    app.join(&bob, &game);
+    let started = sink.next("Bob's start notice", |m| {
+        m.rcpt_to == "bob@players.test" && m.subject.starts_with("Game started")
+    });
+    your_move(&mut sink, "ann@players.test", &game);
+    // The relay goes down; Ann moves, and Bob's turn notice waits in the outbox.
+    drop(sink);
+    wait_for("the relay's port is free", || {
+        std::net::TcpStream::connect(("127.0.0.1", relay_port)).is_err()
+    });
+    let failed_before = metric(&server, "avalanche_mail_failed_total");
+    play_first(app, &game, &ann);
+    wait_for("an attempt fails", || {
+        metric(&server, "avalanche_mail_failed_total") > failed_before
+    });
+    assert!(metric(&server, "avalanche_mail_waiting") >= 1);
+    // Bob follows the one-click unsubscribe link of his start notice; then the relay is back.
+    let link = started
+        .header("List-Unsubscribe")
+        .expect("List-Unsubscribe");
+    let link = link
+        .trim_matches(['<', '>'])
+        .replace("https://play.avalanche.test", &app.base);
+    let done = app
+        .client
+        .post(&link)
+        .body("List-Unsubscribe=One-Click")
+        .send()
+        .unwrap();
+    assert_eq!(done.status(), StatusCode::OK);
+    let me = ok_json(app.get("/v1/players/me", Some(&bob)).send(), StatusCode::OK);
+    assert_eq!(me["email"]["unsubscribed"], true, "{me}");
+    let sink = Sink::start_on(relay_port);
+    wait_for("the outbox empties", || {
+        metric(&server, "avalanche_mail_waiting") == 0
+    });
+    let to_bob: Vec<String> = sink
+        .all()
+        .into_iter()
+        .filter(|m| m.rcpt_to == "bob@players.test")
+        .map(|m| m.subject)
+        .collect();
+    assert!(
+        to_bob.is_empty(),
+        "mail went to a player who had unsubscribed: {to_bob:?}"
     );
 }
 

@@ -334,6 +334,12 @@ impl Accounts {
         account.confirmed.then_some(account.address).flatten()
     }
 
+    /// The address game mail for `player` may go to now: confirmed, and not unsubscribed.
+    pub fn game_mail_address(&self, player: &str) -> Option<String> {
+        let account = self.get(player).ok()?;
+        account.takes_mail().then_some(account.address).flatten()
+    }
+
     /// The confirmed address of `player` if they want notices of `kind` by mail.
     pub fn wants(&self, player: &str, kind: NotificationType) -> Option<String> {
         let account = self.get(player).ok()?;

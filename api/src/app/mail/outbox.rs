@@ -34,8 +34,8 @@ pub struct Queued {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub still: Option<ClockStill>,
     /// For game mail: the player it is for. It is sent only while `to` is still their
-    /// confirmed address, so an address removed (or changed) while its mail waited for the
-    /// relay is sent nothing more.
+    /// confirmed address and they have not unsubscribed, so an address removed (or changed),
+    /// or a player who unsubscribed, while its mail waited for the relay is sent nothing more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub player: Option<String>,
 }

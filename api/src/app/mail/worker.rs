@@ -507,9 +507,9 @@ async fn send_due(mail: &Mail, leases: &Leases, transport: &mut Option<lettre::S
             return;
         }
         if let Some(player) = &queued.player {
-            let address = mail.accounts.confirmed_address(player);
+            let address = mail.accounts.game_mail_address(player);
             if !address.is_some_and(|a| a.eq_ignore_ascii_case(&queued.to)) {
-                tracing::info!(mail = %queued.id, "a game mail not sent: its player removed or changed the address");
+                tracing::info!(mail = %queued.id, "a game mail not sent: its player removed or changed the address, or unsubscribed");
                 if let Err(error) = mail.outbox.sent(queued).await {
                     tracing::error!(mail = %queued.id, %error, "cannot drop a mail to a removed address");
                 }
