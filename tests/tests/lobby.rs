@@ -242,6 +242,15 @@ fn bad_creations_are_refused_with_reasons() {
             json!({"kind": "ski-runs", "seats": 2, "options": {"deck": {"lift": -1}}}),
             "invalid_setup",
         ),
+        // An option the kind does not have, as a mistyped or misplaced field.
+        (
+            json!({"kind": "avalanche-chess", "seats": 2, "options": {"variant": "reversed"}}),
+            "invalid_setup",
+        ),
+        (
+            json!({"kind": "altitude", "seats": 2, "options": {"cable_car": 3}}),
+            "invalid_setup",
+        ),
         (
             json!({"kind": "avalanche", "seats": 2, "colour": "red"}),
             "bad_request",
