@@ -35,6 +35,22 @@ pub(crate) fn server(sink: &Sink, data: &std::path::Path, extra: &[&str]) -> (Se
     (Server::start(data, &args), smtp)
 }
 
+/// Follows the one-click unsubscribe link of `notice` as a mail program does (RFC 8058).
+pub(crate) fn follow_unsubscribe_link(server: &Server, notice: &Received) {
+    let link = notice.header("List-Unsubscribe").expect("List-Unsubscribe");
+    let link = link
+        .trim_matches(['<', '>'])
+        .replace("https://play.avalanche.test", &server.app.base);
+    let done = server
+        .app
+        .client
+        .post(&link)
+        .body("List-Unsubscribe=One-Click")
+        .send()
+        .unwrap();
+    assert_eq!(done.status(), StatusCode::OK);
+}
+
 /// A player with a confirmed address, confirmed with the code mailed to it.
 pub(crate) fn player_with_mail(
     server: &Server,
@@ -478,18 +494,7 @@ fn bad_mail_changes_nothing_and_is_answered_to_no_stranger() {
     });
 
     // The one-click unsubscribe link turns all game mail off.
-    let link = notice.header("List-Unsubscribe").unwrap();
-    let link = link
-        .trim_matches(['<', '>'])
-        .replace("https://play.avalanche.test", &server.app.base);
-    let done = server
-        .app
-        .client
-        .post(&link)
-        .body("List-Unsubscribe=One-Click")
-        .send()
-        .unwrap();
-    assert_eq!(done.status(), StatusCode::OK);
+    follow_unsubscribe_link(&server, &notice);
     let me = ok_json(
         server.app.get("/v1/players/me", Some(&bob)).send(),
         StatusCode::OK,

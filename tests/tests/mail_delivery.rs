@@ -7,7 +7,8 @@
 
 use crate::common;
 use crate::mail::{
-    check_notice, first_game_command, player_with_mail, server, version, your_move, DOMAIN,
+    check_notice, first_game_command, follow_unsubscribe_link, player_with_mail, server, version,
+    your_move, DOMAIN,
 };
 use common::binary::Server;
 use common::mailbox::{free_port, reply, send, Received, Sink};
@@ -33,6 +34,18 @@ fn with_id(sink: &Sink, id: &str) -> Vec<Received> {
     sink.all()
         .into_iter()
         .filter(|m| m.message_id == id)
+        .collect()
+}
+
+/// Once nothing waits in the outbox: the subjects of the mails `sink` took for `address`.
+fn once_the_outbox_empties(server: &Server, sink: &Sink, address: &str) -> Vec<String> {
+    wait_for("the outbox empties", || {
+        metric(server, "avalanche_mail_waiting") == 0
+    });
+    sink.all()
+        .into_iter()
+        .filter(|m| m.rcpt_to == address)
+        .map(|m| m.subject)
         .collect()
 }
 
@@ -159,15 +172,7 @@ fn mail_waiting_for_the_relay_is_not_sent_to_an_address_removed_meanwhile() {
     assert_eq!(removed.status(), StatusCode::NO_CONTENT);
     let mut sink = Sink::start_on(relay_port);
     your_move(&mut sink, "ann@players.test", &game);
-    wait_for("the outbox empties", || {
-        metric(&server, "avalanche_mail_waiting") == 0
-    });
-    let to_bob: Vec<String> = sink
-        .all()
-        .into_iter()
-        .filter(|m| m.rcpt_to == "bob@players.test")
-        .map(|m| m.subject)
-        .collect();
+    let to_bob = once_the_outbox_empties(&server, &sink, "bob@players.test");
     assert!(
         to_bob.is_empty(),
         "mail went to a removed address: {to_bob:?}"
@@ -204,31 +209,11 @@ fn mail_waiting_for_the_relay_is_not_sent_to_a_player_who_unsubscribed_meanwhile
     });
     assert!(metric(&server, "avalanche_mail_waiting") >= 1);
     // Bob follows the one-click unsubscribe link of his start notice; then the relay is back.
-    let link = started
-        .header("List-Unsubscribe")
-        .expect("List-Unsubscribe");
-    let link = link
-        .trim_matches(['<', '>'])
-        .replace("https://play.avalanche.test", &app.base);
-    let done = app
-        .client
-        .post(&link)
-        .body("List-Unsubscribe=One-Click")
-        .send()
-        .unwrap();
-    assert_eq!(done.status(), StatusCode::OK);
+    follow_unsubscribe_link(&server, &started);
     let me = ok_json(app.get("/v1/players/me", Some(&bob)).send(), StatusCode::OK);
     assert_eq!(me["email"]["unsubscribed"], true, "{me}");
     let sink = Sink::start_on(relay_port);
-    wait_for("the outbox empties", || {
-        metric(&server, "avalanche_mail_waiting") == 0
-    });
-    let to_bob: Vec<String> = sink
-        .all()
-        .into_iter()
-        .filter(|m| m.rcpt_to == "bob@players.test")
-        .map(|m| m.subject)
-        .collect();
+    let to_bob = once_the_outbox_empties(&server, &sink, "bob@players.test");
     assert!(
         to_bob.is_empty(),
         "mail went to a player who had unsubscribed: {to_bob:?}"

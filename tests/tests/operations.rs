@@ -271,6 +271,20 @@ fn sigterm_answers_waiting_long_polls_ends_streams_and_stops_within_a_second() {
 // ---------------------------------------------------------------------------------------
 // The secrets key
 
+/// What the binary says when it refuses to start on `data` with `args`; it must fail.
+fn refused_at_start(data: &Path, args: &[&str]) -> String {
+    let output = Command::new(common::binary::path())
+        .args(["--addr", "127.0.0.1:0"])
+        .args(args)
+        .arg("--data")
+        .arg(data)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!output.status.success(), "it started");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 #[test]
 fn a_missing_key_file_is_refused_and_not_replaced_when_the_store_holds_sealed_secrets() {
     let dir = tempfile::tempdir().unwrap();
@@ -281,14 +295,7 @@ fn a_missing_key_file_is_refused_and_not_replaced_when_the_store_holds_sealed_se
     let key = data.join("secrets.key");
     std::fs::remove_file(&key).unwrap();
 
-    let output = Command::new(common::binary::path())
-        .args(["--addr", "127.0.0.1:0", "--data"])
-        .arg(&data)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let said = String::from_utf8_lossy(&output.stderr);
+    let said = refused_at_start(&data, &[]);
     assert!(
         said.contains("the key file") && said.contains("is missing"),
         "{said}"
@@ -300,14 +307,7 @@ fn a_missing_key_file_is_refused_and_not_replaced_when_the_store_holds_sealed_se
 fn no_request_thread_is_refused_at_start_with_what_is_wrong_and_nothing_created() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let output = Command::new(common::binary::path())
-        .args(["--addr", "127.0.0.1:0", "--workers", "0", "--data"])
-        .arg(&data)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let said = String::from_utf8_lossy(&output.stderr);
+    let said = refused_at_start(&data, &["--workers", "0"]);
     assert!(said.contains("invalid value '0' for '--workers"), "{said}");
     assert!(!data.exists(), "no store was made");
 }
