@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::play::{play_to_end, SendOk};
+use common::play::{play_first, play_to_end, SendOk};
 use common::{ok_json, problem, TestApp};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -131,6 +131,20 @@ fn a_takeback_is_counted_in_turns_played_and_the_one_who_asked_may_withdraw_it()
         StatusCode::OK,
     );
     assert!(app.game(None, &id).get("draw_offer").is_none());
+
+    // Offers and answers play no turn; moves do, each counted once, however often the game is
+    // read between them (the count kept in memory goes on from where it was).
+    let counts = |app: &TestApp| {
+        [0, 1].map(|seat| app.game(Some(&players[seat]), &id)["turns_played"].clone())
+    };
+    assert_eq!(counts(&app), [json!(1), json!(0)]);
+    for turn in 1..=3 {
+        play_first(&app, &id, &players[1]);
+        assert_eq!(counts(&app), [json!(turn), json!(turn)]);
+        play_first(&app, &id, &players[0]);
+        assert_eq!(counts(&app), [json!(turn + 1), json!(turn)]);
+        assert_eq!(counts(&app), [json!(turn + 1), json!(turn)]);
+    }
 }
 
 #[test]

@@ -9,6 +9,7 @@ use crate::app::repository::{Repository, EARLIER_SEEDS, SEED};
 use crate::problem::ApiError;
 use domain::log::{GameLog, LoggedCommand, LoggedEvent};
 use domain::registry::EventRecord;
+use domain::table::TurnHistory;
 use domain::Seed;
 use serde_json::Value;
 use storage::Batch;
@@ -39,14 +40,8 @@ impl Repository {
         let mut commands = Vec::new();
         let mut version = 1;
         while version <= last {
-            let logged = match self.store().command(id, version).map_err(ApiError::from)? {
-                Some(stored) => LoggedCommand {
-                    first_version: stored.first_version,
-                    last_version: stored.last_version,
-                    actor: stored.actor,
-                    recorded_at: stored.recorded_at,
-                    command: stored.command,
-                },
+            let logged = match self.command_at(id, version)? {
+                Some(logged) => logged,
                 // Shown as it is: the audit reports an event no command explains.
                 None => {
                     let envelope = &envelopes[(version - 1) as usize];
@@ -77,6 +72,41 @@ impl Repository {
                 .collect(),
             commands,
         })
+    }
+
+    /// The stored command that produced version `version` of game `id`, if one did.
+    fn command_at(&self, id: &str, version: u64) -> Result<Option<LoggedCommand>, ApiError> {
+        let stored = self.store().command(id, version).map_err(ApiError::from)?;
+        Ok(stored.map(|stored| LoggedCommand {
+            first_version: stored.first_version,
+            last_version: stored.last_version,
+            actor: stored.actor,
+            recorded_at: stored.recorded_at,
+            command: stored.command,
+        }))
+    }
+
+    /// Takes the commands of game `id` that produced its versions after `after`, up to
+    /// `up_to`, into `turns`: one read a command.
+    pub(crate) fn record_turns(
+        &self,
+        id: &str,
+        after: u64,
+        up_to: u64,
+        turns: &mut TurnHistory,
+    ) -> Result<(), ApiError> {
+        let mut version = after + 1;
+        while version <= up_to {
+            match self.command_at(id, version)? {
+                Some(logged) => {
+                    version = logged.last_version.max(version) + 1;
+                    turns.record(&logged);
+                }
+                // An event no command explains plays no turn.
+                None => version += 1,
+            }
+        }
+        Ok(())
     }
 
     /// Writes `log` (already audited) as a new game with secret `seed` (and `earlier`, the seeds of

@@ -372,6 +372,7 @@ impl Games {
             earlier: Vec::new(),
             created_at: now,
             updated_at: now,
+            turns: None,
         }))
     }
 

@@ -32,22 +32,28 @@ impl Games {
     }
 
     /// How many turns `player`'s seat has played in active game `id` (what a takeback it
-    /// asks for may go back), read from the game's command log as the takeback itself is;
+    /// asks for may go back), from the game's command log as the takeback itself reads it:
+    /// the game in memory keeps the count and reads only the commands since it last counted;
     /// `None` when the player holds no seat or the game is not active.
     pub async fn turns_played(&self, id: &str, player: &str) -> Result<Option<usize>, ApiError> {
-        let (kind, seat, seats) = {
-            let slot = self.slot(id)?;
-            let slot = slot.lock().await;
-            let Some(seat) = slot.game.seat_of(player) else {
-                return Ok(None);
-            };
-            if slot.game.status() != Status::Active {
-                return Ok(None);
-            }
-            (slot.game.kind(), seat, slot.game.seats())
+        let slot = self.slot(id)?;
+        let mut slot = slot.lock().await;
+        let Some(seat) = slot.game.seat_of(player) else {
+            return Ok(None);
         };
-        let log = self.repository().read_log(id, kind, None)?;
-        Ok(Some(TurnHistory::of(&log.commands, seats).count(seat)))
+        if slot.game.status() != Status::Active {
+            return Ok(None);
+        }
+        let version = slot.game.version();
+        let (counted, mut turns) = match slot.turns.take() {
+            Some((counted, turns)) if counted <= version => (counted, turns),
+            _ => (0, TurnHistory::of(&[], slot.game.seats())),
+        };
+        self.repository()
+            .record_turns(id, counted, version, &mut turns)?;
+        let played = turns.count(seat);
+        slot.turns = Some((version, turns));
+        Ok(Some(played))
     }
 
     /// Forks game `id` for analysis at `version`, with `player` at every seat; returns the fork.

@@ -23,7 +23,7 @@ use crate::problem::ApiError;
 use chrono::{DateTime, Utc};
 use domain::engine::{Context, Viewer};
 use domain::registry::LiveGame;
-use domain::table::kind_of_stream;
+use domain::table::{kind_of_stream, TurnHistory};
 use domain::{Registry, Seed};
 use serde_json::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -49,6 +49,9 @@ pub struct Slot {
     pub(crate) earlier: Vec<Seed>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// The turns played up to a version, read from the command log once and then only from
+    /// the commands after it (`Games::turns_played`); `None` until first asked.
+    pub(crate) turns: Option<(u64, TurnHistory)>,
 }
 
 impl Slot {
@@ -458,6 +461,7 @@ impl Repository {
             earlier,
             created_at,
             updated_at,
+            turns: None,
         })
     }
 
