@@ -5,7 +5,7 @@
 use crate::app::commands::append_error;
 use crate::app::index::tags;
 use crate::app::randomness::game_id;
-use crate::app::repository::{Repository, EARLIER_SEEDS, SEED};
+use crate::app::repository::{Repository, Slot, EARLIER_SEEDS, SEED};
 use crate::problem::ApiError;
 use domain::log::{GameLog, LoggedCommand, LoggedEvent};
 use domain::registry::EventRecord;
@@ -86,9 +86,22 @@ impl Repository {
         }))
     }
 
+    /// The turns played in the game `slot` holds, up to its version, as the command log
+    /// tells them: counted on from where they were last counted (the first time, from the
+    /// start), and kept with the game.
+    pub(crate) fn turns<'a>(&self, slot: &'a mut Slot) -> Result<&'a TurnHistory, ApiError> {
+        let version = slot.game.version();
+        let (counted, mut turns) = match slot.turns.take() {
+            Some((counted, turns)) if counted <= version => (counted, turns),
+            _ => (0, TurnHistory::of(&[], slot.game.seats())),
+        };
+        self.record_turns(&slot.id, counted, version, &mut turns)?;
+        Ok(&slot.turns.insert((version, turns)).1)
+    }
+
     /// Takes the commands of game `id` that produced its versions after `after`, up to
     /// `up_to`, into `turns`: one read a command.
-    pub(crate) fn record_turns(
+    fn record_turns(
         &self,
         id: &str,
         after: u64,

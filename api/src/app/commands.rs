@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 use domain::engine::{Context, ErrorCode, Seat};
 use domain::log::GameLog;
 use domain::registry::{EventRecord, LiveGame};
-use domain::table::{Actor, SystemCommand, TableCommand, TableFact, TimeControl, TurnHistory};
+use domain::table::{Actor, SystemCommand, TableCommand, TableFact, TimeControl};
 use domain::{Registry, RuleError, Seed};
 use serde::Deserialize;
 use serde_json::Value;
@@ -492,8 +492,7 @@ impl Games {
             let mut ctx = slot.context(now);
             if command["type"] == "request_takeback" {
                 // A takeback counted in turns goes back to where the log says a turn began.
-                let log = self.repository.read_log(id, slot.game.kind(), None)?;
-                ctx = ctx.with_turns(TurnHistory::of(&log.commands, slot.game.seats()));
+                ctx = ctx.with_turns(self.repository.turns(&mut slot)?.clone());
             }
             let mut events = match slot.game.decide(&Actor::player(player), &command, &ctx) {
                 Ok(events) => events,

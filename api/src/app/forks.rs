@@ -9,7 +9,7 @@ use crate::problem::ApiError;
 use chrono::Utc;
 use domain::engine::{Context, ErrorCode};
 use domain::log::{fork_command, LoggedCommand, LoggedEvent};
-use domain::table::{Status, TurnHistory};
+use domain::table::Status;
 use domain::RuleError;
 use serde_json::Value;
 
@@ -44,16 +44,7 @@ impl Games {
         if slot.game.status() != Status::Active {
             return Ok(None);
         }
-        let version = slot.game.version();
-        let (counted, mut turns) = match slot.turns.take() {
-            Some((counted, turns)) if counted <= version => (counted, turns),
-            _ => (0, TurnHistory::of(&[], slot.game.seats())),
-        };
-        self.repository()
-            .record_turns(id, counted, version, &mut turns)?;
-        let played = turns.count(seat);
-        slot.turns = Some((version, turns));
-        Ok(Some(played))
+        Ok(Some(self.repository().turns(&mut slot)?.count(seat)))
     }
 
     /// Forks game `id` for analysis at `version`, with `player` at every seat; returns the fork.
