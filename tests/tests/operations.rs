@@ -313,16 +313,76 @@ fn no_request_thread_is_refused_at_start_with_what_is_wrong_and_nothing_created(
 }
 
 // ---------------------------------------------------------------------------------------
+// The deploy files
+
+#[test]
+fn the_systemd_unit_verifies_and_the_deploy_files_set_only_settings_the_binary_knows() {
+    let help = Command::new(common::binary::path())
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    assert!(help.contains("env: AVALANCHE_ADDR"), "{help}");
+    for file in ["avalanche.service", "Dockerfile"] {
+        let text = std::fs::read_to_string(deploy().join(file)).unwrap();
+        let mut named = 0;
+        for (at, _) in text.match_indices("AVALANCHE_") {
+            let name: String = text[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_uppercase() || *c == '_')
+                .collect();
+            // "AVALANCHE_* variables" in a comment names none.
+            if name == "AVALANCHE_" {
+                continue;
+            }
+            named += 1;
+            assert!(
+                help.contains(&format!("env: {name}")),
+                "{file} sets {name}, which `avalanche serve` does not read"
+            );
+        }
+        assert!(named >= 4, "{file} sets the settings it needs");
+    }
+
+    // `systemd-analyze verify` warns of any key systemd does not know; the unit runs the
+    // binary just built instead of /usr/local/bin/avalanche, which must exist to verify.
+    let analyze = debian_program(&["/usr/bin/systemd-analyze"], "systemd");
+    let dir = tempfile::tempdir().unwrap();
+    let unit = std::fs::read_to_string(deploy().join("avalanche.service")).unwrap();
+    assert!(unit.contains("ExecStart=/usr/local/bin/avalanche serve"));
+    let unit = unit.replace(
+        "ExecStart=/usr/local/bin/avalanche serve",
+        &format!("ExecStart={} serve", common::binary::path().display()),
+    );
+    let path = dir.path().join("avalanche.service");
+    std::fs::write(&path, unit).unwrap();
+    let output = Command::new(&analyze)
+        .arg("verify")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && said.trim().is_empty(),
+        "systemd-analyze verify: {said}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
 // Alert rules and the dashboard
 
 /// `promtool`, installed from Debian's `prometheus` package when missing (as root).
 fn promtool() -> PathBuf {
-    let found = || {
-        ["/usr/bin/promtool", "/usr/local/bin/promtool"]
-            .iter()
-            .map(PathBuf::from)
-            .find(|p| p.exists())
-    };
+    debian_program(
+        &["/usr/bin/promtool", "/usr/local/bin/promtool"],
+        "prometheus",
+    )
+}
+
+/// The first of `paths` that exists, after installing Debian's `package` (as root) when none
+/// does; a test that needs it fails saying what to install when it cannot be installed.
+fn debian_program(paths: &[&str], package: &str) -> PathBuf {
+    let found = || paths.iter().map(PathBuf::from).find(|p| p.exists());
     if let Some(path) = found() {
         return path;
     }
@@ -331,10 +391,11 @@ fn promtool() -> PathBuf {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
         .unwrap_or(false);
-    assert!(
-        root,
-        "promtool is missing: install Debian's `prometheus` package (apt-get install prometheus)"
+    let missing = format!(
+        "{} is missing: install Debian's `{package}` package (apt-get install {package})",
+        paths[0]
     );
+    assert!(root, "{missing}");
     for args in [
         &["-o", "DPkg::Lock::Timeout=600", "update"][..],
         &[
@@ -343,7 +404,7 @@ fn promtool() -> PathBuf {
             "install",
             "-y",
             "--no-install-recommends",
-            "prometheus",
+            package,
         ][..],
     ] {
         let status = Command::new("apt-get")
@@ -351,9 +412,9 @@ fn promtool() -> PathBuf {
             .env("DEBIAN_FRONTEND", "noninteractive")
             .status()
             .expect("apt-get runs");
-        assert!(status.success(), "apt-get {args:?} failed");
+        assert!(status.success(), "apt-get {args:?} failed; {missing}");
     }
-    found().expect("promtool after installing prometheus")
+    found().unwrap_or_else(|| panic!("{missing}"))
 }
 
 fn deploy() -> PathBuf {
@@ -703,25 +764,7 @@ fn a_command_whose_commit_is_not_confirmed_is_answered_outcome_unknown_and_its_r
 
 /// nginx, installed from Debian's `nginx` package when missing (as root).
 fn nginx() -> PathBuf {
-    let path = PathBuf::from("/usr/sbin/nginx");
-    if !path.exists() {
-        let status = Command::new("apt-get")
-            .args([
-                "-o",
-                "DPkg::Lock::Timeout=600",
-                "install",
-                "-y",
-                "--no-install-recommends",
-                "nginx",
-            ])
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status();
-        assert!(
-            status.is_ok_and(|s| s.success()) && path.exists(),
-            "nginx is missing: install Debian's `nginx` package (apt-get install nginx)"
-        );
-    }
-    path
+    debian_program(&["/usr/sbin/nginx"], "nginx")
 }
 
 fn free_port() -> u16 {
