@@ -109,14 +109,6 @@ fn promised(block: &Block) -> Vec<String> {
         .collect()
 }
 
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
-}
-
 /// `curl` and `jq`, which the sessions use, installed now (as root) when missing.
 fn ensure_session_tools() {
     let missing: Vec<&str> = ["curl", "jq"]
@@ -130,35 +122,8 @@ fn ensure_session_tools() {
                 .is_ok_and(|s| s.success())
         })
         .collect();
-    if missing.is_empty() {
-        return;
-    }
-    assert!(
-        is_root(),
-        "the documentation sessions need {}: run `apt-get install -y {}` (as root) and try again",
-        missing.join(" and "),
-        missing.join(" ")
-    );
-    for args in [
-        vec!["update"],
-        [
-            vec!["install", "-y", "--no-install-recommends"],
-            missing.clone(),
-        ]
-        .concat(),
-    ] {
-        let status = Command::new("apt-get")
-            .args(["-o", "DPkg::Lock::Timeout=600"])
-            .args(&args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status()
-            .expect("apt-get runs");
-        assert!(
-            status.success(),
-            "`apt-get {}` failed: install {} by hand",
-            args.join(" "),
-            missing.join(" ")
-        );
+    if !missing.is_empty() {
+        common::debian::install("the documentation sessions", &missing);
     }
 }
 

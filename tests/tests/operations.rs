@@ -346,7 +346,7 @@ fn the_systemd_unit_verifies_and_the_deploy_files_set_only_settings_the_binary_k
 
     // `systemd-analyze verify` warns of any key systemd does not know; the unit runs the
     // binary just built instead of /usr/local/bin/avalanche, which must exist to verify.
-    let analyze = debian_program(&["/usr/bin/systemd-analyze"], "systemd");
+    let analyze = common::debian::program(&["/usr/bin/systemd-analyze"], "systemd");
     let dir = tempfile::tempdir().unwrap();
     let unit = std::fs::read_to_string(deploy().join("avalanche.service")).unwrap();
     assert!(unit.contains("ExecStart=/usr/local/bin/avalanche serve"));
@@ -373,48 +373,10 @@ fn the_systemd_unit_verifies_and_the_deploy_files_set_only_settings_the_binary_k
 
 /// `promtool`, installed from Debian's `prometheus` package when missing (as root).
 fn promtool() -> PathBuf {
-    debian_program(
+    common::debian::program(
         &["/usr/bin/promtool", "/usr/local/bin/promtool"],
         "prometheus",
     )
-}
-
-/// The first of `paths` that exists, after installing Debian's `package` (as root) when none
-/// does; a test that needs it fails saying what to install when it cannot be installed.
-fn debian_program(paths: &[&str], package: &str) -> PathBuf {
-    let found = || paths.iter().map(PathBuf::from).find(|p| p.exists());
-    if let Some(path) = found() {
-        return path;
-    }
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false);
-    let missing = format!(
-        "{} is missing: install Debian's `{package}` package (apt-get install {package})",
-        paths[0]
-    );
-    assert!(root, "{missing}");
-    for args in [
-        &["-o", "DPkg::Lock::Timeout=600", "update"][..],
-        &[
-            "-o",
-            "DPkg::Lock::Timeout=600",
-            "install",
-            "-y",
-            "--no-install-recommends",
-            package,
-        ][..],
-    ] {
-        let status = Command::new("apt-get")
-            .args(args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status()
-            .expect("apt-get runs");
-        assert!(status.success(), "apt-get {args:?} failed; {missing}");
-    }
-    found().unwrap_or_else(|| panic!("{missing}"))
 }
 
 fn deploy() -> PathBuf {
@@ -764,7 +726,7 @@ fn a_command_whose_commit_is_not_confirmed_is_answered_outcome_unknown_and_its_r
 
 /// nginx, installed from Debian's `nginx` package when missing (as root).
 fn nginx() -> PathBuf {
-    debian_program(&["/usr/sbin/nginx"], "nginx")
+    common::debian::program(&["/usr/sbin/nginx"], "nginx")
 }
 
 fn free_port() -> u16 {

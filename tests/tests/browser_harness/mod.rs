@@ -34,46 +34,11 @@ pub fn screenshots_dir() -> PathBuf {
     target_dir().join("screenshots")
 }
 
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
-}
-
 fn found(program: &str) -> bool {
     Command::new(program)
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success())
-}
-
-fn apt_install(packages: &[&str]) {
-    assert!(
-        is_root(),
-        "the browser tests need {}: run `apt-get install -y {}` (as root) and try again",
-        packages.join(" and "),
-        packages.join(" ")
-    );
-    let apt = |args: &[&str]| {
-        let status = Command::new("apt-get")
-            .args(["-o", "DPkg::Lock::Timeout=600"])
-            .args(args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status()
-            .expect("apt-get runs");
-        assert!(
-            status.success(),
-            "`apt-get {}` failed: install {} by hand",
-            args.join(" "),
-            packages.join(" ")
-        );
-    };
-    apt(&["update"]);
-    let mut install = vec!["install", "-y", "--no-install-recommends"];
-    install.extend_from_slice(packages);
-    apt(&install);
 }
 
 /// Chromium, Node and `playwright-core` are there, installed now if they were not.
@@ -88,7 +53,7 @@ pub fn ensure_tools() {
         missing.extend(["nodejs", "npm"]);
     }
     if !missing.is_empty() {
-        apt_install(&missing);
+        crate::common::debian::install("the browser tests", &missing);
     }
     let dir = scripts_dir();
     let installed = ["playwright-core", "axe-core"].iter().all(|package| {

@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test file uses its own part of the helper
 
 pub mod binary;
+pub mod debian;
 pub mod mailbox;
 pub mod play;
 
