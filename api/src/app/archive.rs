@@ -38,25 +38,19 @@ impl Repository {
         let envelopes = self.envelopes(id, up_to)?;
         let last = envelopes.len() as u64;
         let mut commands = Vec::new();
-        let mut version = 1;
-        while version <= last {
-            let logged = match self.command_at(id, version)? {
-                Some(logged) => logged,
-                // Shown as it is: the audit reports an event no command explains.
-                None => {
-                    let envelope = &envelopes[(version - 1) as usize];
-                    LoggedCommand {
-                        first_version: version,
-                        last_version: version,
-                        actor: envelope.actor.clone(),
-                        recorded_at: envelope.recorded_at,
-                        command: None,
-                    }
+        self.each_command(id, 0, last, |version, logged| {
+            // An event no command explains is shown as it is: the audit reports it.
+            commands.push(logged.unwrap_or_else(|| {
+                let envelope = &envelopes[(version - 1) as usize];
+                LoggedCommand {
+                    first_version: version,
+                    last_version: version,
+                    actor: envelope.actor.clone(),
+                    recorded_at: envelope.recorded_at,
+                    command: None,
                 }
-            };
-            version = logged.last_version.max(version) + 1;
-            commands.push(logged);
-        }
+            }));
+        })?;
         Ok(GameLog {
             kind: kind.to_string(),
             game: Some(id.to_string()),
@@ -74,16 +68,34 @@ impl Repository {
         })
     }
 
-    /// The stored command that produced version `version` of game `id`, if one did.
-    fn command_at(&self, id: &str, version: u64) -> Result<Option<LoggedCommand>, ApiError> {
-        let stored = self.store().command(id, version).map_err(ApiError::from)?;
-        Ok(stored.map(|stored| LoggedCommand {
-            first_version: stored.first_version,
-            last_version: stored.last_version,
-            actor: stored.actor,
-            recorded_at: stored.recorded_at,
-            command: stored.command,
-        }))
+    /// Walks the commands of game `id` that produced its versions after `after`, up to
+    /// `up_to`, in order, one read a command: `each` gets the version each begins at and the
+    /// command, or `None` for an event no stored command explains (one version).
+    fn each_command(
+        &self,
+        id: &str,
+        after: u64,
+        up_to: u64,
+        mut each: impl FnMut(u64, Option<LoggedCommand>),
+    ) -> Result<(), ApiError> {
+        let mut version = after + 1;
+        while version <= up_to {
+            let stored = self.store().command(id, version).map_err(ApiError::from)?;
+            let logged = stored.map(|stored| LoggedCommand {
+                first_version: stored.first_version,
+                last_version: stored.last_version,
+                actor: stored.actor,
+                recorded_at: stored.recorded_at,
+                command: stored.command,
+            });
+            let next = logged
+                .as_ref()
+                .map_or(version, |logged| logged.last_version.max(version))
+                + 1;
+            each(version, logged);
+            version = next;
+        }
+        Ok(())
     }
 
     /// The turns played in the game `slot` holds, up to its version, as the command log
@@ -95,31 +107,13 @@ impl Repository {
             Some((counted, turns)) if counted <= version => (counted, turns),
             _ => (0, TurnHistory::of(&[], slot.game.seats())),
         };
-        self.record_turns(&slot.id, counted, version, &mut turns)?;
-        Ok(&slot.turns.insert((version, turns)).1)
-    }
-
-    /// Takes the commands of game `id` that produced its versions after `after`, up to
-    /// `up_to`, into `turns`: one read a command.
-    fn record_turns(
-        &self,
-        id: &str,
-        after: u64,
-        up_to: u64,
-        turns: &mut TurnHistory,
-    ) -> Result<(), ApiError> {
-        let mut version = after + 1;
-        while version <= up_to {
-            match self.command_at(id, version)? {
-                Some(logged) => {
-                    version = logged.last_version.max(version) + 1;
-                    turns.record(&logged);
-                }
-                // An event no command explains plays no turn.
-                None => version += 1,
+        // An event no command explains plays no turn.
+        self.each_command(&slot.id, counted, version, |_, logged| {
+            if let Some(logged) = logged {
+                turns.record(&logged);
             }
-        }
-        Ok(())
+        })?;
+        Ok(&slot.turns.insert((version, turns)).1)
     }
 
     /// Writes `log` (already audited) as a new game with secret `seed` (and `earlier`, the seeds of
