@@ -451,18 +451,21 @@ pub fn run_with_mail(
                 SwaggerUi::new("/docs/{_:.*}")
                     .external_url_unchecked("/openapi.json", openapi.clone()),
             )
-    })
-    .workers(capacity.workers.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    }))
-    .on_connect(move |io, data| connections.accept(io, data))
-    .client_request_timeout(crate::connections::HEAD_TIMEOUT)
-    .client_disconnect_timeout(crate::connections::DISCONNECT_TIMEOUT)
-    .listen(listener)?
-    // SIGTERM and Ctrl-C are handled below, so that waiting readers are answered first.
-    .disable_signals()
-    .shutdown_timeout(SHUTDOWN_TIMEOUT_S)
-    .run();
+    });
+    // Unless told otherwise, actix-web's own default: a thread per core.
+    let server = match capacity.workers {
+        Some(workers) => server.workers(workers),
+        None => server,
+    };
+    let server = server
+        .on_connect(move |io, data| connections.accept(io, data))
+        .client_request_timeout(crate::connections::HEAD_TIMEOUT)
+        .client_disconnect_timeout(crate::connections::DISCONNECT_TIMEOUT)
+        .listen(listener)?
+        // SIGTERM and Ctrl-C are handled below, so that waiting readers are answered first.
+        .disable_signals()
+        .shutdown_timeout(SHUTDOWN_TIMEOUT_S)
+        .run();
     let handle = server.handle();
     actix_web::rt::spawn(async move {
         stop_signal().await;
