@@ -343,10 +343,9 @@ impl Accounts {
     /// The confirmed address of `player` if they want notices of `kind` by mail.
     pub fn wants(&self, player: &str, kind: NotificationType) -> Option<String> {
         let account = self.get(player).ok()?;
-        if !account.confirmed || account.unsubscribed || !account.preferences.wants(kind) {
-            return None;
-        }
-        account.address
+        (account.takes_mail() && account.preferences.wants(kind))
+            .then_some(account.address)
+            .flatten()
     }
 
     /// Whether `player` may be sent any game mail at all.
