@@ -86,23 +86,24 @@ async fn follow(state: &AppState, mut from: u64) -> u64 {
         let Some(last) = page.last().map(|e| e.position) else {
             return from;
         };
-        // Each stream once, in the order of the log, with the last version the page holds:
-        // the game is brought up to that version (no read of its head, which the next pages
-        // tell; none at all when this server's fold is there already).
-        let mut streams: Vec<(&str, u64)> = Vec::new();
-        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        for event in &page {
+        let full = page.len() == PAGE;
+        // Each stream once, in the order of the log, with its events of the page: the game
+        // folds in those its fold lacks from there, without reading its stream (which would
+        // hold this worker while the database answers).
+        let mut streams: Vec<(String, Vec<storage::Envelope>)> = Vec::new();
+        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for event in page {
             match index.get(event.stream.as_str()) {
-                Some(&i) => streams[i].1 = event.version,
+                Some(&i) => streams[i].1.push(event),
                 None => {
-                    index.insert(event.stream.as_str(), streams.len());
-                    streams.push((event.stream.as_str(), event.version));
+                    index.insert(event.stream.clone(), streams.len());
+                    streams.push((event.stream.clone(), vec![event]));
                 }
             }
         }
-        for (stream, version) in streams {
+        for (stream, events) in streams {
             if stream.starts_with("g-") {
-                if let Err(error) = state.games.refresh_deadline(stream, Some(version)).await {
+                if let Err(error) = state.games.refresh_deadline(&stream, Some(events)).await {
                     tracing::error!(game = %stream, %error, "cannot watch a game's deadline");
                 }
             } else if let Some(player) = stream.strip_prefix("vacations-") {
@@ -112,7 +113,7 @@ async fn follow(state: &AppState, mut from: u64) -> u64 {
             }
         }
         from = last;
-        if page.len() < PAGE {
+        if !full {
             return from;
         }
     }

@@ -196,14 +196,18 @@ impl Games {
         Ok(())
     }
 
-    /// Brings game `id` up to its stream (or to version `seen`, which the log was read up to)
-    /// and watches its deadline: what the clock keeper does for every game another server
-    /// wrote, so that their timeouts are kept too.
-    pub async fn refresh_deadline(&self, id: &str, seen: Option<u64>) -> Result<(), ApiError> {
+    /// Brings game `id` up to its stream (or up to `stored`, its events the log was read
+    /// through, folded in from there) and watches its deadline: what the clock keeper does for
+    /// every game another server wrote, so that their timeouts are kept too.
+    pub async fn refresh_deadline(
+        &self,
+        id: &str,
+        stored: Option<Vec<Envelope>>,
+    ) -> Result<(), ApiError> {
         let slot_ref = self.repository.slot(id)?;
         let mut slot = slot_ref.lock().await;
-        match seen {
-            Some(version) => self.repository.catch_up_through(&mut slot, version)?,
+        match stored {
+            Some(events) => self.repository.catch_up_with(&mut slot, events)?,
             None => self.repository.catch_up(&mut slot)?,
         };
         self.watch_deadline(id, slot.game.as_ref());

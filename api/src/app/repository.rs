@@ -326,12 +326,28 @@ impl Repository {
         Ok(true)
     }
 
-    /// Brings a fold up to at least version `seen` of its stream, which a reader of the log saw
-    /// stored: without reading the stream's head, and without any read when the fold is there
-    /// already. Returns whether it moved.
-    pub(crate) fn catch_up_through(&self, slot: &mut Slot, seen: u64) -> Result<bool, ApiError> {
-        if !self.shared || slot.game.version() >= seen {
+    /// Brings a fold up to at least the last of `stored`, events of its stream in version order
+    /// that a reader of the log saw stored: those it lacks are folded in from there when they
+    /// follow its version, without reading the stream (the log holds every event of a stream,
+    /// in order, so a page's events of one stream have no gap); otherwise what lies between
+    /// is read. No read at all when the fold is there already. Returns whether it moved.
+    pub(crate) fn catch_up_with(
+        &self,
+        slot: &mut Slot,
+        stored: Vec<Envelope>,
+    ) -> Result<bool, ApiError> {
+        let version = slot.game.version();
+        let Some(seen) = stored.last().map(|e| e.version) else {
             return Ok(false);
+        };
+        if !self.shared || version >= seen {
+            return Ok(false);
+        }
+        let missing: Vec<Envelope> = stored.into_iter().filter(|e| e.version > version).collect();
+        let follows = missing.first().map(|e| e.version) == Some(version + 1)
+            && missing.windows(2).all(|w| w[1].version == w[0].version + 1);
+        if follows {
+            return self.fold_in(slot, missing);
         }
         self.catch_up_to(slot, seen)
     }
