@@ -174,6 +174,15 @@ pub trait Coordination: Send + Sync {
         None
     }
 
+    /// The stream's head as of a moment after this call began, when this process can tell it
+    /// without reading the stream: every append committed (by any process) before the call is
+    /// then known here, so a fold at this version or later answers a read as one sent now
+    /// would. `None` when it cannot tell; then read the stream. A store only this process
+    /// writes needs no such answer (its folds never lag) and gives none.
+    fn settled_head<'a>(&'a self, _stream: &'a str) -> BoxFuture<'a, Option<u64>> {
+        Box::pin(std::future::ready(None))
+    }
+
     /// Tries to take the lease `name`: a job (the clock keeper, one webhook's deliveries) that
     /// one process at a time runs among those sharing the store. `Ok(true)` when this process
     /// holds it now (taken just now or before). A lease is held until it is released or its

@@ -225,15 +225,7 @@ async fn a_broadcast_from_one_node_reaches_the_other_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_hears_the_heads_of_its_own_and_the_others_appends_never_ahead() {
     let (one, other, _) = two_nodes();
-    // A head learnt before a node's listener first connects is not kept (the connection
-    // starts a new epoch, as a reconnection does): both listen first.
-    for node in [&one, &other] {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !node.database_gauges().is_some_and(|g| g.listener_connected) {
-            assert!(Instant::now() < deadline, "the listener connects");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    }
+    listening(&[&one, &other]).await;
     assert_eq!(one.heard_head("game-h"), None, "nothing heard yet");
     one.append("game-h", 0, batch(2)).await.expect("appends");
     assert_eq!(one.heard_head("game-h"), Some(2), "its own append, at once");
@@ -251,4 +243,76 @@ async fn a_node_hears_the_heads_of_its_own_and_the_others_appends_never_ahead() 
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert_eq!(one.head("game-h").expect("reads"), 3);
+}
+
+/// Waits until every node's listener is connected: a head learnt before a listener first
+/// connects is not kept (the connection starts a new epoch, as a reconnection does).
+async fn listening(nodes: &[&Arc<dyn Storage>]) {
+    for node in nodes {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !node.database_gauges().is_some_and(|g| g.listener_connected) {
+            assert!(Instant::now() < deadline, "the listener connects");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_settled_head_holds_every_append_another_node_acknowledged_before_it_was_asked() {
+    let (one, other, _) = two_nodes();
+    listening(&[&one, &other]).await;
+    // The other node's own appends keep coming, as under load: its fences ride on them.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let busy: Vec<_> = (0..4)
+        .map(|n| {
+            let (other, stop) = (Arc::clone(&other), Arc::clone(&stop));
+            tokio::spawn(async move {
+                let stream = format!("busy-{n}");
+                let mut head = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    head = other
+                        .append(&stream, head, batch(1))
+                        .await
+                        .expect("appends")
+                        .last_version;
+                }
+            })
+        })
+        .collect();
+    let (mut settled, rounds) = (0, 300);
+    for version in 0..rounds {
+        // Acknowledged by one node, then asked of the other: what a player who moves on
+        // one server and reads on another does.
+        let acknowledged = one
+            .append("game-s", version, batch(1))
+            .await
+            .expect("appends")
+            .last_version;
+        if let Some(head) = other.settled_head("game-s").await {
+            assert!(
+                head >= acknowledged,
+                "settled at {head}, but {acknowledged} was acknowledged before it was asked"
+            );
+            assert!(head <= acknowledged, "never ahead of the stream: {head}");
+            settled += 1;
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for task in busy {
+        task.await.expect("the appends end");
+    }
+    assert!(
+        settled > rounds / 2,
+        "the fence answered {settled} of {rounds} times while the node appended"
+    );
+    // With no append of its own waiting or on its way, and none coming, the node cannot
+    // tell without a read: the caller reads.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(
+        other.settled_head("game-s").await,
+        None,
+        "no group to ride on"
+    );
+    // A stream the node never heard of is not known settled either.
+    assert_eq!(one.settled_head("game-never").await, None);
 }

@@ -187,6 +187,12 @@ impl Games {
         self.repository.current(id)
     }
 
+    /// The game `id`'s cached fold when it is known current without a read (see
+    /// [`Repository::settled`]).
+    pub async fn settled(&self, id: &str) -> Option<SlotRef> {
+        self.repository.settled(id).await
+    }
+
     /// Brings a locked game up to its stream when another server may have moved it on, and
     /// watches its deadline if it moved.
     fn catch_up(&self, slot: &mut Slot) -> Result<(), ApiError> {

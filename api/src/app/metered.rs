@@ -172,6 +172,10 @@ impl Coordination for Metered {
         self.inner.heard_head(stream)
     }
 
+    fn settled_head<'a>(&'a self, stream: &'a str) -> BoxFuture<'a, Option<u64>> {
+        self.inner.settled_head(stream)
+    }
+
     fn try_lease(&self, name: &str) -> Result<bool, StorageError> {
         self.inner.try_lease(name)
     }

@@ -12,6 +12,8 @@
 //! check is made against the store itself, not against the append notifications the servers
 //! send each other: those wake waiting readers, but one may come late or be lost with a
 //! connection, and a fold trusted on the strength of a notice would then answer from the past.
+//! The one exception is a fence the store vouches for ([`Repository::settled`]): a head it
+//! knows every append stored before the read began has reached, or no answer (then the read).
 //! What remains, another server appending between the check and this server's append, is
 //! caught by the store's expected version: the command service catches up and decides again.
 //! A store no other process writes (sled) says it is not shared, and none of this runs.
@@ -253,6 +255,20 @@ impl Repository {
         }
         drop(slot);
         Ok(cached)
+    }
+
+    /// The cached fold of game `id` when the store can tell, without a read, that it holds
+    /// every event stored before this call ([`storage::Coordination::settled_head`]), to answer
+    /// a read; `None` when it cannot (or the game is not cached, or a command holds it): then
+    /// [`Repository::current`] reads.
+    pub async fn settled(&self, id: &str) -> Option<SlotRef> {
+        let cached = self.cache().get(id)?;
+        let head = self.store.settled_head(id).await?;
+        let current = cached.try_lock().ok()?.game.version() >= head;
+        current.then(|| {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            cached
+        })
     }
 
     /// Brings a fold up to its stream's head when other servers may have moved the stream on

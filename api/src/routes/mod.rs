@@ -82,14 +82,18 @@ pub(crate) fn page_size(
 }
 
 /// Game `id` as its stream stands now ([`crate::app::Games::slot`]). On a store other nodes
-/// share, that reads the database, and off the worker thread: a worker blocked on the read
-/// would hold every other request it serves meanwhile.
+/// share, the cached fold when the store can tell it is current without a read
+/// ([`crate::app::Games::settled`]); otherwise that reads the database, and off the worker
+/// thread: a worker blocked on the read would hold every other request it serves meanwhile.
 pub(crate) async fn current_game(
     state: &actix_web::web::Data<crate::state::AppState>,
     id: &str,
 ) -> Result<crate::app::SlotRef, crate::problem::ApiError> {
     if !state.games.shared() {
         return state.games.slot(id);
+    }
+    if let Some(slot) = state.games.settled(id).await {
+        return Ok(slot);
     }
     let (state, id) = (state.clone(), id.to_string());
     actix_web::web::block(move || state.games.slot(&id))

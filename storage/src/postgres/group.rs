@@ -40,6 +40,10 @@ const GATHER: Duration = Duration::from_millis(1);
 /// Appends enough for a group: the appender stops gathering when this many wait.
 const GATHERED: usize = 64;
 
+/// How long fences asked for while no append waits or is on its way wait for one to come
+/// (a group to ride on) before they are answered that none came.
+const FENCE_WAIT: Duration = Duration::from_millis(1);
+
 /// The group append: arrays of batches in, arrays of answers out.
 pub(crate) const APPEND_GROUP: &str =
     "SELECT outcomes, first_versions, last_versions, last_positions
@@ -273,9 +277,17 @@ struct Pending {
     answer: Box<dyn FnOnce(Outcome) + Send>,
 }
 
+/// Where a fence's answer goes: the last global position of the first group sent after it
+/// was asked for, once that group has committed; `None` when no group follows at once.
+type Fence = tokio::sync::oneshot::Sender<Option<u64>>;
+
 #[derive(Default)]
 struct Queue {
     pending: VecDeque<Pending>,
+    /// Fences asked for since the last group was taken: the next group answers them.
+    fences: Vec<Fence>,
+    /// Appender threads sending a group now.
+    sending: usize,
     closed: bool,
 }
 
@@ -298,13 +310,25 @@ impl Appender {
                 .name(format!("postgres-append-{n}"))
                 .spawn(move || {
                     let mut together = false;
-                    while let Some(group) = next_group(&queue, together) {
+                    while let Some((group, fences)) = next_group(&queue, together) {
                         together = group.len() > 1;
                         let (params, answers): (Vec<AppendParams>, Vec<_>) =
                             group.into_iter().map(|p| (p.params, p.answer)).unzip();
-                        let outcomes = append_group_or_each(&mut connection, &params);
+                        let outcomes = if params.is_empty() {
+                            Vec::new()
+                        } else {
+                            append_group_or_each(&mut connection, &params)
+                        };
+                        let last_position = committed_position(&outcomes);
                         for (answer, outcome) in answers.into_iter().zip(outcomes) {
                             answer(outcome);
+                        }
+                        for fence in fences {
+                            let _ = fence.send(last_position);
+                        }
+                        if !params.is_empty() {
+                            let (lock, _) = &*queue;
+                            lock.lock().unwrap_or_else(PoisonError::into_inner).sending -= 1;
                         }
                     }
                 })
@@ -329,6 +353,28 @@ impl Appender {
             ready.notify_one();
         }
         Ok(())
+    }
+
+    /// A fence: resolves with the last global position of the first group of appends sent
+    /// after this call, once it has committed (its notice is then on its way to every
+    /// listener, behind the notices of every append committed before this call: see
+    /// `PostgresStore::settled_head`). `None` when no append came within [`FENCE_WAIT`] while
+    /// none was waiting or on its way, and when the group appended nothing or failed.
+    pub(crate) fn fence(&self) -> impl Future<Output = Option<u64>> + Send + 'static {
+        let (lock, ready) = &*self.queue;
+        let mut queue = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let answered = if queue.closed {
+            None
+        } else {
+            let (fence, answered) = tokio::sync::oneshot::channel();
+            queue.fences.push(fence);
+            if queue.pending.is_empty() && queue.sending == 0 {
+                // The appender waits for an append: it starts the fences' wait for one.
+                ready.notify_one();
+            }
+            Some(answered)
+        };
+        async move { answered?.await.ok().flatten() }
     }
 
     /// Appends with the next group; resolves when its group has committed (or failed).
@@ -371,11 +417,30 @@ impl Drop for Appender {
 }
 
 /// Waits for appends and takes every one waiting (at most [`MAX_GROUP`]), after [`GATHER`]
-/// for more when appends come `together`; `None` once the queue is closed and empty.
-fn next_group(queue: &SharedQueue, together: bool) -> Option<Vec<Pending>> {
+/// for more when appends come `together`, with the fences asked for meanwhile (a group with
+/// no appends when fences wait and no append does); `None` once the queue is closed and
+/// empty.
+fn next_group(queue: &SharedQueue, together: bool) -> Option<(Vec<Pending>, Vec<Fence>)> {
     let (lock, ready) = &**queue;
     let mut queue = lock.lock().unwrap_or_else(PoisonError::into_inner);
     while queue.pending.is_empty() {
+        if !queue.fences.is_empty() {
+            let until = Instant::now() + FENCE_WAIT;
+            while queue.pending.is_empty() && !queue.closed {
+                let Some(left) = until.checked_duration_since(Instant::now()) else {
+                    break;
+                };
+                queue = ready
+                    .wait_timeout(queue, left)
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0;
+            }
+            if queue.pending.is_empty() {
+                // No append came: no group for these fences to ride on.
+                return Some((Vec::new(), std::mem::take(&mut queue.fences)));
+            }
+            break;
+        }
         if queue.closed {
             return None;
         }
@@ -394,5 +459,20 @@ fn next_group(queue: &SharedQueue, together: bool) -> Option<Vec<Pending>> {
         }
     }
     let take = queue.pending.len().min(MAX_GROUP);
-    Some(queue.pending.drain(..take).collect())
+    queue.sending += 1;
+    let fences = std::mem::take(&mut queue.fences);
+    Some((queue.pending.drain(..take).collect(), fences))
+}
+
+/// The last global position the appends of a group took (each took it after the group's
+/// fences were asked for), if it appended anything: `None` when every batch was refused, a
+/// duplicate or failed.
+fn committed_position(outcomes: &[Outcome]) -> Option<u64> {
+    outcomes
+        .iter()
+        .filter_map(|outcome| match outcome {
+            Ok(Ok(appended)) if !appended.duplicate => Some(appended.last_position),
+            _ => None,
+        })
+        .max()
 }

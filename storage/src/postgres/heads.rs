@@ -70,6 +70,16 @@ impl KnownHeads {
         self.lock().heads.get(stream).copied().flatten()
     }
 
+    /// The stream's head, when known without a read and the listener has not reconnected
+    /// since `epoch` (notifications sent meanwhile may be lost).
+    pub(crate) fn get_in(&self, stream: &str, epoch: u64) -> Option<u64> {
+        let state = self.lock();
+        if state.epoch != epoch {
+            return None;
+        }
+        state.heads.get(stream).copied().flatten()
+    }
+
     /// Starts tracking `stream` before its head is read from the database; the epoch to give
     /// back with the head read.
     pub(crate) fn track(&self, stream: &str) -> u64 {

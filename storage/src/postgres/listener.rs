@@ -70,6 +70,9 @@ pub(crate) struct Announce {
     /// The id this process's broadcasts carry: they were delivered here when sent.
     pub sender: u64,
     pub heads: Arc<KnownHeads>,
+    /// The last global position a notice told this listener of: every append committed up to
+    /// it has been heard (and its head noted), since notices come in commit order.
+    pub heard: Arc<watch::Sender<u64>>,
 }
 
 impl Announce {
@@ -173,6 +176,11 @@ fn listen(url: &str, announce: &Announce, stop: &AtomicBool, state: &State) -> R
                 for (head, position, stream) in appends {
                     announce.head(stream, head);
                     announce.position(position);
+                    announce.heard.send_if_modified(|heard| {
+                        let newer = position > *heard;
+                        *heard = (*heard).max(position);
+                        newer
+                    });
                 }
             }
         }

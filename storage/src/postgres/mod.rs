@@ -90,8 +90,13 @@
 //! to any stream, so the application reads a stream's events after its fold's version before
 //! it trusts the fold for a read (a head heard from a notification is not enough there: it may
 //! arrive after the other process acknowledged the append to its client, who may then read
-//! here). Those reads, and reads of heads, that callers ask for while others are on their way
-//! go together, one statement for all (`together.rs`); a command is
+//! here), unless the store can tell without a read
+//! ([`Coordination::settled_head`](crate::Coordination::settled_head)): a fence that rides on
+//! this process's next group of appends, whose notice its listener hears only after the
+//! notices of every append committed before the fence was asked for (`seam.rs` says why). So
+//! under load a read costs no query; with no append of this process coming within a
+//! millisecond, it reads. Those reads, and reads of heads, that callers ask for while others
+//! are on their way go together, one statement for all (`together.rs`); a command is
 //! decided on the fold brought up to the head heard of its stream
 //! ([`Coordination::heard_head`](crate::Coordination::heard_head), no query), and the
 //! append's version check (a conflict) tells when another process moved the stream on unheard.
@@ -143,6 +148,8 @@ struct Inner {
     sender: u64,
     /// The streams' heads known without a read (`heads.rs`).
     heads: Arc<heads::KnownHeads>,
+    /// The last global position the listener heard of in a notice.
+    heard: Arc<watch::Sender<u64>>,
     /// The reads of streams' heads, and of streams' events, asked for while one is on its way,
     /// each sent together in one statement (`together.rs`).
     head_reads: together::Together<String, u64>,
@@ -208,6 +215,7 @@ impl PostgresStore {
         let broadcasts = crate::broadcasts::Broadcasts::default();
         let sender = random_u64();
         let heads: Arc<heads::KnownHeads> = Arc::default();
+        let heard = Arc::new(watch::Sender::new(0));
         let listener = listener::start(
             url,
             listener::Announce {
@@ -216,6 +224,7 @@ impl PostgresStore {
                 broadcasts: broadcasts.clone(),
                 sender,
                 heads: Arc::clone(&heads),
+                heard: Arc::clone(&heard),
             },
         )
         .map_err(|e| OpenError::Database {
@@ -236,6 +245,7 @@ impl PostgresStore {
                 broadcasts,
                 sender,
                 heads,
+                heard,
                 head_reads: together::Together::new(Self::READS_AT_ONCE),
                 stream_reads: together::Together::new(Self::READS_AT_ONCE),
                 listener,

@@ -431,6 +431,10 @@ impl EventStore for PostgresStore {
     }
 }
 
+/// How long [`Coordination::settled_head`] waits for its fence before the caller reads
+/// instead: a group's commit and its notice take a few milliseconds under load.
+const SETTLE: Duration = Duration::from_millis(250);
+
 impl Coordination for PostgresStore {
     fn shared(&self) -> bool {
         true
@@ -438,6 +442,30 @@ impl Coordination for PostgresStore {
 
     fn heard_head(&self, stream: &str) -> Option<u64> {
         self.inner.heads.get(stream)
+    }
+
+    // A fence on the notices instead of a read: notices reach every listener in commit order
+    // (PostgreSQL queues a transaction's notices as it commits, one committing transaction at
+    // a time, and a listener is handed them in that order). The first group of this
+    // process's appends sent after this call takes its positions after every append
+    // committed before the call, whose locks on the log's head it waits for (see "A global
+    // order" in mod.rs); so once this process's listener has heard that group's last
+    // position, it has heard every one of those appends and noted its stream's head, unless
+    // it reconnected meanwhile (the epoch then moved, and the heads heard may miss some). No
+    // query: the fence rides on a group that goes anyway. With no group waiting or on its
+    // way, or when the group or the listener is slow, it gives up and the caller reads.
+    fn settled_head<'a>(&'a self, stream: &'a str) -> BoxFuture<'a, Option<u64>> {
+        Box::pin(async move {
+            let epoch = self.inner.heads.epoch();
+            let fence = self.inner.appender.fence();
+            let settled = async {
+                let position = fence.await?;
+                let mut heard = self.inner.heard.subscribe();
+                heard.wait_for(|heard| *heard >= position).await.ok()?;
+                self.inner.heads.get_in(stream, epoch)
+            };
+            tokio::time::timeout(SETTLE, settled).await.ok().flatten()
+        })
     }
 
     fn try_lease(&self, name: &str) -> Result<bool, StorageError> {
