@@ -212,6 +212,11 @@ impl Games {
     ) -> Result<(), ApiError> {
         let slot_ref = self.repository.slot(id)?;
         let mut slot = slot_ref.lock().await;
+        if stored.is_some() && slot.game.time_control().is_none() {
+            // A game without a clock (set when it is made, for good) has no deadline, nor a
+            // clock to warn of, whatever else comes: nothing to fold for the keeper.
+            return Ok(());
+        }
         match stored {
             Some(events) => self.repository.catch_up_with(&mut slot, events)?,
             None => self.repository.catch_up(&mut slot)?,
