@@ -44,6 +44,10 @@ const GATHERED: usize = 64;
 /// (a group to ride on) before they are answered that none came.
 const FENCE_WAIT: Duration = Duration::from_millis(1);
 
+/// After how long without a group a fence is answered at once that none is coming: a quiet
+/// node's reads read rather than wait [`FENCE_WAIT`] first.
+const QUIET: Duration = Duration::from_millis(10);
+
 /// The group append: arrays of batches in, arrays of answers out.
 pub(crate) const APPEND_GROUP: &str =
     "SELECT outcomes, first_versions, last_versions, last_positions
@@ -288,6 +292,8 @@ struct Queue {
     fences: Vec<Fence>,
     /// Appender threads sending a group now.
     sending: usize,
+    /// When the last group was sent and answered.
+    last_sent: Option<Instant>,
     closed: bool,
 }
 
@@ -328,7 +334,9 @@ impl Appender {
                         }
                         if !params.is_empty() {
                             let (lock, _) = &*queue;
-                            lock.lock().unwrap_or_else(PoisonError::into_inner).sending -= 1;
+                            let mut queue = lock.lock().unwrap_or_else(PoisonError::into_inner);
+                            queue.sending -= 1;
+                            queue.last_sent = Some(Instant::now());
                         }
                     }
                 })
@@ -359,16 +367,20 @@ impl Appender {
     /// after this call, once it has committed (its notice is then on its way to every
     /// listener, behind the notices of every append committed before this call: see
     /// `PostgresStore::settled_head`). `None` when no append came within [`FENCE_WAIT`] while
-    /// none was waiting or on its way, and when the group appended nothing or failed.
+    /// none was waiting or on its way, at once when none came for [`QUIET`] (the caller
+    /// reads rather than wait for appends that are not coming), and when the group appended
+    /// nothing or failed.
     pub(crate) fn fence(&self) -> impl Future<Output = Option<u64>> + Send + 'static {
         let (lock, ready) = &*self.queue;
         let mut queue = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let answered = if queue.closed {
+        let idle = queue.pending.is_empty() && queue.sending == 0;
+        let quiet = idle && queue.last_sent.is_none_or(|at| at.elapsed() > QUIET);
+        let answered = if queue.closed || quiet {
             None
         } else {
             let (fence, answered) = tokio::sync::oneshot::channel();
             queue.fences.push(fence);
-            if queue.pending.is_empty() && queue.sending == 0 {
+            if idle {
                 // The appender waits for an append: it starts the fences' wait for one.
                 ready.notify_one();
             }
