@@ -9,6 +9,10 @@
 //! batch still gets its own answer (appended, duplicate or conflict), exactly as if it had
 //! been appended alone, and batches to one stream in one group are applied in queue order.
 //!
+//! The appender also carries fences (`Appender::fence`): a reader that must see every append
+//! acknowledged anywhere before it asked waits for the next group of this process, whose
+//! notice comes after theirs (`PostgresStore::settled_head`), instead of reading.
+//!
 //! A group is one transaction, so one batch the database refuses (an error, not a conflict:
 //! conflicts and duplicates are answers) would refuse the others with it: then each batch of
 //! the group is sent again alone, and only the faulty one fails. A connection lost during the
