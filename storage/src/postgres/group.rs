@@ -20,7 +20,7 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use postgres::Row;
@@ -441,16 +441,7 @@ fn next_group(queue: &SharedQueue, together: bool) -> Option<(Vec<Pending>, Vec<
     let mut queue = lock.lock().unwrap_or_else(PoisonError::into_inner);
     while queue.pending.is_empty() {
         if !queue.fences.is_empty() {
-            let until = Instant::now() + FENCE_WAIT;
-            while queue.pending.is_empty() && !queue.closed {
-                let Some(left) = until.checked_duration_since(Instant::now()) else {
-                    break;
-                };
-                queue = ready
-                    .wait_timeout(queue, left)
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .0;
-            }
+            queue = wait_until(queue, ready, FENCE_WAIT, |queue| !queue.pending.is_empty());
             if queue.pending.is_empty() {
                 // No append came: no group for these fences to ride on.
                 return Some((Vec::new(), std::mem::take(&mut queue.fences)));
@@ -463,21 +454,34 @@ fn next_group(queue: &SharedQueue, together: bool) -> Option<(Vec<Pending>, Vec<
         queue = ready.wait(queue).unwrap_or_else(PoisonError::into_inner);
     }
     if together {
-        let until = Instant::now() + GATHER;
-        while queue.pending.len() < GATHERED && !queue.closed {
-            let Some(left) = until.checked_duration_since(Instant::now()) else {
-                break;
-            };
-            queue = ready
-                .wait_timeout(queue, left)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
+        queue = wait_until(queue, ready, GATHER, |queue| {
+            queue.pending.len() >= GATHERED
+        });
     }
     let take = queue.pending.len().min(MAX_GROUP);
     queue.sending += 1;
     let fences = std::mem::take(&mut queue.fences);
     Some((queue.pending.drain(..take).collect(), fences))
+}
+
+/// Waits on `ready` until `enough` holds of the queue, the queue closes, or `wait` has passed.
+fn wait_until<'a>(
+    mut queue: MutexGuard<'a, Queue>,
+    ready: &Condvar,
+    wait: Duration,
+    enough: impl Fn(&Queue) -> bool,
+) -> MutexGuard<'a, Queue> {
+    let until = Instant::now() + wait;
+    while !enough(&queue) && !queue.closed {
+        let Some(left) = until.checked_duration_since(Instant::now()) else {
+            break;
+        };
+        queue = ready
+            .wait_timeout(queue, left)
+            .unwrap_or_else(PoisonError::into_inner)
+            .0;
+    }
+    queue
 }
 
 /// The last global position the appends of a group took (each took it after the group's
