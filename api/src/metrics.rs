@@ -128,6 +128,10 @@ pub struct Snapshot {
     pub games_cached: usize,
     pub cache_hits: u64,
     pub cache_misses: u64,
+    /// Reads of a cached game on a shared store answered after a fence on this node's
+    /// appends without reading the store, and those that read it.
+    pub reads_fenced: u64,
+    pub reads_read: u64,
     pub open_streams: usize,
     /// Whether this node runs the clock keeper now.
     pub clock_held: bool,
@@ -394,6 +398,18 @@ impl Metrics {
             "avalanche_game_cache_misses_total {}",
             snapshot.cache_misses
         );
+        head(
+            &mut out,
+            "avalanche_game_reads_total",
+            "counter",
+            "Reads of a game held in memory, on a store other nodes share: answered after a fence on this node's appends without reading the store (fenced), or after reading the events the game lacked (read).",
+        );
+        for (how, count) in [
+            ("fenced", snapshot.reads_fenced),
+            ("read", snapshot.reads_read),
+        ] {
+            let _ = writeln!(out, "avalanche_game_reads_total{{how=\"{how}\"}} {count}");
+        }
         head(
             &mut out,
             "avalanche_open_streams",

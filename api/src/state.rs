@@ -41,6 +41,8 @@ impl AppState {
             games_cached: gauges.cached,
             cache_hits: gauges.hits,
             cache_misses: gauges.misses,
+            reads_fenced: gauges.reads_fenced,
+            reads_read: gauges.reads_read,
             open_streams: self.limits.open_streams(),
             clock_held: self.leases.holds(crate::app::leases::CLOCK),
             webhooks: self.webhooks.backlogs(),

@@ -1,9 +1,11 @@
 //! The gauges of a node's connections to PostgreSQL in `/metrics`, on the real binary and a
 //! real database: the pool's connections in use and idle and the requests waiting for one move
 //! under load and settle after it; the listener's gauge drops when its connection is killed
-//! (`pg_terminate_backend`) and comes back, counting the reconnection.
+//! (`pg_terminate_backend`) and comes back, counting the reconnection. Reads of games played
+//! at once ride on the node's appends, and are counted.
 
 use crate::common;
+use common::play::play_to_end;
 use common::{eventually, metric, metric_in};
 
 use crate::cluster;
@@ -124,4 +126,56 @@ fn the_pool_gauges_move_under_load_and_the_listener_gauge_drops_when_its_connect
         metric(app, "avalanche_postgres_listener_reconnections_total"),
         Some(1)
     );
+}
+
+#[test]
+fn reads_of_games_played_at_once_ride_on_the_nodes_appends_and_each_shows_the_move_before_it() {
+    let cluster = cluster::Cluster::shared();
+    let url = cluster.new_database();
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("secrets.key");
+    let server = Server::start(
+        &dir.path().join("data"),
+        &["--database", &url, "--secrets-key", key.to_str().unwrap()],
+    );
+    let app = &server.app;
+    eventually(Duration::from_secs(10), "the listener connects", || {
+        metric(app, "avalanche_postgres_listener_connected") == Some(1)
+    });
+    let fenced = r#"avalanche_game_reads_total{how="fenced"}"#;
+    let read = r#"avalanche_game_reads_total{how="read"}"#;
+    let before = (metric(app, fenced), metric(app, read));
+    // Six games played at once: while one game's move is being stored, another's reads wait
+    // for the node's next group of appends rather than read the database.
+    let games: Vec<_> = (0..6)
+        .map(|_| app.full_game("avalanche-chess", 2, json!({})))
+        .collect();
+    let players: Vec<_> = games
+        .into_iter()
+        .enumerate()
+        .map(|(n, (id, players))| {
+            let base = app.url("");
+            std::thread::spawn(move || {
+                let client = TestApp::attach(base.trim_end_matches('/'));
+                play_to_end(&client, &id, &players, n as u64, 60, |answer| {
+                    // Each read after a move shows it.
+                    let version = answer["game"]["version"].as_u64().expect("version");
+                    let game = client.game(None, &id);
+                    assert!(
+                        game["version"].as_u64() >= Some(version),
+                        "{version} acknowledged, then read: {game}"
+                    );
+                });
+            })
+        })
+        .collect();
+    for player in players {
+        player.join().unwrap();
+    }
+    let (fenced, read) = (metric(app, fenced), metric(app, read));
+    assert!(
+        fenced > before.0,
+        "reads answered after a fence: {before:?} before, {fenced:?} after ({read:?} read)"
+    );
+    assert!(read.is_some(), "reads that read are counted too");
 }

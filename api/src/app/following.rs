@@ -69,6 +69,10 @@ pub struct StoreGauges {
     /// Uses of a game that found it folded, and uses that folded it, so far.
     pub hits: u64,
     pub misses: u64,
+    /// Reads of a cached game on a shared store answered after a fence without reading the
+    /// store, and those that read it.
+    pub reads_fenced: u64,
+    pub reads_read: u64,
     /// A database store's connections (none for sled).
     pub database: Option<storage::DatabaseGauges>,
 }
@@ -78,10 +82,13 @@ impl Games {
     pub fn store_gauges(&self) -> StoreGauges {
         let repository = self.repository();
         let (hits, misses) = repository.cache_counts();
+        let (reads_fenced, reads_read) = repository.read_counts();
         StoreGauges {
             cached: repository.cached(),
             hits,
             misses,
+            reads_fenced,
+            reads_read,
             database: repository.store().database_gauges(),
         }
     }

@@ -92,6 +92,10 @@ pub struct Repository {
     /// Uses of `slot` that found their game folded, and those that folded it (for metrics).
     hits: AtomicU64,
     misses: AtomicU64,
+    /// Reads of a cached game on a shared store answered after a fence, without a read
+    /// ([`Repository::settled`]), and those that read the events the fold lacked.
+    fenced: AtomicU64,
+    checked: AtomicU64,
     /// Whether other servers may write the store: then folds are checked before use.
     shared: bool,
     /// Set once the node stops: waiting readers are answered at once.
@@ -114,6 +118,8 @@ impl Repository {
             cache: Mutex::new(Lru::new(cache_capacity)),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            fenced: AtomicU64::new(0),
+            checked: AtomicU64::new(0),
             stopping: tokio::sync::watch::channel(false).0,
         }
     }
@@ -219,7 +225,15 @@ impl Repository {
         )
     }
 
-    /// The game `id`, folded from its stream unless it is cached.
+    /// Reads of a cached game on a shared store so far: answered after a fence without a read
+    /// of the store, and answered after reading the events the fold lacked.
+    pub fn read_counts(&self) -> (u64, u64) {
+        (
+            self.fenced.load(Ordering::Relaxed),
+            self.checked.load(Ordering::Relaxed),
+        )
+    }
+
     /// Whether other servers may write the store, so that a cached fold may lag its stream.
     pub(crate) fn shared(&self) -> bool {
         self.shared
@@ -241,6 +255,7 @@ impl Repository {
         let Ok(mut slot) = cached.try_lock() else {
             return Ok(Arc::new(tokio::sync::Mutex::new(self.load(id)?)));
         };
+        self.checked.fetch_add(1, Ordering::Relaxed);
         match events_after(self.store.as_ref(), id, slot.game.version()) {
             Ok(missing) => {
                 self.fold_in(&mut slot, missing)?;
@@ -267,6 +282,7 @@ impl Repository {
         let current = cached.try_lock().ok()?.game.version() >= head;
         current.then(|| {
             self.hits.fetch_add(1, Ordering::Relaxed);
+            self.fenced.fetch_add(1, Ordering::Relaxed);
             cached
         })
     }
