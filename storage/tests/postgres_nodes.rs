@@ -262,23 +262,7 @@ async fn a_settled_head_holds_every_append_another_node_acknowledged_before_it_w
     let (one, other, _) = two_nodes();
     listening(&[&one, &other]).await;
     // The other node's own appends keep coming, as under load: its fences ride on them.
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let busy: Vec<_> = (0..4)
-        .map(|n| {
-            let (other, stop) = (Arc::clone(&other), Arc::clone(&stop));
-            tokio::spawn(async move {
-                let stream = format!("busy-{n}");
-                let mut head = 0;
-                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    head = other
-                        .append(&stream, head, batch(1))
-                        .await
-                        .expect("appends")
-                        .last_version;
-                }
-            })
-        })
-        .collect();
+    let busy = Busy::start(&other);
     let (mut settled, rounds) = (0, 300);
     for version in 0..rounds {
         // Acknowledged by one node, then asked of the other: what a player who moves on
@@ -297,10 +281,7 @@ async fn a_settled_head_holds_every_append_another_node_acknowledged_before_it_w
             settled += 1;
         }
     }
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    for task in busy {
-        task.await.expect("the appends end");
-    }
+    busy.stop().await;
     assert!(
         settled > rounds / 2,
         "the fence answered {settled} of {rounds} times while the node appended"
@@ -315,4 +296,87 @@ async fn a_settled_head_holds_every_append_another_node_acknowledged_before_it_w
     );
     // A stream the node never heard of is not known settled either.
     assert_eq!(one.settled_head("game-never").await, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_settled_head_is_never_behind_an_acknowledged_append_while_its_listener_is_cut() {
+    let (one, other, url) = two_nodes();
+    listening(&[&one, &other]).await;
+    let busy = Busy::start(&other);
+    let mut version = one
+        .append("game-c", 0, batch(1))
+        .await
+        .expect("appends")
+        .last_version;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while other.settled_head("game-c").await != Some(version) {
+        assert!(
+            Instant::now() < deadline,
+            "the fence answers while the node appends"
+        );
+    }
+    // Both listeners cut: the notices committed until they listen again are lost to them.
+    let database = url.rsplit('/').next().expect("a database name").to_string();
+    cluster::Cluster::shared().psql(
+        &database,
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+         WHERE application_name = 'avalanche-listener' AND datname = current_database()",
+    );
+    let (mut settled_after, deadline) = (0, Instant::now() + Duration::from_secs(20));
+    while settled_after < 5 {
+        assert!(
+            Instant::now() < deadline,
+            "the fence answers again once the listener is back"
+        );
+        version = one
+            .append("game-c", version, batch(1))
+            .await
+            .expect("appends")
+            .last_version;
+        if let Some(head) = other.settled_head("game-c").await {
+            assert!(
+                head >= version,
+                "settled at {head} with {version} acknowledged before: a notice lost to the cut"
+            );
+            settled_after += 1;
+        }
+    }
+    busy.stop().await;
+}
+
+/// A node's own appends, one after another on four streams of its own until stopped, as under
+/// load.
+struct Busy {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Busy {
+    fn start(node: &Arc<dyn Storage>) -> Busy {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let tasks = (0..4)
+            .map(|n| {
+                let (node, stop) = (Arc::clone(node), Arc::clone(&stop));
+                tokio::spawn(async move {
+                    let stream = format!("busy-{n}");
+                    let mut head = 0;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        head = match node.append(&stream, head, batch(1)).await {
+                            Ok(appended) => appended.last_version,
+                            // An append whose outcome is unknown: its stream's head tells.
+                            Err(_) => node.head(&stream).unwrap_or(head),
+                        };
+                    }
+                })
+            })
+            .collect();
+        Busy { stop, tasks }
+    }
+
+    async fn stop(self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for task in self.tasks {
+            task.await.expect("the appends end");
+        }
+    }
 }
