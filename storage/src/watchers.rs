@@ -5,6 +5,16 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::watch;
 
+/// Raises a watched count (a head, a position) to `to`, waking its receivers only when it
+/// rose: a count never goes back.
+pub(crate) fn raise(sender: &watch::Sender<u64>, to: u64) {
+    sender.send_if_modified(|last| {
+        let rose = to > *last;
+        *last = (*last).max(to);
+        rose
+    });
+}
+
 #[derive(Default)]
 pub(crate) struct Watchers {
     streams: Mutex<HashMap<Arc<str>, watch::Sender<u64>>>,
@@ -18,11 +28,7 @@ impl Watchers {
     /// Tells the stream's waiters, if any, that its head reached `head`.
     pub(crate) fn announce(&self, stream: &str, head: u64) {
         if let Some(sender) = self.lock().get(stream) {
-            sender.send_if_modified(|last| {
-                let newer = head > *last;
-                *last = (*last).max(head);
-                newer
-            });
+            raise(sender, head);
         }
     }
 

@@ -17,7 +17,7 @@ use postgres::NoTls;
 use tokio::sync::watch;
 
 use super::heads::KnownHeads;
-use crate::watchers::Watchers;
+use crate::watchers::{raise, Watchers};
 
 /// The channel the append function notifies.
 pub(crate) const CHANNEL: &str = "avalanche_appends";
@@ -82,11 +82,7 @@ impl Announce {
     }
 
     pub(crate) fn position(&self, position: u64) {
-        self.positions.send_if_modified(|last| {
-            let newer = position > *last;
-            *last = (*last).max(position);
-            newer
-        });
+        raise(&self.positions, position);
     }
 }
 
@@ -176,11 +172,7 @@ fn listen(url: &str, announce: &Announce, stop: &AtomicBool, state: &State) -> R
                 for (head, position, stream) in appends {
                     announce.head(stream, head);
                     announce.position(position);
-                    announce.heard.send_if_modified(|heard| {
-                        let newer = position > *heard;
-                        *heard = (*heard).max(position);
-                        newer
-                    });
+                    raise(&announce.heard, position);
                 }
             }
         }

@@ -116,11 +116,7 @@ impl PostgresStore {
             .heads
             .note_own(stream, appended.last_version, epoch);
         self.inner.watchers.announce(stream, appended.last_version);
-        self.inner.positions.send_if_modified(|last| {
-            let newer = appended.last_position > *last;
-            *last = (*last).max(appended.last_position);
-            newer
-        });
+        crate::watchers::raise(&self.inner.positions, appended.last_position);
     }
 
     /// Runs one read on a connection thread, blocking the caller until it answers.

@@ -291,11 +291,7 @@ impl GroupCommit {
             self.work.notify_one();
         }
         self.marks.send_replace(mark);
-        self.positions.send_if_modified(|last| {
-            let newer = durable > *last;
-            *last = (*last).max(durable);
-            newer
-        });
+        crate::watchers::raise(&self.positions, durable);
         for (_, stream, head) in heads {
             self.flush.watchers.announce(&stream, head);
         }
