@@ -109,6 +109,25 @@ fn a_removed_address_is_gone_from_the_account_and_is_mailed_nothing_more() {
     assert!(mails_to(&sink, "ann@players.test") >= 3);
 }
 
+/// Stops the relay `sink` listening on `relay_port`, and waits until nothing listens there.
+fn stop_relay(sink: Sink, relay_port: u16) {
+    drop(sink);
+    wait_for("the relay's port is free", || {
+        std::net::TcpStream::connect(("127.0.0.1", relay_port)).is_err()
+    });
+}
+
+/// Does `queue` (which queues mail while the relay is down), then waits until the server has
+/// tried to send and failed; what `queue` gave.
+fn fails_to_send<T>(server: &Server, queue: impl FnOnce() -> T) -> T {
+    let failed_before = metric(server, "avalanche_mail_failed_total");
+    let queued = queue();
+    wait_for("an attempt fails", || {
+        metric(server, "avalanche_mail_failed_total") > failed_before
+    });
+    queued
+}
+
 /// A server whose relay went down after Ann and Bob confirmed their addresses (while it was
 /// up), and a game of theirs whose first notices wait in the outbox, tried and failed.
 struct RelayDown {
@@ -127,18 +146,14 @@ impl RelayDown {
         let mut sink = Sink::start_on(relay_port);
         let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
         let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
-        drop(sink);
-        wait_for("the relay's port is free", || {
-            std::net::TcpStream::connect(("127.0.0.1", relay_port)).is_err()
-        });
+        stop_relay(sink, relay_port);
         // The relay is down: Ann's turn notice and Bob's start notice wait.
-        let game = server
-            .app
-            .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
-        server.app.join(&bob, &game);
-        let failed_before = metric(&server, "avalanche_mail_failed_total");
-        wait_for("an attempt fails", || {
-            metric(&server, "avalanche_mail_failed_total") > failed_before
+        let game = fails_to_send(&server, || {
+            let game = server
+                .app
+                .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+            server.app.join(&bob, &game);
+            game
         });
         RelayDown {
             server,
@@ -198,15 +213,8 @@ fn mail_waiting_for_the_relay_is_not_sent_to_a_player_who_unsubscribed_meanwhile
     });
     your_move(&mut sink, "ann@players.test", &game);
     // The relay goes down; Ann moves, and Bob's turn notice waits in the outbox.
-    drop(sink);
-    wait_for("the relay's port is free", || {
-        std::net::TcpStream::connect(("127.0.0.1", relay_port)).is_err()
-    });
-    let failed_before = metric(&server, "avalanche_mail_failed_total");
-    play_first(app, &game, &ann);
-    wait_for("an attempt fails", || {
-        metric(&server, "avalanche_mail_failed_total") > failed_before
-    });
+    stop_relay(sink, relay_port);
+    fails_to_send(&server, || play_first(app, &game, &ann));
     assert!(metric(&server, "avalanche_mail_waiting") >= 1);
     // Bob follows the one-click unsubscribe link of his start notice; then the relay is back.
     follow_unsubscribe_link(&server, &started);
