@@ -350,7 +350,7 @@ impl Accounts {
 
     /// Whether `player` may be sent any game mail at all.
     pub fn any_mail(&self, player: &str) -> bool {
-        self.get(player).is_ok_and(|a| a.takes_mail())
+        self.game_mail_address(player).is_some()
     }
 }
 
