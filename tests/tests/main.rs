@@ -47,6 +47,7 @@ mod schema_limits;
 mod secrecy;
 mod secrets_at_rest;
 mod slow_clients;
+mod takeback_forks;
 mod takebacks;
 mod tokens;
 mod webhooks;

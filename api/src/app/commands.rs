@@ -98,6 +98,8 @@ pub struct Games {
     away: Mutex<HashSet<String>>,
     /// Whether the store's index follows the current policy (see [`crate::app::reindex`]).
     pub(crate) index_current: std::sync::atomic::AtomicBool,
+    /// The takeback forks this server owes (see [`crate::app::forks`]).
+    owed_forks: crate::app::forks::OwedForks,
 }
 
 pub(crate) fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
@@ -160,7 +162,12 @@ impl Games {
             deadlines: Deadlines::default(),
             away: Mutex::new(HashSet::new()),
             index_current: std::sync::atomic::AtomicBool::new(false),
+            owed_forks: crate::app::forks::OwedForks::default(),
         }
+    }
+
+    pub(in crate::app) fn owed_forks(&self) -> &crate::app::forks::OwedForks {
+        &self.owed_forks
     }
 
     /// `seeds` sealed as secret `name` of game `id`, for the store.
@@ -417,20 +424,10 @@ impl Games {
         for fact in &facts {
             match fact {
                 TableFact::TakebackAgreed { version } => {
-                    // The same players at the same seats go on in a fork at the agreed version.
+                    // The same players at the same seats go on in a fork at the agreed
+                    // version; one that fails is owed, and written later.
                     let slot = played.slot.lock().await;
-                    let players = slot.game.players();
-                    match self
-                        .fork_game(&slot, *version, players, false, player)
-                        .await
-                    {
-                        Ok(fork) => {
-                            tracing::info!(game = %fork, parent = %id, version, "takeback: play goes on in a fork")
-                        }
-                        Err(error) => {
-                            tracing::error!(game = %id, version, %error, "takeback agreed but its fork failed")
-                        }
-                    }
+                    self.fork_agreed_takeback(&slot, *version, player).await;
                 }
                 TableFact::SeedRevealed { .. } => {
                     let parent = played.slot.lock().await.game.parent().map(|o| o.game);

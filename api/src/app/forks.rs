@@ -1,17 +1,88 @@
 //! Undo by fork: a new game whose stream begins with a copy of the parent's events up to a
 //! version, then a `forked` event; the parent never changes. An analysis fork gives one
 //! player every seat; an agreed takeback's fork keeps the players at their seats.
+//!
+//! An agreed takeback is durable before its fork is written: a crash or a store that fails
+//! in between would leave the players a game that says play goes on in a fork, and no fork.
+//! So the fork is owed until it is recorded (the record [`TAKEBACK_FORKS`]); the game
+//! superseded carries the index entry [`index::SUPERSEDED`] from the agreement on. After a
+//! start every server looks for superseded games without the record and writes their forks;
+//! a fork that failed is tried again every [`RETRY`] until it is written. One server at a
+//! time writes a game's fork (the lease `fork:<game>`), and looks first whether it exists:
+//! a fork cut short is not listed (its index entries come with its last batch) and is left
+//! as it is, unlisted.
 
 use crate::app::commands::Games;
+use crate::app::index;
 use crate::app::randomness;
 use crate::app::repository::{Slot, SlotRef};
 use crate::problem::ApiError;
 use chrono::Utc;
 use domain::engine::{Context, ErrorCode};
 use domain::log::{fork_command, LoggedCommand, LoggedEvent};
-use domain::table::Status;
+use domain::table::{Status, TableFact};
 use domain::RuleError;
 use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
+use std::time::Duration;
+
+/// The forks of agreed takebacks written: superseded game -> its fork (empty for a game whose
+/// agreement was copied from a log, an import: its fork is elsewhere).
+pub(crate) const TAKEBACK_FORKS: &str = "takeback_forks";
+
+/// How long a server waits before it tries again to write a fork it owes.
+pub const RETRY: Duration = Duration::from_secs(5);
+
+/// Games whose takeback fork this server owes and tries to write, with the failures so far.
+#[derive(Default)]
+pub(crate) struct OwedForks {
+    games: std::sync::Mutex<BTreeMap<String, u32>>,
+    added: tokio::sync::Notify,
+    /// The games whose fork this server is writing now: within one server the lease does not
+    /// keep a second writer out (its holder holds it again).
+    writing: std::sync::Mutex<HashSet<String>>,
+}
+
+/// A game whose fork this server is writing, until dropped.
+struct Writing<'a> {
+    forks: &'a OwedForks,
+    id: String,
+}
+
+impl Drop for Writing<'_> {
+    fn drop(&mut self) {
+        self.forks
+            .writing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&self.id);
+    }
+}
+
+impl OwedForks {
+    fn games(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, u32>> {
+        self.games
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn owe(&self, id: &str) {
+        self.games().entry(id.to_string()).or_default();
+        self.added.notify_one();
+    }
+
+    /// Marks game `id`'s fork as being written by this server; `None` when it is already.
+    fn write(&self, id: &str) -> Option<Writing<'_>> {
+        let mut writing = self
+            .writing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        writing.insert(id.to_string()).then(|| Writing {
+            forks: self,
+            id: id.to_string(),
+        })
+    }
+}
 
 impl Games {
     /// The game that goes on from `id` if an agreed takeback superseded it: its fork that is
@@ -20,15 +91,201 @@ impl Games {
         if !self.slot(id)?.lock().await.game.superseded() {
             return Ok(None);
         }
+        self.takeback_fork_of(id).await
+    }
+
+    /// The fork of game `id` that is not an analysis fork, if one is written (listed).
+    async fn takeback_fork_of(&self, id: &str) -> Result<Option<String>, ApiError> {
         let forks = self
             .repository()
-            .ids_tagged(super::index::PARENT, id, None, usize::MAX)?;
+            .ids_tagged(index::PARENT, id, None, usize::MAX)?;
         for fork in forks {
             if !self.slot(&fork)?.lock().await.game.analysis() {
                 return Ok(Some(fork));
             }
         }
         Ok(None)
+    }
+
+    /// After an agreed takeback of the game in `parent` at `version` (by `player`): play goes
+    /// on in a fork with the same players at the same seats. Writes it (see
+    /// [`Games::write_takeback_fork`]); one not written now is owed, and this server tries
+    /// again (see [`Games::keep_owed_forks`]).
+    pub(crate) async fn fork_agreed_takeback(&self, parent: &Slot, version: u64, player: &str) {
+        let id = parent.id.as_str();
+        match self.write_takeback_fork(parent, version, player).await {
+            Ok(Some(written)) => {
+                tracing::info!(game = %written.fork(), parent = %id, version, "takeback: play goes on in a fork")
+            }
+            Ok(None) => {
+                tracing::info!(parent = %id, "takeback: its fork is being written (by another server, or another task of this one)");
+                self.owed_forks().owe(id);
+            }
+            Err(error) => {
+                tracing::error!(game = %id, version, %error, "takeback agreed but its fork failed: trying again");
+                self.owed_forks().owe(id);
+            }
+        }
+    }
+
+    /// Writes the fork of an agreed takeback of the game in `parent` at `version` (by
+    /// `player`) under the lease `fork:<parent>`, unless it is written already, and records
+    /// it. `None` while another server holds the lease, or this one writes it elsewhere.
+    async fn write_takeback_fork(
+        &self,
+        parent: &Slot,
+        version: u64,
+        player: &str,
+    ) -> Result<Option<Written>, ApiError> {
+        let Some(_writing) = self.owed_forks().write(&parent.id) else {
+            return Ok(None);
+        };
+        let store = self.repository().store();
+        let lease = format!("fork:{}", parent.id);
+        if !store.try_lease(&lease).map_err(ApiError::from)? {
+            return Ok(None);
+        }
+        let written = async {
+            let written = match self.takeback_fork_of(&parent.id).await? {
+                Some(fork) => Written::Before(fork),
+                None => {
+                    let players = parent.game.players();
+                    Written::Now(
+                        self.fork_game(parent, version, players, false, player)
+                            .await?,
+                    )
+                }
+            };
+            store
+                .put_record_async(TAKEBACK_FORKS, &parent.id, written.fork().as_bytes())
+                .await
+                .map_err(ApiError::from)?;
+            Ok(written)
+        }
+        .await;
+        store.release_lease(&lease);
+        written.map(Some)
+    }
+
+    /// Writes the fork game `id` owes, if it owes one: it is superseded by a takeback agreed
+    /// here and no fork is recorded. `false` while another server writes it.
+    async fn write_owed_fork(&self, id: &str) -> Result<bool, ApiError> {
+        let repository = self.repository();
+        let store = repository.store();
+        if store
+            .get_record(TAKEBACK_FORKS, id)
+            .map_err(ApiError::from)?
+            .is_some()
+        {
+            return Ok(true);
+        }
+        let slot = self.slot(id)?;
+        let slot = slot.lock().await;
+        // The agreement: its event's version, the version play goes back to, the seat whose
+        // acceptance agreed it.
+        let agreement = repository
+            .envelopes(id, None)?
+            .into_iter()
+            .rev()
+            .find_map(|e| match TableFact::of_stored(&e.payload) {
+                Some(TableFact::TakebackAgreed { version }) => Some((e.version, version, e.actor)),
+                _ => None,
+            });
+        let Some((at, version, actor)) = agreement else {
+            return Ok(true);
+        };
+        if repository
+            .logged_until(id)?
+            .is_some_and(|until| at <= until)
+        {
+            // Copied from another server's log: the fork is there.
+            store
+                .put_record_async(TAKEBACK_FORKS, id, b"")
+                .await
+                .map_err(ApiError::from)?;
+            return Ok(true);
+        }
+        let players = slot.game.players();
+        let player = actor
+            .strip_prefix("seat:")
+            .and_then(|seat| seat.parse::<usize>().ok())
+            .and_then(|seat| players.get(seat).cloned().flatten())
+            .or_else(|| actor.strip_prefix("player:").map(str::to_string))
+            .unwrap_or(actor);
+        match self.write_takeback_fork(&slot, version, &player).await? {
+            Some(Written::Now(fork)) => {
+                tracing::warn!(game = %fork, parent = %id, version, "an agreed takeback's fork written late: a crash or a failing store had left it owed");
+                Ok(true)
+            }
+            Some(Written::Before(_)) => Ok(true),
+            None => Ok(false),
+        }
+    }
+
+    /// The games superseded by a takeback whose fork is not recorded.
+    fn owed_in_store(&self) -> Result<Vec<String>, ApiError> {
+        let repository = self.repository();
+        let recorded: HashSet<String> = repository
+            .store()
+            .records_with_prefix(TAKEBACK_FORKS, "")
+            .map_err(ApiError::from)?
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        let (name, value) = index::SUPERSEDED;
+        let mut owed = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let page = repository.ids_tagged(name, value, after.as_deref(), 500)?;
+            owed.extend(page.iter().filter(|id| !recorded.contains(*id)).cloned());
+            match page.last() {
+                Some(last) if page.len() == 500 => after = Some(last.clone()),
+                _ => return Ok(owed),
+            }
+        }
+    }
+
+    /// Writes the takeback forks this server owes, for as long as it runs: first those the
+    /// store shows owed (a crash or a failing store came between an agreement and its fork),
+    /// then each that fails here, again every [`RETRY`] until it is written.
+    pub async fn keep_owed_forks(&self) {
+        match self.owed_in_store() {
+            Ok(owed) => {
+                if !owed.is_empty() {
+                    tracing::warn!(
+                        games = owed.len(),
+                        "agreed takebacks whose fork is not written: writing them"
+                    );
+                }
+                for id in owed {
+                    self.owed_forks().owe(&id);
+                }
+            }
+            Err(error) => {
+                tracing::error!(%error, "could not look for agreed takebacks whose fork is not written")
+            }
+        }
+        loop {
+            let owed: Vec<String> = self.owed_forks().games().keys().cloned().collect();
+            for id in owed {
+                let done = match self.write_owed_fork(&id).await {
+                    Ok(done) => done,
+                    Err(error) => {
+                        let mut games = self.owed_forks().games();
+                        let failures = games.entry(id.clone()).or_default();
+                        *failures += 1;
+                        if *failures == 1 {
+                            tracing::warn!(game = %id, %error, "an agreed takeback's fork could not be written: trying again");
+                        }
+                        false
+                    }
+                };
+                if done {
+                    self.owed_forks().games().remove(&id);
+                }
+            }
+            let _ = tokio::time::timeout(RETRY, self.owed_forks().added.notified()).await;
+        }
     }
 
     /// How many turns `player`'s seat has played in active game `id` (what a takeback it
@@ -141,5 +398,19 @@ impl Games {
         let slot = self.slot(&fork)?;
         self.watch(&fork, &*slot.lock().await);
         Ok(fork)
+    }
+}
+
+/// A takeback's fork, written by this call or found written before.
+pub(crate) enum Written {
+    Now(String),
+    Before(String),
+}
+
+impl Written {
+    pub(crate) fn fork(&self) -> &str {
+        match self {
+            Written::Now(fork) | Written::Before(fork) => fork,
+        }
     }
 }

@@ -22,6 +22,10 @@ pub const OPEN_SEAT: &str = "open_seat";
 pub const PARENT: &str = "parent";
 /// Superseded by a takeback with its seed kept: a restart checks it is revealed in time.
 pub const SEALED: (&str, &str) = ("sealed", "yes");
+/// Superseded by an agreed takeback: a restart checks that the fork play goes on in was
+/// written (see [`crate::app::forks`]). Games superseded before a server wrote this entry
+/// have none.
+pub const SUPERSEDED: (&str, &str) = ("superseded", "takeback");
 /// An active timed game: what the clock keeper watches after a restart.
 pub const CLOCK_RUNNING: (&str, &str) = ("clock", "running");
 /// An active game with a seat's clock stopped by a vacation.
@@ -55,6 +59,9 @@ pub fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
     }
     if game.sealed() {
         tags.push(entry(SEALED));
+    }
+    if game.superseded() {
+        tags.push(entry(SUPERSEDED));
     }
     if game.status() == Status::Active {
         if !game.time_control().is_none() {

@@ -1,0 +1,153 @@
+//! An agreed takeback is durable before its fork is written. When the store refuses the fork
+//! (here PostgreSQL, made to refuse every new stream) the players are not left with a game
+//! that says play goes on in a fork, and no fork: the server tries again until the store takes
+//! it, and a server started after a crash in between writes it. Never twice.
+
+use crate::cluster;
+use crate::common;
+
+use common::binary::Server;
+use common::play::{play_to_end, SendOk};
+use common::{eventually, ok_json, Player, TestApp};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::Duration;
+
+/// Makes the database refuse (or take again) every new stream: a game's first append.
+fn refuse_new_streams(database: &str, refuse: bool) {
+    let sql = if refuse {
+        "CREATE FUNCTION refuse_stream() RETURNS trigger LANGUAGE plpgsql AS
+             $$ BEGIN RAISE EXCEPTION 'no new streams in this test'; END $$;
+         CREATE TRIGGER refuse_stream BEFORE INSERT ON streams
+             FOR EACH ROW EXECUTE FUNCTION refuse_stream();"
+    } else {
+        "DROP TRIGGER refuse_stream ON streams; DROP FUNCTION refuse_stream();"
+    };
+    cluster::Cluster::shared().psql(database, sql);
+}
+
+/// A game of chess a few moves in, a takeback asked by White and accepted by Black while the
+/// database refuses new streams; returns the game, its players and the version agreed.
+fn agree_a_takeback(app: &TestApp, database: &str, seed: u64) -> (String, Vec<Player>, u64) {
+    let (id, players) = app.full_game("avalanche-chess", 2, json!({}));
+    play_to_end(app, &id, &players, seed, 4, |_| {});
+    let asked = ok_json(
+        app.play(&players[0], &id, &json!({"type": "request_takeback"}))
+            .send_ok(),
+        StatusCode::OK,
+    );
+    let back_to = asked["events"][0]["data"]["version"].as_u64().unwrap();
+    refuse_new_streams(database, true);
+    let accepted = ok_json(
+        app.play(&players[1], &id, &json!({"type": "accept_takeback"}))
+            .send_ok(),
+        StatusCode::OK,
+    );
+    assert_eq!(accepted["game"]["status"], "finished", "{accepted}");
+    assert_eq!(
+        forks(app, &id),
+        Vec::<String>::new(),
+        "no fork while refused"
+    );
+    (id, players, back_to)
+}
+
+fn forks(app: &TestApp, id: &str) -> Vec<String> {
+    let forks = ok_json(
+        app.get(&format!("/v1/games/{id}/forks"), None).send(),
+        StatusCode::OK,
+    );
+    forks["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The fork of `id` goes on from `back_to` with the players at their seats, plays to its
+/// end and passes its audit.
+fn goes_on_in_its_fork(app: &TestApp, id: &str, players: &[Player], back_to: u64) {
+    let [fork] = forks(app, id).try_into().expect("one fork");
+    let summary = app.game(Some(&players[0]), &fork);
+    assert_eq!(summary["parent"], json!({"game": id, "version": back_to}));
+    assert_eq!(summary["status"], "active");
+    for (seat, player) in players.iter().enumerate() {
+        assert_eq!(summary["seats"][seat]["player_id"], player.id.as_str());
+    }
+    let parent: Value = app.game(None, id);
+    assert_eq!(parent["continued_in"], fork.as_str(), "{parent}");
+    let end = play_to_end(app, &fork, players, 9, 2_000, |_| {});
+    assert_eq!(end["status"], "finished");
+    let audit = ok_json(
+        app.get(&format!("/v1/games/{fork}/audit"), None).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+}
+
+fn start(dir: &Path, url: &str, key: &str, log: &Path) -> Server {
+    Server::start_logging_at(dir, &["--database", url, "--secrets-key", key], log, "warn")
+}
+
+#[test]
+fn an_agreed_takeback_whose_fork_was_refused_goes_on_in_a_fork_once_the_store_takes_it() {
+    let cluster = cluster::Cluster::shared();
+    let url = cluster.new_database();
+    let database = url.rsplit('/').next().unwrap().to_string();
+    let dir = tempfile::tempdir().expect("a directory");
+    let key = dir.path().join("secrets.key");
+    let key = key.to_str().expect("a UTF-8 path");
+    let log = dir.path().join("server.log");
+    let data = dir.path().join("unused");
+    std::fs::create_dir(&data).expect("a directory");
+
+    // A crash while the fork is owed: the next server writes it.
+    let mut server = start(&data, &url, key, &log);
+    let (crashed, players, back_to) = agree_a_takeback(&server.app, &database, 1);
+    server.kill();
+    refuse_new_streams(&database, false);
+    let server = start(&data, &url, key, &log);
+    eventually(
+        Duration::from_secs(10),
+        "the owed fork written after the restart",
+        || !forks(&server.app, &crashed).is_empty(),
+    );
+    goes_on_in_its_fork(&server.app, &crashed, &players, back_to);
+
+    // A running server tries again until the store takes the fork.
+    let (refused, players, back_to) = agree_a_takeback(&server.app, &database, 2);
+    std::thread::sleep(forks_retry() + Duration::from_secs(1));
+    assert_eq!(forks(&server.app, &refused), Vec::<String>::new());
+    refuse_new_streams(&database, false);
+    eventually(
+        forks_retry() * 3,
+        "the refused fork written once the store takes it",
+        || !forks(&server.app, &refused).is_empty(),
+    );
+    goes_on_in_its_fork(&server.app, &refused, &players, back_to);
+
+    // Neither is written twice by a server started again.
+    drop(server);
+    let server = start(&data, &url, key, &log);
+    std::thread::sleep(Duration::from_secs(1));
+    for id in [&crashed, &refused] {
+        assert_eq!(forks(&server.app, id).len(), 1, "{id} has one fork");
+    }
+    let log = std::fs::read_to_string(&log).expect("the log");
+    assert!(
+        log.contains("takeback agreed but its fork failed: trying again"),
+        "{log}"
+    );
+    assert_eq!(
+        log.matches("an agreed takeback's fork written late")
+            .count(),
+        2,
+        "{log}"
+    );
+}
+
+fn forks_retry() -> Duration {
+    api::app::forks::RETRY
+}
