@@ -38,7 +38,7 @@ enum Heard {
 }
 
 /// A stream read on a thread, line by line.
-struct Listening {
+pub(crate) struct Listening {
     heard: mpsc::Receiver<Heard>,
     /// Every line so far, in order.
     lines: Vec<Value>,
@@ -47,11 +47,11 @@ struct Listening {
     ended: Option<Instant>,
 }
 
-const NDJSON: &str = "application/x-ndjson";
+pub(crate) const NDJSON: &str = "application/x-ndjson";
 const SSE: &str = "text/event-stream";
 
 /// Opens `path` on `base` with `token`, asking for `accept`, and reads it on a thread.
-fn listen(
+pub(crate) fn listen(
     base: &str,
     path: &str,
     token: &str,
@@ -151,7 +151,7 @@ impl Listening {
 
     /// Reads until `done` holds of the lines so far (or the stream ends), for at most
     /// `within`.
-    fn until(&mut self, within: Duration, what: &str, done: impl Fn(&[Value]) -> bool) {
+    pub(crate) fn until(&mut self, within: Duration, what: &str, done: impl Fn(&[Value]) -> bool) {
         let deadline = Instant::now() + within;
         while !done(&self.lines) {
             assert!(

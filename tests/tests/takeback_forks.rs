@@ -6,6 +6,7 @@
 use crate::cluster;
 use crate::common;
 
+use crate::player_stream::{listen, NDJSON};
 use common::binary::Server;
 use common::play::{play_to_end, SendOk};
 use common::{eventually, ok_json, Player, TestApp};
@@ -118,6 +119,13 @@ fn an_agreed_takeback_whose_fork_was_refused_goes_on_in_a_fork_once_the_store_ta
 
     // A running server tries again until the store takes the fork.
     let (refused, players, back_to) = agree_a_takeback(&server.app, &database, 2);
+    let mut told = listen(
+        &server.app.base,
+        "/v1/players/me/stream",
+        &players[1].token,
+        NDJSON,
+        None,
+    );
     std::thread::sleep(forks_retry() + Duration::from_secs(1));
     assert_eq!(forks(&server.app, &refused), Vec::<String>::new());
     refuse_new_streams(&database, false);
@@ -126,6 +134,13 @@ fn an_agreed_takeback_whose_fork_was_refused_goes_on_in_a_fork_once_the_store_ta
         "the refused fork written once the store takes it",
         || !forks(&server.app, &refused).is_empty(),
     );
+    // The players are told of the game that goes on, as of any fork of theirs.
+    let fork = forks(&server.app, &refused).remove(0);
+    told.until(Duration::from_secs(10), "the fork's start", |lines| {
+        lines
+            .iter()
+            .any(|l| l["type"] == "game_started" && l["game_id"] == fork.as_str())
+    });
     goes_on_in_its_fork(&server.app, &refused, &players, back_to);
 
     // Neither is written twice by a server started again.
