@@ -109,8 +109,8 @@ export async function gamePage(main, [first], app) {
     if (asked !== id) return load();
     const before = state.game;
     // Seen live: an agreed takeback supersedes this game; the page goes on in its continuation
-    // (the board at the taken-back position), in place.
-    if (before && before.id === game.id && !before.superseded && game.superseded && game.continued_in) {
+    // (the board at the taken-back position), in place, as soon as the continuation is there.
+    if (before && before.id === game.id && !before.continued_in && game.superseded && game.continued_in) {
       id = game.continued_in;
       history.replaceState(null, '', `#/game/${seg(id)}`);
       say('The takeback was accepted: play goes on from before the moves taken back.');
@@ -239,7 +239,9 @@ export async function gamePage(main, [first], app) {
       clockText(s))));
     mount(notices,
       game.superseded ? h('p', { class: 'notice', 'data-testid': 'taken-back' }, 'This game was taken back. ',
-        game.continued_in ? h('a', { href: `#/game/${seg(game.continued_in)}`, 'data-testid': 'continuation' }, 'Go to the game that goes on') : null) : null,
+        game.continued_in
+          ? h('a', { href: `#/game/${seg(game.continued_in)}`, 'data-testid': 'continuation' }, 'Go to the game that goes on')
+          : h('span', { 'data-testid': 'continuation-coming' }, 'The game that goes on is still being set up: this page moves on to it as soon as it is there.')) : null,
       game.status === 'active' ? pendingNotices() : null);
     if (game.status === 'open') {
       mount(actions, openGameActions(game, mySeat));
@@ -354,6 +356,15 @@ export async function gamePage(main, [first], app) {
     while (!state.stopped) {
       try {
         const shown = state.game;
+        if (shown.superseded && !shown.continued_in) {
+          // Taken back, and the game that goes on not written yet (the server writes it as
+          // soon as its store lets it): this game has nothing more to say, so look again soon.
+          await new Promise((resolve) => setTimeout(resolve, 3000));
+          if (state.stopped) return;
+          await load();
+          await draw();
+          continue;
+        }
         const page = await get(`/games/${seg(id)}/events?after=${shown.version}&wait=25&limit=50`, { signal: controller.signal });
         if (state.stopped) return;
         if (page.version > shown.version) {

@@ -3,6 +3,7 @@
 //! that says play goes on in a fork, and no fork: the server tries again until the store takes
 //! it, and a server started after a crash in between writes it. Never twice.
 
+use crate::browser_harness;
 use crate::cluster;
 use crate::common;
 
@@ -160,6 +161,63 @@ fn an_agreed_takeback_whose_fork_was_refused_goes_on_in_a_fork_once_the_store_ta
             .count(),
         2,
         "{log}"
+    );
+}
+
+/// Waits until the browser script writes `file` into `sync`; if the script ends first, its
+/// failure is the test's.
+fn script_says(sync: &Path, file: &str, script: &std::thread::JoinHandle<Value>) {
+    let start = std::time::Instant::now();
+    while !sync.join(file).exists() {
+        if script.is_finished() {
+            panic!("the browser script ended before it wrote {file}");
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(180),
+            "the browser script wrote no {file}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn both_players_pages_say_the_game_that_goes_on_is_coming_and_move_on_to_it_once_written() {
+    let url = cluster::Cluster::shared().new_database();
+    let database = url.rsplit('/').next().unwrap().to_string();
+    let dir = tempfile::tempdir().expect("a directory");
+    let key = dir.path().join("secrets.key");
+    let data = dir.path().join("unused");
+    std::fs::create_dir(&data).expect("a directory");
+    let sync = dir.path().join("sync");
+    std::fs::create_dir(&sync).expect("a directory");
+    let server = start(
+        &data,
+        &url,
+        key.to_str().expect("a UTF-8 path"),
+        &dir.path().join("server.log"),
+    );
+    let (base, shared) = (server.app.base.clone(), sync.clone());
+    let script = std::thread::spawn(move || {
+        let shared = shared.to_str().expect("a UTF-8 path").to_string();
+        browser_harness::run_with("late-fork.mjs", &base, &[("SYNC", &shared)])
+    });
+    script_says(&sync, "asked", &script);
+    refuse_new_streams(&database, true);
+    std::fs::write(sync.join("refusing"), "").expect("written");
+    script_says(&sync, "noticed", &script);
+    refuse_new_streams(&database, false);
+    let result = match script.join() {
+        Ok(result) => result,
+        Err(failure) => std::panic::resume_unwind(failure),
+    };
+    browser_harness::no_overflow_nor_unnamed(&result);
+    let superseded = result["superseded"].as_str().expect("the superseded game");
+    assert_eq!(
+        forks(&server.app, superseded),
+        vec![result["game"]
+            .as_str()
+            .expect("the game that went on")
+            .to_string()]
     );
 }
 

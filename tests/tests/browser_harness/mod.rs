@@ -78,9 +78,15 @@ pub fn ensure_tools() {
 /// `RESULT` line; the test fails with the script's output if it fails or finds a problem
 /// (a console error, a request leaving 127.0.0.1, a token in a URL).
 pub fn run(script: &str, base: &str) -> Value {
+    run_with(script, base, &[])
+}
+
+/// [`run`] with more of the script's environment (`name`, `value`).
+pub fn run_with(script: &str, base: &str, env: &[(&str, &str)]) -> Value {
     ensure_tools();
     let output = Command::new("node")
         .arg(scripts_dir().join(script))
+        .envs(env.iter().copied())
         .env("BASE_URL", base)
         .env("SCREENSHOTS", screenshots_dir())
         .env("CHROMIUM", CHROMIUM)
