@@ -245,10 +245,9 @@ impl Games {
         }
     }
 
-    /// Writes the takeback forks this server owes, for as long as it runs: first those the
-    /// store shows owed (a crash or a failing store came between an agreement and its fork),
-    /// then each that fails here, again every [`RETRY`] until it is written.
-    pub async fn keep_owed_forks(&self) {
+    /// Owes the forks the store shows owed; whether it could look (if not, it looks again
+    /// at the next try).
+    fn owe_those_in_store(&self) -> bool {
         match self.owed_in_store() {
             Ok(owed) => {
                 if !owed.is_empty() {
@@ -260,12 +259,25 @@ impl Games {
                 for id in owed {
                     self.owed_forks().owe(&id);
                 }
+                true
             }
             Err(error) => {
-                tracing::error!(%error, "could not look for agreed takebacks whose fork is not written")
+                tracing::error!(%error, "could not look for agreed takebacks whose fork is not written: trying again");
+                false
             }
         }
+    }
+
+    /// Writes the takeback forks this server owes, for as long as it runs: first those the
+    /// store shows owed (a crash or a failing store came between an agreement and its fork;
+    /// looked for again every [`RETRY`] while the store cannot say), then each that fails
+    /// here, again every [`RETRY`] until it is written.
+    pub async fn keep_owed_forks(&self) {
+        let mut looked = false;
         loop {
+            if !looked {
+                looked = self.owe_those_in_store();
+            }
             let owed: Vec<String> = self.owed_forks().games().keys().cloned().collect();
             for id in owed {
                 let done = match self.write_owed_fork(&id).await {
