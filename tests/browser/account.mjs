@@ -6,17 +6,11 @@
 // Prints one line `RESULT {json}` for the Rust test.
 
 import {
-  BASE, launch, context, shot, unnamedControls, api, check, problems, lastSight, signUp, secret,
+  BASE, context, unnamedControls, api, check, signUp, secret, run, snapper,
 } from './lib.mjs';
 
 const result = { screenshots: [], overflow: {}, unnamed: {} };
-const snap = async (page, name) => {
-  for (const width of [1280, 375]) {
-    const s = await shot(page, `${name}-${width}.png`, width);
-    result.screenshots.push(s.path);
-    result.overflow[`${name}-${width}`] = s.overflow;
-  }
-};
+const snap = snapper(result);
 
 /** A token made over HTTP with the bearer `key`, as a program or another device asks for one. */
 async function issue(key, label) {
@@ -45,8 +39,7 @@ async function rows(page) {
   })));
 }
 
-const browser = await launch();
-try {
+await run(result, async (browser) => {
   for (const scheme of ['light', 'dark']) {
     const ctx = await context(browser, `ana-${scheme}`, { width: 1280, height: 900 }, { options: { colorScheme: scheme } });
     const page = await ctx.newPage();
@@ -114,13 +107,4 @@ try {
     await ctx.close();
   }
 
-  result.problems = problems;
-  console.log(`RESULT ${JSON.stringify(result)}`);
-} catch (error) {
-  console.error(error.stack || String(error));
-  const pages = await lastSight(browser);
-  console.log(`RESULT ${JSON.stringify({ ...result, error: String(error.message || error), pages, problems })}`);
-  process.exitCode = 1;
-} finally {
-  await browser.close();
-}
+});

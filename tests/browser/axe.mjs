@@ -6,7 +6,7 @@
 // visible text (label-content-name-mismatch: Altitude's "Return" cards, Vamanos's pile).
 // Prints one line `RESULT {json}` for the Rust test.
 
-import { BASE, launch, context, api, apiPost, check, problems, lastSight, axeViolations, secret, shot } from './lib.mjs';
+import { BASE, context, api, apiPost, check, axeViolations, secret, shot, run } from './lib.mjs';
 
 const result = { pages: {}, violations: {}, nameHoldsText: [], screenshots: [], overflow: {} };
 
@@ -25,8 +25,7 @@ async function game(kind, seats, ana, ben, cleo) {
   return created.id;
 }
 
-const browser = await launch();
-try {
+await run(result, async (browser) => {
   const ana = await player('Ana');
   const ben = await player('Ben');
   const cleo = await player('Cleo');
@@ -84,13 +83,4 @@ try {
     await ctx.close();
   }
   check(Object.keys(result.pages).length >= 20, `pages checked: ${Object.keys(result.pages).join(', ')}`);
-  result.problems = problems;
-  console.log(`RESULT ${JSON.stringify(result)}`);
-} catch (error) {
-  console.error(error.stack || String(error));
-  const pages = await lastSight(browser);
-  console.log(`RESULT ${JSON.stringify({ ...result, error: String(error.message || error), pages, problems })}`);
-  process.exitCode = 1;
-} finally {
-  await browser.close();
-}
+});

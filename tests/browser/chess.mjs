@@ -9,8 +9,7 @@
 
 import { readFileSync } from 'node:fs';
 import {
-  BASE, launch, context, shot, unnamedControls, drawnPlacement, api, check, problems, secret,
-  lastSight,
+  BASE, context, shot, unnamedControls, drawnPlacement, api, check, secret, run,
 } from './lib.mjs';
 
 const result = { screenshots: [], drawMs: [], unnamed: {}, overflow: {} };
@@ -83,8 +82,7 @@ async function movesText(page) {
   return (await page.getByTestId('moves').textContent()).replace(/\s+/g, ' ').trim();
 }
 
-const browser = await launch();
-try {
+await run(result, async (browser) => {
   const alice = await context(browser, 'alice');
   const bruno = await context(browser, 'bruno');
   const watcher = await context(browser, 'spectator');
@@ -296,13 +294,4 @@ try {
   check(await k.evaluate(() => localStorage.getItem('avalanche.token')) === aliceKey, 'signed in again with the key');
   result.keyboardSignIn = true;
 
-  result.problems = problems;
-  console.log(`RESULT ${JSON.stringify(result)}`);
-} catch (error) {
-  console.error(error.stack || String(error));
-  const pages = await lastSight(browser);
-  console.log(`RESULT ${JSON.stringify({ ...result, error: String(error.message || error), pages, problems })}`);
-  process.exitCode = 1;
-} finally {
-  await browser.close();
-}
+});

@@ -10,18 +10,12 @@
 // Prints one line `RESULT {json}` for the Rust test.
 
 import {
-  BASE, launch, context, shot, unnamedControls, drawnPlacement, api, apiPost, check, problems,
-  lastSight, signUp,
+  BASE, context, unnamedControls, drawnPlacement, api, apiPost, check, problems, signUp, run,
+  snapper,
 } from './lib.mjs';
 
 const result = { screenshots: [], overflow: {}, unnamed: {} };
-const snap = async (page, name) => {
-  for (const width of [1280, 375]) {
-    const s = await shot(page, `${name}-${width}.png`, width);
-    result.screenshots.push(s.path);
-    result.overflow[`${name}-${width}`] = s.overflow;
-  }
-};
+const snap = snapper(result);
 
 /** The legal game commands (not table commands) of a player now. */
 async function moves(id, key) {
@@ -38,8 +32,7 @@ async function turnText(page, text) {
   await page.getByTestId('turn').filter({ hasText: text }).waitFor({ timeout: 30000 });
 }
 
-const browser = await launch();
-try {
+await run(result, async (browser) => {
   const ana = await context(browser, 'ana');
   // Records every notification the page shows (the real Notification still shows it).
   await ana.addInitScript(() => {
@@ -266,13 +259,4 @@ try {
   result.game = id;
   result.superseded = old;
 
-  result.problems = problems;
-  console.log(`RESULT ${JSON.stringify(result)}`);
-} catch (error) {
-  console.error(error.stack || String(error));
-  const pages = await lastSight(browser);
-  console.log(`RESULT ${JSON.stringify({ ...result, error: String(error.message || error), pages, problems })}`);
-  process.exitCode = 1;
-} finally {
-  await browser.close();
-}
+});

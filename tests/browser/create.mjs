@@ -8,13 +8,12 @@
 // and options. Prints one line `RESULT {json}` for the Rust test.
 
 import {
-  BASE, launch, context, shot, unnamedControls, api, apiPost, check, problems, lastSight, signUp, secret,
+  BASE, context, shot, unnamedControls, api, apiPost, check, problems, signUp, secret, run,
 } from './lib.mjs';
 
 const result = { screenshots: [], overflow: {}, unnamed: {}, created: {} };
 
-const browser = await launch();
-try {
+await run(result, async (browser) => {
   const ana = await context(browser, 'ana');
   const a = await ana.newPage();
   const anaKey = await signUp(a, 'Ana');
@@ -196,16 +195,7 @@ try {
   problems.consoleErrors = problems.consoleErrors.filter((e) => !/status of 422/.test(e));
   result.imported = imported;
 
-  result.problems = problems;
-  console.log(`RESULT ${JSON.stringify(result)}`);
-} catch (error) {
-  console.error(error.stack || String(error));
-  const pages = await lastSight(browser);
-  console.log(`RESULT ${JSON.stringify({ ...result, error: String(error.message || error), pages, problems })}`);
-  process.exitCode = 1;
-} finally {
-  await browser.close();
-}
+});
 
 function sortKeys(value) {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value;

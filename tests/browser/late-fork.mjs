@@ -10,19 +10,13 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  BASE, launch, context, shot, unnamedControls, api, apiPost, check, problems, lastSight, signUp,
+  BASE, context, unnamedControls, api, apiPost, check, signUp, run, snapper,
 } from './lib.mjs';
 
 const SYNC = process.env.SYNC;
 check(SYNC, 'SYNC names the directory shared with the Rust test');
 const result = { screenshots: [], overflow: {}, unnamed: {} };
-const snap = async (page, name) => {
-  for (const width of [1280, 375]) {
-    const s = await shot(page, `${name}-${width}.png`, width);
-    result.screenshots.push(s.path);
-    result.overflow[`${name}-${width}`] = s.overflow;
-  }
-};
+const snap = snapper(result);
 const say = (file) => writeFileSync(join(SYNC, file), '');
 async function heard(file) {
   for (let tries = 0; tries < 600 && !existsSync(join(SYNC, file)); tries += 1) {
@@ -31,8 +25,7 @@ async function heard(file) {
   check(existsSync(join(SYNC, file)), `the test wrote ${file} within a minute`);
 }
 
-const browser = await launch();
-try {
+await run(result, async (browser) => {
   const ana = await context(browser, 'ana');
   const ben = await context(browser, 'ben');
   const a = await ana.newPage();
@@ -84,13 +77,4 @@ try {
   await snap(a, 'takeback-fork-written');
   result.superseded = id;
   result.game = old.continued_in;
-  result.problems = problems;
-  console.log(`RESULT ${JSON.stringify(result)}`);
-} catch (error) {
-  console.error(error.stack || String(error));
-  const pages = await lastSight(browser);
-  console.log(`RESULT ${JSON.stringify({ ...result, error: String(error.message || error), pages, problems })}`);
-  process.exitCode = 1;
-} finally {
-  await browser.close();
-}
+});

@@ -174,3 +174,34 @@ export async function axeViolations(page) {
     return { violations, applied };
   });
 }
+
+/** Runs a script's body with a browser launched for it: `body(browser)` fills `result`, which
+ * is then printed as one line `RESULT {json}` for the Rust test with the problems seen; when
+ * the body fails, with its error and what every open page showed (see `lastSight`). */
+export async function run(result, body) {
+  const browser = await launch();
+  try {
+    await body(browser);
+    result.problems = problems;
+    console.log(`RESULT ${JSON.stringify(result)}`);
+  } catch (error) {
+    console.error(error.stack || String(error));
+    const pages = await lastSight(browser);
+    console.log(`RESULT ${JSON.stringify({ ...result, error: String(error.message || error), pages, problems })}`);
+    process.exitCode = 1;
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Screenshots of a page at 1280 and 375 px wide, named `<name>-<width>.png`, each recorded in
+ * `result` (its path, and by how much the page scrolls sideways). */
+export function snapper(result) {
+  return async (page, name) => {
+    for (const width of [1280, 375]) {
+      const s = await shot(page, `${name}-${width}.png`, width);
+      result.screenshots.push(s.path);
+      result.overflow[`${name}-${width}`] = s.overflow;
+    }
+  };
+}

@@ -8,17 +8,11 @@
 
 import { readFileSync } from 'node:fs';
 import {
-  BASE, launch, context, shot, unnamedControls, drawnPlacement, check, problems, lastSight, signUp,
+  BASE, context, unnamedControls, drawnPlacement, check, problems, signUp, run, snapper,
 } from './lib.mjs';
 
 const result = { screenshots: [], overflow: {}, unnamed: {} };
-const snap = async (page, name) => {
-  for (const width of [1280, 375]) {
-    const s = await shot(page, `${name}-${width}.png`, width);
-    result.screenshots.push(s.path);
-    result.overflow[`${name}-${width}`] = s.overflow;
-  }
-};
+const snap = snapper(result);
 
 // Half-turn 5 is no move at all, and looks like markup.
 const BROKEN = [
@@ -32,8 +26,7 @@ const BROKEN = [
   '',
 ].join('\n');
 
-const browser = await launch();
-try {
+await run(result, async (browser) => {
   const ctx = await context(browser, 'auditor');
   const page = await ctx.newPage();
   await signUp(page, 'Auditor');
@@ -97,13 +90,4 @@ try {
   result.refusalsLogged = problems.consoleErrors.filter(refusal).length;
   check(result.refusalsLogged === 1, `one refused import logged: ${problems.consoleErrors}`);
   problems.consoleErrors = problems.consoleErrors.filter((line) => !refusal(line));
-  result.problems = problems;
-  console.log(`RESULT ${JSON.stringify(result)}`);
-} catch (error) {
-  console.error(error.stack || String(error));
-  const pages = await lastSight(browser);
-  console.log(`RESULT ${JSON.stringify({ ...result, error: String(error.message || error), pages, problems })}`);
-  process.exitCode = 1;
-} finally {
-  await browser.close();
-}
+});
