@@ -84,7 +84,8 @@ pub struct GameSummary {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub superseded: bool,
     /// The game that goes on from this superseded one (the takeback's fork), in
-    /// `GET /v1/games/{id}` (absent in lists and for other games).
+    /// `GET /v1/games/{id}` (absent in lists and for other games, and for a few seconds when
+    /// the server could not write the fork at once: look again).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub continued_in: Option<String>,
     /// The seat whose draw offer waits for an answer.
