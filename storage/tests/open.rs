@@ -228,12 +228,31 @@ fn a_batch_too_big_for_the_log_buffer_is_kept_across_reopening() {
     assert_eq!(events[0].payload, big.events[0].payload);
 }
 
+/// sled opened directly at `path` once the store dropped there has let go of its lock: sled's
+/// own threads drop their last handle of the database a moment after the store's (CI once met
+/// the lock still held).
+fn sled_once_the_store_lets_go(path: &std::path::Path) -> sled::Db {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match sled::open(path) {
+            Ok(db) => return db,
+            Err(sled::Error::Io(error))
+                if error.to_string().contains("could not acquire lock")
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            Err(error) => panic!("sled opens: {error:?}"),
+        }
+    }
+}
+
 #[test]
 fn a_store_of_another_format_version_is_refused() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     drop(Store::open(dir.path()).expect("creates"));
     {
-        let db = sled::open(dir.path()).expect("sled opens");
+        let db = sled_once_the_store_lets_go(dir.path());
         let meta = db.open_tree("meta").expect("the meta tree");
         meta.insert("format", "avalanche-event-store/999")
             .expect("writes");
