@@ -147,8 +147,11 @@ await run(result, async (browser) => {
   await a.locator('[data-command="decline_draw"]').waitFor({ timeout: 20000 });
   await a.locator('[data-command="decline_draw"]').click();
   await b.locator('[data-command="offer_draw"]').waitFor({ timeout: 20000 });
-  // Alice asks to take back her turn; Bruno declines.
+  // Alice asks to take back her turn once her page has drawn the declined offer (a click on
+  // the table it is replacing may be lost); Bruno declines.
+  await a.locator('[data-command="decline_draw"]').waitFor({ state: 'detached', timeout: 20000 });
   await a.locator('[data-command="request_takeback"]').click();
+  await a.getByTestId('takeback-pending').waitFor({ timeout: 20000 });
   await b.locator('[data-command="decline_takeback"]').waitFor({ timeout: 20000 });
   await b.locator('[data-command="decline_takeback"]').click();
   await b.locator('[data-command="decline_takeback"]').waitFor({ state: 'detached' });
