@@ -16,6 +16,7 @@ use crate::app::commands::Games;
 use crate::app::index;
 use crate::app::randomness;
 use crate::app::repository::{Slot, SlotRef};
+use crate::app::webhooks::notification::actor_seat;
 use crate::problem::ApiError;
 use chrono::Utc;
 use domain::engine::{Context, ErrorCode};
@@ -206,9 +207,7 @@ impl Games {
             return Ok(true);
         }
         let players = slot.game.players();
-        let player = actor
-            .strip_prefix("seat:")
-            .and_then(|seat| seat.parse::<usize>().ok())
+        let player = actor_seat(&actor)
             .and_then(|seat| players.get(seat).cloned().flatten())
             .or_else(|| actor.strip_prefix("player:").map(str::to_string))
             .unwrap_or(actor);
@@ -233,16 +232,9 @@ impl Games {
             .map(|(id, _)| id)
             .collect();
         let (name, value) = index::SUPERSEDED;
-        let mut owed = Vec::new();
-        let mut after: Option<String> = None;
-        loop {
-            let page = repository.ids_tagged(name, value, after.as_deref(), 500)?;
-            owed.extend(page.iter().filter(|id| !recorded.contains(*id)).cloned());
-            match page.last() {
-                Some(last) if page.len() == 500 => after = Some(last.clone()),
-                _ => return Ok(owed),
-            }
-        }
+        let mut superseded = repository.ids_tagged(name, value, None, usize::MAX)?;
+        superseded.retain(|id| !recorded.contains(id));
+        Ok(superseded)
     }
 
     /// Owes the forks the store shows owed; whether it could look (if not, it looks again
