@@ -36,6 +36,15 @@ pub fn status_kind(status: Status, kind: &str) -> String {
     format!("{}/{kind}", status.as_str())
 }
 
+/// Whether a game with index entries `entries` is listed: a game written from a log (a fork,
+/// an import) has none until its last batch, so a follower of the log that meets its first
+/// batches must not take it for a game of nobody's.
+pub fn listed(entries: &[(String, String)]) -> bool {
+    entries
+        .iter()
+        .any(|(name, value)| (name.as_str(), value.as_str()) == LISTED)
+}
+
 /// The index entries of a game.
 pub fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
     let entry = |(name, value): (&str, &str)| (name.to_string(), value.to_string());

@@ -413,9 +413,8 @@ impl Follower {
         let mine = tags
             .iter()
             .any(|(name, value)| name == index::PLAYER && value == &self.player);
-        if tags.is_empty() {
-            // Not listed yet: a fork or an import being written, whose index entries come
-            // with its last batch. Not remembered, or that batch would be passed by.
+        if !index::listed(&tags) {
+            // Not remembered: that would pass its last batch by (see `index::listed`).
             return Ok(mine);
         }
         if self.mine.len() >= MOST_REMEMBERED {

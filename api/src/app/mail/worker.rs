@@ -162,9 +162,9 @@ async fn follow(
     let store = mail.repository.store();
     if !players.contains_key(&envelope.stream) {
         let tags = store.tags(&envelope.stream).unwrap_or_default();
-        if tags.is_empty() {
-            // Not listed yet: a fork or an import being written, whose index entries come
-            // with its last batch (maybe later in this page). Nobody's, for now.
+        if !index::listed(&tags) {
+            // Nobody's for now, and not remembered (see `index::listed`): its last batch may
+            // come later in this page.
             return None;
         }
         let seated = tags
