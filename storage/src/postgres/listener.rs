@@ -169,11 +169,15 @@ fn listen(url: &str, announce: &Announce, stop: &AtomicBool, state: &State) -> R
                     );
                     continue;
                 };
+                let mut last = 0;
                 for (head, position, stream) in appends {
                     announce.head(stream, head);
-                    announce.position(position);
-                    raise(&announce.heard, position);
+                    last = last.max(position);
                 }
+                // Once every head of the notice is noted: a fence that sees the position
+                // heard finds them.
+                announce.position(last);
+                raise(&announce.heard, last);
             }
         }
         if client.is_closed() {
