@@ -8,6 +8,7 @@ use crate::cluster;
 use crate::common;
 
 use crate::player_stream::{listen, NDJSON};
+use api::app::forks::RETRY;
 use common::binary::Server;
 use common::play::{play_to_end, SendOk};
 use common::{eventually, ok_json, Player, TestApp};
@@ -89,28 +90,51 @@ fn goes_on_in_its_fork(app: &TestApp, id: &str, players: &[Player], back_to: u64
     assert_eq!(audit["valid"], true, "{audit}");
 }
 
-fn start(dir: &Path, url: &str, key: &str, log: &Path) -> Server {
-    Server::start_logging_at(dir, &["--database", url, "--secrets-key", key], log, "warn")
+/// A fresh database, and the files of the servers started on it (its secrets' key, its log),
+/// in a temporary directory.
+struct Place {
+    url: String,
+    database: String,
+    dir: tempfile::TempDir,
+}
+
+impl Place {
+    fn new() -> Place {
+        let url = cluster::Cluster::shared().new_database();
+        let database = url.rsplit('/').next().unwrap().to_string();
+        let dir = tempfile::tempdir().expect("a directory");
+        std::fs::create_dir(dir.path().join("unused")).expect("a directory");
+        Place { url, database, dir }
+    }
+
+    fn log(&self) -> std::path::PathBuf {
+        self.dir.path().join("server.log")
+    }
+
+    /// A server on the database, its warnings appended to the log.
+    fn start(&self) -> Server {
+        let key = self.dir.path().join("secrets.key");
+        let args = [
+            "--database",
+            &self.url,
+            "--secrets-key",
+            key.to_str().expect("UTF-8"),
+        ];
+        Server::start_logging_at(&self.dir.path().join("unused"), &args, &self.log(), "warn")
+    }
 }
 
 #[test]
 fn an_agreed_takeback_whose_fork_was_refused_goes_on_in_a_fork_once_the_store_takes_it() {
-    let cluster = cluster::Cluster::shared();
-    let url = cluster.new_database();
-    let database = url.rsplit('/').next().unwrap().to_string();
-    let dir = tempfile::tempdir().expect("a directory");
-    let key = dir.path().join("secrets.key");
-    let key = key.to_str().expect("a UTF-8 path");
-    let log = dir.path().join("server.log");
-    let data = dir.path().join("unused");
-    std::fs::create_dir(&data).expect("a directory");
+    let place = Place::new();
+    let database = &place.database;
 
     // A crash while the fork is owed: the next server writes it.
-    let mut server = start(&data, &url, key, &log);
-    let (crashed, players, back_to) = agree_a_takeback(&server.app, &database, 1);
+    let mut server = place.start();
+    let (crashed, players, back_to) = agree_a_takeback(&server.app, database, 1);
     server.kill();
-    refuse_new_streams(&database, false);
-    let server = start(&data, &url, key, &log);
+    refuse_new_streams(database, false);
+    let server = place.start();
     eventually(
         Duration::from_secs(10),
         "the owed fork written after the restart",
@@ -119,7 +143,7 @@ fn an_agreed_takeback_whose_fork_was_refused_goes_on_in_a_fork_once_the_store_ta
     goes_on_in_its_fork(&server.app, &crashed, &players, back_to);
 
     // A running server tries again until the store takes the fork.
-    let (refused, players, back_to) = agree_a_takeback(&server.app, &database, 2);
+    let (refused, players, back_to) = agree_a_takeback(&server.app, database, 2);
     let mut told = listen(
         &server.app.base,
         "/v1/players/me/stream",
@@ -127,11 +151,11 @@ fn an_agreed_takeback_whose_fork_was_refused_goes_on_in_a_fork_once_the_store_ta
         NDJSON,
         None,
     );
-    std::thread::sleep(forks_retry() + Duration::from_secs(1));
+    std::thread::sleep(RETRY + Duration::from_secs(1));
     assert_eq!(forks(&server.app, &refused), Vec::<String>::new());
-    refuse_new_streams(&database, false);
+    refuse_new_streams(database, false);
     eventually(
-        forks_retry() * 3,
+        RETRY * 3,
         "the refused fork written once the store takes it",
         || !forks(&server.app, &refused).is_empty(),
     );
@@ -146,12 +170,12 @@ fn an_agreed_takeback_whose_fork_was_refused_goes_on_in_a_fork_once_the_store_ta
 
     // Neither is written twice by a server started again.
     drop(server);
-    let server = start(&data, &url, key, &log);
+    let server = place.start();
     std::thread::sleep(Duration::from_secs(1));
     for id in [&crashed, &refused] {
         assert_eq!(forks(&server.app, id).len(), 1, "{id} has one fork");
     }
-    let log = std::fs::read_to_string(&log).expect("the log");
+    let log = std::fs::read_to_string(place.log()).expect("the log");
     assert!(
         log.contains("takeback agreed but its fork failed: trying again"),
         "{log}"
@@ -182,30 +206,21 @@ fn script_says(sync: &Path, file: &str, script: &std::thread::JoinHandle<Value>)
 
 #[test]
 fn both_players_pages_say_the_game_that_goes_on_is_coming_and_move_on_to_it_once_written() {
-    let url = cluster::Cluster::shared().new_database();
-    let database = url.rsplit('/').next().unwrap().to_string();
-    let dir = tempfile::tempdir().expect("a directory");
-    let key = dir.path().join("secrets.key");
-    let data = dir.path().join("unused");
-    std::fs::create_dir(&data).expect("a directory");
-    let sync = dir.path().join("sync");
+    let place = Place::new();
+    let database = &place.database;
+    let sync = place.dir.path().join("sync");
     std::fs::create_dir(&sync).expect("a directory");
-    let server = start(
-        &data,
-        &url,
-        key.to_str().expect("a UTF-8 path"),
-        &dir.path().join("server.log"),
-    );
+    let server = place.start();
     let (base, shared) = (server.app.base.clone(), sync.clone());
     let script = std::thread::spawn(move || {
         let shared = shared.to_str().expect("a UTF-8 path").to_string();
         browser_harness::run_with("late-fork.mjs", &base, &[("SYNC", &shared)])
     });
     script_says(&sync, "asked", &script);
-    refuse_new_streams(&database, true);
+    refuse_new_streams(database, true);
     std::fs::write(sync.join("refusing"), "").expect("written");
     script_says(&sync, "noticed", &script);
-    refuse_new_streams(&database, false);
+    refuse_new_streams(database, false);
     let result = match script.join() {
         Ok(result) => result,
         Err(failure) => std::panic::resume_unwind(failure),
@@ -219,8 +234,4 @@ fn both_players_pages_say_the_game_that_goes_on_is_coming_and_move_on_to_it_once
             .expect("the game that went on")
             .to_string()]
     );
-}
-
-fn forks_retry() -> Duration {
-    api::app::forks::RETRY
 }
