@@ -674,3 +674,72 @@ fn find_hand(view: &Value, seat: usize) -> Value {
         .cloned()
         .unwrap_or(Value::Null)
 }
+
+#[test]
+fn an_agreed_takeback_is_mailed_as_taken_back_and_the_game_that_goes_on_mails_the_next_move() {
+    let mut sink = Sink::start();
+    let data = tempfile::tempdir().unwrap();
+    let (server, _smtp) = server(&sink, data.path(), &[]);
+    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
+    let game = server
+        .app
+        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    server.app.join(&bob, &game);
+    for player in [&ann, &bob, &ann] {
+        let command = server.app.legal(player, &game)["commands"]
+            .as_array()
+            .expect("legal list")
+            .iter()
+            .map(|l| l["command"].clone())
+            .find(|c| c["type"] == "turn")
+            .expect("a move");
+        assert!(server
+            .app
+            .play(player, &game, &command)
+            .status()
+            .is_success());
+    }
+    let asked = json!({"type": "request_takeback"});
+    assert!(server.app.play(&ann, &game, &asked).status().is_success());
+    let accepted = json!({"type": "accept_takeback"});
+    assert!(server
+        .app
+        .play(&bob, &game, &accepted)
+        .status()
+        .is_success());
+    for address in ["ann@players.test", "bob@players.test"] {
+        let ended = sink.next(
+            &format!("the end of the game taken back, to {address}"),
+            |m| {
+                m.rcpt_to == address
+                    && (m.subject.starts_with("Taken back") || m.subject.starts_with("Game over"))
+                    && m.subject.contains(&game)
+            },
+        );
+        assert!(
+            ended.subject.starts_with("Taken back: "),
+            "{}",
+            ended.subject
+        );
+        assert!(ended.subject.contains(&game), "{}", ended.subject);
+        assert!(
+            ended.text.contains("play goes on in a new game") && !ended.text.contains("nobody won"),
+            "{}",
+            ended.text
+        );
+    }
+    // Ann's move taken back is hers to play again, in the game that goes on.
+    let fork = server
+        .app
+        .get(&format!("/v1/games/{game}"), None)
+        .send()
+        .unwrap();
+    let fork: serde_json::Value = fork.json().unwrap();
+    let fork = fork["continued_in"]
+        .as_str()
+        .expect("the game that goes on")
+        .to_string();
+    let notice = your_move(&mut sink, "ann@players.test", &fork);
+    check_notice(&notice, &fork);
+}

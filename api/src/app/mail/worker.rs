@@ -453,6 +453,13 @@ impl Mail {
                 format!("{} moved in {kind}.", by(notice.by_seat)),
                 "",
             ),
+            // A game taken back was neither won nor drawn: play goes on in its fork, whose
+            // own mails follow (as the game page says it).
+            NotificationType::GameFinished if game.superseded() => (
+                format!("Taken back: {kind} with {opponents} [{}]", notice.game_id),
+                format!("The takeback was agreed in your game of {kind} against {opponents}: play goes on in a new game from before the moves taken back. You are mailed when it is your move there."),
+                "",
+            ),
             NotificationType::GameFinished => {
                 let result = match &notice.outcome {
                     Some(outcome) => self.result_text(game, outcome, notice.seat),
