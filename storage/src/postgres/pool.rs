@@ -2,11 +2,11 @@
 //! jobs it takes from one shared queue; callers wait on a plain channel (reads, blocking calls)
 //! or on a oneshot future (appends, async writes). See the module comment of `postgres/`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Mutex, PoisonError};
+use std::sync::{mpsc, Arc, Condvar, Mutex, PoisonError};
 
 use postgres::types::ToSql;
 use postgres::{Client, NoTls, Row, Statement};
@@ -161,10 +161,45 @@ impl Connection {
 /// The connection threads and the queue they share. Dropping it ends the threads once they
 /// finish the jobs under way, and closes their connections.
 pub(crate) struct Pool {
-    jobs: Mutex<Option<mpsc::Sender<Job>>>,
+    jobs: Arc<Jobs>,
     /// How many connection threads there are.
     size: usize,
     counts: Arc<Counts>,
+}
+
+/// The jobs waiting for a connection thread. A job wakes one idle thread, which takes it (a
+/// shared channel's receiver behind a lock woke two: the thread that got the job, and, as it
+/// let the lock go, the next to wait on the channel).
+#[derive(Default)]
+struct Jobs {
+    queue: Mutex<JobQueue>,
+    added: Condvar,
+}
+
+#[derive(Default)]
+struct JobQueue {
+    jobs: VecDeque<Job>,
+    /// No more jobs are taken; the threads end once the queue is empty.
+    closed: bool,
+}
+
+impl Jobs {
+    /// The next job, once there is one; `None` once the queue is closed and empty.
+    fn take(&self) -> Option<Job> {
+        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(job) = queue.jobs.pop_front() {
+                return Some(job);
+            }
+            if queue.closed {
+                return None;
+            }
+            queue = self
+                .added
+                .wait(queue)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
 }
 
 /// What the pool is doing now, for the gauges of `/metrics`.
@@ -186,50 +221,48 @@ pub struct PoolGauges {
 
 impl Pool {
     pub(crate) fn start(url: &str, size: usize) -> Result<Pool, StorageError> {
-        let (sender, receiver) = mpsc::channel::<Job>();
-        let receiver = Arc::new(Mutex::new(receiver));
+        let jobs = Arc::new(Jobs::default());
         let url: Arc<str> = Arc::from(url);
         let counts = Arc::new(Counts::default());
         let size = size.max(1);
         for n in 0..size {
-            let receiver = Arc::clone(&receiver);
+            let jobs = Arc::clone(&jobs);
             let counts = Arc::clone(&counts);
             let mut connection = Connection::with_settings(Arc::clone(&url), POOL_SETTINGS);
             std::thread::Builder::new()
                 .name(format!("postgres-{n}"))
-                .spawn(move || loop {
-                    let next = receiver
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .recv();
-                    let Ok(job) = next else { return };
-                    counts.waiting.fetch_sub(1, Ordering::Relaxed);
-                    counts.in_use.fetch_add(1, Ordering::Relaxed);
-                    // A job that panics drops its answer channel (its caller sees a database error); the
-                    // connection may be mid-statement, so it is not used again.
-                    if catch_unwind(AssertUnwindSafe(|| job(&mut connection))).is_err() {
-                        connection.forget();
+                .spawn(move || {
+                    while let Some(job) = jobs.take() {
+                        counts.waiting.fetch_sub(1, Ordering::Relaxed);
+                        counts.in_use.fetch_add(1, Ordering::Relaxed);
+                        // A job that panics drops its answer channel (its caller sees a database error); the
+                        // connection may be mid-statement, so it is not used again.
+                        if catch_unwind(AssertUnwindSafe(|| job(&mut connection))).is_err() {
+                            connection.forget();
+                        }
+                        counts.in_use.fetch_sub(1, Ordering::Relaxed);
                     }
-                    counts.in_use.fetch_sub(1, Ordering::Relaxed);
                 })
                 .map_err(|e| StorageError::Database(format!("cannot start a thread: {e}")))?;
         }
-        Ok(Pool {
-            jobs: Mutex::new(Some(sender)),
-            size,
-            counts,
-        })
+        Ok(Pool { jobs, size, counts })
     }
 
     fn submit(&self, job: Job) -> Result<(), StorageError> {
-        let jobs = self.jobs.lock().unwrap_or_else(PoisonError::into_inner);
-        let sender = jobs.as_ref().ok_or(StorageError::Closed)?;
-        // Counted before it is sent, so that the thread taking it never counts below zero.
+        let mut queue = self
+            .jobs
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if queue.closed {
+            return Err(StorageError::Closed);
+        }
+        // Counted before it is queued, so that the thread taking it never counts below zero.
         self.counts.waiting.fetch_add(1, Ordering::Relaxed);
-        sender.send(job).map_err(|_| {
-            self.counts.waiting.fetch_sub(1, Ordering::Relaxed);
-            StorageError::Closed
-        })
+        queue.jobs.push_back(job);
+        drop(queue);
+        self.jobs.added.notify_one();
+        Ok(())
     }
 
     /// Its connections in use and idle now, and the calls waiting for one.
@@ -274,9 +307,11 @@ impl Pool {
     /// Stops taking jobs; the threads end once the queue is empty.
     pub(crate) fn close(&self) {
         self.jobs
+            .queue
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .take();
+            .closed = true;
+        self.jobs.added.notify_all();
     }
 }
 
