@@ -354,11 +354,7 @@ fn actor_of(game: &dyn LiveGame, actor: &str) -> Option<Actor> {
     if actor == "system" {
         return Some(Actor::System);
     }
-    if let Some(id) = actor.strip_prefix("player:") {
-        return Some(Actor::player(id));
-    }
-    let seat: usize = actor.strip_prefix("seat:")?.parse().ok()?;
-    game.players().get(seat)?.clone().map(Actor::player)
+    crate::log::actor_player(game, actor).map(Actor::player)
 }
 
 fn compare(

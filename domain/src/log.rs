@@ -71,6 +71,16 @@ pub fn actor_name(game: &dyn LiveGame, player: &str) -> String {
     }
 }
 
+/// The player a stored actor string names in `game` ([`actor_name`] the other way): `seat:<n>`
+/// is the player at that seat. `None` for the server and for a seat nobody holds.
+pub fn actor_player(game: &dyn LiveGame, actor: &str) -> Option<String> {
+    if let Some(id) = actor.strip_prefix("player:") {
+        return Some(id.to_string());
+    }
+    let seat: usize = actor.strip_prefix("seat:")?.parse().ok()?;
+    game.players().get(seat)?.clone()
+}
+
 /// The command that makes a copy of a game a fork of it (stored beside the `forked` event).
 pub fn fork_command(
     parent: &str,

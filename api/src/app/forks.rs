@@ -16,11 +16,10 @@ use crate::app::commands::Games;
 use crate::app::index;
 use crate::app::randomness;
 use crate::app::repository::{Slot, SlotRef};
-use crate::app::webhooks::notification::actor_seat;
 use crate::problem::ApiError;
 use chrono::Utc;
 use domain::engine::{Context, ErrorCode};
-use domain::log::{fork_command, LoggedCommand, LoggedEvent};
+use domain::log::{actor_player, fork_command, LoggedCommand, LoggedEvent};
 use domain::table::{Status, TableFact};
 use domain::RuleError;
 use serde_json::Value;
@@ -206,11 +205,7 @@ impl Games {
                 .map_err(ApiError::from)?;
             return Ok(true);
         }
-        let players = slot.game.players();
-        let player = actor_seat(&actor)
-            .and_then(|seat| players.get(seat).cloned().flatten())
-            .or_else(|| actor.strip_prefix("player:").map(str::to_string))
-            .unwrap_or(actor);
+        let player = actor_player(slot.game.as_ref(), &actor).unwrap_or(actor);
         match self.write_takeback_fork(&slot, version, &player).await? {
             Some(Written::Now(fork)) => {
                 tracing::warn!(game = %fork, parent = %id, version, "an agreed takeback's fork written late: a crash or a failing store had left it owed");

@@ -160,21 +160,23 @@ async fn follow(
         return None;
     }
     let store = mail.repository.store();
-    if !players.contains_key(&envelope.stream) {
-        let tags = store.tags(&envelope.stream).unwrap_or_default();
-        if !index::listed(&tags) {
-            // Nobody's for now, and not remembered (see `index::listed`): its last batch may
-            // come later in this page.
-            return None;
+    let seated = match players.get(&envelope.stream) {
+        Some(seated) => seated,
+        None => {
+            let tags = store.tags(&envelope.stream).unwrap_or_default();
+            if !index::listed(&tags) {
+                // Nobody's for now, and not remembered (see `index::listed`): its last batch
+                // may come later in this page.
+                return None;
+            }
+            let seated = tags
+                .into_iter()
+                .filter(|(name, _)| name == index::PLAYER)
+                .map(|(_, player)| player)
+                .collect();
+            players.entry(envelope.stream.clone()).or_insert(seated)
         }
-        let seated = tags
-            .into_iter()
-            .filter(|(name, _)| name == index::PLAYER)
-            .map(|(_, player)| player)
-            .collect();
-        players.insert(envelope.stream.clone(), seated);
-    }
-    let seated = &players[&envelope.stream];
+    };
     let interested: Vec<String> = seated
         .iter()
         .filter(|player| takers.contains(*player))

@@ -158,7 +158,7 @@ pub fn copied_past(
 }
 
 /// The seat a batch's actor names (`seat:N`), if it is a seat.
-pub(crate) fn actor_seat(actor: &str) -> Option<Seat> {
+fn actor_seat(actor: &str) -> Option<Seat> {
     actor.strip_prefix("seat:")?.parse().ok()
 }
 
