@@ -157,17 +157,24 @@ pub(crate) fn first_game_command(mail: &Received) -> String {
         .unwrap_or_else(|| panic!("a game command in the notice:\n{}", mail.text))
 }
 
+/// Ann and Bob, each with a confirmed address, seated at a game of chess Ann made: the
+/// players and the game.
+fn ann_and_bob_at_chess(server: &Server, sink: &mut Sink) -> (Player, Player, String) {
+    let ann = player_with_mail(server, sink, "Ann", "ann@players.test");
+    let bob = player_with_mail(server, sink, "Bob", "bob@players.test");
+    let game = server
+        .app
+        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    server.app.join(&bob, &game);
+    (ann, bob, game)
+}
+
 #[test]
 fn a_chess_game_is_played_to_its_end_by_mail() {
     let mut sink = Sink::start();
     let data = tempfile::tempdir().unwrap();
     let (server, smtp) = server(&sink, data.path(), &[]);
-    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
-    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
-    let game = server
-        .app
-        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
-    server.app.join(&bob, &game);
+    let (ann, bob, game) = ann_and_bob_at_chess(&server, &mut sink);
     let seats = [(&ann, "ann@players.test"), (&bob, "bob@players.test")];
     let mut turn = 0;
     let mut quoted = String::new();
@@ -292,12 +299,7 @@ fn bad_mail_changes_nothing_and_is_answered_to_no_stranger() {
         data.path(),
         &["--mail-inbound-secret", "inbound-secret"],
     );
-    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
-    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
-    let game = server
-        .app
-        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
-    server.app.join(&bob, &game);
+    let (ann, bob, game) = ann_and_bob_at_chess(&server, &mut sink);
     let notice = your_move(&mut sink, "ann@players.test", &game);
     let bob_started = sink.next("Bob's start notice", |m| {
         m.rcpt_to == "bob@players.test" && m.subject.starts_with("Game started")
@@ -680,25 +682,9 @@ fn an_agreed_takeback_is_mailed_as_taken_back_and_the_game_that_goes_on_mails_th
     let mut sink = Sink::start();
     let data = tempfile::tempdir().unwrap();
     let (server, _smtp) = server(&sink, data.path(), &[]);
-    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
-    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
-    let game = server
-        .app
-        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
-    server.app.join(&bob, &game);
+    let (ann, bob, game) = ann_and_bob_at_chess(&server, &mut sink);
     for player in [&ann, &bob, &ann] {
-        let command = server.app.legal(player, &game)["commands"]
-            .as_array()
-            .expect("legal list")
-            .iter()
-            .map(|l| l["command"].clone())
-            .find(|c| c["type"] == "turn")
-            .expect("a move");
-        assert!(server
-            .app
-            .play(player, &game, &command)
-            .status()
-            .is_success());
+        common::play::play_first(&server.app, &game, player);
     }
     let asked = json!({"type": "request_takeback"});
     assert!(server.app.play(&ann, &game, &asked).status().is_success());
@@ -730,13 +716,7 @@ fn an_agreed_takeback_is_mailed_as_taken_back_and_the_game_that_goes_on_mails_th
         );
     }
     // Ann's move taken back is hers to play again, in the game that goes on.
-    let fork = server
-        .app
-        .get(&format!("/v1/games/{game}"), None)
-        .send()
-        .unwrap();
-    let fork: serde_json::Value = fork.json().unwrap();
-    let fork = fork["continued_in"]
+    let fork = server.app.game(None, &game)["continued_in"]
         .as_str()
         .expect("the game that goes on")
         .to_string();
