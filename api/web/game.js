@@ -238,7 +238,8 @@ export async function gamePage(main, [first], app) {
       s.on_vacation ? h('span', { class: 'muted' }, ' on vacation') : null,
       clockText(s))));
     mount(notices,
-      game.superseded ? h('p', { class: 'notice', 'data-testid': 'taken-back' }, 'This game was taken back. ',
+      // The line above says it was taken back; this says where play goes on.
+      game.superseded ? h('p', { class: 'notice', 'data-testid': 'taken-back' },
         game.continued_in
           ? h('a', { href: `#/game/${seg(game.continued_in)}`, 'data-testid': 'continuation' }, 'Go to the game that goes on')
           : h('span', { 'data-testid': 'continuation-coming' }, 'The game that goes on is still being set up: this page moves on to it as soon as it is there.')) : null,
