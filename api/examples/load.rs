@@ -11,8 +11,9 @@
 //!     --database postgres://localhost/bench --nodes 3
 //! ```
 //!
-//! Every command is durable before it is answered, as in production. Only the command POSTs
-//! are timed; each also costs a `GET /legal`, which is counted but not timed. `--prefill`
+//! Every command is durable before it is answered, as in production. Each command costs a
+//! `GET /legal` and the command's POST, both timed: the POSTs' latency is the commands'; the
+//! reads' is reported on a line of its own. `--prefill`
 //! first stores older games (recorded random games, appended through `storage::SledStore` as the
 //! server appends them, many games at once), to see whether history slows commands down.
 //!
@@ -808,6 +809,8 @@ fn with_causes(error: &dyn std::error::Error) -> String {
 struct Report {
     elapsed: Duration,
     latencies: Vec<u32>,
+    /// The `GET /legal` before each command, in microseconds.
+    reads: Vec<u32>,
     games_finished: u64,
     errors: u64,
     /// CPU time spent during the timed play.
@@ -818,13 +821,9 @@ impl Report {
     fn print(&self, args: &Args) {
         let mut latencies = self.latencies.clone();
         latencies.sort_unstable();
-        let at = |q: f64| -> f64 {
-            if latencies.is_empty() {
-                return 0.0;
-            }
-            let i = ((latencies.len() as f64 * q).ceil() as usize).clamp(1, latencies.len()) - 1;
-            latencies[i] as f64 / 1e3
-        };
+        let at = |q: f64| quantile(&latencies, q);
+        let mut reads = self.reads.clone();
+        reads.sort_unstable();
         let commands = latencies.len();
         println!(
             "{} games ({} of every kind, {} seats), {} clients: {commands} commands in {:.1} s = {:.0} commands/s; \
@@ -840,6 +839,11 @@ impl Report {
             latencies.last().map_or(0.0, |&m| m as f64 / 1e3),
             self.games_finished,
             self.errors
+        );
+        println!(
+            "latency of the reads before them (GET /legal): p50 {:.2} ms, p99 {:.2} ms",
+            quantile(&reads, 0.5),
+            quantile(&reads, 0.99),
         );
         let per_command = |time: Duration| time.as_secs_f64() * 1e6 / commands.max(1) as f64;
         let seconds = self.elapsed.as_secs_f64().max(1e-9);
@@ -866,6 +870,15 @@ impl Report {
             );
         }
     }
+}
+
+/// The `q` quantile of `sorted` microseconds, in milliseconds (0 when there are none).
+fn quantile(sorted: &[u32], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 * q).ceil() as usize).clamp(1, sorted.len()) - 1;
+    sorted[i] as f64 / 1e3
 }
 
 /// Sets up the games, then lets every client play until the time or the count is up.
@@ -925,13 +938,15 @@ async fn load(bases: &[String], args: &Args, cpu: &dyn Fn() -> Cpu) -> Report {
     let mut report = Report {
         elapsed: Duration::ZERO,
         latencies: Vec::new(),
+        reads: Vec::new(),
         games_finished: 0,
         errors: 0,
         cpu: Cpu::default(),
     };
     for task in tasks {
-        let (latencies, finished, errors) = task.await.expect("a client");
+        let (latencies, reads, finished, errors) = task.await.expect("a client");
         report.latencies.extend(latencies);
+        report.reads.extend(reads);
         report.games_finished += finished;
         report.errors += errors;
     }
@@ -955,9 +970,9 @@ async fn play(
     n: u64,
     deadline: Instant,
     budget: Arc<AtomicU64>,
-) -> (Vec<u32>, u64, u64) {
+) -> (Vec<u32>, Vec<u32>, u64, u64) {
     let mut chooser = Chooser(0x9E37_79B9_7F4A_7C15 ^ (n + 1).wrapping_mul(0xA24B_AED4_963E_E407));
-    let mut latencies = Vec::new();
+    let (mut latencies, mut reads) = (Vec::new(), Vec::new());
     let (mut finished, mut errors) = (0, 0);
     'play: loop {
         for table in tables.iter_mut() {
@@ -981,6 +996,7 @@ async fn play(
             }
             let seat = table.game.to_act[chooser.below(table.game.to_act.len())];
             let token = &table.tokens[seat];
+            let asked = Instant::now();
             let legal: LegalList = match client
                 .get(&format!("/v1/games/{}/legal", table.game.id), token)
                 .await
@@ -992,6 +1008,7 @@ async fn play(
                     break 'play;
                 }
             };
+            reads.push(micros(asked.elapsed()));
             let commands: Vec<&RawValue> = legal
                 .commands
                 .iter()
@@ -1010,7 +1027,7 @@ async fn play(
             let took = sent.elapsed();
             match answer {
                 Ok(answer) => {
-                    latencies.push(took.as_micros().min(u128::from(u32::MAX)) as u32);
+                    latencies.push(micros(took));
                     table.game = answer.game;
                 }
                 Err(e) => {
@@ -1021,5 +1038,9 @@ async fn play(
             }
         }
     }
-    (latencies, finished, errors)
+    (latencies, reads, finished, errors)
+}
+
+fn micros(time: Duration) -> u32 {
+    time.as_micros().min(u128::from(u32::MAX)) as u32
 }
