@@ -38,6 +38,7 @@ mod postgres;
 mod postgres_gauges;
 mod postgres_migrate;
 mod postgres_nodes;
+mod postgres_partition;
 mod postgres_retries;
 mod postgres_settings;
 mod postgres_tokens;

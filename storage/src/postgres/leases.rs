@@ -3,8 +3,9 @@
 //!
 //! A lock taken with `pg_try_advisory_lock` belongs to the session that took it, and the
 //! server frees it when that session ends: when its holder releases it, when the holder's
-//! process dies (its socket closes, even on SIGKILL or a power cut once TCP gives up), or when
-//! its connection breaks. So a lease needs no expiry and no clock: whoever holds the
+//! process dies (its socket closes, even on SIGKILL), when the holder's host vanishes without
+//! closing it (a power cut, a network gone: the session's keepalives give up within about
+//! 10 s, see `SERVER_KEEPALIVES`), or when its connection breaks. So a lease needs no expiry and no clock: whoever holds the
 //! connection holds the lease, and a surviving process's next `try_lease` takes over a dead
 //! one's at once. The locks must not sit on the pool's connections (a job on any of them could
 //! not tell which locks its session holds, and a reconnect would drop them unseen), so one
@@ -32,6 +33,20 @@ pub const APPLICATION_NAME: &str = "avalanche-leases";
 
 /// How often the thread makes sure its connection (and so its locks) still stands.
 const CHECK: Duration = Duration::from_millis(500);
+
+/// How long this side lets a check go unacknowledged before it counts its connection, and so
+/// every lease, lost: well before the database gives the locks up (`SERVER_KEEPALIVES`).
+const USER_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The database probes the leases' connection once it has been silent 5 s, every second, and
+/// ends the session (freeing its locks) after five probes unanswered: about 10 s after the
+/// holder's host vanished without closing its sockets (a power cut, a network gone), rather
+/// than after the operating system's default of two hours. This side, checking every
+/// [`CHECK`], has counted its leases lost 3 s ([`USER_TIMEOUT`]) after its last check went
+/// unanswered, so two processes do not both hold a lease. (Over a Unix socket PostgreSQL
+/// ignores these settings; nothing there can vanish without closing it.)
+const SERVER_KEEPALIVES: &str =
+    "SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 1; SET tcp_keepalives_count = 5";
 
 /// The longest `release` waits for the database to free a lock.
 const RELEASE_WAIT: Duration = Duration::from_secs(5);
@@ -166,14 +181,14 @@ impl Holder {
             self.client = None;
         }
         if self.client.is_none() {
-            let mut config: postgres::Config = self
-                .url
-                .parse()
-                .map_err(|e| StorageError::Database(format!("{e}")))?;
+            let mut config = super::pool::config_with(&self.url, USER_TIMEOUT)?;
             config.application_name(APPLICATION_NAME);
-            let client = config
+            let mut client = config
                 .connect(NoTls)
                 .map_err(|e| StorageError::Database(format!("cannot connect: {e}")))?;
+            client
+                .batch_execute(SERVER_KEEPALIVES)
+                .map_err(|e| super::pool::database_error(&e))?;
             self.client = Some(client);
         }
         self.client.as_mut().ok_or(StorageError::Closed)

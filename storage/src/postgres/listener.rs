@@ -118,7 +118,7 @@ pub(crate) fn start(url: &str, announce: Announce) -> std::io::Result<Listener> 
 /// Listens until `stop` is set (`Ok`) or the connection fails (`Err`).
 fn listen(url: &str, announce: &Announce, stop: &AtomicBool, state: &State) -> Result<(), String> {
     let failed = |e: postgres::Error| e.to_string();
-    let mut config: postgres::Config = url.parse().map_err(failed)?;
+    let mut config = super::pool::config(url).map_err(|e| e.to_string())?;
     config.application_name(APPLICATION_NAME);
     let mut client = config.connect(NoTls).map_err(failed)?;
     client

@@ -7,6 +7,7 @@ use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex, PoisonError};
+use std::time::Duration;
 
 use postgres::types::ToSql;
 use postgres::{Client, NoTls, Row, Statement};
@@ -30,6 +31,53 @@ pub(crate) struct Connection {
 /// streams again at each call (the default, for statements over arrays) took longer than the
 /// read itself.
 const POOL_SETTINGS: &str = "SET plan_cache_mode = force_generic_plan";
+
+/// How long a connection may take to be made before it counts as failed.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long data sent may stay unacknowledged before the connection counts as broken (Linux's
+/// `TCP_USER_TIMEOUT`), and how soon an idle connection is probed (and given up after three
+/// unanswered probes two seconds apart): a database host that vanished without a reset (its
+/// power cut, its network gone) is noticed within seconds, not after TCP's own timeouts of
+/// minutes to hours.
+const USER_TIMEOUT: Duration = Duration::from_secs(10);
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(10);
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(2);
+const KEEPALIVE_RETRIES: u32 = 3;
+
+/// The connection settings of `url`, with the store's timeouts where the URL sets none of its
+/// own (`connect_timeout`, `tcp_user_timeout`, `keepalives_idle`, `keepalives_interval`,
+/// `keepalives_retries`: an operator's URL wins).
+pub(crate) fn config_with(
+    url: &str,
+    user_timeout: Duration,
+) -> Result<postgres::Config, StorageError> {
+    let mut config: postgres::Config = url
+        .parse()
+        .map_err(|e| StorageError::Database(format!("the database URL: {e}")))?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(CONNECT_TIMEOUT);
+    }
+    let set = |name: &str| url.contains(name);
+    if !set("tcp_user_timeout") {
+        config.tcp_user_timeout(user_timeout);
+    }
+    if !set("keepalives_idle") {
+        config.keepalives_idle(KEEPALIVE_IDLE);
+    }
+    if !set("keepalives_interval") {
+        config.keepalives_interval(KEEPALIVE_INTERVAL);
+    }
+    if !set("keepalives_retries") {
+        config.keepalives_retries(KEEPALIVE_RETRIES);
+    }
+    Ok(config)
+}
+
+/// [`config_with`] the store's [`USER_TIMEOUT`].
+pub(crate) fn config(url: &str) -> Result<postgres::Config, StorageError> {
+    config_with(url, USER_TIMEOUT)
+}
 
 /// A database error as the store reports it, with the server's message when there is one, and
 /// its kind: a connection that failed or a server that refuses work for now (shutting down, out
@@ -88,7 +136,8 @@ impl Connection {
             self.forget();
         }
         if self.client.is_none() {
-            let mut client = Client::connect(&self.url, NoTls)
+            let mut client = config(&self.url)?
+                .connect(NoTls)
                 .map_err(|e| StorageError::Unavailable(format!("cannot connect: {e}")))?;
             if !self.settings.is_empty() {
                 client

@@ -71,6 +71,17 @@ impl Cluster {
     }
 
     fn start() -> Cluster {
+        Cluster::start_listening(None)
+    }
+
+    /// A cluster of its own (not the shared one) that also listens on `address` and lets
+    /// `client` (an IPv4 address) connect from there, for a test that reaches it from another
+    /// network namespace.
+    pub fn private_on(address: &str, client: &str) -> Cluster {
+        Cluster::start_listening(Some((address, client)))
+    }
+
+    fn start_listening(also: Option<(&str, &str)>) -> Cluster {
         let bin = server_programs();
         let root = is_root();
         let dir = std::env::temp_dir().join(format!(
@@ -98,11 +109,24 @@ impl Cluster {
                 "--no-locale",
                 "--no-sync",
             ]));
+        if let Some((_, client)) = also {
+            use std::io::Write;
+            let hba = data.join("pg_hba.conf");
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&hba)
+                .expect("pg_hba.conf");
+            writeln!(file, "host all all {client}/32 trust").expect("pg_hba.conf is written");
+        }
         let port = free_port();
+        let listen = match also {
+            Some((address, _)) => format!("127.0.0.1,{address}"),
+            None => "127.0.0.1".to_string(),
+        };
         // fsync off: the tests cannot observe a machine's crash, and every test creates a
         // database; commits still go through the WAL and answer after it is written.
         let options = format!(
-            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off",
+            "-p {port} -k {} -c listen_addresses={listen} -c max_connections=400 -c fsync=off",
             dir.display()
         );
         start_watchdog(root, &bin, &dir, &data);
@@ -118,6 +142,10 @@ impl Cluster {
             port,
             databases: AtomicU64::new(0),
         }
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     pub fn directory(&self) -> &Path {
