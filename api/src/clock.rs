@@ -73,10 +73,16 @@ async fn take_over(state: &AppState) {
 
 /// Follows the log after `from`: every game written since (by any server) is brought up to
 /// date here and its deadline watched, every player whose vacations moved is read again.
-/// Returns the position followed to.
-async fn follow(state: &AppState, mut from: u64) -> u64 {
+/// Returns the position followed to. The page is read on a blocking thread: the keeper shares
+/// its thread with the node's other background tasks (and its handling of SIGTERM), which a
+/// read of a database that takes its time to answer would hold.
+async fn follow(state: &web::Data<AppState>, mut from: u64) -> u64 {
     loop {
-        let page = match state.games.log_after(from, PAGE) {
+        let reading = state.clone();
+        let page = actix_web::rt::task::spawn_blocking(move || reading.games.log_after(from, PAGE))
+            .await
+            .unwrap_or_else(|panic| Err(crate::problem::ApiError::internal(panic)));
+        let page = match page {
             Ok(page) => page,
             Err(error) => {
                 tracing::error!(%error, "cannot follow the event log");
