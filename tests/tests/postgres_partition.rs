@@ -4,8 +4,9 @@
 //! node's connections, so only timeouts can tell: the node must count its leases lost within
 //! seconds, and the database must end the dead node's session (freeing its clock lease) soon
 //! after, so that another node keeps the clock within seconds rather than after TCP's two
-//! hours. Needs root (network namespaces) and iproute2's `ip`, which root installs when it is
-//! missing.
+//! hours; a read on the cut-off node is answered 503 within seconds; and once the link is
+//! back, the node reads the database again. Needs root (network namespaces), iproute2's `ip`
+//! and `curl`, which root installs when they are missing.
 
 use crate::cluster::Cluster;
 use crate::common::binary::{self, Server};
@@ -110,6 +111,11 @@ impl Namespace {
     /// The link goes down: from now on nothing passes either way, and nothing is reset.
     fn cut(&self) {
         run(ip().args(["link", "set", &self.host_link, "down"]));
+    }
+
+    /// The link comes back.
+    fn mend(&self) {
+        run(ip().args(["link", "set", &self.host_link, "up"]));
     }
 
     /// The status of a GET of `url` made from inside the namespace, and how long it took
@@ -275,6 +281,10 @@ fn a_node_cut_off_from_the_database_without_a_reset_gives_the_clock_up_within_se
             within(Duration::from_secs(40), || keeps_clock(&outside)).map(|_| cut.elapsed());
         (read.join().expect("the read"), gave_up, took_over)
     });
+    // Once the link is back, the node reads the database again, on new connections.
+    space.mend();
+    let mended = Instant::now();
+    let back = within(Duration::from_secs(40), || space.get(&unknown).0 == "404");
     let _ = inside.kill();
     let _ = inside.wait();
     let gave_up = gave_up.unwrap_or_else(|| {
@@ -289,6 +299,12 @@ fn a_node_cut_off_from_the_database_without_a_reset_gives_the_clock_up_within_se
         gave_up < took_over,
         "the cut-off node gave its leases up {gave_up:?} after the cut, the other took the clock {took_over:?} after it"
     );
+    assert!(
+        back.is_some(),
+        "the node reads the database again within 40 s of the link's return: {}",
+        std::fs::read_to_string(&inside_log).unwrap_or_default()
+    );
+    let back = mended.elapsed();
     // A reader of the cut-off node is told the store is unavailable within seconds.
     assert!(
         read.0 == "503" && read.1 < Duration::from_secs(30),
@@ -298,7 +314,7 @@ fn a_node_cut_off_from_the_database_without_a_reset_gives_the_clock_up_within_se
     );
     println!(
         "leases given up after {gave_up:?}; the clock kept by the other node {took_over:?} \
-         after the cut; a read answered {} after {:?}",
+         after the cut; a read answered {} after {:?}; reads again {back:?} after the link's return",
         read.0, read.1
     );
     assert!(
