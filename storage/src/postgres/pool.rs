@@ -374,3 +374,27 @@ impl Drop for Pool {
         self.close();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connection_gives_up_on_a_silent_host_within_seconds_unless_the_url_says_otherwise() {
+        let ours = config("postgres://u@db.example/d").expect("a URL");
+        assert_eq!(ours.get_connect_timeout(), Some(&CONNECT_TIMEOUT));
+        assert_eq!(ours.get_tcp_user_timeout(), Some(&USER_TIMEOUT));
+        assert_eq!(ours.get_keepalives_idle(), KEEPALIVE_IDLE);
+        assert_eq!(ours.get_keepalives_retries(), Some(KEEPALIVE_RETRIES));
+
+        let theirs = config(
+            "postgres://u@db.example/d?connect_timeout=3&tcp_user_timeout=4&keepalives_idle=60\
+             &keepalives_retries=9",
+        )
+        .expect("a URL");
+        assert_eq!(theirs.get_connect_timeout(), Some(&Duration::from_secs(3)));
+        assert_eq!(theirs.get_tcp_user_timeout(), Some(&Duration::from_secs(4)));
+        assert_eq!(theirs.get_keepalives_idle(), Duration::from_secs(60));
+        assert_eq!(theirs.get_keepalives_retries(), Some(9));
+    }
+}
