@@ -1,16 +1,15 @@
 //! Leases across the processes sharing one database: PostgreSQL session advisory locks, held
 //! on a connection of their own.
 //!
-//! A lock taken with `pg_try_advisory_lock` belongs to the session that took it, and the
-//! server frees it when that session ends: when its holder releases it, when the holder's
-//! process dies (its socket closes, even on SIGKILL), when the holder's host vanishes without
-//! closing it (a power cut, a network gone: the session's keepalives give up within about
-//! 10 s, see `SERVER_KEEPALIVES`), or when its connection breaks. So a lease needs no expiry
-//! and no clock: whoever holds the
-//! connection holds the lease, and a surviving process's next `try_lease` takes over a dead
-//! one's at once. The locks must not sit on the pool's connections (a job on any of them could
-//! not tell which locks its session holds, and a reconnect would drop them unseen), so one
-//! thread owns one connection for them all.
+//! A lock taken with `pg_try_advisory_lock` belongs to the session that took it, and the server
+//! frees it when that session ends: when its holder releases it, when the holder's process dies
+//! (its socket closes, even on SIGKILL), when the holder's host vanishes without closing it (a
+//! power cut, a network gone: the session's keepalives give up within about 10 s, see
+//! `SERVER_KEEPALIVES`), or when its connection breaks. So a lease needs no expiry and no clock:
+//! whoever holds the connection holds the lease, and a surviving process's next `try_lease` takes
+//! over a dead one's at once. The locks must not sit on the pool's connections (a job on any of
+//! them could not tell which locks its session holds, and a reconnect would drop them unseen), so
+//! one thread owns one connection for them all.
 //!
 //! The thread checks its connection every [`CHECK`]: once it broke, every lease is counted
 //! lost (`holds_lease` answers false) before another process can have taken it over, less
