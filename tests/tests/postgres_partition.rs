@@ -10,7 +10,8 @@
 
 use crate::cluster::Cluster;
 use crate::common::binary::{self, Server};
-use std::path::Path;
+use crate::common::debian;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -23,29 +24,11 @@ fn run(command: &mut Command) {
     );
 }
 
-/// `program`, installed from Debian's `package` when missing.
-fn installed(program: &str, package: &str) -> Command {
-    let present = Command::new(program)
-        .arg("-V")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !present {
-        let _ = Command::new("apt-get").arg("update").status();
-        let _ = Command::new("apt-get")
-            .args(["install", "-y", package])
-            .status();
-    }
-    Command::new(program)
-}
-
-fn ip() -> Command {
-    installed("ip", "iproute2")
-}
-
 /// A network namespace with one virtual link to this one, removed when dropped.
 struct Namespace {
+    /// iproute2's `ip`, and curl, installed when missing.
+    ip: PathBuf,
+    curl: PathBuf,
     name: String,
     host_link: String,
     /// This side's address, and the namespace's.
@@ -55,25 +38,23 @@ struct Namespace {
 
 impl Namespace {
     fn new() -> Namespace {
-        let is_root = Command::new("id")
-            .arg("-u")
-            .output()
-            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
         assert!(
-            is_root,
+            debian::is_root(),
             "this test makes a network namespace: run the tests as root"
         );
         let n = std::process::id() % 100_000;
         let octet = 1 + (std::process::id() % 250);
         let space = Namespace {
+            ip: debian::program(&["/usr/sbin/ip", "/usr/bin/ip", "/sbin/ip"], "iproute2"),
+            curl: debian::program(&["/usr/bin/curl"], "curl"),
             name: format!("avalanche-{n}"),
             host_link: format!("avh{n}"),
             host: format!("10.213.{octet}.1"),
             inside: format!("10.213.{octet}.2"),
         };
         let inside_link = format!("avn{n}");
-        run(ip().args(["netns", "add", &space.name]));
-        run(ip().args([
+        run(space.ip().args(["netns", "add", &space.name]));
+        run(space.ip().args([
             "link",
             "add",
             &space.host_link,
@@ -83,15 +64,17 @@ impl Namespace {
             "name",
             &inside_link,
         ]));
-        run(ip().args(["link", "set", &inside_link, "netns", &space.name]));
-        run(ip().args([
+        run(space
+            .ip()
+            .args(["link", "set", &inside_link, "netns", &space.name]));
+        run(space.ip().args([
             "addr",
             "add",
             &format!("{}/30", space.host),
             "dev",
             &space.host_link,
         ]));
-        run(ip().args(["link", "set", &space.host_link, "up"]));
+        run(space.ip().args(["link", "set", &space.host_link, "up"]));
         for args in [
             vec![
                 "addr",
@@ -103,28 +86,38 @@ impl Namespace {
             vec!["link", "set", &inside_link, "up"],
             vec!["link", "set", "lo", "up"],
         ] {
-            run(ip().args(["netns", "exec", &space.name, "ip"]).args(args));
+            run(space
+                .ip()
+                .args(["netns", "exec", &space.name])
+                .arg(&space.ip)
+                .args(args));
         }
         space
     }
 
+    fn ip(&self) -> Command {
+        Command::new(&self.ip)
+    }
+
     /// The link goes down: from now on nothing passes either way, and nothing is reset.
     fn cut(&self) {
-        run(ip().args(["link", "set", &self.host_link, "down"]));
+        run(self.ip().args(["link", "set", &self.host_link, "down"]));
     }
 
     /// The link comes back.
     fn mend(&self) {
-        run(ip().args(["link", "set", &self.host_link, "up"]));
+        run(self.ip().args(["link", "set", &self.host_link, "up"]));
     }
 
     /// The status of a GET of `url` made from inside the namespace, and how long it took
     /// (`000` when nothing answered within a minute).
     fn get(&self, url: &str) -> (String, Duration) {
-        let _ = installed("curl", "curl").output();
         let started = Instant::now();
-        let output = Command::new("ip")
-            .args(["netns", "exec", &self.name, "curl", "-s", "-o", "/dev/null"])
+        let output = self
+            .ip()
+            .args(["netns", "exec", &self.name])
+            .arg(&self.curl)
+            .args(["-s", "-o", "/dev/null"])
             .args(["-w", "%{http_code}", "--max-time", "60", url])
             .output()
             .expect("curl runs in the namespace");
@@ -135,8 +128,8 @@ impl Namespace {
 
 impl Drop for Namespace {
     fn drop(&mut self) {
-        let _ = ip().args(["link", "del", &self.host_link]).status();
-        let _ = ip().args(["netns", "del", &self.name]).status();
+        let _ = self.ip().args(["link", "del", &self.host_link]).status();
+        let _ = self.ip().args(["netns", "del", &self.name]).status();
     }
 }
 
@@ -151,7 +144,8 @@ fn start_inside(
     let port = 20_000 + std::process::id() % 20_000;
     let address = format!("{}:{port}", space.inside);
     let file = std::fs::File::create(log).expect("the log file");
-    let mut child = Command::new("ip")
+    let mut child = space
+        .ip()
         .args(["netns", "exec", &space.name])
         .arg(binary::path())
         .args(["--addr", &address, "--data"])
