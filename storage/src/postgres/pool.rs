@@ -58,17 +58,18 @@ pub(crate) fn config_with(
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(CONNECT_TIMEOUT);
     }
-    let set = |name: &str| url.contains(name);
-    if !set("tcp_user_timeout") {
+    if config.get_tcp_user_timeout().is_none() {
         config.tcp_user_timeout(user_timeout);
     }
-    if !set("keepalives_idle") {
+    // The client's idle time has a default (two hours) rather than none: only the URL tells
+    // whether it was given.
+    if !url.contains("keepalives_idle") {
         config.keepalives_idle(KEEPALIVE_IDLE);
     }
-    if !set("keepalives_interval") {
+    if config.get_keepalives_interval().is_none() {
         config.keepalives_interval(KEEPALIVE_INTERVAL);
     }
-    if !set("keepalives_retries") {
+    if config.get_keepalives_retries().is_none() {
         config.keepalives_retries(KEEPALIVE_RETRIES);
     }
     Ok(config)
