@@ -26,11 +26,12 @@ pub(crate) struct Connection {
     settings: &'static str,
 }
 
-/// The pool's connections plan each prepared statement once, for every value: each of the
-/// store's reads finds its rows by key whatever the values, and planning a read of several
-/// streams again at each call (the default, for statements over arrays) took longer than the
-/// read itself.
-const POOL_SETTINGS: &str = "SET plan_cache_mode = force_generic_plan";
+/// The pool's and the appenders' connections plan each prepared statement once, for every
+/// value: each of the store's reads and each statement of the group append finds its rows by
+/// key whatever the values, and planning them again at each call (the default, for statements
+/// over arrays and for those inside a PL/pgSQL function) took longer than running them: a
+/// read of several streams, and a quarter of a group's cost in PostgreSQL (BENCHMARKS.md).
+pub(crate) const GENERIC_PLANS: &str = "SET plan_cache_mode = force_generic_plan";
 
 /// How long a connection may take to be made before it counts as failed.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -124,7 +125,7 @@ impl Connection {
     }
 
     /// A connection that sends `settings` (SQL) once connected.
-    fn with_settings(url: Arc<str>, settings: &'static str) -> Connection {
+    pub(crate) fn with_settings(url: Arc<str>, settings: &'static str) -> Connection {
         Connection {
             settings,
             ..Connection::new(url)
@@ -278,7 +279,7 @@ impl Pool {
         for n in 0..size {
             let jobs = Arc::clone(&jobs);
             let counts = Arc::clone(&counts);
-            let mut connection = Connection::with_settings(Arc::clone(&url), POOL_SETTINGS);
+            let mut connection = Connection::with_settings(Arc::clone(&url), GENERIC_PLANS);
             std::thread::Builder::new()
                 .name(format!("postgres-{n}"))
                 .spawn(move || {
