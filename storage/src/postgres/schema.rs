@@ -24,6 +24,11 @@ const MIGRATIONS: &[(i32, &str, &str)] = &[
         "a group's writes in a statement each, and one notice",
         include_str!("migrations/0003_group_statements.sql"),
     ),
+    (
+        4,
+        "no foreign keys on the appends' path",
+        include_str!("migrations/0004_no_foreign_keys.sql"),
+    ),
 ];
 
 /// The advisory lock key the openers of one database take while migrating ("avalanch" in ASCII).
