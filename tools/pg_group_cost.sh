@@ -3,7 +3,9 @@
 # database migrated by BINARY, `pgbench` calls `avalanche_append_group` alone (one client,
 # prepared, 5 s each) with 1, 8 and 21 batches of one event, each batch on a stream of its own
 # whose expected version the call reads, and a bare `UPDATE log_head` for comparison; it prints
-# the CPU time of all PostgreSQL's processes a call (PostgreSQL must run on this machine).
+# the CPU time of all PostgreSQL's processes a call (PostgreSQL must run on this machine), with
+# PostgreSQL's default planning (`auto`) and with one generic plan a statement
+# (`force_generic_plan`, as the server's append connection plans them).
 #
 #   tools/pg_group_cost.sh BINARY POSTGRES
 #
@@ -47,10 +49,13 @@ ticks() {
     awk '{s += $1} END {print s}'
 }
 hz=$(getconf CLK_TCK)
-for script in bare group1 group8 group21; do
-  before=$(ticks)
-  out=$(pgbench -n -M prepared -c 1 -T 5 -f "$work/$script.sql" "$PG/$db" 2>&1)
-  after=$(ticks)
-  calls=$(echo "$out" | sed -n 's/.*number of transactions actually processed: \([0-9]*\).*/\1/p')
-  echo "$script: $calls calls, $(echo "$out" | grep -o 'latency average = .*'), PostgreSQL's CPU $(( (after - before) * 1000000 / hz / calls )) µs a call"
+for plans in auto force_generic_plan; do
+  for script in bare group1 group8 group21; do
+    before=$(ticks)
+    out=$(PGOPTIONS="-c plan_cache_mode=$plans" \
+      pgbench -n -M prepared -c 1 -T 5 -f "$work/$script.sql" "$PG/$db" 2>&1)
+    after=$(ticks)
+    calls=$(echo "$out" | sed -n 's/.*number of transactions actually processed: \([0-9]*\).*/\1/p')
+    echo "$plans, $script: $calls calls, $(echo "$out" | grep -o 'latency average = .*'), PostgreSQL's CPU $(( (after - before) * 1000000 / hz / calls )) µs a call"
+  done
 done
