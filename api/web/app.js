@@ -62,6 +62,15 @@ const app = {
     if (location.hash === hash) route();
     else location.hash = hash;
   },
+  /** Puts `hash` in the address bar in place of the page's own address (`own`, or an address
+   * under it), only while the address is still the page's: a page that finishes drawing just
+   * after the person went on (a link followed, whose `hashchange` has not yet been handled)
+   * must not put its address back, or the page they left would be drawn again. */
+  replaceHash(own, hash) {
+    const now = location.hash;
+    if (now !== own && !now.startsWith(`${own}/`)) return;
+    if (now !== hash) history.replaceState(null, '', hash);
+  },
   async signedIn() {
     if (!token.get()) {
       app.me = null;

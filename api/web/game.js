@@ -112,7 +112,7 @@ export async function gamePage(main, [first], app) {
     // (the board at the taken-back position), in place, as soon as the continuation is there.
     if (before && before.id === game.id && !before.continued_in && game.superseded && game.continued_in) {
       id = game.continued_in;
-      history.replaceState(null, '', `#/game/${seg(id)}`);
+      app.replaceHash(`#/game/${seg(asked)}`, `#/game/${seg(id)}`);
       say('The takeback was accepted: play goes on from before the moves taken back.');
       state.game = null;
       return load();

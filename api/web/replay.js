@@ -120,9 +120,10 @@ export async function replayPage(main, [id, wanted], app) {
       const root = h('div', { class: 'table-root' });
       table.replaceChildren(root);
       await drawTable(root, game.kind, { game, view: at.view, legal: [], seat: game.your_seat ?? null, play: async () => {}, readOnly: true, memo });
+      if (mine !== drawing || !main.isConnected) return;
       main.dataset.version = String(version);
       main.dataset.step = String(current);
-      if (location.hash !== `#/replay/${seg(id)}/${version}`) history.replaceState(null, '', `#/replay/${seg(id)}/${version}`);
+      app.replaceHash(`#/replay/${seg(id)}`, `#/replay/${seg(id)}/${version}`);
     } catch (e) { sayError(e); }
   }
   function go(step) {
