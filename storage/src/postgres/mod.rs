@@ -22,7 +22,10 @@
 //! batches its writes. For each batch, in order, it locks the stream's row, answers a repeated
 //! command id with the first result, checks the expected version, then writes the stream's
 //! head, tags and secrets; then the batches that passed and their events, one statement each
-//! for the whole group; every batch gets its own answer (appended, duplicate, conflict).
+//! for the whole group; every batch gets its own answer (appended, duplicate, conflict). The
+//! appender's connection plans the function's statements once (`force_generic_plan`), and no
+//! foreign key checks its rows (`migrations/0004_*.sql`): the function writes a batch's stream
+//! row, batch and events together, and each check was a query a row.
 //! PostgreSQL's commit (with the default `synchronous_commit = on`) is flushed to the WAL before
 //! it answers, so an append is durable when its future resolves. A group the database refuses
 //! as a whole is sent again batch by batch, so that only a faulty batch fails; a connection
