@@ -16,4 +16,5 @@ mod postgres_copy;
 mod postgres_global_order;
 mod postgres_nodes;
 mod postgres_reads_together;
+mod postgres_sessions_ended;
 mod sled_conformance;

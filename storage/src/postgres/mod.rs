@@ -208,7 +208,7 @@ impl PostgresStore {
                 let id: String = seam::column(&rows[0], 0)?;
                 let store_id = u64::from_str_radix(&id, 16)
                     .map_err(|_| StorageError::Corrupt(format!("store id {id:?}")))?;
-                let rows = connection.query(seam::sql::LOG_HEAD, &[])?;
+                let rows = connection.read(seam::sql::LOG_HEAD, &[])?;
                 let head: i64 = seam::column(&rows[0], 0)?;
                 Ok((store_id, head as u64))
             })

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use postgres::types::ToSql;
 use postgres::{Client, NoTls, Row, Statement};
@@ -184,7 +184,35 @@ impl Connection {
     }
 }
 
+/// How soon a read must fail for its connection to count as found dead rather than lost while
+/// it ran: a connection the database ended while it sat in the pool (a restart, a failover,
+/// `pg_terminate_backend`, a proxy that dropped it) fails at once, its end already waiting in
+/// the socket; one lost mid-read fails after [`USER_TIMEOUT`] or the keepalives.
+const FOUND_DEAD: Duration = Duration::from_secs(1);
+
 impl Connection {
+    /// Runs one statement that only reads, as [`Connection::query`] does. When it fails at once
+    /// and its connection has closed (the database ended it while it sat in the pool), the read
+    /// is sent once more on a new connection, as a read changes nothing: so after the database
+    /// comes back, each connection's first read is answered rather than refused. A connection
+    /// lost while the read ran is not tried again: its caller has waited long enough.
+    pub(crate) fn read(
+        &mut self,
+        sql: &'static str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>, StorageError> {
+        let sent = Instant::now();
+        let first = self.query(sql, params);
+        let found_dead = self.client.as_ref().is_some_and(Client::is_closed);
+        if first.is_err() && found_dead && sent.elapsed() < FOUND_DEAD {
+            tracing::info!(
+                "a PostgreSQL connection of the pool was found closed; reading again on a new one"
+            );
+            return self.query(sql, params);
+        }
+        first
+    }
+
     /// As [`Connection::query`], telling a refused statement from a lost connection.
     pub(crate) fn query_or_refused(
         &mut self,

@@ -214,7 +214,7 @@ impl EventStore for PostgresStore {
         self.inner.head_reads.ask(stream.to_string(), |streams| {
             self.read(move |connection| {
                 connection
-                    .query(sql::HEADS, &[&streams])?
+                    .read(sql::HEADS, &[&streams])?
                     .iter()
                     .map(|row| Ok((column(row, 0)?, from_bigint(column(row, 1)?)?)))
                     .collect()
@@ -229,7 +229,7 @@ impl EventStore for PostgresStore {
     ) -> Result<Option<Appended>, StorageError> {
         let (stream, command_id) = (stream.to_string(), command_id.to_string());
         self.read(move |connection| {
-            let rows = connection.query(sql::APPENDED_FOR, &[&stream, &command_id])?;
+            let rows = connection.read(sql::APPENDED_FOR, &[&stream, &command_id])?;
             rows.first()
                 .map(|row| {
                     Ok(Appended {
@@ -263,7 +263,7 @@ impl EventStore for PostgresStore {
                     afters.push(bigint(*after));
                     limits.push(bigint(*limit));
                 }
-                let rows = connection.query(sql::READ_STREAMS, &[&streams, &afters, &limits])?;
+                let rows = connection.read(sql::READ_STREAMS, &[&streams, &afters, &limits])?;
                 let mut answers: HashMap<(String, u64, usize), Vec<Envelope>> = HashMap::new();
                 for row in &rows {
                     // The question's number, from 1.
@@ -288,7 +288,7 @@ impl EventStore for PostgresStore {
         let store = self.clone();
         self.read(move |connection| {
             let rows =
-                connection.query(sql::READ_ALL, &[&bigint(after_position), &bigint(limit)])?;
+                connection.read(sql::READ_ALL, &[&bigint(after_position), &bigint(limit)])?;
             rows.iter().map(|row| store.envelope(row)).collect()
         })
     }
@@ -296,7 +296,7 @@ impl EventStore for PostgresStore {
     fn command(&self, stream: &str, version: u64) -> Result<Option<StoredCommand>, StorageError> {
         let stream = stream.to_string();
         self.read(move |connection| {
-            let rows = connection.query(sql::COMMAND, &[&stream, &bigint(version)])?;
+            let rows = connection.read(sql::COMMAND, &[&stream, &bigint(version)])?;
             rows.first()
                 .map(|row| {
                     Ok(StoredCommand {
@@ -328,7 +328,7 @@ impl EventStore for PostgresStore {
         let after = after.unwrap_or_default().to_string();
         self.read(move |connection| {
             connection
-                .query(sql::TAGGED, &[&name, &value, &after, &bigint(limit)])?
+                .read(sql::TAGGED, &[&name, &value, &after, &bigint(limit)])?
                 .iter()
                 .map(|row| column(row, 0))
                 .collect()
@@ -338,7 +338,7 @@ impl EventStore for PostgresStore {
     fn tags(&self, stream: &str) -> Result<Vec<(String, String)>, StorageError> {
         let stream = stream.to_string();
         self.read(move |connection| {
-            let rows = connection.query(sql::TAGS, &[&stream])?;
+            let rows = connection.read(sql::TAGS, &[&stream])?;
             let Some(row) = rows.first() else {
                 return Ok(Vec::new());
             };
@@ -352,7 +352,7 @@ impl EventStore for PostgresStore {
         let (stream, name) = (stream.to_string(), name.to_string());
         self.read(move |connection| {
             connection
-                .query(sql::SECRET, &[&stream, &name])?
+                .read(sql::SECRET, &[&stream, &name])?
                 .first()
                 .map(|row| column(row, 0))
                 .transpose()
@@ -389,7 +389,7 @@ impl EventStore for PostgresStore {
                 .inner
                 .pool
                 .run_async(
-                    move |connection| match connection.query(sql::HEAD, &[&name])?.first() {
+                    move |connection| match connection.read(sql::HEAD, &[&name])?.first() {
                         Some(row) => from_bigint(column(row, 0)?),
                         None => Ok(0),
                     },
@@ -527,7 +527,7 @@ impl RecordStore for PostgresStore {
         let (tree, key) = (tree.to_string(), key.to_string());
         self.read(move |connection| {
             connection
-                .query(sql::GET_RECORD, &[&tree, &key])?
+                .read(sql::GET_RECORD, &[&tree, &key])?
                 .first()
                 .map(|row| column(row, 0))
                 .transpose()
@@ -542,7 +542,7 @@ impl RecordStore for PostgresStore {
         let (tree, prefix) = (tree.to_string(), prefix.to_string());
         self.read(move |connection| {
             connection
-                .query(sql::RECORDS_WITH_PREFIX, &[&tree, &prefix])?
+                .read(sql::RECORDS_WITH_PREFIX, &[&tree, &prefix])?
                 .iter()
                 .map(|row| Ok((column(row, 0)?, column(row, 1)?)))
                 .collect()
