@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use postgres::Row;
 
-use super::pool::{Connection, Failure, GENERIC_PLANS};
+use super::pool::{Connection, Failure};
 use super::seam::column;
 use crate::envelope::{Appended, Batch};
 use crate::error::{AppendError, StorageError};
@@ -315,7 +315,7 @@ impl Appender {
         let url: Arc<str> = Arc::from(url);
         for n in 0..threads.max(1) {
             let queue = Arc::clone(&queue);
-            let mut connection = Connection::with_settings(Arc::clone(&url), GENERIC_PLANS);
+            let mut connection = Connection::new(Arc::clone(&url));
             std::thread::Builder::new()
                 .name(format!("postgres-append-{n}"))
                 .spawn(move || {

@@ -22,16 +22,14 @@ pub(crate) struct Connection {
     url: Arc<str>,
     client: Option<Client>,
     statements: HashMap<&'static str, Statement>,
-    /// Settings sent once a connection is made, before any statement.
-    settings: &'static str,
 }
 
-/// The pool's and the appenders' connections plan each prepared statement once, for every
-/// value: each of the store's reads and each statement of the group append finds its rows by
+/// Every connection (the pool's and the appenders') plans each prepared statement once, for
+/// every value: each of the store's reads and each statement of the group append finds its rows by
 /// key whatever the values, and planning them again at each call (the default, for statements
 /// over arrays and for those inside a PL/pgSQL function) took longer than running them: a
 /// read of several streams, and a quarter of a group's cost in PostgreSQL (BENCHMARKS.md).
-pub(crate) const GENERIC_PLANS: &str = "SET plan_cache_mode = force_generic_plan";
+const GENERIC_PLANS: &str = "SET plan_cache_mode = force_generic_plan";
 
 /// How long a connection may take to be made before it counts as failed.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -120,15 +118,6 @@ impl Connection {
             url,
             client: None,
             statements: HashMap::new(),
-            settings: "",
-        }
-    }
-
-    /// A connection that sends `settings` (SQL) once connected.
-    pub(crate) fn with_settings(url: Arc<str>, settings: &'static str) -> Connection {
-        Connection {
-            settings,
-            ..Connection::new(url)
         }
     }
 
@@ -141,11 +130,9 @@ impl Connection {
             let mut client = config(&self.url)?
                 .connect(NoTls)
                 .map_err(|e| StorageError::Unavailable(format!("cannot connect: {e}")))?;
-            if !self.settings.is_empty() {
-                client
-                    .batch_execute(self.settings)
-                    .map_err(|e| database_error(&e))?;
-            }
+            client
+                .batch_execute(GENERIC_PLANS)
+                .map_err(|e| database_error(&e))?;
             self.client = Some(client);
         }
         self.client.as_mut().ok_or(StorageError::Closed)
@@ -307,7 +294,7 @@ impl Pool {
         for n in 0..size {
             let jobs = Arc::clone(&jobs);
             let counts = Arc::clone(&counts);
-            let mut connection = Connection::with_settings(Arc::clone(&url), GENERIC_PLANS);
+            let mut connection = Connection::new(Arc::clone(&url));
             std::thread::Builder::new()
                 .name(format!("postgres-{n}"))
                 .spawn(move || {
