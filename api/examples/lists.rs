@@ -27,9 +27,9 @@
 
 mod common;
 
-use api::app::players::Players;
-use api::app::sealing::{SecretsKey, DEFAULT_KEY_FILE};
-use api::app::{Games, NewGame, PlayerCommand};
+use app::players::Players;
+use app::sealing::{SecretsKey, DEFAULT_KEY_FILE};
+use app::{Games, NewGame, PlayerCommand};
 use clap::Parser;
 use domain::Registry;
 use serde_json::{json, Value};

@@ -261,10 +261,10 @@ impl Server {
                     listener,
                     Arc::new(store),
                     Registry::standard(),
-                    Arc::new(api::app::sealing::SecretsKey::generate().expect("a key")),
-                    api::app::webhooks::delivery::DeliverySettings::default(),
+                    Arc::new(app::sealing::SecretsKey::generate().expect("a key")),
+                    app::webhooks::delivery::DeliverySettings::default(),
                     api::state::CapacitySettings::default(),
-                    api::limits::LimitSettings::unlimited(),
+                    app::limits::LimitSettings::unlimited(),
                 )
                 .expect("the server starts");
                 sender.send(server.handle()).expect("main waits");
@@ -629,7 +629,7 @@ async fn append_game(store: &Store, registry: &Registry, id: &str, game: &GameLo
         command_id: None,
         command: game.commands.last().and_then(|c| c.command.clone()),
         recorded_at: chrono::Utc::now(),
-        tags: Some(api::app::index::tags(live.as_ref())),
+        tags: Some(app::index::tags(live.as_ref())),
         secrets: vec![("seed".to_string(), seed.0.to_vec())],
     };
     store

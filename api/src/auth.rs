@@ -1,10 +1,11 @@
 //! Bearer tokens: `Authorization: Bearer <token>` names the player a request acts for.
 
-use crate::app::players::Player;
-use crate::problem::ApiError;
+use crate::problem::HttpError;
 use crate::state::AppState;
 use actix_web::dev::Payload;
 use actix_web::{web, FromRequest, HttpRequest};
+use app::players::Player;
+use app::ApiError;
 use std::future::{ready, Ready};
 
 /// The player a request acts for; the request is refused without a valid token.
@@ -45,25 +46,29 @@ fn player(req: &HttpRequest) -> Result<Option<Player>, ApiError> {
 }
 
 impl FromRequest for Authenticated {
-    type Error = ApiError;
-    type Future = Ready<Result<Self, ApiError>>;
+    type Error = HttpError;
+    type Future = Ready<Result<Self, HttpError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(player(req).and_then(|p| {
-            p.map(Authenticated).ok_or_else(|| {
-                ApiError::unauthorized(
-                    "This needs a player's token: `Authorization: Bearer <token>` (POST /v1/players gives one).",
-                )
-            })
-        }))
+        ready(
+            player(req)
+                .and_then(|p| {
+                    p.map(Authenticated).ok_or_else(|| {
+                        ApiError::unauthorized(
+                            "This needs a player's token: `Authorization: Bearer <token>` (POST /v1/players gives one).",
+                        )
+                    })
+                })
+                .map_err(HttpError),
+        )
     }
 }
 
 impl FromRequest for MaybeAuthenticated {
-    type Error = ApiError;
-    type Future = Ready<Result<Self, ApiError>>;
+    type Error = HttpError;
+    type Future = Ready<Result<Self, HttpError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(player(req).map(MaybeAuthenticated))
+        ready(player(req).map(MaybeAuthenticated).map_err(HttpError))
     }
 }

@@ -2,11 +2,11 @@
 //! the `system` actor) within a moment of a deadline passing, even if nobody calls, and ends
 //! vacations whose days are used up. The rules themselves never read a clock: the keeper
 //! reads it and passes it in. Several servers on one database share one keeper: whichever
-//! holds the clock lease (see [`crate::app::leases`]).
+//! holds the clock lease (see [`app::leases`]).
 
-use crate::app::leases::CLOCK;
 use crate::state::AppState;
 use actix_web::web;
+use app::leases::CLOCK;
 use chrono::Utc;
 use domain::table::{SystemCommand, VacationEndReason};
 use std::time::Duration;
@@ -81,7 +81,7 @@ async fn follow(state: &web::Data<AppState>, mut from: u64) -> u64 {
         let reading = state.clone();
         let page = actix_web::rt::task::spawn_blocking(move || reading.games.log_after(from, PAGE))
             .await
-            .unwrap_or_else(|panic| Err(crate::problem::ApiError::internal(panic)));
+            .unwrap_or_else(|panic| Err(app::ApiError::internal(panic)));
         let page = match page {
             Ok(page) => page,
             Err(error) => {

@@ -2,12 +2,13 @@
 //! read from the headers, one call into the command service, and the answer shaped for the
 //! caller.
 
-use crate::app::PlayerCommand;
-use crate::problem::{ApiCode, ApiError};
+use crate::problem::HttpError;
 use crate::state::AppState;
 use crate::summary::{events_seen, summary, EventOut, GameSummary};
 use actix_web::http::header::{self, ContentType};
 use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
+use app::PlayerCommand;
+use app::{ApiCode, ApiError};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -59,7 +60,7 @@ pub async fn answer_command(
     id: &str,
     player: &str,
     command: Value,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     state.limits.command(player)?;
     let expected = expected_version(request)?;
     let key = idempotency_key(request)?;
@@ -105,7 +106,7 @@ pub fn json_sized<T: Serialize>(
     mut response: HttpResponseBuilder,
     value: &T,
     size: usize,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let mut body = Vec::with_capacity(size);
     serde_json::to_writer(&mut body, value).map_err(ApiError::internal)?;
     Ok(response.content_type(ContentType::json()).body(body))

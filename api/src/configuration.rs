@@ -134,7 +134,7 @@ pub struct ServeSettings {
     pub workers: Option<std::num::NonZeroUsize>,
     /// The most games kept folded in memory; the least recently used go first. About 2 KB a
     /// game: the default 5000 holds some 10 MB.
-    #[arg(long, env = "AVALANCHE_GAME_CACHE", default_value_t = crate::app::cache::DEFAULT_CAPACITY)]
+    #[arg(long, env = "AVALANCHE_GAME_CACHE", default_value_t = app::cache::DEFAULT_CAPACITY)]
     pub game_cache: usize,
     /// The most memory sled's page cache takes, in MiB.
     #[arg(long, env = "AVALANCHE_STORE_CACHE_MB", default_value_t = storage::SledStore::DEFAULT_CACHE_MB)]
@@ -151,38 +151,38 @@ pub struct ServeSettings {
     #[arg(long, env = "AVALANCHE_WEBHOOK_GIVE_UP_AFTER_S", default_value_t = 3 * 24 * 3600)]
     pub webhook_give_up_after_s: u64,
     /// Players created per client address per hour (0: no limit).
-    #[arg(long, env = "AVALANCHE_LIMIT_PLAYERS_PER_HOUR", default_value_t = crate::limits::LimitSettings::default().players_per_hour_per_address)]
+    #[arg(long, env = "AVALANCHE_LIMIT_PLAYERS_PER_HOUR", default_value_t = app::limits::LimitSettings::default().players_per_hour_per_address)]
     pub limit_players_per_hour: u32,
     /// Games created per player per hour (0: no limit).
-    #[arg(long, env = "AVALANCHE_LIMIT_GAMES_PER_HOUR", default_value_t = crate::limits::LimitSettings::default().games_per_hour_per_player)]
+    #[arg(long, env = "AVALANCHE_LIMIT_GAMES_PER_HOUR", default_value_t = app::limits::LimitSettings::default().games_per_hour_per_player)]
     pub limit_games_per_hour: u32,
     /// Games waiting for players in which one player may hold a seat (0: no limit).
-    #[arg(long, env = "AVALANCHE_LIMIT_OPEN_SEATS", default_value_t = crate::limits::LimitSettings::default().open_seats_per_player)]
+    #[arg(long, env = "AVALANCHE_LIMIT_OPEN_SEATS", default_value_t = app::limits::LimitSettings::default().open_seats_per_player)]
     pub limit_open_seats: usize,
     /// Commands per player per second, twice as many at once (0: no limit).
-    #[arg(long, env = "AVALANCHE_LIMIT_COMMANDS_PER_SECOND", default_value_t = crate::limits::LimitSettings::default().commands_per_second_per_player)]
+    #[arg(long, env = "AVALANCHE_LIMIT_COMMANDS_PER_SECOND", default_value_t = app::limits::LimitSettings::default().commands_per_second_per_player)]
     pub limit_commands_per_second: u32,
     /// Event streams and long-polls one player (or address) may hold open at once (0: no limit).
-    #[arg(long, env = "AVALANCHE_LIMIT_STREAMS", default_value_t = crate::limits::LimitSettings::default().streams_per_player)]
+    #[arg(long, env = "AVALANCHE_LIMIT_STREAMS", default_value_t = app::limits::LimitSettings::default().streams_per_player)]
     pub limit_streams: usize,
     /// Forks created per player per hour (0: no limit).
-    #[arg(long, env = "AVALANCHE_LIMIT_FORKS_PER_HOUR", default_value_t = crate::limits::LimitSettings::default().forks_per_hour_per_player)]
+    #[arg(long, env = "AVALANCHE_LIMIT_FORKS_PER_HOUR", default_value_t = app::limits::LimitSettings::default().forks_per_hour_per_player)]
     pub limit_forks_per_hour: u32,
     /// Games imported per player per hour (0: no limit).
-    #[arg(long, env = "AVALANCHE_LIMIT_IMPORTS_PER_HOUR", default_value_t = crate::limits::LimitSettings::default().imports_per_hour_per_player)]
+    #[arg(long, env = "AVALANCHE_LIMIT_IMPORTS_PER_HOUR", default_value_t = app::limits::LimitSettings::default().imports_per_hour_per_player)]
     pub limit_imports_per_hour: u32,
     /// Vacations started or ended per player per day (0: no limit).
-    #[arg(long, env = "AVALANCHE_LIMIT_VACATION_CHANGES_PER_DAY", default_value_t = crate::limits::LimitSettings::default().vacation_changes_per_day_per_player)]
+    #[arg(long, env = "AVALANCHE_LIMIT_VACATION_CHANGES_PER_DAY", default_value_t = app::limits::LimitSettings::default().vacation_changes_per_day_per_player)]
     pub limit_vacation_changes_per_day: u32,
     /// Tokens one player may hold at once (0: no limit).
-    #[arg(long, env = "AVALANCHE_LIMIT_TOKENS", default_value_t = crate::limits::LimitSettings::default().tokens_per_player)]
+    #[arg(long, env = "AVALANCHE_LIMIT_TOKENS", default_value_t = app::limits::LimitSettings::default().tokens_per_player)]
     pub limit_tokens: usize,
     /// Tokens issued per player per hour (0: no limit).
-    #[arg(long, env = "AVALANCHE_LIMIT_TOKENS_PER_HOUR", default_value_t = crate::limits::LimitSettings::default().tokens_per_hour_per_player)]
+    #[arg(long, env = "AVALANCHE_LIMIT_TOKENS_PER_HOUR", default_value_t = app::limits::LimitSettings::default().tokens_per_hour_per_player)]
     pub limit_tokens_per_hour: u32,
     /// Connections one client address may hold open at once (0: no limit; trusted proxies are
     /// not counted).
-    #[arg(long, env = "AVALANCHE_LIMIT_CONNECTIONS_PER_ADDRESS", default_value_t = crate::limits::LimitSettings::default().connections_per_address)]
+    #[arg(long, env = "AVALANCHE_LIMIT_CONNECTIONS_PER_ADDRESS", default_value_t = app::limits::LimitSettings::default().connections_per_address)]
     pub limit_connections_per_address: usize,
     /// Proxies (addresses such as `10.0.0.5`, or ranges such as `10.0.0.0/8`) whose
     /// `X-Forwarded-For` names the client, for the limits counted per client address; from any

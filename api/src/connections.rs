@@ -14,8 +14,7 @@
 //!   them: above `soft` open connections a new one is kept only from an address that holds
 //!   none yet (the health checker of a load balancer, a player arriving), above `hard` none.
 
-use crate::limits::{address_key, is_trusted_proxy};
-use crate::problem::ApiCode;
+use crate::problem::HttpStatus;
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{
     forward_ready, Extensions, Payload, Service, ServiceRequest, ServiceResponse, Transform,
@@ -24,6 +23,8 @@ use actix_web::error::PayloadError;
 use actix_web::http::ConnectionType;
 use actix_web::web::Bytes;
 use actix_web::HttpMessage;
+use app::limits::{address_key, forwarded_client, is_trusted_proxy};
+use app::ApiCode;
 use futures_util::future::LocalBoxFuture;
 use futures_util::Stream;
 use ipnet::IpNet;
@@ -331,4 +332,22 @@ impl Stream for DeadlinePayload {
         }
         Poll::Pending
     }
+}
+
+/// The key of the limits counted per client address, for the address a request came from:
+/// the peer's, or when the peer is a trusted proxy the client it names (see
+/// [`forwarded_client`]); an IPv6 address by its /64.
+pub fn client_address(request: &actix_web::HttpRequest) -> String {
+    let Some(peer) = request.peer_addr().map(|peer| peer.ip()) else {
+        return "unknown".to_string();
+    };
+    let trusted = request
+        .app_data::<actix_web::web::Data<crate::state::AppState>>()
+        .map(|state| state.limits.settings.trusted_proxies.as_slice())
+        .unwrap_or_default();
+    let forwarded = request
+        .headers()
+        .get_all("X-Forwarded-For")
+        .filter_map(|value| value.to_str().ok());
+    address_key(forwarded_client(peer, forwarded, trusted))
 }

@@ -3,11 +3,12 @@
 //! between parsers (serde_json keeps the last): `{"type": "offer_draw", "type": "resign"}`
 //! must not mean one thing to a proxy that checked it and another to this server.
 
-use crate::problem::{ApiCode, ApiError};
+use crate::problem::HttpError;
 use actix_web::dev::Payload;
 use actix_web::http::StatusCode;
 use actix_web::mime;
 use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
+use app::{ApiCode, ApiError};
 use futures_util::future::LocalBoxFuture;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use std::collections::HashSet;
@@ -30,8 +31,8 @@ impl<T> std::ops::Deref for Json<T> {
 }
 
 impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
-    type Error = ApiError;
-    type Future = LocalBoxFuture<'static, Result<Json<T>, ApiError>>;
+    type Error = HttpError;
+    type Future = LocalBoxFuture<'static, Result<Json<T>, HttpError>>;
 
     fn from_request(request: &HttpRequest, payload: &mut Payload) -> Self::Future {
         let is_json =
@@ -39,7 +40,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
                 mime.subtype() == mime::JSON || mime.suffix() == Some(mime::JSON)
             });
         let bytes = web::Bytes::from_request(request, payload);
-        Box::pin(async move {
+        let read = async move {
             if !is_json {
                 return Err(ApiError::new(
                     ApiCode::UnsupportedMediaType,
@@ -59,7 +60,8 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
                 }
             })?;
             parse(&bytes).map(Json)
-        })
+        };
+        Box::pin(async move { read.await.map_err(HttpError) })
     }
 }
 

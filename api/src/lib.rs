@@ -2,7 +2,6 @@
 //! (`app`), which joins `domain` to `storage`.
 
 pub mod allocator;
-pub mod app;
 pub mod auth;
 pub mod backup;
 pub mod clock;
@@ -10,8 +9,6 @@ pub mod command_answer;
 pub mod configuration;
 pub mod connections;
 pub mod json_body;
-pub mod limits;
-pub mod metrics;
 pub mod migrate;
 pub mod offline;
 pub mod openapi;

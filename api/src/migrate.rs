@@ -12,9 +12,9 @@ use domain::audit::audit_with_secrets;
 use domain::Registry;
 use storage::{CopyError, CopyReport, PostgresStore, SledStore, Storage};
 
-use crate::app::index::LISTED;
-use crate::app::repository::Repository;
-use crate::app::sealing::{KeyError, SecretsKey, DEFAULT_KEY_FILE};
+use app::index::LISTED;
+use app::repository::Repository;
+use app::sealing::{KeyError, SecretsKey, DEFAULT_KEY_FILE};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MigrateError {
@@ -122,9 +122,7 @@ fn audit_games(store: Arc<dyn Storage>, key: Arc<SecretsKey>) -> Result<u64, Mig
             let log = repository
                 .read_log(id, slot.game.kind(), None)
                 .map_err(|e| failed(id, format!("its log cannot be read: {e}")))?;
-            let mut secrets = slot.earlier_seeds().to_vec();
-            secrets.push(slot.secret_seed());
-            let report = audit_with_secrets(&registry, &log, &secrets)
+            let report = audit_with_secrets(&registry, &log, &slot.audit_seeds())
                 .map_err(|divergence| failed(id, format!("the audit diverges: {divergence:?}")))?;
             if report.events != store.head(id).unwrap_or(0) {
                 return Err(failed(id, "the audit did not cover every event".into()));

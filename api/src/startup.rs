@@ -1,18 +1,19 @@
 //! Builds the application, so that tests can start it on port 0, and runs it.
 
-use crate::app::sealing::{KeyError, SecretsKey, DEFAULT_KEY_FILE};
-use crate::app::webhooks::address::AddressPolicy;
-use crate::app::webhooks::delivery::DeliverySettings;
 use crate::configuration::ServeSettings;
-use crate::limits::LimitSettings;
-use crate::problem::ApiCode;
-use crate::problem::{self, ApiError};
+use crate::problem::{self, HttpError};
 use crate::routes;
 use crate::state::{AppState, CapacitySettings};
 use crate::telemetry::request_span::RequestSpan;
 use actix_web::http::StatusCode;
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
 use actix_web::{web, App, HttpServer, ResponseError};
+use app::limits::LimitSettings;
+use app::sealing::{KeyError, SecretsKey, DEFAULT_KEY_FILE};
+use app::webhooks::address::AddressPolicy;
+use app::webhooks::delivery::DeliverySettings;
+use app::ApiCode;
+use app::ApiError;
 use domain::Registry;
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -177,9 +178,7 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
 
 /// How mail is sent and taken, from the settings: the relay of `--smtp-url` (or the file of
 /// `--smtp-url-file`), else `.eml` files in `outbox/` under `--data`.
-pub fn mail_settings(
-    settings: &ServeSettings,
-) -> Result<crate::app::mail::MailSettings, StartupError> {
+pub fn mail_settings(settings: &ServeSettings) -> Result<app::mail::MailSettings, StartupError> {
     let relay = match (&settings.smtp_url, &settings.smtp_url_file) {
         (Some(url), _) => Some(url.trim().to_string()),
         (None, Some(file)) => {
@@ -189,7 +188,7 @@ pub fn mail_settings(
         (None, None) => None,
     };
     let folder = relay.is_none().then(|| settings.data.join("outbox"));
-    Ok(crate::app::mail::MailSettings {
+    Ok(app::mail::MailSettings {
         relay,
         folder,
         from: settings.mail_from.clone(),
@@ -201,7 +200,7 @@ pub fn mail_settings(
         retry_min: Duration::from_millis(settings.mail_retry_ms.max(1)),
         inbound_per_hour: settings.mail_inbound_per_hour,
         clock_warnings: settings.mail_clock_warnings.iter().map(|w| w.0).collect(),
-        ..crate::app::mail::MailSettings::default()
+        ..app::mail::MailSettings::default()
     })
 }
 
@@ -293,7 +292,7 @@ fn not_found<B>(
             "There is nothing at this path; see /docs/.",
         )
     };
-    let mut response = error.error_response();
+    let mut response = HttpError(error).error_response();
     if let Some(methods) = methods {
         if let Ok(value) = actix_web::http::header::HeaderValue::from_str(&methods.join(", ")) {
             response
@@ -328,7 +327,7 @@ pub fn run_with(
         delivery,
         capacity,
         limits,
-        crate::app::mail::MailSettings::default(),
+        app::mail::MailSettings::default(),
         None,
     )
 }
@@ -343,7 +342,7 @@ pub fn run_with_mail(
     delivery: DeliverySettings,
     capacity: CapacitySettings,
     limits: LimitSettings,
-    mail: crate::app::mail::MailSettings,
+    mail: app::mail::MailSettings,
     smtp: Option<TcpListener>,
 ) -> std::io::Result<actix_web::dev::Server> {
     let openapi = crate::openapi::document(&registry);
@@ -358,11 +357,11 @@ pub fn run_with_mail(
     let stopping = state.clone();
     if let Some(smtp) = smtp {
         let (sink, mut taken) = tokio::sync::mpsc::unbounded_channel();
-        crate::app::mail::listener::start(smtp, state.mail.clone(), sink)?;
+        app::mail::listener::start(smtp, state.mail.clone(), sink)?;
         let receiving = state.clone();
         actix_web::rt::spawn(async move {
             while let Some(inbound) = taken.recv().await {
-                let crate::app::mail::listener::Inbound { recipients, raw } = inbound;
+                let app::mail::listener::Inbound { recipients, raw } = inbound;
                 receiving
                     .mail
                     .receive(&receiving.games, &raw, &recipients)

@@ -1,23 +1,23 @@
 //! What every handler shares: the application (games, players, their vacations, webhooks).
 //! The store itself is held only inside the application layer.
 
-use crate::app::cache::DEFAULT_CAPACITY;
-use crate::app::leases::Leases;
-use crate::app::metered::Metered;
-use crate::app::players::Players;
-use crate::app::sealing::SecretsKey;
-use crate::app::vacations::Vacations;
-use crate::app::webhooks::delivery::DeliverySettings;
-use crate::app::webhooks::Webhooks;
-use crate::app::Games;
-use crate::metrics::{Metrics, Snapshot};
+use app::cache::DEFAULT_CAPACITY;
+use app::leases::Leases;
+use app::metered::Metered;
+use app::metrics::{Metrics, Snapshot};
+use app::players::Players;
+use app::sealing::SecretsKey;
+use app::vacations::Vacations;
+use app::webhooks::delivery::DeliverySettings;
+use app::webhooks::Webhooks;
+use app::Games;
 use domain::Registry;
 use std::sync::Arc;
 use storage::Storage;
 
 pub struct AppState {
     pub games: Games,
-    pub limits: crate::limits::Limits,
+    pub limits: app::limits::Limits,
     pub players: Arc<Players>,
     pub vacations: Vacations,
     pub registry: Arc<Registry>,
@@ -28,9 +28,9 @@ pub struct AppState {
     /// `leases.held()` names them.
     pub leases: Arc<Leases>,
     /// This node, and the settings it must agree on with the other nodes of its store.
-    pub node: crate::app::nodes::ThisNode,
+    pub node: app::nodes::ThisNode,
     /// Mail: addresses, the outbox and its worker, replies.
-    pub mail: Arc<crate::app::mail::Mail>,
+    pub mail: Arc<app::mail::Mail>,
 }
 
 impl AppState {
@@ -44,7 +44,7 @@ impl AppState {
             reads_fenced: gauges.reads_fenced,
             reads_read: gauges.reads_read,
             open_streams: self.limits.open_streams(),
-            clock_held: self.leases.holds(crate::app::leases::CLOCK),
+            clock_held: self.leases.holds(app::leases::CLOCK),
             webhooks: self.webhooks.backlogs(),
             webhook_counts: self.webhooks.delivery_counts(),
             mail: self.mail.metrics(),
@@ -79,7 +79,7 @@ impl AppState {
         key: Arc<SecretsKey>,
         delivery: DeliverySettings,
         capacity: CapacitySettings,
-        limits: crate::limits::LimitSettings,
+        limits: app::limits::LimitSettings,
     ) -> std::io::Result<AppState> {
         AppState::new_with_mail(
             store,
@@ -88,7 +88,7 @@ impl AppState {
             delivery,
             capacity,
             limits,
-            crate::app::mail::MailSettings::default(),
+            app::mail::MailSettings::default(),
         )
     }
 
@@ -99,8 +99,8 @@ impl AppState {
         key: Arc<SecretsKey>,
         delivery: DeliverySettings,
         capacity: CapacitySettings,
-        limits: crate::limits::LimitSettings,
-        mail: crate::app::mail::MailSettings,
+        limits: app::limits::LimitSettings,
+        mail: app::mail::MailSettings,
     ) -> std::io::Result<AppState> {
         let registry = Arc::new(registry);
         let metrics = Arc::new(Metrics::default());
@@ -109,7 +109,7 @@ impl AppState {
         // One token cache and one listener of revocations for the server: mail reads names
         // through the same players.
         let players = Arc::new(Players::new(store.clone()));
-        let mail = Arc::new(crate::app::mail::Mail::new(
+        let mail = Arc::new(app::mail::Mail::new(
             store.clone(),
             players.clone(),
             registry.clone(),
@@ -117,7 +117,7 @@ impl AppState {
             mail,
         ));
         mail.start(leases.clone())?;
-        let node = crate::app::nodes::ThisNode::new(&limits, &delivery.addresses);
+        let node = app::nodes::ThisNode::new(&limits, &delivery.addresses);
         Ok(AppState {
             node,
             mail,
@@ -130,7 +130,7 @@ impl AppState {
             )?,
             leases,
             games: Games::new(store.clone(), registry.clone(), key, capacity.game_cache),
-            limits: crate::limits::Limits::new(limits),
+            limits: app::limits::Limits::new(limits),
             players,
             vacations: Vacations::new(store),
             registry,

@@ -1,9 +1,9 @@
 //! The shapes games are shown in: the summary every endpoint shares, shaped for its viewer.
 
-use crate::app::players::Players;
-use crate::app::Slot;
 #[allow(unused_imports)] // named in schema attributes
 use crate::wire::{GameEvent, GameView};
+use app::players::Players;
+use app::Slot;
 use chrono::{DateTime, Utc};
 use domain::engine::{Outcome, Seat};
 use domain::table::{ForkOrigin, SeatClock, Status, TimeControl};
@@ -125,7 +125,7 @@ pub struct GamePage {
 impl GamePage {
     /// The summaries of a page of games, as `player` may see them (without views).
     pub async fn of(
-        page: crate::app::lists::Page<crate::app::SlotRef>,
+        page: app::lists::Page<app::SlotRef>,
         players: &Players,
         player: Option<&str>,
     ) -> GamePage {
@@ -197,7 +197,7 @@ pub fn summary(
                 player_display_name: id
                     .as_deref()
                     .zip(name.as_deref())
-                    .map(|(id, name)| crate::app::players::display_name(id, name)),
+                    .map(|(id, name)| app::players::display_name(id, name)),
                 player_name: name,
                 player_id: id,
                 clock: timed.then(|| clocks.get(seat).copied().unwrap_or_default()),

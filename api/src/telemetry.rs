@@ -74,7 +74,7 @@ fn request_id_of(sent: Option<&str>) -> Arc<str> {
 fn fresh_request_id() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    crate::app::randomness::random_hex::<8>()
+    app::randomness::random_hex::<8>()
         .unwrap_or_else(|_| format!("n{:015x}", COUNTER.fetch_add(1, Ordering::Relaxed)))
 }
 
@@ -119,7 +119,7 @@ pub mod request_span {
     use tracing::Instrument;
 
     use super::{request_id_of, REQUEST_ID, REQUEST_ID_HEADER};
-    use crate::metrics::{Metrics, Outcome};
+    use app::metrics::{Metrics, Outcome};
 
     /// The route commands are posted to.
     const COMMANDS: &str = "/v1/games/{id}/commands";

@@ -3,7 +3,8 @@
 //! that moment is set back to it, and the nodes' records are left out; restored, every event
 //! keeps its version, position and id.
 
-use api::backup::{dump, format, restore};
+use api::backup::restore;
+use app::backup::{dump, format};
 use serde_json::json;
 use storage::{Batch, NewEvent, SledStore};
 

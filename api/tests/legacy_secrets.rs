@@ -2,10 +2,10 @@
 //! server starting on it reads them as they are, seals them in place once, and then reads
 //! the same secrets sealed; no stream changes.
 
-use api::app::sealing::{stored_in_clear, SecretsKey};
-use api::app::webhooks::delivery::DeliverySettings;
-use api::app::webhooks::{Webhook, Webhooks};
-use api::app::{Games, NewGame};
+use app::sealing::{stored_in_clear, SecretsKey};
+use app::webhooks::delivery::DeliverySettings;
+use app::webhooks::{Webhook, Webhooks};
+use app::{Games, NewGame};
 use domain::engine::Viewer;
 use domain::Registry;
 use std::sync::Arc;
@@ -101,7 +101,7 @@ async fn a_webhook_secret_in_clear_is_sealed_when_the_webhooks_start() {
         registry,
         key.clone(),
         DeliverySettings::default(),
-        Arc::new(api::app::leases::Leases::new(store.clone())),
+        Arc::new(app::leases::Leases::new(store.clone())),
     )
     .expect("the webhooks start");
 

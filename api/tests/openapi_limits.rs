@@ -4,8 +4,8 @@
 //! is taken, one over is refused with a sentence that names the limit. A limit dropped from the
 //! document, or changed in the code alone, fails here.
 
-use api::app::mail::account::{parse_address, CODE_DIGITS, MAX_ADDRESS};
-use api::app::players::clean_name;
+use app::mail::account::{parse_address, CODE_DIGITS, MAX_ADDRESS};
+use app::players::clean_name;
 use domain::table::TimeControl;
 use domain::{GameKind, Registry};
 use serde_json::{json, Map, Value};
@@ -89,7 +89,7 @@ fn names_labels_addresses_codes_and_urls_have_the_lengths_the_server_takes() {
 
     let url = &schema(&doc, "NewWebhook")["properties"]["url"];
     let most = bound(url, "maxLength", "NewWebhook.url") as usize;
-    assert_eq!(most, api::app::webhooks::MAX_URL_LENGTH);
+    assert_eq!(most, app::webhooks::MAX_URL_LENGTH);
     assert!(url["description"]
         .as_str()
         .is_some_and(|d| d.contains(&format!("at most {most} characters"))));

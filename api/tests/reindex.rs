@@ -2,9 +2,9 @@
 //! filtered by status and kind before the reindex (by walking the status) and after it (by the
 //! entry the reindex added), the reindex changes no stream, and it runs once per store.
 
-use api::app::lists::GameFilter;
-use api::app::sealing::SecretsKey;
-use api::app::{Games, NewGame};
+use app::lists::GameFilter;
+use app::sealing::SecretsKey;
+use app::{Games, NewGame};
 use domain::table::Status;
 use domain::Registry;
 use std::sync::Arc;

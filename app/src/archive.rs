@@ -2,11 +2,11 @@
 //! them) for replays, audits and exports, and an audited log written as a new game (imports
 //! and forks).
 
-use crate::app::commands::append_error;
-use crate::app::index::tags;
-use crate::app::randomness::game_id;
-use crate::app::repository::{Repository, Slot, EARLIER_SEEDS, SEED};
-use crate::problem::ApiError;
+use crate::commands::append_error;
+use crate::error::ApiError;
+use crate::index::tags;
+use crate::randomness::game_id;
+use crate::repository::{Repository, Slot, EARLIER_SEEDS, SEED};
 use domain::log::{GameLog, LoggedCommand, LoggedEvent};
 use domain::registry::EventRecord;
 use domain::table::TurnHistory;
@@ -146,7 +146,7 @@ impl Repository {
                 .map(|e| EventRecord::stored(e.event_type.clone(), e.payload.clone()))
                 .collect();
             let batch = Batch {
-                events: crate::app::commands::to_new_events(&events),
+                events: crate::commands::to_new_events(&events),
                 actor: command.actor.clone(),
                 command_id: None,
                 command: command.command.clone(),
@@ -176,12 +176,12 @@ impl Repository {
     }
 }
 
-impl crate::app::Games {
+impl crate::Games {
     /// Whether this node's store is backed up by `avalanche backup`: a sled store is; a
     /// PostgreSQL store is refused with `backup_not_here` and the advice to use `pg_dump`.
     pub fn takes_backups(&self) -> Result<storage::SledStore, ApiError> {
         self.repository().store().sled_store().ok_or_else(|| {
-            ApiError::new(crate::problem::ApiCode::BackupNotHere,
+            ApiError::new(crate::error::ApiCode::BackupNotHere,
                 "This node's store is PostgreSQL: back it up with pg_dump, which copies a consistent snapshot while the nodes play.",
             )
         })

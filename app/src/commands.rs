@@ -5,13 +5,13 @@
 //! superseded, a start puts the clocks in line with vacations. Commands of one game are
 //! decided one at a time, in arrival order (a fair lock per game); games run in parallel.
 
-use crate::app::deadlines::Deadlines;
-use crate::app::index::{self, tags};
-use crate::app::notices;
-use crate::app::randomness;
-use crate::app::repository::{Repository, Slot, SlotRef, SEED};
-use crate::app::sealing::SecretsKey;
-use crate::problem::{ApiCode, ApiError};
+use crate::deadlines::Deadlines;
+use crate::error::{ApiCode, ApiError};
+use crate::index::{self, tags};
+use crate::notices;
+use crate::randomness;
+use crate::repository::{Repository, Slot, SlotRef, SEED};
+use crate::sealing::SecretsKey;
 use chrono::{DateTime, Utc};
 use domain::engine::{Context, ErrorCode, Seat};
 use domain::log::GameLog;
@@ -94,12 +94,12 @@ pub struct PlayerCommand<'a> {
 pub struct Games {
     repository: Repository,
     deadlines: Deadlines,
-    /// The players on vacation now (kept by [`crate::app::vacations::Vacations`]).
+    /// The players on vacation now (kept by [`crate::vacations::Vacations`]).
     away: Mutex<HashSet<String>>,
-    /// Whether the store's index follows the current policy (see [`crate::app::reindex`]).
+    /// Whether the store's index follows the current policy (see [`crate::reindex`]).
     pub(crate) index_current: std::sync::atomic::AtomicBool,
-    /// The takeback forks this server owes (see [`crate::app::forks`]).
-    owed_forks: crate::app::forks::OwedForks,
+    /// The takeback forks this server owes (see [`crate::forks`]).
+    owed_forks: crate::forks::OwedForks,
 }
 
 pub(crate) fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
@@ -162,11 +162,11 @@ impl Games {
             deadlines: Deadlines::default(),
             away: Mutex::new(HashSet::new()),
             index_current: std::sync::atomic::AtomicBool::new(false),
-            owed_forks: crate::app::forks::OwedForks::default(),
+            owed_forks: crate::forks::OwedForks::default(),
         }
     }
 
-    pub(in crate::app) fn owed_forks(&self) -> &crate::app::forks::OwedForks {
+    pub(crate) fn owed_forks(&self) -> &crate::forks::OwedForks {
         &self.owed_forks
     }
 
@@ -180,7 +180,7 @@ impl Games {
 
     /// Where games are read: folds, logs, events, lists. Only the application layer reaches
     /// it: routes and the server's other parts ask `Games`, which answers typed refusals.
-    pub(in crate::app) fn repository(&self) -> &Repository {
+    pub(crate) fn repository(&self) -> &Repository {
         &self.repository
     }
 
@@ -260,7 +260,7 @@ impl Games {
 
     /// Writes a warning for each clock of game `id` that is low at `now` (once per clock run:
     /// one written already is not written again), beside the game (see
-    /// [`crate::app::notices`]), and watches when the next one gets low. Returns how many
+    /// [`crate::notices`]), and watches when the next one gets low. Returns how many
     /// were written.
     pub async fn warn_low_clocks(&self, id: &str, now: DateTime<Utc>) -> Result<usize, ApiError> {
         let slot_ref = self.repository.slot(id)?;
@@ -322,7 +322,7 @@ impl Games {
     /// (the vacation may have been taken on one of them).
     fn is_away(&self, player: &str) -> bool {
         if self.repository.shared() {
-            match crate::app::vacations::away_in_store(self.repository.store(), player) {
+            match crate::vacations::away_in_store(self.repository.store(), player) {
                 Ok(away) => return away,
                 Err(error) => {
                     tracing::warn!(%player, %error, "cannot read whether a player is away")

@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 #[derive(Default)]
 pub struct Deadlines {
     inner: Mutex<ByTime>,
-    /// When each game's next clock gets low (see [`crate::app::notices`]).
+    /// When each game's next clock gets low (see [`crate::notices`]).
     warnings: Mutex<ByTime>,
 }
 

@@ -1,11 +1,9 @@
-//! Errors as `application/problem+json` (RFC 9457) with a stable machine-readable `code` and a
-//! sentence a player understands. Our own faults are logged and shown without detail.
+//! The application's refusals: a stable machine-readable `code` and a sentence a player
+//! understands. Our own faults are logged and shown without detail. `api` answers them as
+//! `application/problem+json` (RFC 9457), with the HTTP status of their code.
 
-use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, ResponseError};
-
-use crate::app::replay::{NotShownYet, Unseen, WholePast};
-use domain::{ErrorClass, ErrorCode, Fault, Refusal, RuleError};
+use crate::replay::{NotShownYet, Unseen, WholePast};
+use domain::{ErrorCode, Fault, Refusal, RuleError};
 use serde::Serialize;
 use storage::{AppendError, FailureKind, StorageError};
 use utoipa::ToSchema;
@@ -15,37 +13,9 @@ pub const STORE_RETRY_AFTER: u64 = 5;
 /// Seconds a client waits before sending again a command whose outcome is unknown.
 pub const OUTCOME_RETRY_AFTER: u64 = 1;
 
-/// An error answer. `code` is stable and meant for programs; `detail` is for people.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[schema(example = json!({"type": "about:blank", "title": "Not your turn", "status": 409,
-    "code": "not_your_turn", "detail": "It is not your turn."}))]
-pub struct Problem {
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub title: String,
-    pub status: u16,
-    /// What went wrong, for programs to match on: a refusal of the rules (`not_your_turn`,
-    /// `illegal_command`, ...) or of the server (`version_conflict`, `game_not_found`, ...).
-    #[schema(value_type = String)]
-    pub code: Code,
-    pub detail: String,
-    /// The game's current version, for `version_conflict`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub current_version: Option<u64>,
-    /// More about the problem, for programs: the first failing half-turn of a record
-    /// (`half_turn`, `text`, `fen`, `reason`) or the first divergence of an audit (`version`,
-    /// `reason`, `expected`, `found`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    pub details: Option<serde_json::Value>,
-    /// The id of the request (its `X-Request-Id`), which names it in the server's logs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<String>,
-}
-
 /// The api's own codes: refusals of the server rather than of a game's rules. Each is a wire
-/// string clients match on (never change one) and has one HTTP status, given in
-/// [`ApiCode::status`] and nowhere else.
+/// string clients match on (never change one) and has one HTTP status, given in `api`'s
+/// `problem.rs` and nowhere else.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ApiCode {
@@ -99,32 +69,22 @@ pub enum ApiCode {
 }
 
 impl ApiCode {
-    /// The HTTP status of each of the api's codes: the one place it is chosen.
-    pub fn status(self) -> StatusCode {
+    /// A code of our side (answered 5xx): the request may well succeed when sent again.
+    pub fn is_ours(self) -> bool {
         use ApiCode::*;
         match self {
+            InternalError | StoreUnavailable | OutcomeUnknown | MailNotConfigured | ServerBusy => {
+                true
+            }
             BadRequest | MalformedJson | DuplicateKey | BadQuery | BadPath | BadIfMatch
             | BadIdempotencyKey | UnknownKind | InvalidName | InvalidLabel | InvalidEmail
-            | InvalidWebhookUrl => StatusCode::BAD_REQUEST,
-            Unauthorized => StatusCode::UNAUTHORIZED,
-            Forbidden => StatusCode::FORBIDDEN,
-            NotFound | GameNotFound | PlayerNotFound | TokenNotFound | VersionNotFound
-            | WebhookNotFound => StatusCode::NOT_FOUND,
-            MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            RequestTimeout => StatusCode::REQUEST_TIMEOUT,
-            InvalidCode | GameNotOpen | AlreadyOnVacation | NotOnVacation | NoVacationLeft
-            | TooManyWebhooks | AuditNotAvailable | LogNotAvailable | NoRecordNotation
-            | BackupNotHere => StatusCode::CONFLICT,
-            VersionConflict => StatusCode::PRECONDITION_FAILED,
-            PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            IdempotencyKeyReused | WrongVariant | IllegalRecord | UnfitRecord | GameNotFinished
-            | AuditFailed => StatusCode::UNPROCESSABLE_ENTITY,
-            RateLimited => StatusCode::TOO_MANY_REQUESTS,
-            InternalError => StatusCode::INTERNAL_SERVER_ERROR,
-            StoreUnavailable | OutcomeUnknown | MailNotConfigured | ServerBusy => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            | InvalidWebhookUrl | Unauthorized | Forbidden | NotFound | GameNotFound
+            | PlayerNotFound | TokenNotFound | VersionNotFound | WebhookNotFound
+            | MethodNotAllowed | RequestTimeout | InvalidCode | GameNotOpen | AlreadyOnVacation
+            | NotOnVacation | NoVacationLeft | TooManyWebhooks | AuditNotAvailable
+            | LogNotAvailable | NoRecordNotation | BackupNotHere | VersionConflict
+            | PayloadTooLarge | UnsupportedMediaType | IdempotencyKeyReused | WrongVariant
+            | IllegalRecord | UnfitRecord | GameNotFinished | AuditFailed | RateLimited => false,
         }
     }
 }
@@ -146,17 +106,13 @@ pub enum Code {
 }
 
 impl Code {
-    /// The HTTP status of a code: a rule's by its class, the api's by its own.
-    pub fn status(self) -> StatusCode {
-        match self {
-            Code::Rule(code) => status_of(code.class()),
-            Code::Api(code) => code.status(),
-        }
-    }
-
-    /// A code of our side (5xx): the request may well succeed when sent again.
+    /// A code of our side (5xx): the request may well succeed when sent again. A rule's
+    /// refusal never is.
     pub fn is_ours(self) -> bool {
-        self.status().is_server_error()
+        match self {
+            Code::Rule(_) => false,
+            Code::Api(code) => code.is_ours(),
+        }
     }
 }
 
@@ -213,11 +169,6 @@ impl ApiError {
             details: None,
             retry_after: None,
         }
-    }
-
-    /// The HTTP status of the answer, given by the code.
-    pub fn status(&self) -> StatusCode {
-        self.code.status()
     }
 
     /// The same problem, telling the client when to try again.
@@ -284,27 +235,9 @@ impl ApiError {
             FailureKind::Bug => ApiError::internal(error),
         }
     }
-
-    fn title(&self) -> String {
-        let mut title = self.code.to_string().replace('_', " ");
-        if let Some(first) = title.get_mut(0..1) {
-            first.make_ascii_uppercase();
-        }
-        title
-    }
 }
 
-/// The HTTP status of each class of the rules' refusals: one place, checked by the compiler.
-fn status_of(class: ErrorClass) -> StatusCode {
-    match class {
-        ErrorClass::Malformed => StatusCode::BAD_REQUEST,
-        ErrorClass::Forbidden => StatusCode::FORBIDDEN,
-        ErrorClass::Conflict => StatusCode::CONFLICT,
-        ErrorClass::Illegal => StatusCode::UNPROCESSABLE_ENTITY,
-    }
-}
-
-/// A refusal by the rules, with the HTTP status of its class and its sentence.
+/// A refusal by the rules, with its code and its sentence.
 impl From<RuleError> for ApiError {
     fn from(error: RuleError) -> ApiError {
         ApiError::new(error.code, error.message)
@@ -367,61 +300,6 @@ impl From<Refusal> for ApiError {
     }
 }
 
-impl ResponseError for ApiError {
-    fn status_code(&self) -> StatusCode {
-        self.status()
-    }
-
-    fn error_response(&self) -> HttpResponse {
-        let problem = Problem {
-            kind: "about:blank".into(),
-            title: self.title(),
-            status: self.status().as_u16(),
-            code: self.code,
-            detail: self.detail.clone(),
-            current_version: self.current_version,
-            details: self.details.clone(),
-            request_id: crate::telemetry::current_request_id(),
-        };
-        let mut response = HttpResponse::build(self.status());
-        if let Some(seconds) = self.retry_after {
-            response.insert_header(("Retry-After", seconds.to_string()));
-        }
-        response
-            .content_type("application/problem+json")
-            .json(problem)
-    }
-}
-
-/// Turns actix's own errors on JSON bodies and paths into problems.
-pub fn json_error(error: actix_web::error::JsonPayloadError) -> ApiError {
-    use actix_web::error::JsonPayloadError as E;
-    match error {
-        E::OverflowKnownLength { .. } | E::Overflow { .. } => {
-            ApiError::new(ApiCode::PayloadTooLarge, "The body is larger than 64 KiB.")
-        }
-        E::ContentType => ApiError::new(
-            ApiCode::UnsupportedMediaType,
-            "Send the body as JSON with Content-Type: application/json.",
-        ),
-        E::Deserialize(e) if e.is_data() => {
-            ApiError::new(ApiCode::BadRequest, format!("The body does not fit: {e}."))
-        }
-        other => ApiError::new(
-            ApiCode::MalformedJson,
-            format!("The body is not valid JSON: {other}."),
-        ),
-    }
-}
-
-pub fn query_error(error: actix_web::error::QueryPayloadError) -> ApiError {
-    ApiError::new(ApiCode::BadQuery, format!("Bad query parameters: {error}."))
-}
-
-pub fn path_error(error: actix_web::error::PathError) -> ApiError {
-    ApiError::new(ApiCode::BadPath, format!("Bad path: {error}."))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -430,24 +308,9 @@ mod tests {
     fn our_own_fault_is_a_500_that_tells_nothing_of_it() {
         let fault = Refusal::Fault(Fault("the stored log of g-1 does not fold at 7".into()));
         let error = ApiError::from(fault);
-        assert_eq!(error.status(), StatusCode::INTERNAL_SERVER_ERROR);
         assert_eq!(error.code, ApiCode::InternalError);
+        assert!(error.code.is_ours());
         assert!(!error.detail.contains("g-1"), "{}", error.detail);
         assert!(!error.detail.contains("fold"), "{}", error.detail);
-    }
-
-    #[test]
-    fn each_class_of_the_rules_refusals_has_its_status_and_keeps_its_sentence() {
-        for (code, status) in [
-            (ErrorCode::BadCommand, StatusCode::BAD_REQUEST),
-            (ErrorCode::NotSeated, StatusCode::FORBIDDEN),
-            (ErrorCode::NotYourTurn, StatusCode::CONFLICT),
-            (ErrorCode::IllegalCommand, StatusCode::UNPROCESSABLE_ENTITY),
-        ] {
-            let error = ApiError::from(Refusal::Rule(RuleError::new(code, "Say why.")));
-            assert_eq!(error.status(), status, "{code}");
-            assert_eq!(error.code, code);
-            assert_eq!(error.detail, "Say why.");
-        }
     }
 }

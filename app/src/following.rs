@@ -2,8 +2,8 @@
 //! game's events after a version and the wait for its next one, the global log's durable
 //! position and its moves, and whether this node is stopping (every wait then ends at once).
 
-use crate::app::commands::Games;
-use crate::problem::ApiError;
+use crate::commands::Games;
+use crate::error::ApiError;
 use std::time::Duration;
 use storage::Envelope;
 

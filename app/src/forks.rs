@@ -12,11 +12,11 @@
 //! a fork cut short is not listed (its index entries come with its last batch) and is left
 //! as it is, unlisted.
 
-use crate::app::commands::Games;
-use crate::app::index;
-use crate::app::randomness;
-use crate::app::repository::{Slot, SlotRef};
-use crate::problem::ApiError;
+use crate::commands::Games;
+use crate::error::ApiError;
+use crate::index;
+use crate::randomness;
+use crate::repository::{Slot, SlotRef};
 use chrono::Utc;
 use domain::engine::{Context, ErrorCode};
 use domain::log::{actor_player, fork_command, LoggedCommand, LoggedEvent};

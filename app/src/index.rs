@@ -23,7 +23,7 @@ pub const PARENT: &str = "parent";
 /// Superseded by a takeback with its seed kept: a restart checks it is revealed in time.
 pub const SEALED: (&str, &str) = ("sealed", "yes");
 /// Superseded by an agreed takeback: a restart checks that the fork play goes on in was
-/// written (see [`crate::app::forks`]). Games superseded before a server wrote this entry
+/// written (see [`crate::forks`]). Games superseded before a server wrote this entry
 /// have none.
 pub const SUPERSEDED: (&str, &str) = ("superseded", "takeback");
 /// An active timed game: what the clock keeper watches after a restart.

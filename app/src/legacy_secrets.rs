@@ -4,10 +4,10 @@
 //! play on meanwhile. Webhooks' secrets are sealed when the webhooks start
 //! (`Webhooks::start`).
 
-use crate::app::commands::Games;
-use crate::app::repository::{EARLIER_SEEDS, SEED};
-use crate::app::sealing::stored_in_clear;
-use crate::problem::ApiError;
+use crate::commands::Games;
+use crate::error::ApiError;
+use crate::repository::{EARLIER_SEEDS, SEED};
+use crate::sealing::stored_in_clear;
 
 /// Where the store records that its seeds are all sealed.
 const META: (&str, &str) = ("meta", "secrets_sealed");

@@ -9,7 +9,7 @@
 //! A client address is the peer's, or behind a trusted proxy the one the proxy names in
 //! `X-Forwarded-For`; an IPv6 address counts by its /64, the block one subscriber is given.
 
-use crate::problem::{ApiCode, ApiError};
+use crate::error::{ApiCode, ApiError};
 use ipnet::IpNet;
 use serde_json::json;
 use std::collections::HashMap;
@@ -237,24 +237,6 @@ impl Limits {
             holder: holder.to_string(),
         })
     }
-}
-
-/// The key of the limits counted per client address, for the address a request came from:
-/// the peer's, or when the peer is a trusted proxy the client it names (see
-/// [`forwarded_client`]); an IPv6 address by its /64.
-pub fn client_address(request: &actix_web::HttpRequest) -> String {
-    let Some(peer) = request.peer_addr().map(|peer| peer.ip()) else {
-        return "unknown".to_string();
-    };
-    let trusted = request
-        .app_data::<actix_web::web::Data<crate::state::AppState>>()
-        .map(|state| state.limits.settings.trusted_proxies.as_slice())
-        .unwrap_or_default();
-    let forwarded = request
-        .headers()
-        .get_all("X-Forwarded-For")
-        .filter_map(|value| value.to_str().ok());
-    address_key(forwarded_client(peer, forwarded, trusted))
 }
 
 /// The client of a request from `peer` that carried the `X-Forwarded-For` headers

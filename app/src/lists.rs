@@ -3,10 +3,10 @@
 //! never walks the games of the status to find a rare kind (once an older store's index is
 //! brought up to date, see `reindex`).
 
-use crate::app::commands::Games;
-use crate::app::index;
-use crate::app::repository::SlotRef;
-use crate::problem::{ApiCode, ApiError};
+use crate::commands::Games;
+use crate::error::{ApiCode, ApiError};
+use crate::index;
+use crate::repository::SlotRef;
 use chrono::{DateTime, Utc};
 use domain::table::Status;
 

@@ -141,7 +141,7 @@ pub struct Snapshot {
     /// Webhook posts tried, failed, and webhooks marked failing, by this node.
     pub webhook_counts: (u64, u64, u64),
     /// The outbox: mail sent and failed by this node, mail waiting (all nodes).
-    pub mail: crate::app::mail::MailMetrics,
+    pub mail: crate::mail::MailMetrics,
     /// The connections to PostgreSQL (its pool and its listener), on PostgreSQL only.
     pub database: Option<storage::DatabaseGauges>,
 }

@@ -4,8 +4,8 @@
 //! (`nodes/<node id>`) at start and with every readiness probe, and compares them with those of
 //! the other nodes seen lately: a difference is logged at start and shown in `/ready`'s detail.
 
-use crate::app::webhooks::address::AddressPolicy;
 use crate::limits::LimitSettings;
+use crate::webhooks::address::AddressPolicy;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -57,7 +57,7 @@ impl ThisNode {
         .into_iter()
         .map(|(name, value)| (name.to_string(), value))
         .collect();
-        let id = crate::app::randomness::random_hex::<8>()
+        let id = crate::randomness::random_hex::<8>()
             .unwrap_or_else(|_| format!("pid-{}", std::process::id()));
         ThisNode { id, settings }
     }
@@ -106,7 +106,7 @@ impl ThisNode {
     }
 }
 
-impl crate::app::Games {
+impl crate::Games {
     /// Writes `node`'s settings at start, and logs how other nodes' differ.
     pub async fn announce_node(&self, node: &ThisNode) {
         self.repository().announce_node(node).await;

@@ -6,11 +6,9 @@
 //! their own ([`clock_stream`]), so that they have a place in the log like every other notice:
 //! every node's streams see them, in order, and a cursor resumes after them.
 
-use crate::app::index;
-use crate::app::webhooks::notification::{
-    copied_past, notifications, Notification, NotificationType,
-};
-use crate::app::{Games, Repository};
+use crate::index;
+use crate::webhooks::notification::{copied_past, notifications, Notification, NotificationType};
+use crate::{Games, Repository};
 use chrono::{DateTime, Utc};
 use domain::registry::LiveGame;
 use domain::table::{Status, TableFact};

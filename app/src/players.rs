@@ -7,8 +7,8 @@
 //! too and end its open streams and waiting requests; the entries of a store shared with other
 //! servers also expire after [`SHARED_TOKEN_EXPIRY`], should a broadcast be lost.
 
-use crate::app::randomness::random_hex;
-use crate::problem::{ApiCode, ApiError};
+use crate::error::{ApiCode, ApiError};
+use crate::randomness::random_hex;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

@@ -1,7 +1,7 @@
 //! Randomness from the operating system: game seeds, ids and tokens. The rules never draw it
 //! themselves; seeds come in through `Context`.
 
-use crate::problem::ApiError;
+use crate::error::ApiError;
 use rand_core::{OsRng, TryRngCore};
 
 /// `N` random bytes from the operating system.

@@ -9,9 +9,9 @@
 //! it has finished, a list filtered by both walks the status and keeps the kind, as before,
 //! and the quota of open seats counts only the games indexed already.
 
-use crate::app::commands::Games;
-use crate::app::index;
-use crate::problem::ApiError;
+use crate::commands::Games;
+use crate::error::ApiError;
+use crate::index;
 use domain::table::Status;
 use std::sync::atomic::Ordering;
 use storage::AppendError;

@@ -1,9 +1,9 @@
 //! A game's past as far as anyone may see it: its whole log, its audit, its state at a version.
 //! The routes only shape these answers; what may be shown is decided here, once.
 
-use crate::app::commands::Games;
-use crate::app::repository::Slot;
-use crate::problem::{ApiCode, ApiError};
+use crate::commands::Games;
+use crate::error::{ApiCode, ApiError};
+use crate::repository::Slot;
 use domain::audit::{audit_with_secrets, AuditReport, Divergence};
 use domain::engine::Viewer;
 use domain::log::GameLog;
@@ -61,9 +61,7 @@ impl Games {
         let log = self.repository().read_log(id, slot.game.kind(), None)?;
         // A running game never shuffles (it hides nothing), or is an analysis fork of an
         // ended game: its seeds serve, unseen.
-        let mut seeds = slot.earlier_seeds().to_vec();
-        seeds.push(slot.secret_seed());
-        Ok((log, seeds))
+        Ok((log, slot.audit_seeds()))
     }
 
     /// Every event and command of game `id`, for ended games and games that hide nothing.

@@ -18,10 +18,10 @@
 //! caught by the store's expected version: the command service catches up and decides again.
 //! A store no other process writes (sled) says it is not shared, and none of this runs.
 
-use crate::app::cache::Lru;
-use crate::app::nodes::ThisNode;
-use crate::app::sealing::SecretsKey;
-use crate::problem::ApiError;
+use crate::cache::Lru;
+use crate::error::ApiError;
+use crate::nodes::ThisNode;
+use crate::sealing::SecretsKey;
 use chrono::{DateTime, Utc};
 use domain::engine::{Context, Viewer};
 use domain::registry::LiveGame;
@@ -71,6 +71,14 @@ impl Slot {
     /// The seeds of the stream's earlier commitments, oldest first: secret like the seed.
     pub(crate) fn earlier_seeds(&self) -> &[Seed] {
         &self.earlier
+    }
+
+    /// Every seed of the stream, oldest first, the current one last: what an audit of the
+    /// whole stream decides with (`avalanche migrate` audits every game it copied).
+    pub fn audit_seeds(&self) -> Vec<Seed> {
+        let mut seeds = self.earlier.clone();
+        seeds.push(self.seed);
+        seeds
     }
 
     /// The context to decide a command on this game at its version, at `now`.

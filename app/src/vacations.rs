@@ -3,8 +3,8 @@
 //! (`vacations-<player id>`), recorded before the clocks of their games are stopped or
 //! started again (as `vacation_started` / `vacation_ended` events of each game).
 
-use crate::app::commands::{append_error, Games};
-use crate::problem::{ApiCode, ApiError};
+use crate::commands::{append_error, Games};
+use crate::error::{ApiCode, ApiError};
 use chrono::{DateTime, Datelike, Duration, TimeZone, Utc};
 use domain::table::{type_name, VacationEndReason, VacationEvent};
 use serde::{Deserialize, Serialize};

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use api::limits::LimitSettings;
+use app::limits::LimitSettings;
 use common::binary::Server;
 use common::TestApp;
 use reqwest::blocking::Response;

@@ -607,7 +607,7 @@ fn check_only_own_cards(
         )
     };
     let own = state(&players[seat]);
-    let drawn = api::app::mail::render::position(&own["view"], Some(seat), &names_of(names));
+    let drawn = app::mail::render::position(&own["view"], Some(seat), &names_of(names));
     assert!(
         mail.text.contains(drawn.trim_end()),
         "the mail is not the reader's view:\n{}\n---\n{drawn}",
@@ -631,7 +631,7 @@ fn check_only_own_cards(
         // Drawn as the mail draws cards: "2 4 7 K Joker", "9, Saint-Bernard, 17".
         let Some(hand) = hand
             .as_array()
-            .and_then(|cards| api::app::mail::cards::card_list(cards))
+            .and_then(|cards| app::mail::cards::card_list(cards))
         else {
             continue;
         };

@@ -397,7 +397,7 @@ fn own_hand(view: &Value, seat: usize) -> Option<String> {
         .iter()
         .find(|s| s.get("seat").and_then(Value::as_u64) == Some(seat as u64))?;
     let hand = entry.get("hand").and_then(Value::as_array)?;
-    api::app::mail::cards::card_list(hand)
+    app::mail::cards::card_list(hand)
 }
 
 #[test]
@@ -435,7 +435,7 @@ fn every_card_game_mails_the_readers_hand_and_the_table_by_name_and_no_other_han
                 .clone()
         };
         let own = state(&players[seat]);
-        let drawn = api::app::mail::render::position(&own, Some(seat), &names);
+        let drawn = app::mail::render::position(&own, Some(seat), &names);
         assert!(
             notice.text.contains(drawn.trim_end()),
             "{kind}: the mail is not the reader's view:\n{}",

@@ -169,10 +169,10 @@ fn every_answer_says_nosniff_and_the_docs_carry_the_pages_policy() {
 
 #[test]
 fn the_metrics_can_be_kept_to_an_address_list_or_a_token_of_their_own() {
-    let app = TestApp::spawn_limited(api::limits::LimitSettings {
+    let app = TestApp::spawn_limited(app::limits::LimitSettings {
         metrics_token: Some("scrape-me".into()),
         metrics_allowed: vec!["10.0.0.0/8".parse().unwrap()],
-        ..api::limits::LimitSettings::unlimited()
+        ..app::limits::LimitSettings::unlimited()
     });
     let ana = app.create_player("Ana");
     let refused = app.get("/metrics", None).send().unwrap();
@@ -189,9 +189,9 @@ fn the_metrics_can_be_kept_to_an_address_list_or_a_token_of_their_own() {
     assert_eq!(allowed.status(), StatusCode::OK);
     assert!(allowed.text().unwrap().contains("avalanche_"));
 
-    let local = TestApp::spawn_limited(api::limits::LimitSettings {
+    let local = TestApp::spawn_limited(app::limits::LimitSettings {
         metrics_allowed: vec!["127.0.0.0/8".parse().unwrap()],
-        ..api::limits::LimitSettings::unlimited()
+        ..app::limits::LimitSettings::unlimited()
     });
     assert_eq!(
         local.get("/metrics", None).send().unwrap().status(),

@@ -4,8 +4,8 @@
 
 use crate::common;
 
-use api::app::webhooks::address::AddressPolicy;
-use api::app::webhooks::delivery::DeliverySettings;
+use app::webhooks::address::AddressPolicy;
+use app::webhooks::delivery::DeliverySettings;
 use common::{ok_json, Player, TestApp};
 use reqwest::StatusCode;
 use serde_json::{json, Value};

@@ -12,8 +12,8 @@ use crate::common;
 use crate::cluster;
 
 use actix_web::{web, App, HttpResponse, HttpServer};
-use api::app::webhooks::address::AddressPolicy;
-use api::app::webhooks::delivery::DeliverySettings;
+use app::webhooks::address::AddressPolicy;
+use app::webhooks::delivery::DeliverySettings;
 use common::play::play_to_end;
 use common::{ok_json, Player, TestApp};
 use domain::Registry;
@@ -753,7 +753,7 @@ fn revoking_the_token_ends_its_stream_within_a_second_with_a_last_line() {
 }
 
 /// A server on the database at `url`, in this process.
-fn node(url: &str, key: Arc<api::app::sealing::SecretsKey>) -> TestApp {
+fn node(url: &str, key: Arc<app::sealing::SecretsKey>) -> TestApp {
     let store = storage::PostgresStore::open(url).expect("the database opens");
     let listener = TcpListener::bind("127.0.0.1:0").expect("free port");
     let base = format!("http://{}", listener.local_addr().expect("address"));
@@ -766,7 +766,7 @@ fn node(url: &str, key: Arc<api::app::sealing::SecretsKey>) -> TestApp {
                 key,
                 DeliverySettings::default(),
                 api::state::CapacitySettings::default(),
-                api::limits::LimitSettings::unlimited(),
+                app::limits::LimitSettings::unlimited(),
             )
             .expect("server starts");
             let _ = server.await;
@@ -785,7 +785,7 @@ fn node(url: &str, key: Arc<api::app::sealing::SecretsKey>) -> TestApp {
 #[test]
 fn on_postgresql_a_stream_on_one_node_tells_what_was_played_on_another() {
     let url = cluster::Cluster::shared().new_database();
-    let key = Arc::new(api::app::sealing::SecretsKey::generate().expect("a key"));
+    let key = Arc::new(app::sealing::SecretsKey::generate().expect("a key"));
     let one = node(&url, key.clone());
     let two = node(&url, key);
     let players = vec![one.create_player("Ana"), one.create_player("Ben")];

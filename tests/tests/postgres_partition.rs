@@ -152,7 +152,7 @@ fn start_inside(
         .arg(data)
         .args(["--database", url, "--secrets-key", key])
         .args(["--database-connections", "2", "--workers", "1"])
-        .env("RUST_LOG", "warn,api::app::leases=info")
+        .env("RUST_LOG", "warn,app::leases=info")
         .stdout(Stdio::from(file))
         .stderr(Stdio::null())
         .spawn()

@@ -22,7 +22,7 @@ fn versions(answer: &Value) -> Vec<u64> {
 #[test]
 fn a_command_retried_on_a_server_that_has_not_seen_it_yet_is_answered_with_its_events() {
     let url = cluster::Cluster::shared().new_database();
-    let key = Arc::new(api::app::sealing::SecretsKey::generate().expect("a key"));
+    let key = Arc::new(app::sealing::SecretsKey::generate().expect("a key"));
     let one = node(&url, key.clone());
     let two = node(&url, key);
     let (id, players) = one.full_game("avalanche-chess", 2, json!({}));

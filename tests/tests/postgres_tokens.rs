@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A server on the database at `url`, in this process; its base URL.
-pub(crate) fn node(url: &str, key: Arc<api::app::sealing::SecretsKey>) -> TestApp {
+pub(crate) fn node(url: &str, key: Arc<app::sealing::SecretsKey>) -> TestApp {
     let store = storage::PostgresStore::open(url).expect("the database opens");
     let listener = TcpListener::bind("127.0.0.1:0").expect("free port");
     let base = format!("http://{}", listener.local_addr().expect("address"));
@@ -29,9 +29,9 @@ pub(crate) fn node(url: &str, key: Arc<api::app::sealing::SecretsKey>) -> TestAp
                 Arc::new(store),
                 Registry::standard(),
                 key,
-                api::app::webhooks::delivery::DeliverySettings::default(),
+                app::webhooks::delivery::DeliverySettings::default(),
                 api::state::CapacitySettings::default(),
-                api::limits::LimitSettings::unlimited(),
+                app::limits::LimitSettings::unlimited(),
             )
             .expect("server starts");
             let _ = server.await;
@@ -76,7 +76,7 @@ fn follow(app: &TestApp, path: &str, player: &Player) -> mpsc::Receiver<(String,
 #[test]
 fn a_token_revoked_on_one_node_stops_acting_and_streaming_on_the_other_at_once() {
     let url = cluster::Cluster::shared().new_database();
-    let key = Arc::new(api::app::sealing::SecretsKey::generate().expect("a key"));
+    let key = Arc::new(app::sealing::SecretsKey::generate().expect("a key"));
     let one = node(&url, key.clone());
     let two = node(&url, key);
 

@@ -5,8 +5,8 @@
 
 use crate::common;
 
-use api::app::webhooks::address::AddressPolicy;
-use api::app::webhooks::delivery::DeliverySettings;
+use app::webhooks::address::AddressPolicy;
+use app::webhooks::delivery::DeliverySettings;
 use common::binary::Server;
 use common::{ok_json, Player, TestApp};
 use jsonschema::{Draft, Validator};

@@ -6,7 +6,7 @@
 use crate::common;
 
 use api::connections::{BODY_TIMEOUT, HEAD_TIMEOUT};
-use api::limits::LimitSettings;
+use app::limits::LimitSettings;
 use common::binary::Server;
 use common::TestApp;
 use reqwest::blocking::Client;

@@ -8,7 +8,7 @@ use crate::cluster;
 use crate::common;
 
 use crate::player_stream::{listen, NDJSON};
-use api::app::forks::RETRY;
+use app::forks::RETRY;
 use common::binary::Server;
 use common::play::{play_to_end, SendOk};
 use common::{eventually, ok_json, Player, TestApp};

@@ -230,10 +230,10 @@ fn signing_out_everywhere_else_leaves_only_the_current_token() {
 
 #[test]
 fn tokens_held_and_tokens_issued_an_hour_are_limited() {
-    let app = TestApp::spawn_limited(api::limits::LimitSettings {
+    let app = TestApp::spawn_limited(app::limits::LimitSettings {
         tokens_per_player: 3,
         tokens_per_hour_per_player: 3,
-        ..api::limits::LimitSettings::unlimited()
+        ..app::limits::LimitSettings::unlimited()
     });
     let ana = app.create_player("Ana");
     let second = issue(&app, &ana);

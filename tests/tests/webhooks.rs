@@ -8,8 +8,8 @@
 use crate::common;
 
 use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
-use api::app::webhooks::address::AddressPolicy;
-use api::app::webhooks::delivery::DeliverySettings;
+use app::webhooks::address::AddressPolicy;
+use app::webhooks::delivery::DeliverySettings;
 use common::binary::Server;
 use common::play::{is_table_command, SendOk};
 use common::{ok_json, problem, Player, TestApp};

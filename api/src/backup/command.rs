@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::configuration::BackupArgs;
 
-use super::format::{self, FileError, Line};
+use app::backup::format::{self, FileError, Line};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BackupError {

@@ -1,8 +1,6 @@
-//! Backups of a running sled store: the file's format (`format`), its writing by the server
-//! (`dump`, behind `GET /backup`), the `avalanche backup` command that fetches it into a file
-//! (`command`), and `avalanche restore` (`restore`).
+//! Backups of a running sled store: the `avalanche backup` command that fetches the file the
+//! server writes behind `GET /backup` (`command`), and `avalanche restore` (`restore`). The
+//! file's format and its writing are the application's (`app::backup`).
 
 pub mod command;
-pub mod dump;
-pub mod format;
 pub mod restore;

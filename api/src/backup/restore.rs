@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 use storage::{AppendError, Batch, EventStore, NewEvent, SledStore};
 
-use super::format::{self, FileError, Line};
+use app::backup::format::{self, FileError, Line};
 
 /// Batches appended at once: they share the store's flushes, in the file's order.
 const WINDOW: usize = 256;

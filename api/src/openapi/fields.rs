@@ -1,7 +1,7 @@
 //! Types the fields the Rust types hold as free JSON, and lists the codes of a problem.
 
 use super::schema_ref;
-use crate::problem::ApiCode;
+use app::ApiCode;
 use domain::ErrorCode;
 use serde_json::{json, Map, Value};
 use utoipa::openapi::{RefOr, Schema};
@@ -103,7 +103,7 @@ fn problem_codes() -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::problem::Code;
+    use app::Code;
 
     #[test]
     fn every_code_is_listed_once_with_its_wire_string() {

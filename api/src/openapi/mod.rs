@@ -2,10 +2,10 @@
 //! schemas (options, commands, events, views), each game's under its own prefix
 //! (`AvalancheChess.View`), since every engine names its types alike.
 
-use crate::app::webhooks::notification::{Notification, NotificationType};
 use crate::problem::Problem;
 use crate::routes;
 use crate::wire::{GameCommand, GameEvent, GameView};
+use app::webhooks::notification::{Notification, NotificationType};
 use domain::Registry;
 use serde_json::{json, Map, Value};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};

@@ -6,7 +6,7 @@
 
 use super::operations::for_each_operation;
 use super::schema_ref;
-use crate::app::webhooks::notification::NotificationType;
+use app::webhooks::notification::NotificationType;
 use serde_json::{json, Map, Value};
 
 /// The union of the lines.

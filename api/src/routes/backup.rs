@@ -2,9 +2,10 @@
 //! `backup/dump.rs`), for `avalanche backup`. Operator-only like `/metrics`, and outside the
 //! API document like it; on PostgreSQL it is refused with the advice to use `pg_dump`.
 
-use crate::problem::{ApiCode, ApiError};
+use crate::problem::HttpError;
 use crate::state::AppState;
 use actix_web::{get, web, HttpRequest, HttpResponse};
+use app::{ApiCode, ApiError};
 use std::io::Write;
 
 /// Bytes the backup's thread hands to the answer at a time.
@@ -14,17 +15,17 @@ const CHUNK: usize = 256 * 1024;
 pub async fn backup(
     state: web::Data<AppState>,
     request: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let bearer = crate::auth::bearer(&request).ok().flatten();
     let peer = request.peer_addr().map(|peer| peer.ip());
     let headers = request.headers();
     let proxied = ["x-forwarded-for", "forwarded", "x-real-ip"]
         .iter()
         .any(|name| headers.contains_key(*name));
-    if !crate::limits::may_take_backup(&state.limits.settings, peer, bearer.as_deref(), proxied) {
+    if !app::limits::may_take_backup(&state.limits.settings, peer, bearer.as_deref(), proxied) {
         return Err(ApiError::new(ApiCode::Forbidden,
             "A backup is for the operator: from this machine, or from an address or with the token the metrics allow.",
-        ));
+        ).into());
     }
     let store = state.games.takes_backups()?;
     let (sender, receiver) = tokio::sync::mpsc::channel::<Result<web::Bytes, std::io::Error>>(4);

@@ -1,13 +1,14 @@
 //! `/v1/games/{id}/events` (pages, long-poll) and `/v1/games/{id}/stream` (server-sent events):
 //! the event log as the caller may see it.
 
-use crate::app::players::TokenWatch;
 use crate::auth::MaybeAuthenticated;
-use crate::problem::{ApiError, Problem};
+use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use crate::summary::{events_for, EventOut};
 use actix_web::web::Bytes;
 use actix_web::{get, web, HttpRequest, HttpResponse};
+use app::players::TokenWatch;
+use app::ApiError;
 use domain::table::Status;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -61,7 +62,7 @@ pub async fn events(
     id: web::Path<String>,
     query: web::Query<EventsQuery>,
     request: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let player = player.map(|p| p.id);
     let after = query.after.unwrap_or(0);
     let limit = super::page_size(query.limit, 100, 1000)?;
@@ -80,7 +81,7 @@ pub async fn events(
         Some(watch) => {
             tokio::select! {
                 read = read => read?,
-                () = watch.revoked(&state.players) => return Err(revoked()),
+                () = watch.revoked(&state.players) => return Err(revoked().into()),
             }
         }
     };
@@ -117,7 +118,7 @@ struct Streaming {
     /// The token the stream was opened with: it ends when the token is revoked.
     watch: Option<TokenWatch>,
     /// The stream's place among the caller's open streams, freed when it ends.
-    _permit: crate::limits::StreamPermit,
+    _permit: app::limits::StreamPermit,
 }
 
 /// Follows the request's token, if it came with one (`player`), for its revocation.
@@ -143,7 +144,7 @@ const REVOKED_FRAME: &[u8] = b"event: token_revoked\ndata: {\"code\":\"unauthori
 fn holder(player: Option<&str>, request: &HttpRequest) -> String {
     match player {
         Some(player) => player.to_string(),
-        None => format!("address:{}", crate::limits::client_address(request)),
+        None => format!("address:{}", crate::connections::client_address(request)),
     }
 }
 
@@ -262,7 +263,7 @@ pub async fn stream(
     id: web::Path<String>,
     query: web::Query<StreamQuery>,
     request: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     open(state, player, id.into_inner(), &query, &request, false)
 }
 
@@ -285,19 +286,19 @@ pub async fn stream_ndjson(
     id: web::Path<String>,
     query: web::Query<StreamQuery>,
     request: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     open(state, player, id.into_inner(), &query, &request, true)
 }
 
 /// Opens a game's stream for `player` (if any), as server-sent events or as lines (`ndjson`).
 fn open(
     state: web::Data<AppState>,
-    player: Option<crate::app::players::Player>,
+    player: Option<app::players::Player>,
     id: String,
     query: &StreamQuery,
     request: &HttpRequest,
     ndjson: bool,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     state.games.slot(&id)?;
     let player = player.map(|p| p.id);
     let permit = state.limits.stream(&holder(player.as_deref(), request))?;

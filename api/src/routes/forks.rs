@@ -2,7 +2,7 @@
 //! of the parent's events up to a version, then a `forked` event; the parent never changes.
 
 use crate::auth::{Authenticated, MaybeAuthenticated};
-use crate::problem::{ApiError, Problem};
+use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GamePage, GameSummary};
 use actix_web::{get, post, web, HttpResponse};
@@ -39,7 +39,7 @@ pub async fn create_fork(
     Authenticated(player): Authenticated,
     id: web::Path<String>,
     body: crate::json_body::Json<NewFork>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     state.limits.fork_created(&player.id)?;
     let slot = state
         .games
@@ -74,7 +74,7 @@ pub async fn list_forks(
     MaybeAuthenticated(player): MaybeAuthenticated,
     id: web::Path<String>,
     query: web::Query<ForksQuery>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let limit = super::page_size(query.limit, 50, 200)?;
     let found = state.games.forks(&id, query.after.as_deref(), limit)?;
     let viewer = player.as_ref().map(|p| p.id.as_str());

@@ -1,13 +1,14 @@
 //! `/v1/games`: create, list, look at and join games.
 
-use crate::app::lists::GameFilter;
-use crate::app::NewGame;
 use crate::auth::{Authenticated, MaybeAuthenticated};
 use crate::command_answer::{answer_command, CommandAnswer};
-use crate::problem::{ApiCode, ApiError, Problem};
+use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GamePage, GameSummary};
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use app::lists::GameFilter;
+use app::NewGame;
+use app::{ApiCode, ApiError};
 use domain::engine::Seat;
 use domain::table::Status;
 use serde::Deserialize;
@@ -28,7 +29,7 @@ pub async fn create_game(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     body: crate::json_body::Json<NewGame>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     state.limits.game_created(&player.id)?;
     state.limits.open_seat(
         state
@@ -69,7 +70,7 @@ pub async fn list_games(
     state: web::Data<AppState>,
     MaybeAuthenticated(player): MaybeAuthenticated,
     query: web::Query<ListQuery>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let status = match query.status.as_deref() {
         None => None,
         Some("open") => Some(Status::Open),
@@ -79,7 +80,8 @@ pub async fn list_games(
             return Err(ApiError::new(
                 ApiCode::BadQuery,
                 format!("status={other} is not one of open, active, finished."),
-            ))
+            )
+            .into())
         }
     };
     let filter = GameFilter {
@@ -107,7 +109,7 @@ pub async fn get_game(
     state: web::Data<AppState>,
     MaybeAuthenticated(player): MaybeAuthenticated,
     id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let mut game = {
         let slot = super::current_game(&state, &id).await?;
         let slot = slot.lock().await;
@@ -133,7 +135,7 @@ pub async fn get_game(
 /// read from the store is then left out.
 fn served<T>(found: Result<Option<T>, ApiError>) -> Result<Option<T>, ApiError> {
     match found {
-        Err(error) if error.code == crate::problem::ApiCode::StoreUnavailable => Ok(None),
+        Err(error) if error.code == app::ApiCode::StoreUnavailable => Ok(None),
         other => other,
     }
 }
@@ -168,7 +170,7 @@ pub async fn join_game(
     id: web::Path<String>,
     request: HttpRequest,
     body: web::Bytes,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     // The body is optional: none takes the first free seat.
     let seat = if body.iter().all(u8::is_ascii_whitespace) {
         None

@@ -13,9 +13,10 @@
 //! or failing disk) takes no write again until it is reopened: from then on `/health` fails
 //! too, so that the orchestrator restarts the node, which reopens the store.
 
-use crate::problem::ApiCode;
+use crate::problem::HttpError;
 use crate::state::AppState;
 use actix_web::{get, web, HttpResponse};
+use app::ApiCode;
 use serde_json::json;
 use std::time::Duration;
 
@@ -67,14 +68,15 @@ pub async fn ready(state: web::Data<AppState>) -> HttpResponse {
 pub async fn metrics(
     state: web::Data<AppState>,
     request: actix_web::HttpRequest,
-) -> Result<HttpResponse, crate::problem::ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let bearer = crate::auth::bearer(&request).ok().flatten();
     let peer = request.peer_addr().map(|peer| peer.ip());
-    if !crate::limits::may_read_metrics(&state.limits.settings, peer, bearer.as_deref()) {
-        return Err(crate::problem::ApiError::new(
+    if !app::limits::may_read_metrics(&state.limits.settings, peer, bearer.as_deref()) {
+        return Err(app::ApiError::new(
             ApiCode::Forbidden,
             "The metrics are for the operator: from an allowed address, or with the metrics token.",
-        ));
+        )
+        .into());
     }
     let text = state.metrics.render(&state.snapshot());
     Ok(HttpResponse::Ok()

@@ -1,12 +1,13 @@
 //! `/v1/imports`: a finished game from elsewhere, as an Avalanche Chess record or as a game's
 //! event log, audited before it is stored; refused with the first failing half-turn or event.
 
-use crate::app::randomness;
 use crate::auth::Authenticated;
-use crate::problem::{ApiCode, ApiError, Problem};
+use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GameSummary};
 use actix_web::{post, web, HttpResponse};
+use app::randomness;
+use app::{ApiCode, ApiError};
 use chrono::Utc;
 use domain::audit::audit;
 use domain::games::chess::Variant;
@@ -70,7 +71,7 @@ pub async fn import(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     mut payload: web::Payload,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     state.limits.import_created(&player.id)?;
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
@@ -82,10 +83,9 @@ pub async fn import(
             }
         })?;
         if body.len() + chunk.len() > IMPORT_LIMIT {
-            return Err(ApiError::new(
-                ApiCode::PayloadTooLarge,
-                "An import is at most 8 MiB.",
-            ));
+            return Err(
+                ApiError::new(ApiCode::PayloadTooLarge, "An import is at most 8 MiB.").into(),
+            );
         }
         body.extend_from_slice(&chunk);
     }
@@ -129,7 +129,7 @@ fn from_record(
     let name = |side: &str| {
         tag(record, side)
             .filter(|n| n.trim() != "?")
-            .and_then(|n| crate::app::players::clean_name(&n, "player's name").ok())
+            .and_then(|n| app::players::clean_name(&n, "player's name").ok())
     };
     let names = [name("White"), name("Black")];
     let wanted = match named.as_deref() {

@@ -1,8 +1,9 @@
 //! `/v1/kinds`: the games offered.
 
-use crate::problem::{ApiCode, ApiError, Problem};
+use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use actix_web::{get, web, HttpResponse};
+use app::{ApiCode, ApiError};
 use domain::KindInfo;
 use serde::Serialize;
 use serde_json::Value;
@@ -53,7 +54,7 @@ pub struct KindPage {
 pub async fn kinds(
     state: web::Data<AppState>,
     query: web::Query<crate::routes::players::PageQuery>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let limit = super::page_size(query.limit, 50, 200)?;
     let mut all = state.registry.kinds().peekable();
     if let Some(after) = query.after.as_deref() {
@@ -63,7 +64,8 @@ pub async fn kinds(
             return Err(ApiError::new(
                 ApiCode::BadQuery,
                 format!("after={after} is not the `next` of a page of kinds."),
-            ));
+            )
+            .into());
         }
         while all.next_if(|kind| kind.info().id != after).is_some() {}
         all.next();
@@ -85,7 +87,7 @@ pub async fn kinds(
             }
         })
         .collect();
-    let page = crate::app::lists::Page::of(kinds, limit, |kind| kind.info.id.clone());
+    let page = app::lists::Page::of(kinds, limit, |kind| kind.info.id.clone());
     Ok(HttpResponse::Ok().json(KindPage {
         items: page.items,
         next: page.next,

@@ -1,11 +1,12 @@
 //! `/v1/mail`: inbound mail posted by a mail provider, and the one-click unsubscribe link;
 //! invitations to a game, which are mailed.
 
-use crate::app::mail::inbound::Received;
 use crate::auth::Authenticated;
-use crate::problem::{ApiCode, ApiError, Problem};
+use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use app::mail::inbound::Received;
+use app::{ApiCode, ApiError};
 
 /// Whether the request carries the inbound secret as `Authorization: Bearer <secret>`.
 fn authorised(request: &HttpRequest, secret: &str) -> bool {
@@ -34,17 +35,19 @@ pub async fn inbound(
     state: web::Data<AppState>,
     request: HttpRequest,
     body: web::Bytes,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let Some(secret) = state.mail.settings.inbound_secret.as_deref() else {
         return Err(ApiError::new(
             ApiCode::MailNotConfigured,
             "This server takes no mail over HTTP (--mail-inbound-secret is not set).",
-        ));
+        )
+        .into());
     };
     if !authorised(&request, secret) {
         return Err(ApiError::unauthorized(
             "Send the inbound secret as `Authorization: Bearer <secret>`.",
-        ));
+        )
+        .into());
     }
     let verdict = state.mail.receive(&state.games, &body, &[]).await;
     Ok(HttpResponse::Ok().json(Received::from(&verdict)))
@@ -78,7 +81,7 @@ pub async fn invite(
     Authenticated(player): Authenticated,
     id: web::Path<String>,
     body: crate::json_body::Json<Invitation>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let invitation = body.into_inner();
     state
         .mail
@@ -106,13 +109,13 @@ fn page(title: &str, body: &str) -> HttpResponse {
 pub async fn unsubscribe_page(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let (player, tag) = path.into_inner();
     state.mail.check_unsubscribe_link(&player, &tag)?;
     let action = format!(
         "/v1/mail/unsubscribe/{}/{}",
-        crate::app::mail::render::escape_html(&player),
-        crate::app::mail::render::escape_html(&tag)
+        app::mail::render::escape_html(&player),
+        app::mail::render::escape_html(&tag)
     );
     Ok(page(
         "No more game mail",
@@ -130,7 +133,7 @@ pub async fn unsubscribe_page(
 pub async fn unsubscribe(
     state: web::Data<AppState>,
     path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let (player, tag) = path.into_inner();
     state.mail.unsubscribe(&player, &tag).await?;
     Ok(page(

@@ -70,10 +70,10 @@ pub(crate) fn page_size(
     limit: Option<usize>,
     default: usize,
     most: usize,
-) -> Result<usize, crate::problem::ApiError> {
+) -> Result<usize, app::ApiError> {
     match limit {
-        Some(0) => Err(crate::problem::ApiError::new(
-            crate::problem::ApiCode::BadQuery,
+        Some(0) => Err(app::ApiError::new(
+            app::ApiCode::BadQuery,
             format!("limit is 1 to {most} (a larger one gives {most})."),
         )),
         Some(limit) => Ok(limit.min(most)),
@@ -81,14 +81,14 @@ pub(crate) fn page_size(
     }
 }
 
-/// Game `id` as its stream stands now ([`crate::app::Games::slot`]). On a store other nodes
+/// Game `id` as its stream stands now ([`app::Games::slot`]). On a store other nodes
 /// share, the cached fold when the store can tell it is current without a read
-/// ([`crate::app::Games::settled`]); otherwise that reads the database, and off the worker
+/// ([`app::Games::settled`]); otherwise that reads the database, and off the worker
 /// thread: a worker blocked on the read would hold every other request it serves meanwhile.
 pub(crate) async fn current_game(
     state: &actix_web::web::Data<crate::state::AppState>,
     id: &str,
-) -> Result<crate::app::SlotRef, crate::problem::ApiError> {
+) -> Result<app::SlotRef, app::ApiError> {
     if !state.games.shared() {
         return state.games.slot(id);
     }
@@ -98,5 +98,5 @@ pub(crate) async fn current_game(
     let (state, id) = (state.clone(), id.to_string());
     actix_web::web::block(move || state.games.slot(&id))
         .await
-        .map_err(crate::problem::ApiError::internal)?
+        .map_err(app::ApiError::internal)?
 }

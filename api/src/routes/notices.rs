@@ -1,19 +1,20 @@
 //! `GET /v1/players/me/stream`: one stream of everything that concerns a player, across all
 //! their games, as newline-delimited JSON (`application/x-ndjson`, the default) or as
 //! server-sent events (`text/event-stream`, when the request's `Accept` asks for it). Each
-//! line is a notice derived where webhooks and mail derive theirs ([`crate::app::notices`]),
+//! line is a notice derived where webhooks and mail derive theirs ([`app::notices`]),
 //! with its cursor; a `keep_alive` line comes at once and after every quiet
 //! [`KEEPALIVE`]; a revoked token ends it with a `token_revoked` line, a stopping node ends it
 //! cleanly.
 
-use crate::app::notices::{Cursor, Follower, Told};
-use crate::app::players::TokenWatch;
-use crate::app::webhooks::notification::Notification;
 use crate::auth::Authenticated;
-use crate::problem::{ApiCode, ApiError, Problem};
+use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use actix_web::web::Bytes;
 use actix_web::{get, web, HttpRequest, HttpResponse};
+use app::notices::{Cursor, Follower, Told};
+use app::players::TokenWatch;
+use app::webhooks::notification::Notification;
+use app::{ApiCode, ApiError};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -143,7 +144,7 @@ struct Following {
     /// When the last line was sent.
     last_line: Instant,
     /// The stream's place among the player's open streams, freed when it ends.
-    _permit: crate::limits::StreamPermit,
+    _permit: app::limits::StreamPermit,
 }
 
 impl Following {
@@ -274,7 +275,7 @@ pub async fn my_stream(
     Authenticated(player): Authenticated,
     query: web::Query<MyStreamQuery>,
     request: HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let last_event_id = request
         .headers()
         .get("Last-Event-ID")

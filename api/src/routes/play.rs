@@ -2,7 +2,7 @@
 
 use crate::auth::Authenticated;
 use crate::command_answer::{answer_command, json_sized, CommandAnswer};
-use crate::problem::{ApiError, Problem};
+use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use crate::wire::GameCommand;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
@@ -45,7 +45,7 @@ pub async fn legal(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let slot = super::current_game(&state, &id).await?;
     let slot = slot.lock().await;
     let seat = slot.game.seat_of(&player.id).ok_or_else(|| {
@@ -88,6 +88,6 @@ pub async fn play(
     id: web::Path<String>,
     request: HttpRequest,
     command: crate::json_body::Json<Value>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     answer_command(&state, &request, &id, &player.id, command.into_inner()).await
 }

@@ -1,12 +1,13 @@
 //! `/v1/players`: create a player, who am I, my games.
 
-use crate::app::players::{Player, TokenInfo};
-use crate::app::vacations::Vacation;
 use crate::auth::Authenticated;
-use crate::problem::{ApiCode, ApiError, Problem};
+use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use crate::summary::GamePage;
 use actix_web::{delete, get, post, put, web, HttpResponse};
+use app::players::{Player, TokenInfo};
+use app::vacations::Vacation;
+use app::{ApiCode, ApiError};
 use domain::table::VacationEndReason;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -41,10 +42,10 @@ pub async fn create_player(
     state: web::Data<AppState>,
     request: actix_web::HttpRequest,
     body: crate::json_body::Json<NewPlayer>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     state
         .limits
-        .player_created(&crate::limits::client_address(&request))?;
+        .player_created(&crate::connections::client_address(&request))?;
     let (player, token) = state.players.create(&body.name).await?;
     tracing::info!(player = %player.id, "player created");
     Ok(HttpResponse::Created().json(PlayerCreated { player, token }))
@@ -58,11 +59,11 @@ pub async fn create_player(
 pub async fn me(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let account = state.mail.accounts.get(&player.id)?;
     Ok(HttpResponse::Ok().json(Me {
         player,
-        email: crate::app::mail::account::MailInfo::from(&account),
+        email: app::mail::account::MailInfo::from(&account),
     }))
 }
 
@@ -94,7 +95,7 @@ pub async fn my_games(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     query: web::Query<MyGamesQuery>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let only_my_turn = match query.turn.as_deref() {
         None => false,
         Some("mine") => true,
@@ -102,7 +103,8 @@ pub async fn my_games(
             return Err(ApiError::new(
                 ApiCode::BadQuery,
                 format!("turn={other} is not understood; use turn=mine."),
-            ))
+            )
+            .into())
         }
     };
     let limit = super::page_size(query.limit, 50, 200)?;
@@ -123,7 +125,7 @@ pub async fn my_games(
 pub async fn my_vacation(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     Ok(HttpResponse::Ok().json(state.vacations.get(&player.id).await?))
 }
 
@@ -138,7 +140,7 @@ pub async fn my_vacation(
 pub async fn start_vacation(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     state.limits.vacation_changed(&player.id)?;
     let shown = state.vacations.start(&player.id, &state.games).await?;
     Ok(HttpResponse::Ok().json(shown))
@@ -154,7 +156,7 @@ pub async fn start_vacation(
 pub async fn end_vacation(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     state.limits.vacation_changed(&player.id)?;
     let shown = state
         .vacations
@@ -196,7 +198,7 @@ pub async fn issue_token(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     body: web::Bytes,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     // The body is optional: none issues a token without a label.
     let asked: NewToken = if body.iter().all(u8::is_ascii_whitespace) {
         NewToken::default()
@@ -247,7 +249,7 @@ pub async fn list_tokens(
     Authenticated(player): Authenticated,
     query: web::Query<PageQuery>,
     request: actix_web::HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let limit = super::page_size(query.limit, 50, 200)?;
     let current = crate::auth::bearer(&request)?.unwrap_or_default();
     let tokens = state.players.tokens(&player.id, &current).await?;
@@ -270,13 +272,14 @@ pub async fn list_tokens(
                 return Err(ApiError::new(
                     ApiCode::BadQuery,
                     format!("after={after} is not the `next` of a page of tokens."),
-                ));
+                )
+                .into());
             };
             tokens.partition_point(|t| (issued(t), t.id.as_str()) <= (nanos, id))
         }
     };
     let found: Vec<TokenInfo> = tokens.into_iter().skip(start).take(limit + 1).collect();
-    let page = crate::app::lists::Page::of(found, limit, key);
+    let page = app::lists::Page::of(found, limit, key);
     Ok(HttpResponse::Ok().json(TokenPage {
         items: page.items,
         next: page.next,
@@ -294,7 +297,7 @@ pub async fn revoke_token(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     request: actix_web::HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let token = crate::auth::bearer(&request)?.ok_or_else(|| {
         ApiError::unauthorized("Send the token to revoke as `Authorization: Bearer <token>`.")
     })?;
@@ -315,7 +318,7 @@ pub async fn revoke_token_by_id(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     state.players.revoke_by_id(&player.id, &id).await?;
     tracing::info!(player = %player.id, token = %id, "token revoked");
     Ok(HttpResponse::NoContent().finish())
@@ -348,11 +351,11 @@ pub async fn revoke_other_tokens(
     Authenticated(player): Authenticated,
     query: web::Query<RevokeOthersQuery>,
     request: actix_web::HttpRequest,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     if query.keep.as_deref() != Some("current") {
         return Err(ApiError::new(ApiCode::BadQuery,
             "Say which token to keep: DELETE /v1/players/me/tokens?keep=current revokes every other one.",
-        ));
+        ).into());
     }
     let current = crate::auth::bearer(&request)?.unwrap_or_default();
     let revoked = state.players.revoke_others(&player.id, &current).await?;
@@ -366,7 +369,7 @@ pub struct Me {
     #[serde(flatten)]
     pub player: Player,
     /// The mail address and which notices it is sent.
-    pub email: crate::app::mail::account::MailInfo,
+    pub email: app::mail::account::MailInfo,
 }
 
 /// A mail address to set.
@@ -392,7 +395,7 @@ pub struct EmailCode {
 /// sent.
 #[utoipa::path(operation_id = "setMyEmail", tag = "players", security(("bearer" = [])),
     request_body = NewEmail,
-    responses((status = 202, description = "Set, unconfirmed: the code is on its way", body = crate::app::mail::account::MailInfo),
+    responses((status = 202, description = "Set, unconfirmed: the code is on its way", body = app::mail::account::MailInfo),
         (status = 400, description = "`invalid_email`: not a mail address, or longer than 254 characters", body = Problem),
         (status = 401, body = Problem),
         (status = 429, description = "`rate_limited`: too many codes asked for; `Retry-After` says when to try again", body = Problem),
@@ -402,7 +405,7 @@ pub async fn set_email(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     body: crate::json_body::Json<NewEmail>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let info = state.mail.set_address(&player, &body.address).await?;
     Ok(HttpResponse::Accepted().json(info))
 }
@@ -410,7 +413,7 @@ pub async fn set_email(
 /// Confirm my mail address with the code mailed to it.
 #[utoipa::path(operation_id = "confirmMyEmail", tag = "players", security(("bearer" = [])),
     request_body = EmailCode,
-    responses((status = 200, description = "Confirmed: game mail goes to this address", body = crate::app::mail::account::MailInfo),
+    responses((status = 200, description = "Confirmed: game mail goes to this address", body = app::mail::account::MailInfo),
         (status = 400, description = "Unreadable JSON (`malformed_json`), a key repeated (`duplicate_key`), or a body that does not fit (`bad_request`), such as a code that is not six digits (no try is counted)", body = Problem), (status = 401, body = Problem),
         (status = 409, description = "`invalid_code`: not the code, or no longer valid", body = Problem)))]
 #[post("/v1/players/me/email/confirm")]
@@ -418,10 +421,10 @@ pub async fn confirm_email(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     body: crate::json_body::Json<EmailCode>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let account = state.mail.accounts.confirm(&player.id, &body.code).await?;
     tracing::info!(player = %player.id, "mail address confirmed");
-    Ok(HttpResponse::Ok().json(crate::app::mail::account::MailInfo::from(&account)))
+    Ok(HttpResponse::Ok().json(app::mail::account::MailInfo::from(&account)))
 }
 
 /// Remove my mail address: no mail is sent to it from now on.
@@ -431,7 +434,7 @@ pub async fn confirm_email(
 pub async fn delete_email(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     state.mail.accounts.remove(&player.id).await?;
     tracing::info!(player = %player.id, "mail address removed");
     Ok(HttpResponse::NoContent().finish())
@@ -440,19 +443,19 @@ pub async fn delete_email(
 /// Choose which notices are mailed to me (each on or off); also turns game mail back on
 /// after an unsubscribe link was used.
 #[utoipa::path(operation_id = "setMyNotifications", tag = "players", security(("bearer" = [])),
-    request_body = crate::app::mail::account::Preferences,
-    responses((status = 200, description = "My mail settings now", body = crate::app::mail::account::MailInfo),
+    request_body = app::mail::account::Preferences,
+    responses((status = 200, description = "My mail settings now", body = app::mail::account::MailInfo),
         (status = 400, body = Problem), (status = 401, body = Problem)))]
 #[put("/v1/players/me/notifications")]
 pub async fn set_notifications(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
-    body: crate::json_body::Json<crate::app::mail::account::Preferences>,
-) -> Result<HttpResponse, ApiError> {
+    body: crate::json_body::Json<app::mail::account::Preferences>,
+) -> Result<HttpResponse, HttpError> {
     let account = state
         .mail
         .accounts
         .set_preferences(&player.id, body.into_inner())
         .await?;
-    Ok(HttpResponse::Ok().json(crate::app::mail::account::MailInfo::from(&account)))
+    Ok(HttpResponse::Ok().json(app::mail::account::MailInfo::from(&account)))
 }

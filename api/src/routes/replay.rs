@@ -2,7 +2,7 @@
 //! it, and its whole log or its record, each only as far as the caller may see it.
 
 use crate::auth::MaybeAuthenticated;
-use crate::problem::{ApiError, Problem};
+use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use actix_web::{get, web, HttpResponse};
 use domain::audit::{AuditReport, Divergence};
@@ -51,7 +51,7 @@ pub async fn state_at(
     state: web::Data<AppState>,
     MaybeAuthenticated(player): MaybeAuthenticated,
     path: web::Path<(String, u64)>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let (id, version) = path.into_inner();
     let past = state
         .games
@@ -95,7 +95,7 @@ pub struct AuditAnswer {
 pub async fn audit(
     state: web::Data<AppState>,
     id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let answer = match state.games.audit(&id).await? {
         Ok(report) => AuditAnswer {
             game: id.into_inner(),
@@ -124,7 +124,7 @@ pub async fn audit(
 pub async fn game_log(
     state: web::Data<AppState>,
     id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let log = state.games.whole_log(&id).await?;
     Ok(HttpResponse::Ok().json(log))
 }
@@ -141,7 +141,7 @@ pub async fn game_log(
 pub async fn record(
     state: web::Data<AppState>,
     id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let text = state
         .games
         .record(&id, |player| state.players.name(player))

@@ -1,11 +1,11 @@
 //! `/v1/players/me/webhooks`: register, list and delete the URLs told of your turns, of
 //! offers made to you and of the ends of your games.
 
-use crate::app::webhooks::WebhookInfo;
 use crate::auth::Authenticated;
-use crate::problem::{ApiError, Problem};
+use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use actix_web::{delete, get, post, web, HttpResponse};
+use app::webhooks::WebhookInfo;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -57,7 +57,7 @@ pub async fn create_webhook(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     body: crate::json_body::Json<NewWebhook>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let hook = state.webhooks.create(&player.id, &body.url).await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/v1/players/me/webhooks/{}", hook.id)))
@@ -91,7 +91,7 @@ pub async fn list_webhooks(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     query: web::Query<crate::routes::players::PageQuery>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let limit = super::page_size(query.limit, 50, 200)?;
     let found: Vec<WebhookInfo> = state
         .webhooks
@@ -106,7 +106,7 @@ pub async fn list_webhooks(
         .take(limit + 1)
         .map(WebhookInfo::from)
         .collect();
-    let page = crate::app::lists::Page::of(found, limit, |hook| hook.id.clone());
+    let page = app::lists::Page::of(found, limit, |hook| hook.id.clone());
     Ok(HttpResponse::Ok().json(WebhookPage {
         items: page.items,
         next: page.next,
@@ -124,7 +124,7 @@ pub async fn delete_webhook(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     state.webhooks.delete(&player.id, &id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -141,7 +141,7 @@ pub async fn enable_webhook(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated,
     id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, HttpError> {
     let hook = state.webhooks.enable(&player.id, &id).await?;
     Ok(HttpResponse::Ok().json(WebhookInfo::from(&hook)))
 }

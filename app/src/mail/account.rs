@@ -1,8 +1,8 @@
 //! A player's mail address (confirmed by a code mailed to it) and which notices they want.
 
-use crate::app::randomness::random_bytes;
-use crate::app::webhooks::notification::NotificationType;
-use crate::problem::{ApiCode, ApiError};
+use crate::error::{ApiCode, ApiError};
+use crate::randomness::random_bytes;
+use crate::webhooks::notification::NotificationType;
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -205,7 +205,7 @@ impl Accounts {
             .await
             .map_err(ApiError::internal)?;
         // After the account: a reader that sees the new mark reads the new account.
-        let mark = crate::app::randomness::random_hex::<16>()?;
+        let mark = crate::randomness::random_hex::<16>()?;
         self.store
             .put_record_async(CHANGED.0, CHANGED.1, mark.as_bytes())
             .await

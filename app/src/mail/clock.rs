@@ -7,8 +7,8 @@
 
 use super::compose::id_part;
 use super::Mail;
-use crate::app::index;
-use crate::app::webhooks::notification::{Notification, NotificationType};
+use crate::index;
+use crate::webhooks::notification::{Notification, NotificationType};
 use chrono::{DateTime, Duration, Utc};
 use domain::registry::LiveGame;
 use domain::table::{SeatClock, Status};

@@ -147,10 +147,10 @@ impl Mail {
     }
 
     /// Puts `letter` in the outbox; whether it was new.
-    pub async fn send(&self, letter: &Letter) -> Result<bool, crate::problem::ApiError> {
+    pub async fn send(&self, letter: &Letter) -> Result<bool, crate::error::ApiError> {
         let message = self
             .compose(letter)
-            .map_err(crate::problem::ApiError::internal)?;
+            .map_err(crate::error::ApiError::internal)?;
         let queued = self
             .outbox
             .enqueue(

@@ -9,7 +9,7 @@
 use super::compose::Letter;
 use super::tag::{parse_reply_address, ReplyTo};
 use super::Mail;
-use crate::app::{Games, PlayerCommand};
+use crate::{Games, PlayerCommand};
 use chrono::Utc;
 use domain::registry::LegalCommand;
 use mail_parser::{MessageParser, PartType};

@@ -5,10 +5,10 @@
 
 use super::compose::Letter;
 use super::Mail;
-use crate::app::players::Player;
-use crate::app::webhooks::notification::NotificationType;
-use crate::app::Games;
-use crate::problem::{ApiCode, ApiError};
+use crate::error::{ApiCode, ApiError};
+use crate::players::Player;
+use crate::webhooks::notification::NotificationType;
+use crate::Games;
 use domain::table::Status;
 use domain::ErrorCode;
 

@@ -16,10 +16,10 @@ pub mod render;
 pub mod tag;
 pub mod worker;
 
-use crate::app::leases::Leases;
-use crate::app::sealing::SecretsKey;
-use crate::app::Repository;
-use crate::problem::{ApiCode, ApiError};
+use crate::error::{ApiCode, ApiError};
+use crate::leases::Leases;
+use crate::sealing::SecretsKey;
+use crate::Repository;
 use account::Accounts;
 use domain::Registry;
 use outbox::Outbox;
@@ -126,7 +126,7 @@ pub struct Mail {
     pub accounts: Accounts,
     pub outbox: Outbox,
     pub(crate) repository: Repository,
-    pub(crate) players: Arc<crate::app::players::Players>,
+    pub(crate) players: Arc<crate::players::Players>,
     pub(crate) key: Arc<SecretsKey>,
     pub(crate) counters: Counters,
     pub(crate) inbound_seen: inbound::RateLimit,
@@ -145,7 +145,7 @@ impl Mail {
     /// The mail of a server over `store`; [`Mail::start`] starts its worker.
     pub fn new(
         store: Arc<dyn Storage>,
-        players: Arc<crate::app::players::Players>,
+        players: Arc<crate::players::Players>,
         registry: Arc<Registry>,
         key: Arc<SecretsKey>,
         settings: MailSettings,
@@ -201,7 +201,7 @@ impl Mail {
     /// Sets `player`'s address, unconfirmed, and mails it the code that confirms it.
     pub async fn set_address(
         &self,
-        player: &crate::app::players::Player,
+        player: &crate::players::Player,
         address: &str,
     ) -> Result<account::MailInfo, ApiError> {
         self.require_enabled()?;
@@ -213,7 +213,7 @@ impl Mail {
             .with_retry_after(3600));
         }
         let code = self.accounts.set_address(&player.id, &address).await?;
-        let nonce = crate::app::randomness::random_hex::<8>()?;
+        let nonce = crate::randomness::random_hex::<8>()?;
         let letter = compose::Letter {
             id: format!("confirm.{}.{nonce}", player.id),
             to: address.clone(),

@@ -3,8 +3,8 @@
 //! a notice derived again (after a crash before the cursor was written) is not sent twice.
 //! Its text (a hand of cards, a confirmation code) is sealed under the secrets key.
 
-use crate::app::sealing::SecretsKey;
-use crate::problem::ApiError;
+use crate::error::ApiError;
+use crate::sealing::SecretsKey;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

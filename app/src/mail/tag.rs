@@ -4,7 +4,7 @@
 //! A reply address is `r+<game>.<seat>.<player>.<tag>@<domain of --mail-from>`: 58 characters
 //! before the `@`, within the 64 a local part may have.
 
-use crate::app::sealing::SecretsKey;
+use crate::sealing::SecretsKey;
 use domain::Seat;
 
 /// The local part's prefix of every reply address.

@@ -8,9 +8,9 @@ use super::compose::{id_part, Letter};
 use super::outbox::Queued;
 use super::tag::ReplyTo;
 use super::{Mail, LEASE};
-use crate::app::index;
-use crate::app::leases::Leases;
-use crate::app::webhooks::notification::{
+use crate::index;
+use crate::leases::Leases;
+use crate::webhooks::notification::{
     copied_past, game_started, notifications, Notification, NotificationType,
 };
 use chrono::Utc;

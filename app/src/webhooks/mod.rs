@@ -5,7 +5,7 @@
 //!
 //! Several servers on one database: every server runs a worker for every webhook, but a
 //! worker delivers only while its server holds the webhook's lease
-//! ([`crate::app::leases::webhook`]), and when it takes the lease it goes on from the cursor
+//! ([`crate::leases::webhook`]), and when it takes the lease it goes on from the cursor
 //! the last holder stored. A server that dies frees its leases, and the others' waiting
 //! workers take them over. Each server looks at the webhooks' records every
 //! [`RESCAN`], so that webhooks registered, deleted or re-enabled on another server are
@@ -16,11 +16,11 @@ pub mod delivery;
 pub mod notification;
 pub mod signature;
 
-use crate::app::leases::Leases;
-use crate::app::randomness::random_hex;
-use crate::app::sealing::{text_in_clear, SecretsKey};
-use crate::app::Repository;
-use crate::problem::{ApiCode, ApiError};
+use crate::error::{ApiCode, ApiError};
+use crate::leases::Leases;
+use crate::randomness::random_hex;
+use crate::sealing::{text_in_clear, SecretsKey};
+use crate::Repository;
 use address::AddressPolicy;
 use chrono::{DateTime, Utc};
 use delivery::{load_cursor, DeliverySettings, Shared, Worker};
@@ -263,7 +263,7 @@ impl Webhooks {
             .lock_workers()
             .iter()
             .filter(|(id, task)| {
-                !task.is_finished() && self.shared.leases.holds(&crate::app::leases::webhook(id))
+                !task.is_finished() && self.shared.leases.holds(&crate::leases::webhook(id))
             })
             .map(|(id, _)| id.clone())
             .collect();

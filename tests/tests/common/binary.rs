@@ -81,7 +81,7 @@ impl Server {
             .expect("the log file");
         let mut all = UNLIMITED.to_vec();
         all.extend_from_slice(args);
-        Server::start_with_output(data, &all, Stdio::from(file), "warn,api::app::leases=info")
+        Server::start_with_output(data, &all, Stdio::from(file), "warn,app::leases=info")
     }
 
     /// `start` (without limits) with `args`, its log at `level` written to the file `log`

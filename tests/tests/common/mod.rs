@@ -30,25 +30,22 @@ impl TestApp {
     /// Starts the server on port 0 with an empty database, without quotas or rate limits (the
     /// tests play fast; `tests/limits.rs` tests the limits with `spawn_limited`).
     pub fn spawn() -> TestApp {
-        TestApp::spawn_with(api::app::webhooks::delivery::DeliverySettings::default())
+        TestApp::spawn_with(app::webhooks::delivery::DeliverySettings::default())
     }
 
     /// `spawn`, with webhook deliveries as given (such as the hosts they may reach).
-    pub fn spawn_with(delivery: api::app::webhooks::delivery::DeliverySettings) -> TestApp {
-        TestApp::start(delivery, api::limits::LimitSettings::unlimited())
+    pub fn spawn_with(delivery: app::webhooks::delivery::DeliverySettings) -> TestApp {
+        TestApp::start(delivery, app::limits::LimitSettings::unlimited())
     }
 
     /// `spawn`, with the quotas and rate limits as given.
-    pub fn spawn_limited(limits: api::limits::LimitSettings) -> TestApp {
-        TestApp::start(
-            api::app::webhooks::delivery::DeliverySettings::default(),
-            limits,
-        )
+    pub fn spawn_limited(limits: app::limits::LimitSettings) -> TestApp {
+        TestApp::start(app::webhooks::delivery::DeliverySettings::default(), limits)
     }
 
     fn start(
-        delivery: api::app::webhooks::delivery::DeliverySettings,
-        limits: api::limits::LimitSettings,
+        delivery: app::webhooks::delivery::DeliverySettings,
+        limits: app::limits::LimitSettings,
     ) -> TestApp {
         let dir = tempfile::tempdir().expect("temporary directory");
         let store = storage::SledStore::open(dir.path()).expect("store opens");
@@ -61,7 +58,7 @@ impl TestApp {
                     std::sync::Arc::new(store),
                     Registry::standard(),
                     std::sync::Arc::new(
-                        api::app::sealing::SecretsKey::generate().expect("a secrets key"),
+                        app::sealing::SecretsKey::generate().expect("a secrets key"),
                     ),
                     delivery,
                     api::state::CapacitySettings::default(),
