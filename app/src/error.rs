@@ -2,7 +2,6 @@
 //! understands. Our own faults are logged and shown without detail. `api` answers them as
 //! `application/problem+json` (RFC 9457), with the HTTP status of their code.
 
-use crate::replay::{NotShownYet, Unseen, WholePast};
 use domain::{ErrorCode, Fault, Refusal, RuleError};
 use serde::Serialize;
 use storage::{AppendError, FailureKind, StorageError};
@@ -241,24 +240,6 @@ impl ApiError {
 impl From<RuleError> for ApiError {
     fn from(error: RuleError) -> ApiError {
         ApiError::new(error.code, error.message)
-    }
-}
-
-/// A game's whole past asked before it may be shown: 409, in words that say when it will be.
-impl From<NotShownYet> for ApiError {
-    fn from(refusal: NotShownYet) -> ApiError {
-        let (code, what) = match refusal.asked {
-            WholePast::Audit => (ApiCode::AuditNotAvailable, "its audit waits for then, when its seed is revealed."),
-            WholePast::Log => (ApiCode::LogNotAvailable, "its whole log is shown then (GET /v1/games/{id}/events shows what you may see now)."),
-        };
-        let detail = match refusal.why {
-            Unseen::Sealed => format!("This game was superseded by a takeback and stays sealed until the fork that goes on from it ends: {what}"),
-            Unseen::HidesCards => match refusal.asked {
-                WholePast::Audit => "This game hides cards while it runs: its audit waits for its end, when the seed is revealed.".to_string(),
-                WholePast::Log => "This game hides cards while it runs: its whole log is shown once it has ended (GET /v1/games/{id}/events shows what you may see now).".to_string(),
-            },
-        };
-        ApiError::new(code, detail)
     }
 }
 

@@ -28,11 +28,29 @@ pub enum Unseen {
     HidesCards,
 }
 
-/// A refusal to show a game's whole past (answered in `problem.rs`).
+/// A refusal to show a game's whole past, told as an [`ApiError`] below.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NotShownYet {
     pub asked: WholePast,
     pub why: Unseen,
+}
+
+/// A game's whole past asked before it may be shown: 409, in words that say when it will be.
+impl From<NotShownYet> for ApiError {
+    fn from(refusal: NotShownYet) -> ApiError {
+        let (code, what) = match refusal.asked {
+            WholePast::Audit => (ApiCode::AuditNotAvailable, "its audit waits for then, when its seed is revealed."),
+            WholePast::Log => (ApiCode::LogNotAvailable, "its whole log is shown then (GET /v1/games/{id}/events shows what you may see now)."),
+        };
+        let detail = match refusal.why {
+            Unseen::Sealed => format!("This game was superseded by a takeback and stays sealed until the fork that goes on from it ends: {what}"),
+            Unseen::HidesCards => match refusal.asked {
+                WholePast::Audit => "This game hides cards while it runs: its audit waits for its end, when the seed is revealed.".to_string(),
+                WholePast::Log => "This game hides cards while it runs: its whole log is shown once it has ended (GET /v1/games/{id}/events shows what you may see now).".to_string(),
+            },
+        };
+        ApiError::new(code, detail)
+    }
 }
 
 /// Whether the whole of a game may be seen: when it hides nothing, or when anyone sees
