@@ -357,11 +357,11 @@ pub fn run_with_mail(
     let stopping = state.clone();
     if let Some(smtp) = smtp {
         let (sink, mut taken) = tokio::sync::mpsc::unbounded_channel();
-        app::mail::listener::start(smtp, state.mail.clone(), sink)?;
+        app::mail::inbound::listener::start(smtp, state.mail.clone(), sink)?;
         let receiving = state.clone();
         actix_web::rt::spawn(async move {
             while let Some(inbound) = taken.recv().await {
-                let app::mail::listener::Inbound { recipients, raw } = inbound;
+                let app::mail::inbound::listener::Inbound { recipients, raw } = inbound;
                 receiving
                     .mail
                     .receive(&receiving.games, &raw, &recipients)

@@ -5,7 +5,7 @@ use crate::auth::Authenticated;
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
-use app::mail::inbound::Received;
+use app::mail::inbound::reader::Received;
 use app::{ApiCode, ApiError};
 
 /// Whether the request carries the inbound secret as `Authorization: Bearer <secret>`.

@@ -27,7 +27,10 @@ use storage::{EventStore, SledStore, StorageError};
 use super::format::{BatchLine, EventLine, Header, Line, RecordLine, TagsLine, Writer, FORMAT};
 
 /// The record trees whose values are global positions of the log (read up to there).
-pub(crate) const CURSOR_TREES: &[&str] = &[crate::webhooks::CURSORS, crate::mail::worker::CURSOR.0];
+pub(crate) const CURSOR_TREES: &[&str] = &[
+    crate::webhooks::CURSORS,
+    crate::mail::outbound::worker::CURSOR.0,
+];
 /// The record trees a backup leaves out.
 const LEFT_OUT: &[&str] = &[crate::nodes::NODES];
 /// Events read from the log at a time.

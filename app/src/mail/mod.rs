@@ -2,19 +2,16 @@
 //! to send, the notices derived from the event log (the same derivation as webhooks), and
 //! moves taken from replies. One worker thread, run by the server that holds the `mail` lease,
 //! derives notices into the outbox and sends them; the inbound path (the SMTP listener or
-//! `POST /v1/mail/inbound`) plays replies through the same command service as HTTP.
+//! `POST /v1/mail/inbound`) plays replies through the same command service as HTTP. What goes
+//! out is in `outbound/`, what comes in in `inbound/`; a player's address (`account`), the
+//! reply addresses (`tag`) and positions drawn as text (`render`, `cards`) serve both.
 
 pub mod account;
 pub mod cards;
-pub mod clock;
-pub mod compose;
 pub mod inbound;
-pub mod invitation;
-pub mod listener;
-pub mod outbox;
+pub mod outbound;
 pub mod render;
 pub mod tag;
-pub mod worker;
 
 use crate::error::{ApiCode, ApiError};
 use crate::leases::Leases;
@@ -22,7 +19,7 @@ use crate::sealing::SecretsKey;
 use crate::Repository;
 use account::Accounts;
 use domain::Registry;
-use outbox::Outbox;
+use outbound::outbox::Outbox;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -74,7 +71,7 @@ impl Default for MailSettings {
             poll: Duration::from_millis(250),
             max_inbound: 64 * 1024,
             inbound_per_hour: 60,
-            clock_warnings: clock::default_warnings(),
+            clock_warnings: outbound::clock::default_warnings(),
         }
     }
 }
@@ -129,13 +126,13 @@ pub struct Mail {
     pub(crate) players: Arc<crate::players::Players>,
     pub(crate) key: Arc<SecretsKey>,
     pub(crate) counters: Counters,
-    pub(crate) inbound_seen: inbound::RateLimit,
+    pub(crate) inbound_seen: inbound::reader::RateLimit,
     /// The clock notices the worker waits for.
-    pub(crate) clock_watch: clock::Watch,
+    pub(crate) clock_watch: outbound::clock::Watch,
     /// Confirmation codes mailed per player in the last hour.
-    codes: inbound::RateLimit,
+    codes: inbound::reader::RateLimit,
     /// Invitations sent per player in the last hour.
-    invitations: inbound::RateLimit,
+    invitations: inbound::reader::RateLimit,
 }
 
 /// Confirmation codes a player may have mailed in an hour.
@@ -157,10 +154,10 @@ impl Mail {
             repository: Repository::new(store, registry, key.clone(), 64),
             key,
             counters: Counters::default(),
-            inbound_seen: inbound::RateLimit::default(),
-            clock_watch: clock::Watch::default(),
-            codes: inbound::RateLimit::default(),
-            invitations: inbound::RateLimit::default(),
+            inbound_seen: inbound::reader::RateLimit::default(),
+            clock_watch: outbound::clock::Watch::default(),
+            codes: inbound::reader::RateLimit::default(),
+            invitations: inbound::reader::RateLimit::default(),
             settings,
         }
     }
@@ -172,7 +169,7 @@ impl Mail {
         }
         match (&self.settings.relay, &self.settings.folder) {
             (Some(relay), _) => {
-                tracing::info!(relay = %outbox::without_password(relay), from = %self.settings.from, "mail is sent through the relay")
+                tracing::info!(relay = %outbound::outbox::without_password(relay), from = %self.settings.from, "mail is sent through the relay")
             }
             (None, Some(folder)) => {
                 // Made with its first mail: a server that sends none leaves its data folder
@@ -184,7 +181,7 @@ impl Mail {
         let mail = self.clone();
         std::thread::Builder::new()
             .name("mail".into())
-            .spawn(move || worker::run(mail, leases))?;
+            .spawn(move || outbound::worker::run(mail, leases))?;
         Ok(())
     }
 
@@ -214,7 +211,7 @@ impl Mail {
         }
         let code = self.accounts.set_address(&player.id, &address).await?;
         let nonce = crate::randomness::random_hex::<8>()?;
-        let letter = compose::Letter {
+        let letter = outbound::compose::Letter {
             id: format!("confirm.{}.{nonce}", player.id),
             to: address.clone(),
             subject: format!("Your code for the Avalanche games server: {code}"),

@@ -3,8 +3,8 @@
 //! other recipient is refused at `RCPT`, a mail over the size limit at the end of `DATA`), and
 //! each accepted mail is handed to the application, which plays it.
 
-use super::tag::parse_reply_address;
-use super::Mail;
+use crate::mail::tag::parse_reply_address;
+use crate::mail::Mail;
 use mailin::response::{self, Response};
 use mailin::{Action, Handler, SessionBuilder};
 use std::io::{BufRead, BufReader, Read, Write};

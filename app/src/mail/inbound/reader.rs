@@ -6,9 +6,9 @@
 //! through the outbox, only ever to the player's confirmed address: a mail that fails the
 //! checks is dropped without an answer, so nothing is sent to a forged sender.
 
-use super::compose::Letter;
-use super::tag::{parse_reply_address, ReplyTo};
-use super::Mail;
+use crate::mail::outbound::compose::Letter;
+use crate::mail::tag::{parse_reply_address, ReplyTo};
+use crate::mail::Mail;
 use crate::{Games, PlayerCommand};
 use chrono::Utc;
 use domain::registry::LegalCommand;

@@ -6,8 +6,8 @@
 //! node holds the mail lease, a warning is queued under one id and sent once.
 
 use super::compose::id_part;
-use super::Mail;
 use crate::index;
+use crate::mail::Mail;
 use crate::webhooks::notification::{Notification, NotificationType};
 use chrono::{DateTime, Duration, Utc};
 use domain::registry::LiveGame;

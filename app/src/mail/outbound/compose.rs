@@ -2,9 +2,9 @@
 //! same (no script, no remote image, every text escaped), the `Message-ID` of the notice, the
 //! seat's tagged `Reply-To`, and the one-click unsubscribe headers of RFC 8058.
 
-use super::render::escape_html;
-use super::tag::{reply_address, ReplyTo};
-use super::Mail;
+use crate::mail::render::escape_html;
+use crate::mail::tag::{reply_address, ReplyTo};
+use crate::mail::Mail;
 use lettre::message::header::{Header, HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::Message;

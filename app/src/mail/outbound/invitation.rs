@@ -4,8 +4,8 @@
 //! an address at all).
 
 use super::compose::Letter;
-use super::Mail;
 use crate::error::{ApiCode, ApiError};
+use crate::mail::Mail;
 use crate::players::Player;
 use crate::webhooks::notification::NotificationType;
 use crate::Games;

@@ -6,10 +6,10 @@
 
 use super::compose::{id_part, Letter};
 use super::outbox::Queued;
-use super::tag::ReplyTo;
-use super::{Mail, LEASE};
 use crate::index;
 use crate::leases::Leases;
+use crate::mail::tag::ReplyTo;
+use crate::mail::{Mail, LEASE};
 use crate::webhooks::notification::{
     copied_past, game_started, notifications, Notification, NotificationType,
 };
@@ -341,13 +341,13 @@ impl Mail {
     /// The position as `seat`'s view shows it, the legal commands and the clock.
     pub(crate) fn table_text(&self, game: &dyn LiveGame, player: &str, seat: usize) -> String {
         let view = game.view(game.viewer_for(Some(player)));
-        let mut text = super::render::position(&view, Some(seat), &self.seat_names(game));
+        let mut text = crate::mail::render::position(&view, Some(seat), &self.seat_names(game));
         if game.status() == domain::table::Status::Active && game.to_act().contains(&seat) {
             let legal = game.legal_at(seat, Utc::now());
             text.push_str(&format!(
                 "\nYour legal commands ({}):\n{}",
                 legal.len(),
-                super::render::legal(&legal)
+                crate::mail::render::legal(&legal)
             ));
         }
         match game.clocks().get(seat).and_then(|c| c.deadline()) {

@@ -1,0 +1,6 @@
+//! Mail that comes in: the server's own SMTP listener (`listener`) and the reader of replies,
+//! which plays the command a reply carries through the command service (`reader`), for the
+//! listener and `POST /v1/mail/inbound` alike.
+
+pub mod listener;
+pub mod reader;
