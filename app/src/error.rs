@@ -14,7 +14,7 @@ pub const OUTCOME_RETRY_AFTER: u64 = 1;
 
 /// The api's own codes: refusals of the server rather than of a game's rules. Each is a wire
 /// string clients match on (never change one) and has one HTTP status, given in `api`'s
-/// `problem.rs` and nowhere else.
+/// `api/src/problem.rs` and nowhere else.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ApiCode {

@@ -1,6 +1,7 @@
 //! `GET /backup`: a backup of this node's running sled store, streamed as it is written (see
-//! `backup/dump.rs`), for `avalanche backup`. Operator-only like `/metrics`, and outside the
-//! API document like it; on PostgreSQL it is refused with the advice to use `pg_dump`.
+//! `app/src/backup/dump.rs`), for `avalanche backup`. Operator-only like `/metrics`, and
+//! outside the API document like it; on PostgreSQL it is refused with the advice to use
+//! `pg_dump`.
 
 use crate::problem::HttpError;
 use crate::state::AppState;

@@ -3,7 +3,7 @@
 //! and taking a write (readiness: a load balancer sends it requests only while this says so).
 //! `GET /metrics`: what it has been doing, in the Prometheus text format.
 //!
-//! Readiness writes this node's record of its settings (see `app/nodes.rs`) as its probe of
+//! Readiness writes this node's record of its settings (see `app/src/nodes.rs`) as its probe of
 //! the store's writes, and names in its `warnings` the other nodes that run with different
 //! limits or webhook addresses.
 //!
