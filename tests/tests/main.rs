@@ -22,6 +22,7 @@ mod events;
 mod forks;
 mod health;
 mod imports;
+mod layers;
 mod limits;
 mod lobby;
 mod mail;
