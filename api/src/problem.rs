@@ -50,14 +50,14 @@ impl HttpStatus for ApiCode {
         match *self {
             BadRequest | MalformedJson | DuplicateKey | BadQuery | BadPath | BadIfMatch
             | BadIdempotencyKey | UnknownKind | InvalidName | InvalidLabel | InvalidEmail
-            | InvalidWebhookUrl => StatusCode::BAD_REQUEST,
+            | InvalidWebhookUrl | InvalidScopes => StatusCode::BAD_REQUEST,
             Unauthorized => StatusCode::UNAUTHORIZED,
-            Forbidden => StatusCode::FORBIDDEN,
-            NotFound | GameNotFound | PlayerNotFound | TokenNotFound | VersionNotFound
-            | WebhookNotFound => StatusCode::NOT_FOUND,
+            Forbidden | InsufficientScope => StatusCode::FORBIDDEN,
+            NotFound | GameNotFound | PlayerNotFound | TokenNotFound | InvalidRecoveryLink
+            | VersionNotFound | WebhookNotFound => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             RequestTimeout => StatusCode::REQUEST_TIMEOUT,
-            InvalidCode | GameNotOpen | AlreadyOnVacation | NotOnVacation | NoVacationLeft
+            InvalidCode | GameNotOpen | NameTaken | AlreadyOnVacation | NotOnVacation | NoVacationLeft
             | TooManyWebhooks | AuditNotAvailable | LogNotAvailable | NoRecordNotation
             | BackupNotHere => StatusCode::CONFLICT,
             VersionConflict => StatusCode::PRECONDITION_FAILED,

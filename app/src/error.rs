@@ -30,18 +30,22 @@ pub enum ApiCode {
     InvalidLabel,
     InvalidEmail,
     InvalidWebhookUrl,
+    InvalidScopes,
     Unauthorized,
     Forbidden,
+    InsufficientScope,
     NotFound,
     GameNotFound,
     PlayerNotFound,
     TokenNotFound,
+    InvalidRecoveryLink,
     VersionNotFound,
     WebhookNotFound,
     MethodNotAllowed,
     RequestTimeout,
     InvalidCode,
     GameNotOpen,
+    NameTaken,
     AlreadyOnVacation,
     NotOnVacation,
     NoVacationLeft,
@@ -77,8 +81,9 @@ impl ApiCode {
             }
             BadRequest | MalformedJson | DuplicateKey | BadQuery | BadPath | BadIfMatch
             | BadIdempotencyKey | UnknownKind | InvalidName | InvalidLabel | InvalidEmail
-            | InvalidWebhookUrl | Unauthorized | Forbidden | NotFound | GameNotFound
-            | PlayerNotFound | TokenNotFound | VersionNotFound | WebhookNotFound
+            | InvalidWebhookUrl | InvalidScopes | Unauthorized | Forbidden | InsufficientScope
+            | NotFound | GameNotFound | PlayerNotFound | TokenNotFound | InvalidRecoveryLink
+            | VersionNotFound | WebhookNotFound | NameTaken
             | MethodNotAllowed | RequestTimeout | InvalidCode | GameNotOpen | AlreadyOnVacation
             | NotOnVacation | NoVacationLeft | TooManyWebhooks | AuditNotAvailable
             | LogNotAvailable | NoRecordNotation | BackupNotHere | VersionConflict

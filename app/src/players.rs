@@ -19,6 +19,8 @@ use storage::Storage;
 use tokio::sync::broadcast;
 use unicode_general_category::{get_general_category, GeneralCategory};
 use unicode_normalization::UnicodeNormalization;
+use unicode_security::general_security_profile::IdentifierType;
+use unicode_security::GeneralSecurityProfile;
 use utoipa::ToSchema;
 
 const PLAYERS: &str = "players";
@@ -26,6 +28,11 @@ const PLAYERS: &str = "players";
 const TOKENS: &str = "tokens";
 /// `<player id>/<token id>` → what the player sees of the token ([`TokenRecord`]).
 const PLAYER_TOKENS: &str = "player_tokens";
+/// The SHA-256 of a name's skeleton ([`name_skeleton`]) → the first name of that look, as
+/// written: a name that looks like it must be it.
+const NAMES: &str = "player_names";
+/// Present once the names of the players of an older store are in [`NAMES`].
+const NAMES_LISTED: &str = "player_names_listed";
 
 /// How long a server on a shared store trusts a token it looked up, should the broadcast of
 /// its revocation be lost (the listener's connection broken at that moment).
@@ -136,8 +143,10 @@ fn record_key(player: &str, hash: &str) -> String {
 
 /// A name or label as typed, normalised (NFC, trimmed), or why it is refused: 1 to 40
 /// characters, none of them a control or format character (bidirectional overrides,
-/// zero-width joiners), a line or paragraph separator, or unassigned, so that a name cannot
-/// pass for another one or reorder the text around it.
+/// zero-width joiners), a line or paragraph separator, unassigned, or invisible (Unicode's
+/// default-ignorable characters, such as the Hangul fillers and variation selectors, and the
+/// blank Braille pattern), so that a name cannot pass for another one or reorder the text
+/// around it.
 pub fn clean_name(text: &str, what: &str) -> Result<String, String> {
     let text: String = text.nfc().collect();
     // Looked at before trimming: a separator at either end is refused, not quietly dropped.
@@ -150,10 +159,10 @@ pub fn clean_name(text: &str, what: &str) -> Result<String, String> {
                 | GeneralCategory::ParagraphSeparator
                 | GeneralCategory::Unassigned
                 | GeneralCategory::Surrogate
-        )
+        ) || invisible(*c)
     }) {
         return Err(format!(
-            "A {what} may not hold U+{:04X}: no control, format (such as bidirectional or zero-width) or separator characters, and none unassigned.",
+            "A {what} may not hold U+{:04X}: no control, format (such as bidirectional or zero-width), invisible (such as a Hangul filler) or separator characters, and none unassigned.",
             bad as u32
         ));
     }
@@ -163,6 +172,26 @@ pub fn clean_name(text: &str, what: &str) -> Result<String, String> {
         return Err(format!("A {what} is 1 to 40 characters."));
     }
     Ok(text.to_string())
+}
+
+/// Whether `c` shows nothing though it is no space: a character Unicode says to ignore when
+/// it cannot be drawn (TR39's `Default_Ignorable` identifier type: Hangul fillers, variation
+/// selectors, the combining grapheme joiner, ...) or the blank Braille pattern.
+fn invisible(c: char) -> bool {
+    c == '\u{2800}' || c.identifier_type() == Some(IdentifierType::Default_Ignorable)
+}
+
+/// What a name looks like: its Unicode TR39 skeleton (letters that look alike, such as Latin
+/// `A` and Cyrillic `А`, mapped to one), with its runs of spaces as one. Two names of one
+/// skeleton are taken for each other by a reader.
+pub fn name_skeleton(name: &str) -> String {
+    let skeleton: String = unicode_security::skeleton(name).collect();
+    skeleton.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The key of a skeleton in [`NAMES`]: its SHA-256, a key of fixed length whatever the name.
+fn skeleton_key(skeleton: &str) -> String {
+    hex::encode(Sha256::digest(skeleton.as_bytes()))
 }
 
 impl Players {
@@ -209,7 +238,70 @@ impl Players {
         if let Err(error) = players.list_older_tokens() {
             tracing::error!(%error, "could not list the tokens of an older store");
         }
+        if let Err(error) = players.list_older_names() {
+            tracing::error!(%error, "could not list the names of an older store");
+        }
         players
+    }
+
+    /// Gives the names of a store written before names were compared by their look their
+    /// entry in [`NAMES`], once: the first player of each look (by creation) holds it. Players
+    /// already stored keep their names, whatever they look like.
+    fn list_older_names(&self) -> Result<(), ApiError> {
+        if self
+            .store
+            .get_record(NAMES_LISTED, "done")
+            .map_err(ApiError::from)?
+            .is_some()
+        {
+            return Ok(());
+        }
+        let mut players: Vec<Player> = self
+            .store
+            .records_with_prefix(PLAYERS, "")
+            .map_err(ApiError::from)?
+            .into_iter()
+            .filter_map(|(_, bytes)| serde_json::from_slice(&bytes).ok())
+            .collect();
+        players.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        for player in &players {
+            let key = skeleton_key(&name_skeleton(&player.name));
+            if self
+                .store
+                .get_record(NAMES, &key)
+                .map_err(ApiError::from)?
+                .is_none()
+            {
+                self.store
+                    .put_record(NAMES, &key, player.name.as_bytes())
+                    .map_err(ApiError::from)?;
+            }
+        }
+        self.store
+            .put_record(NAMES_LISTED, "done", b"1")
+            .map_err(ApiError::from)
+    }
+
+    /// Refuses `name` if it looks like another player's name without being it (`Аnn` in
+    /// Cyrillic beside `Ann`); otherwise holds its look for it. The same name is no
+    /// impostor: namesakes are told apart by their display names.
+    async fn claim_name(&self, name: &str) -> Result<(), ApiError> {
+        let key = skeleton_key(&name_skeleton(name));
+        match self.store.get_record(NAMES, &key).map_err(ApiError::from)? {
+            Some(held) if held == name.as_bytes() => Ok(()),
+            Some(held) => Err(ApiError::new(
+                ApiCode::NameTaken,
+                format!(
+                    "\"{name}\" looks like the name of another player, \"{}\": choose a name nobody can take for theirs.",
+                    String::from_utf8_lossy(&held)
+                ),
+            )),
+            None => self
+                .store
+                .put_record_async(NAMES, &key, name.as_bytes())
+                .await
+                .map_err(ApiError::from),
+        }
     }
 
     /// Gives each token of a store written before tokens were listed its entry in the list
@@ -262,6 +354,7 @@ impl Players {
     pub async fn create(&self, name: &str) -> Result<(Player, String), ApiError> {
         let name =
             clean_name(name, "name").map_err(|why| ApiError::new(ApiCode::InvalidName, why))?;
+        self.claim_name(&name).await?;
         let id = format!("p-{}", random_hex::<8>()?);
         let player = Player {
             display_name: display_name(&id, &name),
@@ -686,6 +779,34 @@ mod tests {
         }
         let long: String = "a".repeat(41);
         assert!(clean_name(&long, "name").is_err());
+    }
+
+    #[test]
+    fn invisible_fillers_are_refused() {
+        for bad in [
+            "Ann\u{3164}",
+            "\u{3164}",
+            "A\u{115f}nn",
+            "An\u{1160}n",
+            "Ann\u{ffa0}",
+            "Ann\u{fe0f}",
+            "A\u{34f}nn",
+            "Ann\u{17b4}",
+            "Ann\u{2800}",
+        ] {
+            assert!(clean_name(bad, "name").is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn look_alike_names_share_a_skeleton() {
+        let ann = name_skeleton("Ann");
+        // Cyrillic А; Latin with a Cyrillic н would not (н is no n), but these are:
+        assert_eq!(name_skeleton("\u{410}nn"), ann);
+        assert_eq!(name_skeleton("\u{391}nn"), ann);
+        assert_eq!(name_skeleton("Ann  "), name_skeleton("Ann"));
+        assert_eq!(name_skeleton("rn"), name_skeleton("m"));
+        assert_ne!(name_skeleton("Ann"), name_skeleton("Anne"));
     }
 
     #[test]

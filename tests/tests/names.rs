@@ -61,3 +61,44 @@ fn names_are_kept_in_nfc_and_namesakes_are_told_apart() {
     assert!(shown.starts_with("Ann #"), "{shown}");
     assert_eq!(&shown[5..], &first.id[2..6]);
 }
+
+/// "Invisible fillers and look-alike letters still pass": `Ann` with a Hangul filler after it,
+/// and `Аnn` with a Cyrillic А, beside the real Ann. Invisible characters are refused; a name
+/// that looks like another player's (their Unicode TR39 skeletons agree) but is not it is
+/// refused as taken, and nothing is created. The very same name is a namesake, as before.
+#[test]
+fn invisible_fillers_and_look_alike_names_are_refused() {
+    let app = TestApp::spawn();
+    app.create_player("Ann");
+    let create = |name: &str| {
+        app.post("/v1/players", None)
+            .json(&json!({"name": name}))
+            .send()
+            .unwrap()
+    };
+    for filler in ["Ann\u{3164}", "A\u{115f}nn", "Ann\u{ffa0}", "Ann\u{2800}"] {
+        assert_eq!(
+            problem(create(filler), StatusCode::BAD_REQUEST),
+            "invalid_name",
+            "{filler:?}"
+        );
+    }
+    for look_alike in ["\u{410}nn", "\u{391}nn", "Ann "] {
+        let answer = create(look_alike);
+        if look_alike.trim() == "Ann" {
+            ok_json(Ok(answer), StatusCode::CREATED);
+        } else {
+            assert_eq!(
+                problem(answer, StatusCode::CONFLICT),
+                "name_taken",
+                "{look_alike:?}"
+            );
+        }
+    }
+    // The first of a look holds it: a look-alike's own look-alike is refused too.
+    app.create_player("Bob");
+    assert_eq!(
+        problem(create("B\u{43e}b"), StatusCode::CONFLICT),
+        "name_taken"
+    );
+}

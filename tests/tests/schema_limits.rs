@@ -473,3 +473,38 @@ fn a_mail_address_one_over_its_length_and_a_code_that_is_not_six_digits_change_n
     assert_eq!(confirmed["confirmed"], true);
     assert_eq!(confirmed["address"], good);
 }
+
+/// "`a@[127.0.0.1]` answers 500": an address literal is taken by the address parser but cannot
+/// be written as a recipient. Every such address is refused as not a mail address, and nothing
+/// is changed.
+#[test]
+fn a_mail_address_in_brackets_is_refused_and_changes_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path(), &[]);
+    let app = &server.app;
+    let bea = app.create_player("Bea");
+    let set = |address: &str| {
+        app.client
+            .put(app.url("/v1/players/me/email"))
+            .bearer_auth(&bea.token)
+            .json(&json!({"address": address}))
+            .send()
+            .unwrap()
+    };
+    let before = ok_json(set("bea@example.org"), StatusCode::ACCEPTED);
+    for literal in [
+        "a@[127.0.0.1]",
+        "a@[10.0.0.1]",
+        "a@[IPv6:::1]",
+        "bea@[192.0.2.7]",
+    ] {
+        refused(
+            set(literal),
+            StatusCode::BAD_REQUEST,
+            "invalid_email",
+            "mail address",
+        );
+        let now = ok_json(app.get("/v1/players/me", Some(&bea)).send(), StatusCode::OK);
+        assert_eq!(now["email"], before, "{literal}");
+    }
+}

@@ -840,6 +840,10 @@ fn a_webhook_cannot_point_inside_the_servers_network() {
         "http://[::ffff:127.0.0.1]/".into(),
         "http://[fe80::1]/".into(),
         "http://[fd00::1]/".into(),
+        // Teredo, and 6to4 and NAT64 of inside IPv4 addresses (127.0.0.1, 169.254.169.254).
+        "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/".into(),
+        "http://[2002:7f00:1::1]/".into(),
+        "http://[64:ff9b::a9fe:a9fe]/".into(),
         "http://10.0.0.1/".into(),
         "http://172.16.0.1/".into(),
         "http://192.168.1.1/".into(),

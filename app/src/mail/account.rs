@@ -159,6 +159,17 @@ pub fn parse_address(text: &str) -> Result<String, ApiError> {
         return Err(refuse());
     }
     let address: lettre::Address = text.parse().map_err(|_| refuse())?;
+    // An address literal (`a@[127.0.0.1]`) names a machine, not a domain: mail would go where
+    // the relay's network reaches, and the address could not be written in a header.
+    if address.domain().starts_with('[') {
+        return Err(ApiError::new(
+            ApiCode::InvalidEmail,
+            format!("\"{text}\" names an address in brackets: a mail address ends in a domain, such as bea@example.org."),
+        ));
+    }
+    // What is taken can be written as a recipient: a mail to it is never refused later.
+    text.parse::<lettre::message::Mailbox>()
+        .map_err(|_| refuse())?;
     Ok(address.to_string())
 }
 

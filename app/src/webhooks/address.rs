@@ -154,6 +154,15 @@ fn not_public_v6(ip: Ipv6Addr) -> Option<&'static str> {
         s if s & 0xffc0 == 0xfec0 => "a site-local address",
         s if s & 0xff00 == 0xff00 => "a multicast address",
         0x2001 if segments[1] == 0x0db8 => "a documentation address",
+        // Teredo (`2001::/32`): a tunnel whose far end is chosen by relays and whose client
+        // address is hidden (inverted) inside; nothing a receiver of webhooks needs.
+        0x2001 if segments[1] == 0 => "a Teredo tunnel address",
+        // The rest of the IETF's protocol assignments (`2001::/23`: benchmarking, ORCHID,
+        // anycast services): no host there receives webhooks.
+        0x2001 if segments[1] < 0x0200 => "an IETF protocol assignment address",
+        // Documentation (`3fff::/20`) and discard-only (`100::/64`) ranges.
+        s if s & 0xfff0 == 0x3ff0 => "a documentation address",
+        0x0100 if segments[1..4] == [0; 3] => "a discard-only address",
         // NAT64 (`64:ff9b::/96`): the IPv4 address inside decides.
         0x0064 if segments[1] == 0xff9b && segments[2..6] == [0; 4] => {
             return inside_v4(v4_of(segments[6], segments[7]));
@@ -253,6 +262,14 @@ mod tests {
             "::127.0.0.1",
             "64:ff9b::a9fe:a9fe",
             "2001:db8::1",
+            // Teredo, whatever it carries: a relay at 65.54.227.120 for a client behind
+            // 127.0.0.1 (inverted: 80ff:fffe), and one for a public client.
+            "2001:0:4136:e378:8000:63bf:80ff:fffe",
+            "2001:0:4136:e378:8000:63bf:f7f7:f7f7",
+            "2001:2::1",
+            "2001:10::1",
+            "3fff::1",
+            "100::1",
             // Local-use NAT64, whatever it carries.
             "64:ff9b:1::808:808",
             "64:ff9b:1:ffff::a00:1",
