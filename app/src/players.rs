@@ -31,6 +31,11 @@ const PLAYER_TOKENS: &str = "player_tokens";
 /// The SHA-256 of a name's skeleton ([`name_skeleton`]) → the first name of that look, as
 /// written: a name that looks like it must be it.
 const NAMES: &str = "player_names";
+/// The SHA-256 of a recovery link's secret → [`RecoveryLink`]: the secret itself is only in
+/// the mail.
+const RECOVERY_LINKS: &str = "recovery_links";
+/// How long a recovery link may be followed.
+pub const RECOVERY_LINK_VALID: Duration = Duration::from_secs(30 * 60);
 /// Present once the names of the players of an older store are in [`NAMES`].
 const NAMES_LISTED: &str = "player_names_listed";
 
@@ -69,6 +74,46 @@ pub fn display_name(id: &str, name: &str) -> String {
     format!("{name} #{digits}")
 }
 
+/// What a token may do for its player. The key given when a player is created holds all three;
+/// a token issued later holds those asked for (a bot's: `read` and `play`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Read what the player may see: their games, views, logs, streams, notices, settings.
+    Read,
+    /// Play: commands, games created, joined, forked or imported, vacations, invitations.
+    Play,
+    /// The account: issue, list and revoke tokens, the mail address and its notices,
+    /// webhooks.
+    Account,
+}
+
+impl Scope {
+    pub const ALL: [Scope; 3] = [Scope::Read, Scope::Play, Scope::Account];
+
+    /// `read, play`, or `no scope`.
+    pub fn list(scopes: &[Scope]) -> String {
+        if scopes.is_empty() {
+            return "no scope".into();
+        }
+        scopes
+            .iter()
+            .map(|scope| format!("`{scope}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl std::fmt::Display for Scope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Scope::Read => "read",
+            Scope::Play => "play",
+            Scope::Account => "account",
+        })
+    }
+}
+
 /// A token as its player sees it in the list; never the secret.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct TokenInfo {
@@ -82,6 +127,8 @@ pub struct TokenInfo {
     pub created_at: Option<DateTime<Utc>>,
     /// When it was last used, to within ten minutes.
     pub last_used_at: Option<DateTime<Utc>>,
+    /// What it may do: `read`, `play`, `account`.
+    pub scopes: Vec<Scope>,
     /// Whether this request was sent with it.
     pub current: bool,
 }
@@ -93,6 +140,18 @@ struct TokenRecord {
     label: Option<String>,
     created_at: Option<DateTime<Utc>>,
     last_used_at: Option<DateTime<Utc>>,
+    /// What the token may do. Absent in a record written before tokens had scopes: such a
+    /// token was issued to act fully for its player (every token then could), so it reads as
+    /// holding every scope, and its player keeps every device and bot they set up; they see
+    /// its scopes in the list and may replace it by a narrower one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scopes: Option<Vec<Scope>>,
+}
+
+impl TokenRecord {
+    fn scopes(&self) -> Vec<Scope> {
+        self.scopes.clone().unwrap_or_else(|| Scope::ALL.to_vec())
+    }
 }
 
 /// The players, read through to the store and cached in memory (names are shown in every game).
@@ -108,6 +167,13 @@ pub struct Players {
     revoked: broadcast::Sender<String>,
 }
 
+/// What the store keeps of a recovery link.
+#[derive(Serialize, Deserialize)]
+struct RecoveryLink {
+    player: String,
+    expires_at: DateTime<Utc>,
+}
+
 /// Tokens looked up.
 #[derive(Default)]
 struct TokenCache {
@@ -119,6 +185,7 @@ struct TokenCache {
 
 struct KnownToken {
     player: String,
+    scopes: Vec<Scope>,
     looked_up: Instant,
     /// When this server last wrote the token's `last_used_at`.
     use_written: Option<Instant>,
@@ -337,6 +404,7 @@ impl Players {
                 label: None,
                 created_at: None,
                 last_used_at: None,
+                scopes: None,
             };
             let bytes = serde_json::to_vec(&record).map_err(ApiError::internal)?;
             self.store
@@ -367,38 +435,55 @@ impl Players {
             .put_record_async(PLAYERS, &player.id, &record)
             .await
             .map_err(ApiError::from)?;
-        let token = self.store_token(&player.id, None).await?;
+        let token = self.store_token(&player.id, None, &Scope::ALL).await?;
         self.remember(&player);
         Ok((player, token))
     }
 
-    /// A new token for `player`, beside those they have, with `label`; shown this once.
-    /// `admit` is asked first, with the number of tokens the player holds.
+    /// A new token for `player`, beside those they have, with `label` and `scopes` (every
+    /// scope if none are named); shown this once. `admit` is asked first, with the number of
+    /// tokens the player holds.
     pub async fn issue_token(
         &self,
         player: &Player,
         label: Option<&str>,
+        scopes: Option<&[Scope]>,
         admit: impl FnOnce(usize) -> Result<(), ApiError>,
     ) -> Result<(String, TokenInfo), ApiError> {
         let label = label
             .map(|label| clean_name(label, "label"))
             .transpose()
             .map_err(|why| ApiError::new(ApiCode::InvalidLabel, why))?;
+        let mut scopes = scopes.map_or_else(|| Scope::ALL.to_vec(), <[Scope]>::to_vec);
+        scopes.sort();
+        scopes.dedup();
+        if scopes.is_empty() {
+            return Err(ApiError::new(
+                ApiCode::InvalidScopes,
+                "A token holds at least one scope: `read`, `play` or `account`.",
+            ));
+        }
         admit(self.records(&player.id)?.len())?;
-        let token = self.store_token(&player.id, label.clone()).await?;
+        let token = self.store_token(&player.id, label.clone(), &scopes).await?;
         let hash = token_hash(&token);
         let info = TokenInfo {
             id: token_id(&hash),
             label,
             created_at: Some(Utc::now()),
             last_used_at: None,
+            scopes,
             current: false,
         };
         Ok((token, info))
     }
 
     /// Writes a new token of `player`: listed first, so that no token acts unlisted.
-    async fn store_token(&self, player: &str, label: Option<String>) -> Result<String, ApiError> {
+    async fn store_token(
+        &self,
+        player: &str,
+        label: Option<String>,
+        scopes: &[Scope],
+    ) -> Result<String, ApiError> {
         let token = format!("av_{}", random_hex::<32>()?);
         let hash = token_hash(&token);
         let record = TokenRecord {
@@ -406,6 +491,7 @@ impl Players {
             label,
             created_at: Some(Utc::now()),
             last_used_at: None,
+            scopes: Some(scopes.to_vec()),
         };
         let bytes = serde_json::to_vec(&record).map_err(ApiError::internal)?;
         self.store
@@ -427,6 +513,7 @@ impl Players {
             .into_iter()
             .map(|record| TokenInfo {
                 id: token_id(&record.hash),
+                scopes: record.scopes(),
                 label: record.label,
                 created_at: record.created_at,
                 last_used_at: record.last_used_at,
@@ -470,7 +557,7 @@ impl Players {
     /// requests end.
     pub async fn revoke(&self, token: &str) -> Result<(), ApiError> {
         let hash = token_hash(token);
-        let owner = self.token_in_store(hash.clone())?;
+        let (owner, _) = self.token_in_store(hash.clone())?;
         self.revoke_hash(&owner, &hash).await
     }
 
@@ -532,6 +619,58 @@ impl Players {
         Ok(())
     }
 
+    /// A new recovery link's secret for `player`, valid for [`RECOVERY_LINK_VALID`] and
+    /// once; only its hash is kept.
+    pub async fn recovery_link(&self, player: &str) -> Result<String, ApiError> {
+        let secret = format!("rc_{}", random_hex::<32>()?);
+        let link = RecoveryLink {
+            player: player.to_string(),
+            expires_at: Utc::now()
+                + chrono::Duration::from_std(RECOVERY_LINK_VALID).map_err(ApiError::internal)?,
+        };
+        let bytes = serde_json::to_vec(&link).map_err(ApiError::internal)?;
+        self.store
+            .put_record_async(RECOVERY_LINKS, &token_hash(&secret), &bytes)
+            .await
+            .map_err(ApiError::from)?;
+        Ok(secret)
+    }
+
+    /// The player of a recovery link that may still be followed; changes nothing.
+    pub fn recovery_link_player(&self, secret: &str) -> Result<Player, ApiError> {
+        let link = self
+            .store
+            .get_record(RECOVERY_LINKS, &token_hash(secret))
+            .map_err(ApiError::from)?
+            .and_then(|bytes| serde_json::from_slice::<RecoveryLink>(&bytes).ok())
+            .filter(|link| link.expires_at > Utc::now())
+            .ok_or_else(invalid_recovery_link)?;
+        self.get(&link.player)?.ok_or_else(invalid_recovery_link)
+    }
+
+    /// Takes the account back by the recovery link `secret`: the link is used up, every token
+    /// of its player is revoked (their streams end), and a new key with every scope is issued
+    /// and returned, shown this once.
+    pub async fn recover(&self, secret: &str) -> Result<(Player, String), ApiError> {
+        let player = self.recovery_link_player(secret)?;
+        // Taken from the store before anything is done: of two uses, one finds it.
+        let taken = self
+            .store
+            .remove_record_async(RECOVERY_LINKS, &token_hash(secret))
+            .await
+            .map_err(ApiError::from)?;
+        if !taken {
+            return Err(invalid_recovery_link());
+        }
+        for record in self.records(&player.id)? {
+            self.revoke_hash(&player.id, &record.hash).await?;
+        }
+        let key = self
+            .store_token(&player.id, Some("recovered".into()), &Scope::ALL)
+            .await?;
+        Ok((player, key))
+    }
+
     /// Follows `token` from now on, for a stream or a waiting request to end when it is
     /// revoked (here or on another server).
     pub fn watch(&self, token: &str) -> TokenWatch {
@@ -551,16 +690,18 @@ impl Players {
         }
     }
 
-    /// The player a bearer token acts for.
-    pub fn authenticate(&self, token: &str) -> Result<Player, ApiError> {
-        let id = self.player_of(token_hash(token))?;
-        self.get(&id)?
-            .ok_or_else(|| ApiError::internal(format!("token of unknown player {id}")))
+    /// The player a bearer token acts for, and what it may do for them.
+    pub fn authenticate_scoped(&self, token: &str) -> Result<(Player, Vec<Scope>), ApiError> {
+        let (id, scopes) = self.player_of(token_hash(token))?;
+        let player = self
+            .get(&id)?
+            .ok_or_else(|| ApiError::internal(format!("token of unknown player {id}")))?;
+        Ok((player, scopes))
     }
 
     /// The id of the player of the token of hash `hash`, from the cache or the store; notes
     /// its use now and then.
-    fn player_of(&self, hash: String) -> Result<String, ApiError> {
+    fn player_of(&self, hash: String) -> Result<(String, Vec<Scope>), ApiError> {
         let now = Instant::now();
         let cached = {
             let tokens = self.tokens.read().unwrap_or_else(PoisonError::into_inner);
@@ -571,20 +712,20 @@ impl Players {
                 let due = known
                     .use_written
                     .is_none_or(|written| now.duration_since(written) >= LAST_USED_EVERY);
-                fresh.then(|| (known.player.clone(), due))
+                fresh.then(|| (known.player.clone(), known.scopes.clone(), due))
             })
         };
         match cached {
-            Some((id, due)) => {
+            Some((id, scopes, due)) => {
                 if due {
                     self.note_use(&id, &hash, now);
                 }
-                Ok(id)
+                Ok((id, scopes))
             }
             None => match self.token_in_store(hash.clone()) {
-                Ok(id) => {
+                Ok((id, scopes)) => {
                     self.note_use(&id, &hash, now);
-                    Ok(id)
+                    Ok((id, scopes))
                 }
                 // The store cannot be reached: a token known here still acts past its expiry
                 // (a guard against a missed revocation), for what this node serves from memory
@@ -594,7 +735,7 @@ impl Players {
                     tokens
                         .known
                         .get(&hash)
-                        .map(|known| known.player.clone())
+                        .map(|known| (known.player.clone(), known.scopes.clone()))
                         .ok_or(error)
                 }
                 Err(error) => Err(error),
@@ -630,9 +771,9 @@ impl Players {
         });
     }
 
-    /// The player id the store keeps for token hash `hash`, cached if no revocation came
-    /// meanwhile.
-    fn token_in_store(&self, hash: String) -> Result<String, ApiError> {
+    /// The player id the store keeps for token hash `hash`, and the token's scopes, cached if
+    /// no revocation came meanwhile.
+    fn token_in_store(&self, hash: String) -> Result<(String, Vec<Scope>), ApiError> {
         let revocations = lock(&self.tokens).revocations;
         let id = self
             .store
@@ -640,6 +781,18 @@ impl Players {
             .map_err(ApiError::from)?
             .ok_or_else(|| ApiError::unauthorized("This token belongs to no player."))?;
         let id = String::from_utf8(id).map_err(ApiError::internal)?;
+        // A token is listed before it acts; one of a store older than the list is listed at
+        // the start, without scopes: either way, no listing reads as an older token's all.
+        let scopes = match self
+            .store
+            .get_record(PLAYER_TOKENS, &record_key(&id, &hash))
+            .map_err(ApiError::from)?
+        {
+            Some(bytes) => serde_json::from_slice::<TokenRecord>(&bytes)
+                .map_err(ApiError::internal)?
+                .scopes(),
+            None => Scope::ALL.to_vec(),
+        };
         let mut tokens = lock(&self.tokens);
         if tokens.revocations == revocations {
             if tokens.known.len() >= MAX_CACHED_TOKENS {
@@ -650,12 +803,13 @@ impl Players {
                 hash,
                 KnownToken {
                     player: id.clone(),
+                    scopes: scopes.clone(),
                     looked_up: Instant::now(),
                     use_written,
                 },
             );
         }
-        Ok(id)
+        Ok((id, scopes))
     }
 
     pub fn get(&self, id: &str) -> Result<Option<Player>, ApiError> {
@@ -694,6 +848,13 @@ impl Players {
             cache.insert(player.id.clone(), player.clone());
         }
     }
+}
+
+fn invalid_recovery_link() -> ApiError {
+    ApiError::new(
+        ApiCode::InvalidRecoveryLink,
+        "This recovery link is not one of this server's, was used, or is older than 30 minutes: ask for another (POST /v1/players/recovery).",
+    )
 }
 
 /// One token followed for its revocation ([`Players::watch`]).
@@ -779,6 +940,33 @@ mod tests {
         }
         let long: String = "a".repeat(41);
         assert!(clean_name(&long, "name").is_err());
+    }
+
+    /// A token of a store written before tokens had scopes acts as it did, for every scope,
+    /// and its record is read as written, not rewritten.
+    #[test]
+    fn a_token_stored_before_scopes_holds_every_scope() {
+        let store: Arc<dyn Storage> = Arc::new(storage::MemoryStore::new());
+        let player = Player {
+            id: "p-0011223344556677".into(),
+            name: "Ana".into(),
+            display_name: String::new(),
+            created_at: Utc::now(),
+        };
+        let hash = token_hash("av_older");
+        let written = serde_json::to_vec(&serde_json::json!({
+            "hash": hash, "label": null, "created_at": null, "last_used_at": null,
+        }))
+        .unwrap();
+        let key = record_key(&player.id, &hash);
+        store.put_record(PLAYERS, &player.id, &serde_json::to_vec(&player).unwrap()).unwrap();
+        store.put_record(TOKENS, &hash, player.id.as_bytes()).unwrap();
+        store.put_record(PLAYER_TOKENS, &key, &written).unwrap();
+        let players = Players::new(Arc::clone(&store));
+        let (found, scopes) = players.authenticate_scoped("av_older").unwrap();
+        assert_eq!(found.id, player.id);
+        assert_eq!(scopes, Scope::ALL.to_vec());
+        assert_eq!(store.get_record(PLAYER_TOKENS, &key).unwrap(), Some(written));
     }
 
     #[test]

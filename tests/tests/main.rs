@@ -29,6 +29,7 @@ mod mail;
 mod mail_delivery;
 mod mail_notices;
 mod mail_postgres;
+mod mail_recovery;
 mod manners;
 mod names;
 mod openapi_contract;

@@ -491,7 +491,7 @@ fn a_mail_address_in_brackets_is_refused_and_changes_nothing() {
             .send()
             .unwrap()
     };
-    let before = ok_json(set("bea@example.org"), StatusCode::ACCEPTED);
+    let before = ok_json(Ok(set("bea@example.org")), StatusCode::ACCEPTED);
     for literal in [
         "a@[127.0.0.1]",
         "a@[10.0.0.1]",

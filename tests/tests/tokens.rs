@@ -348,3 +348,137 @@ fn revoking_a_token_ends_its_streams_and_waiting_requests_at_once() {
     assert!(ben_stream.try_recv().is_err(), "Ben's stream still open");
     assert!(acts(&app, &ben));
 }
+
+/// A token issued with `scopes`; its id.
+fn issue_scoped(app: &TestApp, player: &Player, scopes: &[&str]) -> (Player, String) {
+    let issued = ok_json(
+        app.post("/v1/players/me/tokens", Some(player))
+            .json(&json!({"label": "bot", "scopes": scopes}))
+            .send(),
+        StatusCode::CREATED,
+    );
+    assert_eq!(issued["listed"]["scopes"], json!(scopes));
+    (
+        Player {
+            id: player.id.clone(),
+            token: issued["token"].as_str().expect("a token").to_string(),
+        },
+        issued["listed"]["id"].as_str().expect("an id").to_string(),
+    )
+}
+
+/// "A token thief keeps the account: whoever calls revoke-all first wins." The thief holds
+/// Ana's bot token (`read` and `play`): it plays and reads, but revoking her other tokens,
+/// issuing itself another, changing her address or her webhooks is `403
+/// insufficient_scope`, and her sign-in key (every scope) goes on working.
+#[test]
+fn a_bot_token_plays_and_reads_but_cannot_take_the_account() {
+    let app = TestApp::spawn();
+    let ana = app.create_player("Ana");
+    let ben = app.create_player("Ben");
+    let (bot, bot_id) = issue_scoped(&app, &ana, &["read", "play"]);
+
+    // The bot plays a game and reads it.
+    let game = app.create_game(&bot, json!({"kind": "avalanche-chess", "seats": 2}));
+    app.join(&ben, &game);
+    ok_json(app.get(&format!("/v1/games/{game}"), Some(&bot)).send(), StatusCode::OK);
+    ok_json(app.get("/v1/players/me/games", Some(&bot)).send(), StatusCode::OK);
+    ok_json(
+        app.get(&format!("/v1/games/{game}/legal"), Some(&bot)).send(),
+        StatusCode::OK,
+    );
+
+    // The thief's tries, each refused and changing nothing.
+    let tries = [
+        app.client
+            .delete(app.url("/v1/players/me/tokens?keep=current"))
+            .bearer_auth(&bot.token)
+            .send()
+            .unwrap(),
+        app.post("/v1/players/me/tokens", Some(&bot)).send().unwrap(),
+        app.get("/v1/players/me/tokens", Some(&bot)).send().unwrap(),
+        app.client
+            .put(app.url("/v1/players/me/email"))
+            .bearer_auth(&bot.token)
+            .json(&json!({"address": "thief@example.org"}))
+            .send()
+            .unwrap(),
+        app.client
+            .delete(app.url("/v1/players/me/email"))
+            .bearer_auth(&bot.token)
+            .send()
+            .unwrap(),
+        app.post("/v1/players/me/webhooks", Some(&bot))
+            .json(&json!({"url": "https://thief.example.org/hook"}))
+            .send()
+            .unwrap(),
+    ];
+    for refused in tries {
+        let body: serde_json::Value = {
+            assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+            refused.json().unwrap()
+        };
+        assert_eq!(body["code"], "insufficient_scope", "{body}");
+        let detail = body["detail"].as_str().unwrap();
+        assert!(detail.contains("`account`"), "{detail}");
+    }
+    let tokens = list(&app, &ana);
+    assert_eq!(tokens.len(), 2, "both tokens still listed");
+    assert!(acts(&app, &ana), "the sign-in key still acts");
+    let key = tokens.iter().find(|t| t["id"] != bot_id.as_str()).unwrap();
+    assert_eq!(key["scopes"], json!(["read", "play", "account"]));
+    // The owner, with her key, revokes the stolen one.
+    let revoked = app
+        .client
+        .delete(app.url(&format!("/v1/players/me/tokens/{bot_id}")))
+        .bearer_auth(&ana.token)
+        .send()
+        .unwrap();
+    assert_eq!(revoked.status(), StatusCode::NO_CONTENT);
+    assert!(!acts(&app, &bot));
+}
+
+/// Each scope opens only its own operations: a `read` token reads and plays nothing; a `play`
+/// token plays and reads nothing that needs a token; any token may revoke itself.
+#[test]
+fn each_scope_opens_only_its_operations_and_bad_scopes_are_refused() {
+    let app = TestApp::spawn();
+    let ana = app.create_player("Ana");
+    let (reader, _) = issue_scoped(&app, &ana, &["read"]);
+    let (player, _) = issue_scoped(&app, &ana, &["play"]);
+    let scope_refused = |response: reqwest::blocking::Response, scope: &str| {
+        assert_eq!(response.status(), StatusCode::FORBIDDEN);
+        let body: serde_json::Value = response.json().unwrap();
+        assert_eq!(body["code"], "insufficient_scope");
+        assert!(body["detail"].as_str().unwrap().contains(&format!("`{scope}`")));
+    };
+    scope_refused(
+        app.post("/v1/games", Some(&reader))
+            .json(&json!({"kind": "avalanche-chess", "seats": 2}))
+            .send()
+            .unwrap(),
+        "play",
+    );
+    ok_json(app.get("/v1/players/me", Some(&reader)).send(), StatusCode::OK);
+    let game = app.create_game(&player, json!({"kind": "avalanche-chess", "seats": 2}));
+    scope_refused(app.get("/v1/players/me", Some(&player)).send().unwrap(), "read");
+    // A present token without `read` is no spectator either.
+    scope_refused(
+        app.get(&format!("/v1/games/{game}"), Some(&player))
+            .send()
+            .unwrap(),
+        "read",
+    );
+    assert_eq!(revoke(&app, &player).status(), StatusCode::NO_CONTENT);
+    assert!(!acts(&app, &player) && acts(&app, &ana));
+
+    for bad in [json!([]), json!(["admin"]), json!("read")] {
+        let refused = app
+            .post("/v1/players/me/tokens", Some(&ana))
+            .json(&json!({"scopes": bad}))
+            .send()
+            .unwrap();
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "{bad}");
+    }
+    assert_eq!(list(&app, &ana).len(), 2, "nothing issued");
+}

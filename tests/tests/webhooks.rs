@@ -159,12 +159,29 @@ fn register(app: &TestApp, player: &Player, url: &str) -> Value {
 
 /// Checks each accepted request: JSON, signed with `secret`, its id in the delivery header,
 /// for `player`, and nothing but ids, types and public facts in it.
+/// `t=<t>,v1=<hex HMAC-SHA256 of "<t>." and body>`, as docs/api.md says.
+fn signature(secret: &str, t: i64, body: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{t}.").as_bytes());
+    mac.update(body);
+    format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
+}
+
 fn check_signed(receiver: &Receiver, secret: &str, player: &Player) {
     for received in receiver.accepted() {
-        let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
-        mac.update(&received.body);
-        let expected = format!("sha256={}", hex::encode(mac.finalize().into_bytes()));
-        assert_eq!(received.signature, expected, "the signature verifies");
+        let t: i64 = received
+            .signature
+            .strip_prefix("t=")
+            .and_then(|rest| rest.split_once(','))
+            .and_then(|(t, _)| t.parse().ok())
+            .unwrap_or_else(|| panic!("a signed time: {}", received.signature));
+        let now = chrono::Utc::now().timestamp();
+        assert!((now - 60..=now).contains(&t), "signed when sent: {t} at {now}");
+        assert_eq!(
+            received.signature,
+            signature(secret, t, &received.body),
+            "the signature verifies"
+        );
         assert!(received.content_type.starts_with("application/json"));
         let body = received.json();
         assert_eq!(received.delivery, body["id"].as_str().unwrap());
@@ -425,6 +442,7 @@ fn each_player_is_told_once_of_each_turn_offer_and_end_with_a_valid_signature() 
         assert_eq!(receiver.ids(), mine, "each once, in the order of play");
         check_signed(receiver, secret, player);
     }
+    the_documented_check_refuses_a_replay(&receivers[0].accepted()[0], &secrets[0]);
     let finished = receivers[1]
         .accepted()
         .iter()
@@ -1020,4 +1038,52 @@ fn a_webhook_failing_for_too_long_stops_until_its_owner_re_enables_it_and_loses_
         receiver.ids()
     );
     assert_eq!(listed(&app)["status"], "active");
+}
+
+/// "A captured delivery replays": the verification of docs/api.md, run as it stands, takes a
+/// delivery as received, and refuses it sent again later (its signed time too old), with its
+/// time changed (the signature no longer fits), or its body changed.
+fn the_documented_check_refuses_a_replay(received: &Received, secret: &str) {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/api.md"),
+    )
+    .unwrap();
+    let snippet = page
+        .split("```python\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("docs/api.md shows the verification in Python");
+    assert!(snippet.contains("def verify("), "{snippet}");
+    let old = chrono::Utc::now().timestamp() - 301;
+    let (t, v1) = received.signature.split_once(',').unwrap();
+    let shifted = format!("t={old},{v1}");
+    let mut changed = received.body.clone();
+    changed.push(b' ');
+    let cases = [
+        (received.signature.clone(), received.body.clone(), "True"),
+        // The same delivery, signed properly but six minutes ago: a replay.
+        (signature(secret, old, &received.body), received.body.clone(), "False"),
+        (shifted, received.body.clone(), "False"),
+        (received.signature.clone(), changed, "False"),
+        (format!("{t},v1={}", "0".repeat(64)), received.body.clone(), "False"),
+    ];
+    let folder = tempfile::tempdir().unwrap();
+    for (n, (header, body, verdict)) in cases.iter().enumerate() {
+        let body_file = folder.path().join(format!("body{n}"));
+        std::fs::write(&body_file, body).unwrap();
+        let script = format!(
+            "{snippet}\nimport sys\nprint(verify(sys.argv[1], sys.argv[2], open(sys.argv[3], 'rb').read()))\n"
+        );
+        let run = std::process::Command::new("python3")
+            .args(["-c", &script, secret, header])
+            .arg(&body_file)
+            .output()
+            .expect("python3 runs the documented check");
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        assert_eq!(
+            String::from_utf8_lossy(&run.stdout).trim(),
+            *verdict,
+            "case {n}: {header}"
+        );
+    }
 }

@@ -51,10 +51,12 @@ line a `PlayerStreamLine`, told apart by `type`, with a `cursor` to resume from 
 `next` back as `after` for the next page.\n\n**Webhooks** (`POST /v1/players/me/webhooks`): the \
 server POSTs a `Notification` (JSON) to your URL when it becomes your turn, when another seat \
 offers you a draw or asks for a takeback, and when one of your games ends. Each request carries \
-`X-Avalanche-Signature: sha256=<hex>`, the HMAC-SHA256 of the exact body keyed with the \
-webhook's secret (the whole `whsec_...` string, shown once at registration), and \
-`X-Avalanche-Delivery: <notification id>`. Delivery is at least once: answer 2xx to \
-acknowledge, dedupe by the id; anything else is retried with growing waits.",
+`X-Avalanche-Signature: t=<unix seconds>,v1=<hex>`, the HMAC-SHA256 of `<t>.<exact body>` \
+keyed with the webhook's secret (the whole `whsec_...` string, shown once at registration): \
+refuse a `t` more than 300 seconds from your clock, and a captured delivery cannot be sent \
+again later. With it comes `X-Avalanche-Delivery: <notification id>`. Delivery is at least \
+once: answer 2xx to acknowledge, dedupe by the id; anything else is retried with growing \
+waits.",
         contact(name = "Avalanche games server", url = "http://127.0.0.1:8080/docs/"),
         license(name = "MIT OR Apache-2.0", url = "http://127.0.0.1:8080/licence")
     ),
@@ -85,7 +87,7 @@ impl Modify for BearerAuth {
                     HttpBuilder::new()
                         .scheme(HttpAuthScheme::Bearer)
                         .description(Some(
-                            "A player's token (`av_...`), from `POST /v1/players` or `POST /v1/players/me/tokens`: `Authorization: Bearer <token>`.",
+                            "A player's token (`av_...`), from `POST /v1/players` or `POST /v1/players/me/tokens`: `Authorization: Bearer <token>`. A token holds scopes, and each operation names the one it needs in its security requirement: `read` (what the player may see), `play` (commands, games, vacations, invitations), `account` (tokens, the mail address, notices, webhooks). The key `POST /v1/players` gives holds all three; `POST /v1/players/me/tokens` issues a token with those asked for, such as `[\"read\", \"play\"]` for a bot. A token without the scope is answered `403 insufficient_scope`.",
                         ))
                         .build(),
                 ),

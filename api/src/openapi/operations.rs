@@ -150,11 +150,52 @@ pub(super) fn declare_event_stream(doc: &mut Value) {
 }
 
 /// An operation that names no security is public, and says so (`security: []`): the others
-/// name the bearer token, required (`[{bearer: []}]`) or optional (`[{bearer: []}, {}]`,
-/// where the answer is shaped for the token's player, if any).
+/// name the bearer token and the scope it must hold, required (`[{bearer: ["play"]}]`) or
+/// optional (`[{bearer: ["read"]}, {}]`, where the answer is shaped for the token's player,
+/// if any); `[{bearer: []}]` takes a token of any scope. An operation that asks a scope
+/// lists its `403 insufficient_scope`.
 pub(super) fn declare_security(doc: &mut Value) {
     for_each_operation(doc, |_, operation| {
-        operation.entry("security").or_insert_with(|| json!([]));
+        let security = operation.entry("security").or_insert_with(|| json!([]));
+        let scopes: Vec<String> = security
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|requirement| requirement.get("bearer"))
+            .filter_map(Value::as_array)
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|scope| format!("`{scope}`"))
+            .collect();
+        if scopes.is_empty() {
+            return;
+        }
+        let refusal = format!(
+            "`insufficient_scope`: the token does not hold the {} scope",
+            scopes.join(", ")
+        );
+        let Some(Value::Object(responses)) = operation.get_mut("responses") else {
+            return;
+        };
+        match responses.get_mut("403") {
+            Some(Value::Object(forbidden)) => {
+                let said = forbidden
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                forbidden.insert("description".into(), json!(format!("{said}; or {refusal}")));
+            }
+            _ => {
+                responses.insert(
+                    "403".into(),
+                    json!({
+                        "description": refusal,
+                        "content": { "application/json": { "schema": schema_ref("Problem") } },
+                    }),
+                );
+            }
+        }
     });
 }
 

@@ -48,7 +48,7 @@ pub struct EventPage {
 }
 
 /// The event log as the caller may see it, in pages; long-polls with `wait`.
-#[utoipa::path(operation_id = "listGameEvents", tag = "events", security(("bearer" = []), ()),
+#[utoipa::path(operation_id = "listGameEvents", tag = "events", security(("bearer" = ["read"]), ()),
     params(("id" = String, Path, description = "The game id"), EventsQuery),
     responses(
         (status = 200, description = "The events after `after`, as the token's seat (or a spectator) may see them, and the cursor of the next page (`null` once the page reaches the game's version); with `wait`, answered as soon as there is one, or empty when the wait ran out", body = EventPage),
@@ -247,7 +247,7 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
 /// (`id` is the version; reconnect with `Last-Event-ID`). Ends once the game is over, or at once
 /// when the token it was opened with is revoked (with a last `token_revoked` event). The same
 /// as one JSON object a line: `GET /v1/games/{id}/stream.ndjson`.
-#[utoipa::path(operation_id = "streamGameEvents", tag = "events", security(("bearer" = []), ()),
+#[utoipa::path(operation_id = "streamGameEvents", tag = "events", security(("bearer" = ["read"]), ()),
     params(("id" = String, Path, description = "The game id"), StreamQuery,
         ("Last-Event-ID" = Option<String>, Header, description = "The `id` of the last event received (its version): the stream goes on after it. Takes precedence over `after`; browsers' `EventSource` sends it by itself when it reconnects. A value that is not a version is ignored")),
     responses(
@@ -271,7 +271,7 @@ pub async fn stream(
 /// line, each event once and in order (resume with `after`, the last version received), for
 /// clients that read lines rather than server-sent events. Ends once the game is over, or at
 /// once when the token it was opened with is revoked.
-#[utoipa::path(operation_id = "streamGameEventsNdjson", tag = "events", security(("bearer" = []), ()),
+#[utoipa::path(operation_id = "streamGameEventsNdjson", tag = "events", security(("bearer" = ["read"]), ()),
     params(("id" = String, Path, description = "The game id"), StreamQuery),
     responses(
         (status = 200, description = "One `EventOut` a line, one per stored event as the caller may see it; an empty line after 15 quiet seconds keeps the connection open. The stream ends once the game is over and every event is sent, or at once when the token is revoked (the next request with it answers 401)", content_type = "application/x-ndjson", body = EventOut,

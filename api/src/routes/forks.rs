@@ -1,7 +1,7 @@
 //! `/v1/games/{id}/forks`: undo by fork. A fork is a new game whose stream begins with a copy
 //! of the parent's events up to a version, then a `forked` event; the parent never changes.
 
-use crate::auth::{Authenticated, MaybeAuthenticated};
+use crate::auth::{Authenticated, MaybeAuthenticated, PLAY};
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GamePage, GameSummary};
@@ -21,7 +21,7 @@ pub struct NewFork {
 /// Fork a game for analysis: a new game that copies the parent's events up to `version`, then
 /// gives the caller every seat. Allowed for games without hidden information, and for any game
 /// once it has ended.
-#[utoipa::path(operation_id = "createFork", tag = "replay", security(("bearer" = [])),
+#[utoipa::path(operation_id = "createFork", tag = "replay", security(("bearer" = ["play"])),
     params(("id" = String, Path, description = "The parent game's id")),
     request_body = NewFork,
     responses(
@@ -36,7 +36,7 @@ pub struct NewFork {
 #[post("/v1/games/{id}/forks")]
 pub async fn create_fork(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<PLAY>,
     id: web::Path<String>,
     body: crate::json_body::Json<NewFork>,
 ) -> Result<HttpResponse, HttpError> {
@@ -63,7 +63,7 @@ pub struct ForksQuery {
 }
 
 /// The forks of a game, in pages ordered by id.
-#[utoipa::path(operation_id = "listForks", tag = "replay", security(("bearer" = []), ()),
+#[utoipa::path(operation_id = "listForks", tag = "replay", security(("bearer" = ["read"]), ()),
     params(("id" = String, Path, description = "The parent game's id"), ForksQuery),
     responses((status = 200, description = "A page of the game's forks (without their views), and the cursor of the next page", body = GamePage),
         (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),

@@ -1,6 +1,6 @@
 //! `/v1/games`: create, list, look at and join games.
 
-use crate::auth::{Authenticated, MaybeAuthenticated};
+use crate::auth::{Authenticated, MaybeAuthenticated, PLAY};
 use crate::command_answer::{answer_command, CommandAnswer};
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
@@ -16,7 +16,7 @@ use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 
 /// Create a game; the creator sits at it.
-#[utoipa::path(operation_id = "createGame", tag = "games", security(("bearer" = [])),
+#[utoipa::path(operation_id = "createGame", tag = "games", security(("bearer" = ["play"])),
     request_body = NewGame,
     responses(
         (status = 201, description = "The game, with the creator seated", body = GameSummary,
@@ -27,7 +27,7 @@ use utoipa::{IntoParams, ToSchema};
 #[post("/v1/games")]
 pub async fn create_game(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<PLAY>,
     body: crate::json_body::Json<NewGame>,
 ) -> Result<HttpResponse, HttpError> {
     state.limits.game_created(&player.id)?;
@@ -60,7 +60,7 @@ pub struct ListQuery {
 
 /// List games, by kind and status, in pages ordered by id; each page says where the next one
 /// begins (`next`, `null` after the last).
-#[utoipa::path(operation_id = "listGames", tag = "games", security(("bearer" = []), ()),
+#[utoipa::path(operation_id = "listGames", tag = "games", security(("bearer" = ["read"]), ()),
     params(ListQuery),
     responses((status = 200, description = "A page of games (without their views), `your_seat` and `your_turn` for the token's player, and the cursor of the next page", body = GamePage),
         (status = 400, description = "`bad_query` or `unknown_kind`", body = Problem),
@@ -98,7 +98,7 @@ pub async fn list_games(
 /// A game: summary, whose turn, version and the caller's view; for a game superseded by a
 /// takeback, the game that goes on from it (`continued_in`); for a seated caller of an active
 /// game, how many turns they have played (`turns_played`).
-#[utoipa::path(operation_id = "getGame", tag = "games", security(("bearer" = []), ()),
+#[utoipa::path(operation_id = "getGame", tag = "games", security(("bearer" = ["read"]), ()),
     params(("id" = String, Path, description = "The game id")),
     responses(
         (status = 200, description = "The game, with the view of the token's seat (or a spectator's without a token)", body = GameSummary,
@@ -149,7 +149,7 @@ pub struct JoinRequest {
 }
 
 /// Take a free seat (or a named one). The game starts when the last seat is taken.
-#[utoipa::path(operation_id = "joinGame", tag = "games", security(("bearer" = [])),
+#[utoipa::path(operation_id = "joinGame", tag = "games", security(("bearer" = ["play"])),
     params(("id" = String, Path, description = "The game id"),
         ("If-Match" = Option<String>, Header, description = "The version you joined on (`\"3\"`): a stale one gives 412"),
         ("Idempotency-Key" = Option<String>, Header, description = "1 to 200 visible characters: a retry with the same key returns the first answer and joins once")),
@@ -166,7 +166,7 @@ pub struct JoinRequest {
 #[post("/v1/games/{id}/join")]
 pub async fn join_game(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<PLAY>,
     id: web::Path<String>,
     request: HttpRequest,
     body: web::Bytes,

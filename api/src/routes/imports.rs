@@ -1,7 +1,7 @@
 //! `/v1/imports`: a finished game from elsewhere, as an Avalanche Chess record or as a game's
 //! event log, audited before it is stored; refused with the first failing half-turn or event.
 
-use crate::auth::Authenticated;
+use crate::auth::{Authenticated, PLAY};
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use crate::summary::{summary, GameSummary};
@@ -55,7 +55,7 @@ pub enum ImportRequest {
 
 /// Import a finished game: a chess record or a game log. It is audited first (every command
 /// decided again, the seed checked against its commitment) and stored only if it passes.
-#[utoipa::path(operation_id = "importGame", tag = "replay", security(("bearer" = [])),
+#[utoipa::path(operation_id = "importGame", tag = "replay", security(("bearer" = ["play"])),
     request_body = ImportRequest,
     responses(
         (status = 201, description = "The imported game, finished, with its seed revealed", body = GameSummary,
@@ -69,7 +69,7 @@ pub enum ImportRequest {
 #[post("/v1/imports")]
 pub async fn import(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<PLAY>,
     mut payload: web::Payload,
 ) -> Result<HttpResponse, HttpError> {
     state.limits.import_created(&player.id)?;

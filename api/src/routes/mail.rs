@@ -1,7 +1,7 @@
 //! `/v1/mail`: inbound mail posted by a mail provider, and the one-click unsubscribe link;
 //! invitations to a game, which are mailed.
 
-use crate::auth::Authenticated;
+use crate::auth::{Authenticated, PLAY};
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
@@ -65,7 +65,7 @@ pub struct Invitation {
 /// Invite a player to take a seat in an open game you sit at. The server mails them the
 /// game's link, once per game, if they have a confirmed address and take invitations; the
 /// answer is the same either way.
-#[utoipa::path(operation_id = "invitePlayer", tag = "games", security(("bearer" = [])),
+#[utoipa::path(operation_id = "invitePlayer", tag = "games", security(("bearer" = ["play"])),
     params(("id" = String, Path, description = "The game id")),
     request_body = Invitation,
     responses((status = 202, description = "Taken: the invitation is mailed if the player takes invitations", body = Invitation),
@@ -78,7 +78,7 @@ pub struct Invitation {
 #[post("/v1/games/{id}/invitations")]
 pub async fn invite(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<PLAY>,
     id: web::Path<String>,
     body: crate::json_body::Json<Invitation>,
 ) -> Result<HttpResponse, HttpError> {
@@ -90,7 +90,7 @@ pub async fn invite(
     Ok(HttpResponse::Accepted().json(invitation))
 }
 
-fn page(title: &str, body: &str) -> HttpResponse {
+pub(crate) fn page(title: &str, body: &str) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/html; charset=utf-8")
         .insert_header(("Content-Security-Policy", "default-src 'none'; form-action 'self'"))

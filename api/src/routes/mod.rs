@@ -12,6 +12,7 @@ pub mod mail;
 pub mod notices;
 pub mod play;
 pub mod players;
+pub mod recovery;
 pub mod replay;
 pub mod web;
 pub mod webhooks;
@@ -38,6 +39,9 @@ pub fn api(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(players::confirm_email)
         .service(players::delete_email)
         .service(players::set_notifications)
+        .service(recovery::ask_recovery)
+        .service(recovery::recovery_page)
+        .service(recovery::recover)
         .service(mail::inbound)
         .service(mail::invite)
         .service(mail::unsubscribe_page)

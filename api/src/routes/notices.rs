@@ -6,7 +6,7 @@
 //! [`KEEPALIVE`]; a revoked token ends it with a `token_revoked` line, a stopping node ends it
 //! cleanly.
 
-use crate::auth::Authenticated;
+use crate::auth::{Authenticated, READ};
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use actix_web::web::Bytes;
@@ -259,7 +259,7 @@ async fn next_lines(mut s: Following) -> Option<(Result<Bytes, ApiError>, Follow
 /// `takeback_requested`, `takeback_withdrawn`, `game_finished`, `clock_low`) with the game's
 /// id, kind and version and the line's `cursor`, or a `keep_alive` (at once, then after every
 /// 15 quiet seconds), or a last `token_revoked` when the token it was opened with is revoked.
-#[utoipa::path(operation_id = "streamMyNotices", tag = "events", security(("bearer" = [])),
+#[utoipa::path(operation_id = "streamMyNotices", tag = "events", security(("bearer" = ["read"])),
     params(MyStreamQuery,
         ("Last-Event-ID" = Option<String>, Header, description = "The cursor of the last line received (the `id:` of server-sent events): the stream goes on after it. Takes precedence over `after`; browsers' `EventSource` sends it by itself when it reconnects")),
     responses(
@@ -272,7 +272,7 @@ async fn next_lines(mut s: Following) -> Option<(Result<Bytes, ApiError>, Follow
 #[get("/v1/players/me/stream")]
 pub async fn my_stream(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<READ>,
     query: web::Query<MyStreamQuery>,
     request: HttpRequest,
 ) -> Result<HttpResponse, HttpError> {

@@ -1,6 +1,6 @@
 //! `/v1/games/{id}/legal` and `/v1/games/{id}/commands`: what may I do, and doing it.
 
-use crate::auth::Authenticated;
+use crate::auth::{Authenticated, PLAY, READ};
 use crate::command_answer::{answer_command, json_sized, CommandAnswer};
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
@@ -36,14 +36,14 @@ pub struct LegalList {
 }
 
 /// The caller's legal commands, each with its notation and postable as is.
-#[utoipa::path(operation_id = "listLegalCommands", tag = "play", security(("bearer" = [])),
+#[utoipa::path(operation_id = "listLegalCommands", tag = "play", security(("bearer" = ["read"])),
     params(("id" = String, Path, description = "The game id")),
     responses((status = 200, description = "Every command the caller may post now (none when it is not their turn)", body = LegalList),
         (status = 401, body = Problem), (status = 403, body = Problem), (status = 404, body = Problem)))]
 #[get("/v1/games/{id}/legal")]
 pub async fn legal(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<READ>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
     let slot = super::current_game(&state, &id).await?;
@@ -64,7 +64,7 @@ pub async fn legal(
 
 /// Play a command: a game move or a table command (`resign`, `offer_draw`, ...). Answers only
 /// once the events are durable.
-#[utoipa::path(operation_id = "playCommand", tag = "play", security(("bearer" = [])),
+#[utoipa::path(operation_id = "playCommand", tag = "play", security(("bearer" = ["play"])),
     params(("id" = String, Path, description = "The game id"),
         ("If-Match" = Option<String>, Header, description = "The version you played on (`\"12\"`, the `ETag` of the game): a stale one gives 412 and nothing is played"),
         ("Idempotency-Key" = Option<String>, Header, description = "1 to 200 visible characters: a retry with the same key and body returns the first answer (`replayed: true`) and records nothing twice; the same key with another body gives 422")),
@@ -84,7 +84,7 @@ pub async fn legal(
 #[post("/v1/games/{id}/commands")]
 pub async fn play(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<PLAY>,
     id: web::Path<String>,
     request: HttpRequest,
     command: crate::json_body::Json<Value>,

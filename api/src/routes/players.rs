@@ -1,6 +1,6 @@
 //! `/v1/players`: create a player, who am I, my games.
 
-use crate::auth::Authenticated;
+use crate::auth::{Authenticated, ACCOUNT, ANY, PLAY, READ};
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use crate::summary::GamePage;
@@ -52,13 +52,13 @@ pub async fn create_player(
 }
 
 /// The player the token belongs to, with their mail settings.
-#[utoipa::path(operation_id = "getCurrentPlayer", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "getCurrentPlayer", tag = "players", security(("bearer" = ["read"])),
     responses((status = 200, description = "The token's player", body = Me),
         (status = 401, body = Problem)))]
 #[get("/v1/players/me")]
 pub async fn me(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<READ>,
 ) -> Result<HttpResponse, HttpError> {
     let account = state.mail.accounts.get(&player.id)?;
     Ok(HttpResponse::Ok().json(Me {
@@ -85,7 +85,7 @@ pub struct MyGamesQuery {
 /// My games in pages: every game I hold a seat in, by id, or with `?turn=mine` those where I
 /// must act, most urgent first; each page says where the next one begins (`next`, `null`
 /// after the last).
-#[utoipa::path(operation_id = "listMyGames", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "listMyGames", tag = "players", security(("bearer" = ["read"])),
     params(MyGamesQuery),
     responses((status = 200, description = "A page of my games (without their views), and the cursor of the next page", body = GamePage),
         (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
@@ -93,7 +93,7 @@ pub struct MyGamesQuery {
 #[get("/v1/players/me/games")]
 pub async fn my_games(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<READ>,
     query: web::Query<MyGamesQuery>,
 ) -> Result<HttpResponse, HttpError> {
     let only_my_turn = match query.turn.as_deref() {
@@ -118,20 +118,20 @@ pub async fn my_games(
 }
 
 /// My vacation: whether I am on one, and how much of this year's 30 days is left.
-#[utoipa::path(operation_id = "getMyVacation", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "getMyVacation", tag = "players", security(("bearer" = ["read"])),
     responses((status = 200, description = "Whether I am away, and the days left this year", body = Vacation),
         (status = 401, body = Problem)))]
 #[get("/v1/players/me/vacation")]
 pub async fn my_vacation(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<READ>,
 ) -> Result<HttpResponse, HttpError> {
     Ok(HttpResponse::Ok().json(state.vacations.get(&player.id).await?))
 }
 
 /// Go on vacation: the clocks of all my timed games stand still until I come back, or until
 /// this year's 30 days are used up. Recorded as `vacation_started` in each game.
-#[utoipa::path(operation_id = "startVacation", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "startVacation", tag = "players", security(("bearer" = ["play"])),
     responses((status = 200, description = "On vacation from now on", body = Vacation),
         (status = 401, body = Problem),
         (status = 409, description = "Already on vacation (nothing is written), or no days left", body = Problem),
@@ -139,7 +139,7 @@ pub async fn my_vacation(
 #[post("/v1/players/me/vacation")]
 pub async fn start_vacation(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<PLAY>,
 ) -> Result<HttpResponse, HttpError> {
     state.limits.vacation_changed(&player.id)?;
     let shown = state.vacations.start(&player.id, &state.games).await?;
@@ -147,7 +147,7 @@ pub async fn start_vacation(
 }
 
 /// Come back from vacation: the clocks of my games run again with the time they had left.
-#[utoipa::path(operation_id = "endVacation", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "endVacation", tag = "players", security(("bearer" = ["play"])),
     responses((status = 200, description = "Back: the clocks run again", body = Vacation),
         (status = 401, body = Problem),
         (status = 409, description = "Not on vacation (nothing is written)", body = Problem),
@@ -155,7 +155,7 @@ pub async fn start_vacation(
 #[delete("/v1/players/me/vacation")]
 pub async fn end_vacation(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<PLAY>,
 ) -> Result<HttpResponse, HttpError> {
     state.limits.vacation_changed(&player.id)?;
     let shown = state
@@ -182,21 +182,26 @@ pub struct NewToken {
     /// 1 to 40 characters that remind you what it is for, such as the device.
     #[schema(example = "phone", min_length = 1, max_length = 40)]
     pub label: Option<String>,
+    /// What it may do: some of `read`, `play` and `account` (a bot's: `["read", "play"]`),
+    /// every scope if absent. Only an `account` token issues, lists and revokes other
+    /// tokens and changes the mail address or webhooks.
+    #[schema(example = json!(["read", "play"]), min_items = 1)]
+    pub scopes: Option<Vec<app::players::Scope>>,
 }
 
 /// Issue a new token for me, beside the one in use (shown this once). The body, optional,
 /// gives it a label. To replace a token, issue a new one, then revoke the old one with
 /// `DELETE /v1/players/me/tokens/current`.
-#[utoipa::path(operation_id = "issueToken", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "issueToken", tag = "players", security(("bearer" = ["account"])),
     request_body(content = Option<NewToken>, description = "Optional: a label for the token"),
     responses((status = 201, description = "The new token (shown only now)", body = TokenIssued),
-        (status = 400, description = "`invalid_label`, or unreadable JSON", body = Problem),
+        (status = 400, description = "`invalid_label`, `invalid_scopes` (an empty list), an unknown scope, or unreadable JSON", body = Problem),
         (status = 401, body = Problem),
         (status = 429, description = "`rate_limited`: you hold the most tokens one player may (`tokens_per_player`), or asked for too many this hour (`tokens_per_hour_per_player`); `Retry-After` says when to try again", body = Problem)))]
 #[post("/v1/players/me/tokens")]
 pub async fn issue_token(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<ACCOUNT>,
     body: web::Bytes,
 ) -> Result<HttpResponse, HttpError> {
     // The body is optional: none issues a token without a label.
@@ -207,7 +212,7 @@ pub async fn issue_token(
     };
     let (token, listed) = state
         .players
-        .issue_token(&player, asked.label.as_deref(), |live| {
+        .issue_token(&player, asked.label.as_deref(), asked.scopes.as_deref(), |live| {
             state.limits.token_issued(&player.id, live)
         })
         .await?;
@@ -238,7 +243,7 @@ pub struct TokenPage {
 
 /// My tokens, oldest first, in pages: when each was issued and last used, and its label;
 /// never the secret. The one this request is sent with is marked `current`.
-#[utoipa::path(operation_id = "listMyTokens", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "listMyTokens", tag = "players", security(("bearer" = ["account"])),
     params(PageQuery),
     responses((status = 200, description = "A page of my tokens, oldest first, and the cursor of the next page", body = TokenPage),
         (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
@@ -246,7 +251,7 @@ pub struct TokenPage {
 #[get("/v1/players/me/tokens")]
 pub async fn list_tokens(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<ACCOUNT>,
     query: web::Query<PageQuery>,
     request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, HttpError> {
@@ -295,7 +300,7 @@ pub async fn list_tokens(
 #[delete("/v1/players/me/tokens/current")]
 pub async fn revoke_token(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<ANY>,
     request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, HttpError> {
     let token = crate::auth::bearer(&request)?.ok_or_else(|| {
@@ -308,7 +313,7 @@ pub async fn revoke_token(
 
 /// Revoke one of my tokens by its id (as `GET /v1/players/me/tokens` lists it): it acts for no
 /// one from now on, on every server, and its open streams and waiting requests end.
-#[utoipa::path(operation_id = "revokeToken", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "revokeToken", tag = "players", security(("bearer" = ["account"])),
     params(("id" = String, Path, description = "The token's id, `t-` and 16 hexadecimal digits")),
     responses((status = 204, description = "Revoked"),
         (status = 401, body = Problem),
@@ -316,7 +321,7 @@ pub async fn revoke_token(
 #[delete("/v1/players/me/tokens/{id}")]
 pub async fn revoke_token_by_id(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<ACCOUNT>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
     state.players.revoke_by_id(&player.id, &id).await?;
@@ -340,7 +345,7 @@ pub struct TokensRevoked {
 
 /// Sign out everywhere else: revoke every token of mine but the one this request is sent with
 /// (`?keep=current`). Their open streams and waiting requests end, on every server.
-#[utoipa::path(operation_id = "revokeOtherTokens", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "revokeOtherTokens", tag = "players", security(("bearer" = ["account"])),
     params(RevokeOthersQuery),
     responses((status = 200, description = "How many tokens were revoked", body = TokensRevoked),
         (status = 400, description = "`bad_query`: `keep=current` is missing", body = Problem),
@@ -348,7 +353,7 @@ pub struct TokensRevoked {
 #[delete("/v1/players/me/tokens")]
 pub async fn revoke_other_tokens(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<ACCOUNT>,
     query: web::Query<RevokeOthersQuery>,
     request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, HttpError> {
@@ -393,7 +398,7 @@ pub struct EmailCode {
 /// Set my mail address: a code is mailed to it, and `POST /v1/players/me/email/confirm`
 /// with that code confirms it. Until then (and after a new address is set) no game mail is
 /// sent.
-#[utoipa::path(operation_id = "setMyEmail", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "setMyEmail", tag = "players", security(("bearer" = ["account"])),
     request_body = NewEmail,
     responses((status = 202, description = "Set, unconfirmed: the code is on its way", body = app::mail::account::MailInfo),
         (status = 400, description = "`invalid_email`: not a mail address, or longer than 254 characters", body = Problem),
@@ -403,7 +408,7 @@ pub struct EmailCode {
 #[put("/v1/players/me/email")]
 pub async fn set_email(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<ACCOUNT>,
     body: crate::json_body::Json<NewEmail>,
 ) -> Result<HttpResponse, HttpError> {
     let info = state.mail.set_address(&player, &body.address).await?;
@@ -411,7 +416,7 @@ pub async fn set_email(
 }
 
 /// Confirm my mail address with the code mailed to it.
-#[utoipa::path(operation_id = "confirmMyEmail", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "confirmMyEmail", tag = "players", security(("bearer" = ["account"])),
     request_body = EmailCode,
     responses((status = 200, description = "Confirmed: game mail goes to this address", body = app::mail::account::MailInfo),
         (status = 400, description = "Unreadable JSON (`malformed_json`), a key repeated (`duplicate_key`), or a body that does not fit (`bad_request`), such as a code that is not six digits (no try is counted)", body = Problem), (status = 401, body = Problem),
@@ -419,7 +424,7 @@ pub async fn set_email(
 #[post("/v1/players/me/email/confirm")]
 pub async fn confirm_email(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<ACCOUNT>,
     body: crate::json_body::Json<EmailCode>,
 ) -> Result<HttpResponse, HttpError> {
     let account = state.mail.accounts.confirm(&player.id, &body.code).await?;
@@ -428,12 +433,12 @@ pub async fn confirm_email(
 }
 
 /// Remove my mail address: no mail is sent to it from now on.
-#[utoipa::path(operation_id = "deleteMyEmail", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "deleteMyEmail", tag = "players", security(("bearer" = ["account"])),
     responses((status = 204, description = "Removed"), (status = 401, body = Problem)))]
 #[delete("/v1/players/me/email")]
 pub async fn delete_email(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<ACCOUNT>,
 ) -> Result<HttpResponse, HttpError> {
     state.mail.accounts.remove(&player.id).await?;
     tracing::info!(player = %player.id, "mail address removed");
@@ -449,7 +454,7 @@ pub async fn delete_email(
 #[put("/v1/players/me/notifications")]
 pub async fn set_notifications(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<ACCOUNT>,
     body: crate::json_body::Json<app::mail::account::Preferences>,
 ) -> Result<HttpResponse, HttpError> {
     let account = state

@@ -39,7 +39,7 @@ pub struct StateAt {
 }
 
 /// The state of a game at any version, as the caller may see it.
-#[utoipa::path(operation_id = "getGameStateAt", tag = "replay", security(("bearer" = []), ()),
+#[utoipa::path(operation_id = "getGameStateAt", tag = "replay", security(("bearer" = ["read"]), ()),
     params(("id" = String, Path, description = "The game id"),
         ("version" = u64, Path, description = "A version from 1 to the game's version")),
     responses((status = 200, description = "The game after that version, as the token's seat (or a spectator) may see it", body = StateAt),

@@ -1,7 +1,7 @@
 //! `/v1/players/me/webhooks`: register, list and delete the URLs told of your turns, of
 //! offers made to you and of the ends of your games.
 
-use crate::auth::Authenticated;
+use crate::auth::{Authenticated, ACCOUNT, READ};
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use actix_web::{delete, get, post, web, HttpResponse};
@@ -29,8 +29,9 @@ pub struct WebhookCreated {
     #[schema(example = "wh-5c0ffee5d00dfeed")]
     pub id: String,
     pub url: String,
-    /// The key of every notification's signature (`X-Avalanche-Signature: sha256=<hex
-    /// HMAC-SHA256 of the body keyed with this whole string>`). Shown only now: keep it.
+    /// The key of every notification's signature (`X-Avalanche-Signature: t=<unix
+    /// seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with this whole string>`). Shown
+    /// only now: keep it.
     #[schema(example = "whsec_0f1e2d3c...")]
     pub secret: String,
     pub created_at: DateTime<Utc>,
@@ -43,7 +44,7 @@ pub struct WebhookCreated {
 /// 2xx is retried with growing waits (up to 30 s apart), never skipped; after 3 days of
 /// failures the webhook is marked `failing` and waits to be re-enabled. At most 10 a player.
 /// The URL is `https://` and must lead to a public address.
-#[utoipa::path(operation_id = "createWebhook", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "createWebhook", tag = "players", security(("bearer" = ["account"])),
     request_body = NewWebhook,
     responses(
         (status = 201, description = "The webhook, with its secret (shown only now)", body = WebhookCreated,
@@ -55,7 +56,7 @@ pub struct WebhookCreated {
 #[post("/v1/players/me/webhooks")]
 pub async fn create_webhook(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<ACCOUNT>,
     body: crate::json_body::Json<NewWebhook>,
 ) -> Result<HttpResponse, HttpError> {
     let hook = state.webhooks.create(&player.id, &body.url).await?;
@@ -81,7 +82,7 @@ pub struct WebhookPage {
 }
 
 /// My webhooks (without their secrets), in pages ordered by id.
-#[utoipa::path(operation_id = "listWebhooks", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "listWebhooks", tag = "players", security(("bearer" = ["read"])),
     params(crate::routes::players::PageQuery),
     responses((status = 200, description = "A page of my webhooks, each with its status, and the cursor of the next page", body = WebhookPage),
         (status = 400, description = "`bad_query`: a query parameter that is not understood", body = Problem),
@@ -89,7 +90,7 @@ pub struct WebhookPage {
 #[get("/v1/players/me/webhooks")]
 pub async fn list_webhooks(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<READ>,
     query: web::Query<crate::routes::players::PageQuery>,
 ) -> Result<HttpResponse, HttpError> {
     let limit = super::page_size(query.limit, 50, 200)?;
@@ -114,7 +115,7 @@ pub async fn list_webhooks(
 }
 
 /// Delete one of my webhooks: nothing more is sent to it.
-#[utoipa::path(operation_id = "deleteWebhook", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "deleteWebhook", tag = "players", security(("bearer" = ["account"])),
     params(("id" = String, Path, description = "The webhook's id")),
     responses((status = 204, description = "Deleted: nothing more is sent to it"),
         (status = 401, body = Problem),
@@ -122,7 +123,7 @@ pub async fn list_webhooks(
 #[delete("/v1/players/me/webhooks/{id}")]
 pub async fn delete_webhook(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<ACCOUNT>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
     state.webhooks.delete(&player.id, &id).await?;
@@ -131,7 +132,7 @@ pub async fn delete_webhook(
 
 /// Re-enable one of my webhooks that is `failing`: deliveries go on from the notification
 /// that was given up, nothing skipped. An active webhook is answered as it is.
-#[utoipa::path(operation_id = "enableWebhook", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "enableWebhook", tag = "players", security(("bearer" = ["account"])),
     params(("id" = String, Path, description = "The webhook's id")),
     responses((status = 200, description = "The webhook, active again", body = WebhookInfo),
         (status = 401, body = Problem),
@@ -139,7 +140,7 @@ pub async fn delete_webhook(
 #[post("/v1/players/me/webhooks/{id}/enable")]
 pub async fn enable_webhook(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<ACCOUNT>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
     let hook = state.webhooks.enable(&player.id, &id).await?;

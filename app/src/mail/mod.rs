@@ -133,6 +133,8 @@ pub struct Mail {
     codes: inbound::reader::RateLimit,
     /// Invitations sent per player in the last hour.
     invitations: inbound::reader::RateLimit,
+    /// Recovery links mailed per player in the last hour.
+    recoveries: inbound::reader::RateLimit,
 }
 
 /// Confirmation codes a player may have mailed in an hour.
@@ -158,6 +160,7 @@ impl Mail {
             clock_watch: outbound::clock::Watch::default(),
             codes: inbound::reader::RateLimit::default(),
             invitations: inbound::reader::RateLimit::default(),
+            recoveries: inbound::reader::RateLimit::default(),
             settings,
         }
     }

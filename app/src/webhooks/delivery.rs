@@ -370,7 +370,6 @@ impl Worker {
         };
         let first_try = tokio::time::Instant::now();
         let mut attempt = 0u64;
-        let signature = sign(&self.hook.secret, &body);
         let settings = &self.shared.settings;
         let mut wait = settings.retry_min;
         loop {
@@ -395,7 +394,11 @@ impl Worker {
                 .http
                 .post(&self.hook.url)
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .header(SIGNATURE_HEADER, &signature)
+                // Signed at each attempt: the time is when it was sent.
+                .header(
+                    SIGNATURE_HEADER,
+                    sign(&self.hook.secret, chrono::Utc::now().timestamp(), &body),
+                )
                 .header(DELIVERY_HEADER, &notification.id)
                 .body(body.clone())
                 .send()

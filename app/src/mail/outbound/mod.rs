@@ -6,4 +6,5 @@ pub mod clock;
 pub mod compose;
 pub mod invitation;
 pub mod outbox;
+pub mod recovery;
 pub mod worker;
