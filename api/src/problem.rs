@@ -57,9 +57,9 @@ impl HttpStatus for ApiCode {
             | VersionNotFound | WebhookNotFound => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             RequestTimeout => StatusCode::REQUEST_TIMEOUT,
-            InvalidCode | GameNotOpen | NameTaken | AlreadyOnVacation | NotOnVacation | NoVacationLeft
-            | TooManyWebhooks | AuditNotAvailable | LogNotAvailable | NoRecordNotation
-            | BackupNotHere => StatusCode::CONFLICT,
+            InvalidCode | GameNotOpen | NameTaken | AlreadyOnVacation | NotOnVacation
+            | NoVacationLeft | TooManyWebhooks | AuditNotAvailable | LogNotAvailable
+            | NoRecordNotation | BackupNotHere => StatusCode::CONFLICT,
             VersionConflict => StatusCode::PRECONDITION_FAILED,
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,

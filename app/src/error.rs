@@ -83,12 +83,12 @@ impl ApiCode {
             | BadIdempotencyKey | UnknownKind | InvalidName | InvalidLabel | InvalidEmail
             | InvalidWebhookUrl | InvalidScopes | Unauthorized | Forbidden | InsufficientScope
             | NotFound | GameNotFound | PlayerNotFound | TokenNotFound | InvalidRecoveryLink
-            | VersionNotFound | WebhookNotFound | NameTaken
-            | MethodNotAllowed | RequestTimeout | InvalidCode | GameNotOpen | AlreadyOnVacation
-            | NotOnVacation | NoVacationLeft | TooManyWebhooks | AuditNotAvailable
-            | LogNotAvailable | NoRecordNotation | BackupNotHere | VersionConflict
-            | PayloadTooLarge | UnsupportedMediaType | IdempotencyKeyReused | WrongVariant
-            | IllegalRecord | UnfitRecord | GameNotFinished | AuditFailed | RateLimited => false,
+            | VersionNotFound | WebhookNotFound | NameTaken | MethodNotAllowed | RequestTimeout
+            | InvalidCode | GameNotOpen | AlreadyOnVacation | NotOnVacation | NoVacationLeft
+            | TooManyWebhooks | AuditNotAvailable | LogNotAvailable | NoRecordNotation
+            | BackupNotHere | VersionConflict | PayloadTooLarge | UnsupportedMediaType
+            | IdempotencyKeyReused | WrongVariant | IllegalRecord | UnfitRecord
+            | GameNotFinished | AuditFailed | RateLimited => false,
         }
     }
 }

@@ -76,7 +76,9 @@ pub fn display_name(id: &str, name: &str) -> String {
 
 /// What a token may do for its player. The key given when a player is created holds all three;
 /// a token issued later holds those asked for (a bot's: `read` and `play`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     /// Read what the player may see: their games, views, logs, streams, notices, settings.
@@ -959,14 +961,21 @@ mod tests {
         }))
         .unwrap();
         let key = record_key(&player.id, &hash);
-        store.put_record(PLAYERS, &player.id, &serde_json::to_vec(&player).unwrap()).unwrap();
-        store.put_record(TOKENS, &hash, player.id.as_bytes()).unwrap();
+        store
+            .put_record(PLAYERS, &player.id, &serde_json::to_vec(&player).unwrap())
+            .unwrap();
+        store
+            .put_record(TOKENS, &hash, player.id.as_bytes())
+            .unwrap();
         store.put_record(PLAYER_TOKENS, &key, &written).unwrap();
         let players = Players::new(Arc::clone(&store));
         let (found, scopes) = players.authenticate_scoped("av_older").unwrap();
         assert_eq!(found.id, player.id);
         assert_eq!(scopes, Scope::ALL.to_vec());
-        assert_eq!(store.get_record(PLAYER_TOKENS, &key).unwrap(), Some(written));
+        assert_eq!(
+            store.get_record(PLAYER_TOKENS, &key).unwrap(),
+            Some(written)
+        );
     }
 
     #[test]

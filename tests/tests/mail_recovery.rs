@@ -60,7 +60,10 @@ fn an_owner_takes_the_account_back_by_the_mailed_link_and_the_thief_is_out() {
     let mail = sink.next("the recovery link", |m| {
         m.subject == "Take your Avalanche account back"
     });
-    assert_eq!(mail.rcpt_to, "ann@players.test", "only to the confirmed address");
+    assert_eq!(
+        mail.rcpt_to, "ann@players.test",
+        "only to the confirmed address"
+    );
     let link = mail
         .text
         .split_whitespace()
@@ -96,7 +99,10 @@ fn an_owner_takes_the_account_back_by_the_mailed_link_and_the_thief_is_out() {
     };
 
     assert_eq!(acts(&thief), StatusCode::UNAUTHORIZED, "the thief is out");
-    let me = ok_json(app.get("/v1/players/me", Some(&ann_again)).send(), StatusCode::OK);
+    let me = ok_json(
+        app.get("/v1/players/me", Some(&ann_again)).send(),
+        StatusCode::OK,
+    );
     assert_eq!(me["id"], ann.id.as_str());
     let tokens = ok_json(
         app.get("/v1/players/me/tokens", Some(&ann_again)).send(),

@@ -381,10 +381,17 @@ fn a_bot_token_plays_and_reads_but_cannot_take_the_account() {
     // The bot plays a game and reads it.
     let game = app.create_game(&bot, json!({"kind": "avalanche-chess", "seats": 2}));
     app.join(&ben, &game);
-    ok_json(app.get(&format!("/v1/games/{game}"), Some(&bot)).send(), StatusCode::OK);
-    ok_json(app.get("/v1/players/me/games", Some(&bot)).send(), StatusCode::OK);
     ok_json(
-        app.get(&format!("/v1/games/{game}/legal"), Some(&bot)).send(),
+        app.get(&format!("/v1/games/{game}"), Some(&bot)).send(),
+        StatusCode::OK,
+    );
+    ok_json(
+        app.get("/v1/players/me/games", Some(&bot)).send(),
+        StatusCode::OK,
+    );
+    ok_json(
+        app.get(&format!("/v1/games/{game}/legal"), Some(&bot))
+            .send(),
         StatusCode::OK,
     );
 
@@ -395,7 +402,9 @@ fn a_bot_token_plays_and_reads_but_cannot_take_the_account() {
             .bearer_auth(&bot.token)
             .send()
             .unwrap(),
-        app.post("/v1/players/me/tokens", Some(&bot)).send().unwrap(),
+        app.post("/v1/players/me/tokens", Some(&bot))
+            .send()
+            .unwrap(),
         app.get("/v1/players/me/tokens", Some(&bot)).send().unwrap(),
         app.client
             .put(app.url("/v1/players/me/email"))
@@ -450,7 +459,10 @@ fn each_scope_opens_only_its_operations_and_bad_scopes_are_refused() {
         assert_eq!(response.status(), StatusCode::FORBIDDEN);
         let body: serde_json::Value = response.json().unwrap();
         assert_eq!(body["code"], "insufficient_scope");
-        assert!(body["detail"].as_str().unwrap().contains(&format!("`{scope}`")));
+        assert!(body["detail"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("`{scope}`")));
     };
     scope_refused(
         app.post("/v1/games", Some(&reader))
@@ -459,9 +471,15 @@ fn each_scope_opens_only_its_operations_and_bad_scopes_are_refused() {
             .unwrap(),
         "play",
     );
-    ok_json(app.get("/v1/players/me", Some(&reader)).send(), StatusCode::OK);
+    ok_json(
+        app.get("/v1/players/me", Some(&reader)).send(),
+        StatusCode::OK,
+    );
     let game = app.create_game(&player, json!({"kind": "avalanche-chess", "seats": 2}));
-    scope_refused(app.get("/v1/players/me", Some(&player)).send().unwrap(), "read");
+    scope_refused(
+        app.get("/v1/players/me", Some(&player)).send().unwrap(),
+        "read",
+    );
     // A present token without `read` is no spectator either.
     scope_refused(
         app.get(&format!("/v1/games/{game}"), Some(&player))

@@ -176,7 +176,10 @@ fn check_signed(receiver: &Receiver, secret: &str, player: &Player) {
             .and_then(|(t, _)| t.parse().ok())
             .unwrap_or_else(|| panic!("a signed time: {}", received.signature));
         let now = chrono::Utc::now().timestamp();
-        assert!((now - 60..=now).contains(&t), "signed when sent: {t} at {now}");
+        assert!(
+            (now - 60..=now).contains(&t),
+            "signed when sent: {t} at {now}"
+        );
         assert_eq!(
             received.signature,
             signature(secret, t, &received.body),
@@ -1044,10 +1047,9 @@ fn a_webhook_failing_for_too_long_stops_until_its_owner_re_enables_it_and_loses_
 /// delivery as received, and refuses it sent again later (its signed time too old), with its
 /// time changed (the signature no longer fits), or its body changed.
 fn the_documented_check_refuses_a_replay(received: &Received, secret: &str) {
-    let page = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/api.md"),
-    )
-    .unwrap();
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/api.md"))
+            .unwrap();
     let snippet = page
         .split("```python\n")
         .nth(1)
@@ -1062,10 +1064,18 @@ fn the_documented_check_refuses_a_replay(received: &Received, secret: &str) {
     let cases = [
         (received.signature.clone(), received.body.clone(), "True"),
         // The same delivery, signed properly but six minutes ago: a replay.
-        (signature(secret, old, &received.body), received.body.clone(), "False"),
+        (
+            signature(secret, old, &received.body),
+            received.body.clone(),
+            "False",
+        ),
         (shifted, received.body.clone(), "False"),
         (received.signature.clone(), changed, "False"),
-        (format!("{t},v1={}", "0".repeat(64)), received.body.clone(), "False"),
+        (
+            format!("{t},v1={}", "0".repeat(64)),
+            received.body.clone(),
+            "False",
+        ),
     ];
     let folder = tempfile::tempdir().unwrap();
     for (n, (header, body, verdict)) in cases.iter().enumerate() {
@@ -1079,7 +1089,11 @@ fn the_documented_check_refuses_a_replay(received: &Received, secret: &str) {
             .arg(&body_file)
             .output()
             .expect("python3 runs the documented check");
-        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
         assert_eq!(
             String::from_utf8_lossy(&run.stdout).trim(),
             *verdict,

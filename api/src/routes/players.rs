@@ -212,9 +212,12 @@ pub async fn issue_token(
     };
     let (token, listed) = state
         .players
-        .issue_token(&player, asked.label.as_deref(), asked.scopes.as_deref(), |live| {
-            state.limits.token_issued(&player.id, live)
-        })
+        .issue_token(
+            &player,
+            asked.label.as_deref(),
+            asked.scopes.as_deref(),
+            |live| state.limits.token_issued(&player.id, live),
+        )
         .await?;
     tracing::info!(player = %player.id, token = %listed.id, "token issued");
     Ok(HttpResponse::Created().json(TokenIssued { token, listed }))
@@ -447,7 +450,7 @@ pub async fn delete_email(
 
 /// Choose which notices are mailed to me (each on or off); also turns game mail back on
 /// after an unsubscribe link was used.
-#[utoipa::path(operation_id = "setMyNotifications", tag = "players", security(("bearer" = [])),
+#[utoipa::path(operation_id = "setMyNotifications", tag = "players", security(("bearer" = ["account"])),
     request_body = app::mail::account::Preferences,
     responses((status = 200, description = "My mail settings now", body = app::mail::account::MailInfo),
         (status = 400, body = Problem), (status = 401, body = Problem)))]
