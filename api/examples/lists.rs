@@ -166,6 +166,7 @@ async fn make_game(games: &Games, n: usize, first: &str, kind: &str) -> Result<(
         seats: 2,
         seat: None,
         time_control: None,
+        rated: false,
     };
     let slot = games.create(first, new).await.map_err(|e| e.to_string())?;
     let id = slot.lock().await.id.clone();

@@ -41,6 +41,24 @@ pub enum Subcommand {
     /// Restore a backup into a new sled store in an empty folder; then start a server there
     /// with the backed-up store's key.
     Restore(RestoreArgs),
+    /// Fold every rating again from the event log, from scratch, and print them as JSON (by
+    /// pool, then player): what the servers of the store serve. A sled store must not be in
+    /// use by a server; a PostgreSQL one may be.
+    Ratings(RatingsArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RatingsArgs {
+    /// Fold the ratings from scratch (the one thing this command does; say it, so that a
+    /// later one can do something else).
+    #[arg(long)]
+    pub recompute: bool,
+    /// The directory of the sled store (`--data` of `serve`).
+    #[arg(long, env = "AVALANCHE_DATA", default_value = "./data")]
+    pub data: PathBuf,
+    /// The PostgreSQL database instead (`--database` of `serve`).
+    #[arg(long, env = "AVALANCHE_DATABASE")]
+    pub database: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -65,6 +65,16 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Subcommand::Ratings(args) => match api::offline::recompute_ratings(&args) {
+            Ok(json) => {
+                println!("{json}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("avalanche ratings: {error}");
+                ExitCode::FAILURE
+            }
+        },
         Subcommand::Openapi => {
             print!("{}", api::openapi::pretty(&domain::Registry::standard()));
             ExitCode::SUCCESS

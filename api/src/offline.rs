@@ -1,4 +1,5 @@
-//! `avalanche audit FILE`: the audit without a server, of a game log or a chess record.
+//! `avalanche audit FILE`: the audit without a server, of a game log or a chess record; and
+//! `avalanche ratings --recompute`: every rating folded again from a store's event log.
 
 use crate::configuration::AuditArgs;
 use domain::audit::audit;
@@ -162,4 +163,24 @@ mod tests {
         assert!(valid, "{out}");
         assert!(out.starts_with("valid: altitude, "), "{out}");
     }
+}
+
+/// Every rating folded from scratch from the store `args` names, as pretty JSON: the log's
+/// position folded to, the number of games, and the ratings by pool then player.
+pub fn recompute_ratings(args: &crate::configuration::RatingsArgs) -> Result<String, String> {
+    if !args.recompute {
+        return Err("say --recompute: the ratings are folded again from the event log".into());
+    }
+    let store: std::sync::Arc<dyn storage::Storage> = match &args.database {
+        Some(url) => std::sync::Arc::new(
+            storage::PostgresStore::open(url).map_err(|e| format!("cannot open {url}: {e}"))?,
+        ),
+        None => std::sync::Arc::new(
+            storage::SledStore::open(&args.data)
+                .map_err(|e| format!("cannot open {}: {e}", args.data.display()))?,
+        ),
+    };
+    let book = app::club::recompute(store.as_ref(), &Registry::standard())
+        .map_err(|e| e.detail.clone())?;
+    serde_json::to_string_pretty(&app::club::Recomputed::from(&book)).map_err(|e| e.to_string())
 }

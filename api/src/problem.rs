@@ -50,16 +50,19 @@ impl HttpStatus for ApiCode {
         match *self {
             BadRequest | MalformedJson | DuplicateKey | BadQuery | BadPath | BadIfMatch
             | BadIdempotencyKey | UnknownKind | InvalidName | InvalidLabel | InvalidEmail
-            | InvalidWebhookUrl | InvalidScopes => StatusCode::BAD_REQUEST,
+            | InvalidWebhookUrl | InvalidScopes | InvalidChallenge => StatusCode::BAD_REQUEST,
             Unauthorized => StatusCode::UNAUTHORIZED,
             Forbidden | InsufficientScope => StatusCode::FORBIDDEN,
             NotFound | GameNotFound | PlayerNotFound | TokenNotFound | InvalidRecoveryLink
-            | VersionNotFound | WebhookNotFound => StatusCode::NOT_FOUND,
+            | VersionNotFound | WebhookNotFound | UnknownPool | ChallengeNotFound => {
+                StatusCode::NOT_FOUND
+            }
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             InvalidCode | GameNotOpen | NameTaken | AlreadyOnVacation | NotOnVacation
             | NoVacationLeft | TooManyWebhooks | AuditNotAvailable | LogNotAvailable
-            | NoRecordNotation | BackupNotHere => StatusCode::CONFLICT,
+            | NoRecordNotation | BackupNotHere | ChallengeClosed | OutsideRatingRange
+            | GameRunning => StatusCode::CONFLICT,
             VersionConflict => StatusCode::PRECONDITION_FAILED,
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,

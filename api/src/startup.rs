@@ -380,6 +380,8 @@ pub fn run_with_mail(
             Err(error) => tracing::error!(%error, "could not bring the index up to date"),
         }
     });
+    let following = state.clone();
+    actix_web::rt::spawn(async move { following.club.follow().await });
     let forking = state.clone();
     actix_web::rt::spawn(async move { forking.games.keep_owed_forks().await });
     let announcing = state.clone();

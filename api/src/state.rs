@@ -31,6 +31,8 @@ pub struct AppState {
     pub node: app::nodes::ThisNode,
     /// Mail: addresses, the outbox and its worker, replies.
     pub mail: Arc<app::mail::Mail>,
+    /// Ratings, players' pages, leaderboards and challenges: projections of the event log.
+    pub club: Arc<app::club::Club>,
 }
 
 impl AppState {
@@ -132,6 +134,7 @@ impl AppState {
             games: Games::new(store.clone(), registry.clone(), key, capacity.game_cache),
             limits: app::limits::Limits::new(limits),
             players,
+            club: Arc::new(app::club::Club::new(store.clone(), registry.clone())),
             vacations: Vacations::new(store),
             registry,
             metrics,

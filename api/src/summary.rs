@@ -70,6 +70,8 @@ pub struct GameSummary {
     pub outcome: Option<Outcome>,
     /// How long each move may take.
     pub time_control: TimeControl,
+    /// Whether the game counts for its players' ratings once it ends (a fork never does).
+    pub rated: bool,
     /// When the caller's seat must have acted, in a timed game where it must act now and its
     /// clock runs (each seat's clock is in `seats`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -223,6 +225,7 @@ pub fn summary(
         seed: game.revealed_seed().map(|s| s.to_hex()),
         outcome: game.outcome(),
         time_control: game.time_control(),
+        rated: game.rated(),
         deadline,
         created_at: slot.created_at,
         updated_at: slot.updated_at,

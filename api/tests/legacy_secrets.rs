@@ -19,6 +19,7 @@ fn new_game(kind: &str, seats: usize) -> NewGame {
         seats,
         seat: None,
         time_control: None,
+        rated: false,
     }
 }
 

@@ -18,6 +18,7 @@ fn new_game(kind: &str) -> NewGame {
         seats: 2,
         seat: None,
         time_control: None,
+        rated: false,
     }
 }
 

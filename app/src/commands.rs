@@ -50,6 +50,10 @@ pub struct NewGame {
     /// How long each move may take: `none` (the default), `days_per_move` (1 to 14) or
     /// `seconds_per_move` (1 to 86400). A seat that lets its deadline pass loses on time.
     pub time_control: Option<TimeControl>,
+    /// Whether the game counts for its players' ratings once it ends (false when absent). A
+    /// game of one seat is never rated.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 /// What a command left: the events appended (or, for a retry, those of the first time) and the
@@ -341,6 +345,7 @@ impl Games {
             seats,
             seat,
             time_control,
+            rated,
         } = new;
         let kind_id = kind_id.as_str();
         let time_control = time_control.unwrap_or_default();
@@ -355,8 +360,14 @@ impl Games {
             )
         })?;
         let seed = randomness::seed()?;
-        let created =
-            kind.create_timed(variant, options, seats, seed.commitment(), time_control)?;
+        let created = kind.create_rated(
+            variant,
+            options,
+            seats,
+            seed.commitment(),
+            time_control,
+            rated,
+        )?;
         let mut game = kind
             .fold(std::slice::from_ref(&created.payload))
             .map_err(ApiError::internal)?;
@@ -385,7 +396,7 @@ impl Games {
             .append(&id, 0, batch)
             .await
             .map_err(|e| append_error(&id, e))?;
-        tracing::info!(game = %id, kind = kind_id, seats, ?time_control, "game created");
+        tracing::info!(game = %id, kind = kind_id, seats, ?time_control, rated, "game created");
         self.watch_deadline(&id, game.as_ref());
         Ok(self.repository.remember(Slot {
             id,

@@ -69,6 +69,12 @@ pub enum ApiCode {
     OutcomeUnknown,
     MailNotConfigured,
     ServerBusy,
+    UnknownPool,
+    InvalidChallenge,
+    ChallengeNotFound,
+    ChallengeClosed,
+    OutsideRatingRange,
+    GameRunning,
 }
 
 impl ApiCode {
@@ -88,7 +94,8 @@ impl ApiCode {
             | TooManyWebhooks | AuditNotAvailable | LogNotAvailable | NoRecordNotation
             | BackupNotHere | VersionConflict | PayloadTooLarge | UnsupportedMediaType
             | IdempotencyKeyReused | WrongVariant | IllegalRecord | UnfitRecord
-            | GameNotFinished | AuditFailed | RateLimited => false,
+            | GameNotFinished | AuditFailed | RateLimited | UnknownPool | InvalidChallenge
+            | ChallengeNotFound | ChallengeClosed | OutsideRatingRange | GameRunning => false,
         }
     }
 }

@@ -10,6 +10,7 @@
 pub mod archive;
 pub mod backup;
 pub mod cache;
+pub mod club;
 pub mod commands;
 pub mod deadlines;
 pub mod error;

@@ -353,6 +353,29 @@ impl Follower {
             };
             return Ok((notices, envelope.position));
         }
+        if stream.starts_with(crate::club::challenges::CHALLENGE_PREFIX) {
+            let notices = crate::club::challenges::issued_to(&envelope.payload, &self.player)
+                .map(|issued| {
+                    let kind = NotificationType::Challenged;
+                    Notification {
+                        id: format!("{stream}:1:{}:{}", self.player, kind.as_str()),
+                        kind_of_notification: kind,
+                        game_id: stream.to_string(),
+                        kind: issued.kind,
+                        version: envelope.version,
+                        player_id: self.player.clone(),
+                        seat: 0,
+                        occurred_at: envelope.recorded_at,
+                        by_seat: Some(0),
+                        takeback_to_version: None,
+                        outcome: None,
+                        deadline: None,
+                    }
+                })
+                .into_iter()
+                .collect();
+            return Ok((notices, envelope.position));
+        }
         if !stream.starts_with("g-") {
             return Ok((Vec::new(), envelope.position));
         }

@@ -38,6 +38,11 @@ const RECOVERY_LINKS: &str = "recovery_links";
 pub const RECOVERY_LINK_VALID: Duration = Duration::from_secs(30 * 60);
 /// Present once the names of the players of an older store are in [`NAMES`].
 const NAMES_LISTED: &str = "player_names_listed";
+/// `<name folded to lower case>/<player id>` → nothing: players found by the start of their name
+/// (beside [`NAMES`], which holds one name per look).
+const PLAYER_SEARCH: &str = "player_search";
+/// The most players a search by name answers.
+pub const SEARCH_LIMIT: usize = 20;
 
 /// How long a server on a shared store trusts a token it looked up, should the broadcast of
 /// its revocation be lost (the listener's connection broken at that moment).
@@ -210,6 +215,16 @@ fn record_key(player: &str, hash: &str) -> String {
     format!("{player}/{}", token_id(hash))
 }
 
+/// A name as a search compares it: NFC, in lower case.
+fn fold_name(name: &str) -> String {
+    name.nfc().collect::<String>().to_lowercase()
+}
+
+/// The key of a player's entry in the index of names.
+fn name_key(name: &str, id: &str) -> String {
+    format!("{}/{id}", fold_name(name))
+}
+
 /// A name or label as typed, normalised (NFC, trimmed), or why it is refused: 1 to 40
 /// characters, none of them a control or format character (bidirectional overrides,
 /// zero-width joiners), a line or paragraph separator, unassigned, or invisible (Unicode's
@@ -310,6 +325,9 @@ impl Players {
         if let Err(error) = players.list_older_names() {
             tracing::error!(%error, "could not list the names of an older store");
         }
+        if let Err(error) = players.index_older_names() {
+            tracing::error!(%error, "could not index the names of an older store's players");
+        }
         players
     }
 
@@ -371,6 +389,81 @@ impl Players {
                 .await
                 .map_err(ApiError::from),
         }
+    }
+
+    /// Gives each player of a store written before players were found by name their entry;
+    /// once done, there is nothing to do at the next start.
+    fn index_older_names(&self) -> Result<(), ApiError> {
+        let indexed: HashSet<String> = self
+            .store
+            .records_with_prefix(PLAYER_SEARCH, "")
+            .map_err(ApiError::from)?
+            .into_iter()
+            .map(|(key, _)| key)
+            .collect();
+        let mut added = 0;
+        for (_, bytes) in self
+            .store
+            .records_with_prefix(PLAYERS, "")
+            .map_err(ApiError::from)?
+        {
+            let player: Player = serde_json::from_slice(&bytes).map_err(ApiError::internal)?;
+            let key = name_key(&player.name, &player.id);
+            if !indexed.contains(&key) {
+                self.store
+                    .put_record(PLAYER_SEARCH, &key, b"")
+                    .map_err(ApiError::from)?;
+                added += 1;
+            }
+        }
+        if added > 0 {
+            tracing::info!(
+                players = added,
+                "the names of an older store's players are indexed"
+            );
+        }
+        Ok(())
+    }
+
+    /// The players whose name begins with `query` (in any case), by name then id, at most
+    /// [`SEARCH_LIMIT`]. A query written as a display name (`Bea #3f`) keeps those whose id
+    /// begins with the digits after `#`.
+    pub fn search(&self, query: &str) -> Result<Vec<Player>, ApiError> {
+        let (name, tag) = match query.rsplit_once('#') {
+            Some((name, tag)) if tag.chars().all(|c| c.is_ascii_hexdigit()) => {
+                (name.trim(), Some(tag.to_ascii_lowercase()))
+            }
+            _ => (query.trim(), None),
+        };
+        let folded = fold_name(name);
+        if folded.is_empty() {
+            return Err(ApiError::new(
+                ApiCode::BadQuery,
+                "name is the start of a player's name: at least one character.",
+            ));
+        }
+        let mut found = Vec::new();
+        for (key, _) in self
+            .store
+            .records_with_prefix(PLAYER_SEARCH, &folded)
+            .map_err(ApiError::from)?
+        {
+            let Some((_, id)) = key.rsplit_once('/') else {
+                continue;
+            };
+            if let Some(tag) = &tag {
+                if !id.trim_start_matches("p-").starts_with(tag.as_str()) {
+                    continue;
+                }
+            }
+            if let Some(player) = self.get(id)? {
+                found.push(player);
+                if found.len() == SEARCH_LIMIT {
+                    break;
+                }
+            }
+        }
+        Ok(found)
     }
 
     /// Gives each token of a store written before tokens were listed its entry in the list
@@ -435,6 +528,10 @@ impl Players {
         let record = serde_json::to_vec(&player).map_err(ApiError::internal)?;
         self.store
             .put_record_async(PLAYERS, &player.id, &record)
+            .await
+            .map_err(ApiError::from)?;
+        self.store
+            .put_record_async(PLAYER_SEARCH, &name_key(&player.name, &player.id), b"")
             .await
             .map_err(ApiError::from)?;
         let token = self.store_token(&player.id, None, &Scope::ALL).await?;

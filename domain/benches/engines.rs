@@ -39,6 +39,7 @@ fn positions<E: Engine>(options: E::Options, seats: usize) -> Positions<E> {
         options,
         seats,
         revision: E::info().revision,
+        rated: false,
     };
     let game = (0..CANDIDATES)
         .map(|n| {

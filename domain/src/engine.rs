@@ -102,7 +102,7 @@
 //! }
 //!
 //! // Play a game by always taking the first legal command.
-//! let setup = Setup { variant: None, options: Options {}, seats: 2, revision: 1 };
+//! let setup = Setup { variant: None, options: Options {}, seats: 2, revision: 1, rated: false };
 //! TwentyOne::check(&setup).unwrap();
 //! let ctx = Context::new(Seed([7; 32]), 0, chrono::DateTime::UNIX_EPOCH);
 //! let mut state = TwentyOne::initial(&setup);
@@ -174,6 +174,10 @@ pub struct Setup<O> {
         skip_serializing_if = "crate::revision::is_first"
     )]
     pub revision: u32,
+    /// Whether the game counts for its players' ratings once it ends (see [`crate::rating`]).
+    /// Not written when false, so the games stored before ratings keep their bytes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
 }
 
 /// What a decision may use besides the state and the command: the time of the command and the
@@ -791,5 +795,12 @@ pub trait Engine: Sized + Clone + Debug + PartialEq + Send + Sync + 'static {
     /// forks a game with hidden information. Games without hidden piles return none.
     fn reshuffle(_state: &Self::State, _ctx: &Context) -> Vec<Self::Event> {
         Vec::new()
+    }
+
+    /// How a rated game of `seats` seats moves its players' ratings, or `None` when such a
+    /// game cannot be rated. The default: a solitaire is not rated, two seats by Glicko-2,
+    /// more by Weng-Lin (see [`crate::rating`]).
+    fn rating_method(seats: usize) -> Option<crate::rating::RatingMethod> {
+        crate::rating::RatingMethod::for_seats(seats)
     }
 }

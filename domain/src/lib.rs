@@ -6,6 +6,7 @@ pub mod engine;
 pub mod fairness;
 pub mod games;
 pub mod log;
+pub mod rating;
 pub mod records;
 pub mod registry;
 pub mod revision;

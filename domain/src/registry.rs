@@ -141,7 +141,7 @@ pub trait GameKind: Send + Sync {
     ) -> Result<EventRecord, Refusal> {
         self.create_timed(variant, options, seats, commitment, TimeControl::None)
     }
-    /// Checks a setup and a time control; returns the `created` event of the game's stream.
+    /// Checks a setup and a time control; returns the `created` event of an unrated game.
     fn create_timed(
         &self,
         variant: Option<String>,
@@ -149,7 +149,33 @@ pub trait GameKind: Send + Sync {
         seats: usize,
         commitment: String,
         time_control: TimeControl,
+    ) -> Result<EventRecord, Refusal> {
+        self.create_rated(variant, options, seats, commitment, time_control, false)
+    }
+    /// Checks a setup, a time control and whether such a game can be rated (`rated`); returns
+    /// the `created` event of the game's stream.
+    fn create_rated(
+        &self,
+        variant: Option<String>,
+        options: Option<Value>,
+        seats: usize,
+        commitment: String,
+        time_control: TimeControl,
+        rated: bool,
     ) -> Result<EventRecord, Refusal>;
+    /// How a rated game of `seats` seats moves ratings; `None` when it cannot be rated.
+    fn rating_method(&self, seats: usize) -> Option<crate::rating::RatingMethod>;
+    /// The pool of ratings a rated game of `variant` and `seats` counts in, with its method
+    /// (see [`crate::rating::pool`]); `None` when such a game cannot be rated.
+    fn rating_pool(
+        &self,
+        variant: Option<&str>,
+        seats: usize,
+    ) -> Option<(String, crate::rating::RatingMethod)> {
+        let method = self.rating_method(seats)?;
+        let pool = crate::rating::pool(&self.info(), variant, method, self.rating_method(2));
+        Some((pool, method))
+    }
     /// Folds a stream (its payloads, from version 1) into a live game.
     fn fold(&self, events: &[Value]) -> Result<Box<dyn LiveGame>, FoldError>;
 }
@@ -173,6 +199,9 @@ pub trait LiveGame: Send + Sync {
     fn revealed_seed(&self) -> Option<crate::fairness::Seed>;
     /// Whether any information is hidden from some player while the game runs.
     fn hidden_information(&self) -> bool;
+    /// Whether the game was created rated (a fork, a copy of its past, never counts: see
+    /// [`crate::rating`]).
+    fn rated(&self) -> bool;
     /// The game this one was forked from, if it is a fork.
     fn parent(&self) -> Option<ForkOrigin>;
     /// The `forked` event that makes this game (a copy of `parent` up to here) a fork, with
@@ -360,13 +389,18 @@ impl<E: Engine> GameKind for Kind<E> {
         serde_json::to_value(E::Options::default()).unwrap_or(Value::Null)
     }
 
-    fn create_timed(
+    fn rating_method(&self, seats: usize) -> Option<crate::rating::RatingMethod> {
+        E::rating_method(seats)
+    }
+
+    fn create_rated(
         &self,
         variant: Option<String>,
         options: Option<Value>,
         seats: usize,
         commitment: String,
         time_control: TimeControl,
+        rated: bool,
     ) -> Result<EventRecord, Refusal> {
         time_control.check()?;
         let options: E::Options = match options {
@@ -380,8 +414,17 @@ impl<E: Engine> GameKind for Kind<E> {
             options,
             seats,
             revision: E::info().revision,
+            rated,
         };
         E::check(&setup)?;
+        if rated && E::rating_method(seats).is_none() {
+            return Err(RuleError::invalid_setup(format!(
+                "A game of {} with {seats} seat{} is not rated: create it with \"rated\": false.",
+                E::info().name,
+                if seats == 1 { "" } else { "s" }
+            ))
+            .into());
+        }
         Ok(record(TableEvent::<E>::Created {
             kind: E::ID.to_string(),
             setup,
@@ -543,6 +586,9 @@ impl<E: Engine> LiveGame for Live<E> {
     }
     fn hidden_information(&self) -> bool {
         E::info().hidden_information
+    }
+    fn rated(&self) -> bool {
+        self.table.setup.rated && self.table.parent.is_none()
     }
     fn parent(&self) -> Option<ForkOrigin> {
         self.table.parent.clone()

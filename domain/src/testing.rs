@@ -277,6 +277,7 @@ pub fn setup<E: Engine>(seats: usize) -> Setup<E::Options> {
         options: E::Options::default(),
         seats,
         revision: E::info().revision,
+        rated: false,
     }
 }
 

@@ -959,6 +959,7 @@ fn the_target_option_is_500_by_default_and_checked() {
         options: Options { target: 0 },
         seats: 2,
         revision: Vamanos::info().revision,
+        rated: false,
     })
     .unwrap_err();
     assert!(error.message.contains("from 1 to"), "{}", error.message);

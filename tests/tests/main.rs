@@ -13,6 +13,7 @@ mod browser_chess;
 mod browser_records;
 mod browser_table;
 mod clocks;
+mod club;
 mod commands;
 mod complete_games;
 mod continuations;

@@ -66,6 +66,7 @@ waits.",
     modifiers(&BearerAuth),
     tags(
         (name = "players", description = "Players and their tokens"),
+        (name = "club", description = "Ratings, players' pages, leaderboards, challenges and rematches"),
         (name = "games", description = "The lobby: kinds of games, creating, listing and joining"),
         (name = "play", description = "What may I do, and doing it"),
         (name = "events", description = "The event log: pages, long-poll and a live stream"),

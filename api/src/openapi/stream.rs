@@ -33,6 +33,11 @@ fn particular(kind: NotificationType) -> (&'static str, Value, &'static [&'stati
             json!({ "by_seat": by_seat() }),
             &[],
         ),
+        NotificationType::Challenged => (
+            "Another player challenged you to a game: `game_id` is the challenge's id (`c-...`), `kind` its game; accept it with `POST /v1/challenges/{id}/accept`, or decline it.",
+            json!({}),
+            &[],
+        ),
         NotificationType::GameStarted => (
             "One of your games started: every seat is taken, or it appeared started (a fork, such as the game a takeback goes on in).",
             json!({}),

@@ -1,6 +1,8 @@
 //! One file per resource.
 
 pub mod backup;
+pub mod challenges;
+pub mod club;
 pub mod events;
 pub mod forks;
 pub mod games;
@@ -42,6 +44,17 @@ pub fn api(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(recovery::ask_recovery)
         .service(recovery::recovery_page)
         .service(recovery::recover)
+        .service(club::search_players)
+        .service(club::player_page)
+        .service(club::player_games)
+        .service(club::leaderboard)
+        .service(challenges::create_challenge)
+        .service(challenges::list_challenges)
+        .service(challenges::get_challenge)
+        .service(challenges::accept_challenge)
+        .service(challenges::decline_challenge)
+        .service(challenges::cancel_challenge)
+        .service(challenges::rematch)
         .service(mail::inbound)
         .service(mail::invite)
         .service(mail::unsubscribe_page)

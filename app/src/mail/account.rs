@@ -85,7 +85,7 @@ impl Preferences {
             NotificationType::Invited => self.invited,
             NotificationType::GameStarted => self.game_started,
             // Only on the player's stream, never mailed.
-            NotificationType::OpponentMoved => false,
+            NotificationType::OpponentMoved | NotificationType::Challenged => false,
         }
     }
 }

@@ -39,6 +39,10 @@ pub enum NotificationType {
     /// (24 hours and 1 hour before, by default), to a player who takes them. Not sent to
     /// webhooks.
     ClockLow,
+    /// Another player challenged you to a game (`by_seat` 0 is theirs): `game_id` is the
+    /// challenge's id (`c-...`), to accept at `POST /v1/challenges/{id}/accept` or decline. On
+    /// the player's stream only.
+    Challenged,
 }
 
 impl NotificationType {
@@ -53,11 +57,12 @@ impl NotificationType {
             NotificationType::GameFinished => "game_finished",
             NotificationType::Invited => "invited",
             NotificationType::ClockLow => "clock_low",
+            NotificationType::Challenged => "challenged",
         }
     }
 
     /// Every type, in the order a batch's notices come in.
-    pub const ALL: [NotificationType; 8] = [
+    pub const ALL: [NotificationType; 9] = [
         NotificationType::GameStarted,
         NotificationType::OpponentMoved,
         NotificationType::DrawOffered,
@@ -66,6 +71,7 @@ impl NotificationType {
         NotificationType::YourTurn,
         NotificationType::GameFinished,
         NotificationType::ClockLow,
+        NotificationType::Challenged,
     ];
 
     /// Whether webhooks and mail carry notices of this type: the turn, offers and endings.

@@ -455,6 +455,11 @@ impl Mail {
                 format!("{} moved in {kind}.", by(notice.by_seat)),
                 "",
             ),
+            NotificationType::Challenged => (
+                format!("A challenge to {kind} [{}]", notice.game_id),
+                format!("Another player challenges you to a game of {kind}."),
+                "",
+            ),
             // A game taken back was neither won nor drawn: play goes on in its fork, whose
             // own mails follow (as the game page says it).
             NotificationType::GameFinished if game.superseded() => (

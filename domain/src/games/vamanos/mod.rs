@@ -65,6 +65,11 @@ impl Engine for Vamanos {
         .seated(&[], "the first player", "everyone at once")
     }
 
+    /// Everybody plays at once, even at two seats: ranked by place, never a duel.
+    fn rating_method(seats: usize) -> Option<crate::rating::RatingMethod> {
+        (seats >= 2).then_some(crate::rating::RatingMethod::WengLin)
+    }
+
     fn check(setup: &Setup<Options>) -> Result<(), RuleError> {
         Self::info().check_setup(setup.variant.as_deref(), setup.seats)?;
         let target = setup.options.target;
