@@ -341,6 +341,41 @@ def main():
     status, _ = call("DELETE", "/v1/players/me/email", a)
     keep("deleteMyEmail", status, None)
 
+    # The club: a rated game won by Alice, her page, her games, the leaderboard; players found
+    # by name; an open challenge, a direct one declined, one cancelled, one accepted (its game
+    # starts); a rematch.
+    rated = {"kind": "avalanche-chess", "seats": 2, "rated": True}
+    _, won = call("POST", "/v1/games", a, rated)
+    call("POST", f"/v1/games/{won['id']}/join", b, {})
+    call("POST", f"/v1/games/{won['id']}/commands", b, {"type": "resign"})
+    status, found = call("GET", "/v1/players?name=br")
+    keep("searchPlayers", status, found)
+    status, page = call("GET", f"/v1/players/{alice['player']['id']}")
+    keep("getPlayer", status, page)
+    status, games = call("GET", f"/v1/players/{alice['player']['id']}/games?rated=true&limit=2")
+    keep("listPlayerGames", status, games)
+    status, board = call("GET", "/v1/ratings/avalanche-chess.standard?limit=2")
+    keep("getLeaderboard", status, board)
+    open_body = {"kind": "avalanche-chess", "seats": 2, "rated": True,
+                 "min_rating": 1300, "max_rating": 1700}
+    status, challenge = call("POST", "/v1/challenges", a, open_body)
+    keep("createChallenge", status, challenge, open_body)
+    status, listed = call("GET", "/v1/challenges?kind=avalanche-chess")
+    keep("listChallenges", status, listed)
+    status, got = call("GET", f"/v1/challenges/{challenge['id']}")
+    keep("getChallenge", status, got)
+    status, accepted = call("POST", f"/v1/challenges/{challenge['id']}/accept", b, {})
+    keep("acceptChallenge", status, accepted)
+    direct = {"kind": "avalanche-chess", "seats": 2, "to": bruno["player"]["id"]}
+    _, to_bruno = call("POST", "/v1/challenges", a, direct)
+    status, declined = call("POST", f"/v1/challenges/{to_bruno['id']}/decline", b, {})
+    keep("declineChallenge", status, declined)
+    _, withdrawn = call("POST", "/v1/challenges", a, {"kind": "avalanche", "seats": 3})
+    status, cancelled = call("DELETE", f"/v1/challenges/{withdrawn['id']}", a)
+    keep("cancelChallenge", status, cancelled)
+    status, rematch = call("POST", f"/v1/games/{won['id']}/rematch", b, {})
+    keep("offerRematch", status, rematch)
+
     json.dump(examples, sys.stdout, indent=2, sort_keys=True)
     print()
 

@@ -1,4 +1,5 @@
-// Boot and hash router: #/ (lobby), #/game/<id>, #/replay/<id>[/<version>], #/import, #/account.
+// Boot and hash router: #/ (lobby), #/game/<id>, #/replay/<id>[/<version>], #/import, #/account,
+// #/player/<id>.
 // Each page is a function (main, params, app) that may return a cleanup function, called when
 // the player leaves it (long-polls stopped, key handlers removed).
 
@@ -8,6 +9,7 @@ import { accountPage } from './account.js';
 import { lobbyPage } from './lobby.js';
 import { gamePage } from './game.js';
 import { replayPage, importPage } from './replay.js';
+import { playerPage } from './club.js';
 
 let main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -89,8 +91,9 @@ const app = {
     const links = [
       h('a', { href: '#/' }, 'Lobby'),
       h('a', { href: '#/import' }, 'Import'),
+      app.me ? h('a', { href: `#/player/${encodeURIComponent(app.me.id)}` }, 'My page') : null,
       h('a', { href: '#/account' }, app.me ? app.me.name : 'Sign in'),
-    ];
+    ].filter(Boolean);
     // Offered until the person answers the browser's question.
     if (app.me && 'Notification' in window && Notification.permission === 'default') {
       links.push(h('button', {
@@ -136,6 +139,7 @@ async function route() {
     case 'replay': page = replayPage; params = [parts[1], parts[2]]; break;
     case 'import': page = importPage; break;
     case 'account': page = accountPage; break;
+    case 'player': page = playerPage; params = [parts[1]]; break;
     default:
       app.title('Not found');
       mount(main, h('h1', {}, 'Nothing here'), h('p', {}, h('a', { href: '#/' }, 'Back to the lobby')));

@@ -5,6 +5,7 @@
 
 import { get, post, api, seg } from './api.js';
 import { h, mount, deadline, say, sayError, seatName, withNames, kindTitle, field } from './dom.js';
+import { rematchButton } from './club.js';
 
 /** Commands common to every game: the shell offers them, the table modules never see them. */
 export const TABLE_COMMANDS = new Set([
@@ -211,6 +212,8 @@ export async function gamePage(main, [first], app) {
           h('button', { type: 'button', class: 'secondary', onclick: () => { state.confirmResign = false; draw(); } }, 'Keep playing'))
         : h('button', { type: 'button', class: 'secondary', 'data-command': 'resign-ask', onclick: () => { state.confirmResign = true; draw().then(() => actions.querySelector('.danger')?.focus()); } }, 'Resign…'));
     }
+    const rematch = rematchButton(game, app);
+    if (rematch) buttons.push(rematch);
     return buttons;
   }
 

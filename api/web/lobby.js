@@ -1,8 +1,10 @@
 // The lobby: my games (my turn first, with deadlines), open games to join (by kind), games
-// being played to watch, and a form to create a game as GET /v1/kinds describes the games.
+// being played to watch, the waiting room of challenges (see club.js), and a form to create a
+// game as GET /v1/kinds describes the games.
 
 import { get, getAll, post, seg } from './api.js';
 import { h, mount, field, deadline, relative, say, sayError, kindTitle } from './dom.js';
+import { waitingRoom } from './club.js';
 
 let kindsCache = null;
 export async function kinds() {
@@ -143,20 +145,22 @@ export async function lobbyPage(main, _params, app) {
   }
 
   filter.addEventListener('change', drawOpen);
+  const room = waitingRoom(all, app);
   mount(main,
     h('h1', { class: 'visually-hidden' }, 'Lobby'),
     h('div', { class: 'lobby' },
       mineBox,
+      room.box,
       app.me ? createForm(all, app) : null,
       h('section', { class: 'card', 'aria-labelledby': 'open-title' },
         h('div', { class: 'row spread' }, h('h2', { id: 'open-title' }, 'Open games'), field('Show', filter)),
         openList,
         h('h2', {}, 'Being played'), watchList)));
-  await Promise.all([drawMine(), drawOpen()]);
+  await Promise.all([drawMine(), drawOpen(), room.draw()]);
   // In a background tab the lobby still counts my games (the title and the notification say
   // it), with one request a tick.
   const timer = setInterval(() => {
-    if (!document.hidden) drawOpen();
+    if (!document.hidden) { drawOpen(); room.draw(); }
     drawMine();
   }, 10000);
   return () => clearInterval(timer);
@@ -208,6 +212,7 @@ function createForm(all, app) {
   const kind = h('select', { name: 'kind' }, all.map((k) => h('option', { value: k.id }, k.name)));
   const variant = h('select', { name: 'variant' });
   const seats = h('input', { type: 'number', name: 'seats', min: 1, max: 6, value: 2 });
+  const rated = h('input', { type: 'checkbox', name: 'rated' });
   const clockType = h('select', { name: 'clock' },
     h('option', { value: 'none' }, 'No clock'),
     h('option', { value: 'days_per_move' }, 'Days per move'),
@@ -253,6 +258,7 @@ function createForm(all, app) {
       if (Object.keys(options).length) body.options = options;
       if (clockType.value === 'days_per_move') body.time_control = { type: 'days_per_move', days: Number(clockAmount.value) };
       if (clockType.value === 'seconds_per_move') body.time_control = { type: 'seconds_per_move', seconds: Number(clockAmount.value) };
+      if (rated.checked && Number(seats.value) > 1) body.rated = true;
       try {
         const game = await post('/games', body);
         say('Game created: waiting for the other players.');
@@ -265,5 +271,6 @@ function createForm(all, app) {
   h('div', { class: 'row' }, field('Variant', variant), field('Players', seats)),
   h('div', { class: 'row' }, field('Clock', clockType), amountField),
   optionsBox,
+  h('label', { class: 'check' }, rated, ' Rated: the result counts for both players\' ratings'),
   h('button', { type: 'submit' }, 'Create the game'));
 }

@@ -10,6 +10,7 @@ mod backup;
 mod browser_account;
 mod browser_cards;
 mod browser_chess;
+mod browser_club;
 mod browser_records;
 mod browser_table;
 mod clocks;

@@ -12,10 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 
 /// A player's display name, for the waiting room.
 fn names(state: &AppState) -> impl Fn(&str) -> Option<String> + '_ {
-    move |id: &str| {
-        let name = state.players.name(id)?;
-        Some(app::players::display_name(id, &name))
-    }
+    super::club::names(&state.players)
 }
 
 /// Issue a challenge: an open one (for anyone, or anyone within a rating range), or one to a

@@ -54,7 +54,7 @@ fn known_player(players: &Players, id: &str) -> Result<Player, ApiError> {
 }
 
 /// A player's display name, for the club's lists.
-fn names(players: &Players) -> impl Fn(&str) -> Option<String> + '_ {
+pub(super) fn names(players: &Players) -> impl Fn(&str) -> Option<String> + '_ {
     move |id: &str| {
         let name = players.name(id)?;
         Some(app::players::display_name(id, &name))

@@ -509,17 +509,7 @@ impl Club {
         filter: &ChallengeFilter,
         names: super::pages::Names<'_>,
     ) -> Result<Vec<ChallengeOut>, ApiError> {
-        if let Some(kind) = &filter.kind {
-            if self.registry().get(kind).is_none() {
-                return Err(ApiError::new(
-                    ApiCode::UnknownKind,
-                    format!(
-                        "There is no game \"{kind}\": kind is one of {}.",
-                        self.registry().ids().join(", ")
-                    ),
-                ));
-            }
-        }
+        self.known_kind(filter.kind.as_deref())?;
         self.catch_up().await?;
         let book = self.read();
         let now = Utc::now();

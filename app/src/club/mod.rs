@@ -50,6 +50,20 @@ impl Club {
         &self.store
     }
 
+    /// Refuses a filter by a kind of game there is not (`None`: no filter).
+    pub(crate) fn known_kind(&self, kind: Option<&str>) -> Result<(), ApiError> {
+        match kind {
+            Some(kind) if self.registry.get(kind).is_none() => Err(ApiError::new(
+                crate::problem::ApiCode::UnknownKind,
+                format!(
+                    "There is no game \"{kind}\": kind is one of {}.",
+                    self.registry.ids().join(", ")
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Folds the log up to what is durable now: a read after a command sees what the command
     /// changed. Cheap when nothing is new (no read of the store).
     pub async fn catch_up(&self) -> Result<(), ApiError> {
