@@ -54,7 +54,7 @@ impl Club {
     pub(crate) fn known_kind(&self, kind: Option<&str>) -> Result<(), ApiError> {
         match kind {
             Some(kind) if self.registry.get(kind).is_none() => Err(ApiError::new(
-                crate::problem::ApiCode::UnknownKind,
+                crate::ApiCode::UnknownKind,
                 format!(
                     "There is no game \"{kind}\": kind is one of {}.",
                     self.registry.ids().join(", ")
