@@ -23,6 +23,27 @@ pub const CLOCK_PREFIX: &str = "clock-";
 /// The type of a warning's event.
 pub const CLOCK_LOW: &str = "clock_low";
 
+/// The prefix of a challenge's stream (see `club::challenges`): its `challenge_issued` tells
+/// each player it names.
+pub const CHALLENGE_PREFIX: &str = "c-";
+
+/// What a player's stream reads of a challenge issued.
+#[derive(Deserialize)]
+struct ChallengeIssued {
+    #[serde(rename = "type")]
+    event: String,
+    kind: String,
+    #[serde(default)]
+    invited: Vec<String>,
+}
+
+/// The challenge `payload` issues to `player`, if it is one.
+fn challenge_to(payload: &serde_json::Value, player: &str) -> Option<ChallengeIssued> {
+    let issued = ChallengeIssued::deserialize(payload).ok()?;
+    (issued.event == "challenge_issued" && issued.invited.iter().any(|p| p == player))
+        .then_some(issued)
+}
+
 /// The stream of game `game`'s clock warnings.
 pub fn clock_stream(game: &str) -> String {
     format!("{CLOCK_PREFIX}{game}")
@@ -353,8 +374,8 @@ impl Follower {
             };
             return Ok((notices, envelope.position));
         }
-        if stream.starts_with(crate::club::challenges::CHALLENGE_PREFIX) {
-            let notices = crate::club::challenges::issued_to(&envelope.payload, &self.player)
+        if stream.starts_with(CHALLENGE_PREFIX) {
+            let notices = challenge_to(&envelope.payload, &self.player)
                 .map(|issued| {
                     let kind = NotificationType::Challenged;
                     Notification {

@@ -21,7 +21,7 @@ use storage::{AppendError, Batch, NewEvent};
 use utoipa::ToSchema;
 
 /// The prefix of a challenge's stream (and id).
-pub const CHALLENGE_PREFIX: &str = "c-";
+pub use crate::notices::CHALLENGE_PREFIX;
 /// How long a challenge waits when its creator does not say: a week.
 pub const DEFAULT_EXPIRY_HOURS: u32 = 168;
 /// The longest a challenge may wait: thirty days.
@@ -88,7 +88,7 @@ pub struct Issued {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ChallengeEvent {
-    ChallengeIssued(Issued),
+    ChallengeIssued(Box<Issued>),
     ChallengeAccepted { player: String },
     ChallengeDeclined { player: String },
     ChallengeCancelled {},
@@ -172,7 +172,7 @@ impl Book {
             self.challenges.insert(
                 id.to_string(),
                 ChallengeEntry {
-                    issued,
+                    issued: *issued,
                     version,
                     created_at: at,
                     accepted: Vec::new(),
@@ -370,7 +370,7 @@ impl Club {
         let payload = serde_json::to_value(event)
             .map_err(|e| AppendError::Storage(storage::StorageError::Database(e.to_string())))?;
         let batch = Batch::new(
-            &format!("player:{actor}"),
+            format!("player:{actor}"),
             vec![NewEvent {
                 event_type: event.type_name().to_string(),
                 schema_version: 1,
@@ -484,9 +484,14 @@ impl Club {
         }
         let id = format!("{CHALLENGE_PREFIX}{}", random_hex::<8>()?);
         let by = issued.by.clone();
-        self.append_challenge(&id, 0, &by, &ChallengeEvent::ChallengeIssued(issued))
-            .await
-            .map_err(|e| append_error(&id, e))?;
+        self.append_challenge(
+            &id,
+            0,
+            &by,
+            &ChallengeEvent::ChallengeIssued(Box::new(issued)),
+        )
+        .await
+        .map_err(|e| append_error(&id, e))?;
         tracing::info!(challenge = %id, %by, "challenge issued");
         self.get_challenge(&id, names).await
     }
@@ -722,15 +727,5 @@ impl Club {
         };
         drop(slot);
         self.issue_checked(issued, names).await
-    }
-}
-
-/// Whether `payload` is a challenge issued to `player`: what their stream tells them.
-pub fn issued_to(payload: &Value, player: &str) -> Option<Issued> {
-    match ChallengeEvent::deserialize(payload).ok()? {
-        ChallengeEvent::ChallengeIssued(issued) if issued.invited.iter().any(|p| p == player) => {
-            Some(issued)
-        }
-        _ => None,
     }
 }
