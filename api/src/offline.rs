@@ -147,24 +147,6 @@ fn winners_text(winners: &[usize], draw: bool) -> &'static str {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::audit_text;
-    use domain::testing::play_random_log;
-    use domain::{Registry, Seed};
-
-    #[test]
-    fn a_game_without_a_variant_is_named_without_a_stray_space() {
-        let registry = Registry::standard();
-        let kind = registry.get("altitude").expect("offered");
-        let log = play_random_log(kind, None, None, 2, Seed([3; 32]), 1, 2_000).expect("plays");
-        let text = serde_json::to_string(&log).expect("writes");
-        let (valid, out) = audit_text(&text, None, None);
-        assert!(valid, "{out}");
-        assert!(out.starts_with("valid: altitude, "), "{out}");
-    }
-}
-
 /// Every rating folded from scratch from the store `args` names, as pretty JSON: the log's
 /// position folded to, the number of games, and the ratings by pool then player.
 pub fn recompute_ratings(args: &crate::configuration::RatingsArgs) -> Result<String, String> {
@@ -183,4 +165,22 @@ pub fn recompute_ratings(args: &crate::configuration::RatingsArgs) -> Result<Str
     let book = app::club::recompute(store.as_ref(), &Registry::standard())
         .map_err(|e| e.detail.clone())?;
     serde_json::to_string_pretty(&app::club::Recomputed::from(&book)).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::audit_text;
+    use domain::testing::play_random_log;
+    use domain::{Registry, Seed};
+
+    #[test]
+    fn a_game_without_a_variant_is_named_without_a_stray_space() {
+        let registry = Registry::standard();
+        let kind = registry.get("altitude").expect("offered");
+        let log = play_random_log(kind, None, None, 2, Seed([3; 32]), 1, 2_000).expect("plays");
+        let text = serde_json::to_string(&log).expect("writes");
+        let (valid, out) = audit_text(&text, None, None);
+        assert!(valid, "{out}");
+        assert!(out.starts_with("valid: altitude, "), "{out}");
+    }
 }
