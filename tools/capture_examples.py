@@ -376,6 +376,27 @@ def main():
     status, rematch = call("POST", f"/v1/games/{won['id']}/rematch", b, {})
     keep("offerRematch", status, rematch)
 
+    # Last, as it revokes every token Alice holds: she takes her account back by the link
+    # mailed to her confirmed address; the page's button (a form's POST) gives her a new key,
+    # a program's POST (JSON) another.
+    # (Her address was deleted above: she gives one again and confirms it.)
+    address = "alice.again@example.org"
+    call("PUT", "/v1/players/me/email", a, {"address": address})
+    code_mail = mail_to(address, lambda m: "code" in m["Subject"])
+    code = re.search(r"(\d+)\s*$", code_mail["Subject"]).group(1)
+    call("POST", "/v1/players/me/email/confirm", a, {"code": code})
+    recovery_body = {"player_id": alice["player"]["id"]}
+    status, asked = call("POST", "/v1/players/recovery", body=recovery_body)
+    keep("askRecovery", status, asked, recovery_body)
+    link_mail = mail_to(address, lambda m: "back" in m["Subject"])
+    text = link_mail.get_body(preferencelist=("plain",)).get_content()
+    link = next(w for w in text.split() if "/v1/players/recovery/" in w)
+    path = link[link.index("/v1/players/recovery/"):]
+    status, page = call("GET", path, raw=True)
+    keep("recoveryPage", status, page)
+    status, recovered = call("POST", path, body={})
+    keep("recoverAccount", status, recovered)
+
     json.dump(examples, sys.stdout, indent=2, sort_keys=True)
     print()
 

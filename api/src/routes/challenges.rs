@@ -1,7 +1,7 @@
 //! `/v1/challenges`: the waiting room (issue, list, accept, decline, cancel) and
 //! `/v1/games/{id}/rematch`.
 
-use crate::auth::{Authenticated, MaybeAuthenticated};
+use crate::auth::{Authenticated, MaybeAuthenticated, PLAY};
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use actix_web::{delete, get, post, web, HttpResponse};
@@ -17,7 +17,7 @@ fn names(state: &AppState) -> impl Fn(&str) -> Option<String> + '_ {
 
 /// Issue a challenge: an open one (for anyone, or anyone within a rating range), or one to a
 /// named player (`to`). Once every seat is taken its game starts.
-#[utoipa::path(operation_id = "createChallenge", tag = "club", security(("bearer" = [])),
+#[utoipa::path(operation_id = "createChallenge", tag = "club", security(("bearer" = ["play"])),
     request_body = NewChallenge,
     responses((status = 201, description = "The challenge", body = ChallengeOut),
         (status = 400, description = "`invalid_challenge` (to yourself, an impossible range or seat count, an expiry out of bounds), `invalid_setup` (the game refuses the setup), `unknown_kind`", body = Problem),
@@ -27,7 +27,7 @@ fn names(state: &AppState) -> impl Fn(&str) -> Option<String> + '_ {
 #[post("/v1/challenges")]
 pub async fn create_challenge(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<PLAY>,
     body: crate::json_body::Json<NewChallenge>,
 ) -> Result<HttpResponse, HttpError> {
     let new = body.into_inner();
@@ -68,7 +68,8 @@ pub struct ChallengeList {
 }
 
 /// The waiting room: open challenges, by kind, or only those open to me; or mine.
-#[utoipa::path(operation_id = "listChallenges", tag = "club", params(ChallengesQuery),
+#[utoipa::path(operation_id = "listChallenges", tag = "club", security(("bearer" = ["read"]), ()),
+    params(ChallengesQuery),
     responses((status = 200, description = "The challenges", body = ChallengeList),
         (status = 400, description = "`bad_query` or `unknown_kind`", body = Problem),
         (status = 401, description = "`open_to=me` or `of=me` without a token", body = Problem)))]
@@ -118,7 +119,7 @@ pub async fn get_challenge(
 }
 
 /// Take a seat of a challenge; the last seat starts its game (named in `game`).
-#[utoipa::path(operation_id = "acceptChallenge", tag = "club", security(("bearer" = [])),
+#[utoipa::path(operation_id = "acceptChallenge", tag = "club", security(("bearer" = ["play"])),
     params(("id" = String, Path, description = "The challenge's id")),
     responses((status = 200, description = "The challenge, with its game once started", body = ChallengeOut),
         (status = 401, body = Problem),
@@ -128,7 +129,7 @@ pub async fn get_challenge(
 #[post("/v1/challenges/{id}/accept")]
 pub async fn accept_challenge(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<PLAY>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
     let challenge = state
@@ -139,7 +140,7 @@ pub async fn accept_challenge(
 }
 
 /// Decline a challenge that names you.
-#[utoipa::path(operation_id = "declineChallenge", tag = "club", security(("bearer" = [])),
+#[utoipa::path(operation_id = "declineChallenge", tag = "club", security(("bearer" = ["play"])),
     params(("id" = String, Path, description = "The challenge's id")),
     responses((status = 200, description = "The challenge, declined", body = ChallengeOut),
         (status = 401, body = Problem),
@@ -149,7 +150,7 @@ pub async fn accept_challenge(
 #[post("/v1/challenges/{id}/decline")]
 pub async fn decline_challenge(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<PLAY>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
     let challenge = state
@@ -160,7 +161,7 @@ pub async fn decline_challenge(
 }
 
 /// Cancel your challenge.
-#[utoipa::path(operation_id = "cancelChallenge", tag = "club", security(("bearer" = [])),
+#[utoipa::path(operation_id = "cancelChallenge", tag = "club", security(("bearer" = ["play"])),
     params(("id" = String, Path, description = "The challenge's id")),
     responses((status = 200, description = "The challenge, cancelled", body = ChallengeOut),
         (status = 401, body = Problem),
@@ -170,7 +171,7 @@ pub async fn decline_challenge(
 #[delete("/v1/challenges/{id}")]
 pub async fn cancel_challenge(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<PLAY>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
     let challenge = state
@@ -182,7 +183,7 @@ pub async fn cancel_challenge(
 
 /// Offer the players of a finished game the same table again, each moved on by one seat: a
 /// challenge to them, whose game starts once they all accept.
-#[utoipa::path(operation_id = "offerRematch", tag = "club", security(("bearer" = [])),
+#[utoipa::path(operation_id = "offerRematch", tag = "club", security(("bearer" = ["play"])),
     params(("id" = String, Path, description = "The finished game's id")),
     responses((status = 201, description = "The rematch's challenge", body = ChallengeOut),
         (status = 400, description = "`invalid_challenge`: the game's seats are not held by as many players", body = Problem),
@@ -194,7 +195,7 @@ pub async fn cancel_challenge(
 #[post("/v1/games/{id}/rematch")]
 pub async fn rematch(
     state: web::Data<AppState>,
-    Authenticated(player): Authenticated,
+    Authenticated(player): Authenticated<PLAY>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
     state.limits.game_created(&player.id)?;
