@@ -22,7 +22,17 @@ pub(crate) struct Connection {
     url: Arc<str>,
     client: Option<Client>,
     statements: HashMap<&'static str, Statement>,
+    /// When the client was last handed out for a statement: one idle longer than [`IDLE`] is
+    /// looked at before anything is sent on it.
+    used: Instant,
 }
+
+/// How long a connection may sit unused and still be sent a statement without first looking
+/// whether the database ended it meanwhile. A connection in steady use is not looked at (the
+/// look waits for the client's timer, about a millisecond); one that sat in the pool while the
+/// database restarted (which takes longer than this), failed over or ended its session has its
+/// end waiting in its socket, and is replaced before anything is sent on it.
+const IDLE: Duration = Duration::from_millis(20);
 
 /// Every connection (the pool's and the appenders') plans each prepared statement once, for
 /// every value: each of the store's reads and each statement of the group append finds its rows by
@@ -118,14 +128,24 @@ impl Connection {
             url,
             client: None,
             statements: HashMap::new(),
+            used: Instant::now(),
         }
     }
 
-    /// The client, connecting first when there is none or the last one broke.
+    /// The client, connecting first when there is none, the last one broke, or the database
+    /// ended it while it sat unused (see [`Connection::found_ended`]). Nothing has been sent on
+    /// a client found ended, so any statement, a write too, goes on the new one as if first.
     pub(crate) fn client(&mut self) -> Result<&mut Client, StorageError> {
         if self.client.as_ref().is_some_and(Client::is_closed) {
             self.forget();
         }
+        if self.used.elapsed() >= IDLE && self.found_ended() {
+            tracing::info!(
+                "a PostgreSQL connection was found ended by the database while unused; connecting again before sending"
+            );
+            self.forget();
+        }
+        self.used = Instant::now();
         if self.client.is_none() {
             let mut client = config(&self.url)?
                 .connect(NoTls)
@@ -136,6 +156,24 @@ impl Connection {
             self.client = Some(client);
         }
         self.client.as_mut().ok_or(StorageError::Closed)
+    }
+
+    /// Whether the database ended the client's session while it sat unused, as far as its
+    /// socket already tells, without sending anything: the client reads what arrived meanwhile
+    /// (waiting for no more, at most until the next millisecond of its timer), which is the
+    /// error a server sends as it ends a session (`57P01` at a restart or
+    /// `pg_terminate_backend`) or the end of the stream. A session ended later than this look
+    /// is found by the statement itself, whose outcome is then unknown.
+    fn found_ended(&mut self) -> bool {
+        let Some(client) = self.client.as_mut() else {
+            return false;
+        };
+        // The synchronous client reads its socket only while it waits on something; a timeout
+        // of nothing turns its event loop once, which reads what is already there.
+        let read = postgres::fallible_iterator::FallibleIterator::next(
+            &mut client.notifications().timeout_iter(Duration::ZERO),
+        );
+        read.is_err() || client.is_closed()
     }
 
     /// Drops the client (after a broken connection or an interrupted job).
@@ -211,10 +249,19 @@ impl Connection {
         let statement = self.prepared(sql).map_err(Failure::Broken)?;
         let client = self.client().map_err(Failure::Broken)?;
         client.query(&statement, params).map_err(|e| {
-            if e.as_db_error().is_some() {
+            // An error the server answered while the session goes on: the statement's
+            // transaction was rolled back. One that ended the session (`57P01` as the server
+            // shuts down, a `FATAL`) or no answer at all may have come after the commit, before
+            // the answer: the statement was sent, so the server may have committed it.
+            let ended_session = e.as_db_error().is_some_and(|db| {
+                matches!(
+                    db.parsed_severity(),
+                    Some(postgres::error::Severity::Fatal | postgres::error::Severity::Panic)
+                )
+            });
+            if e.as_db_error().is_some() && !ended_session && !client.is_closed() {
                 Failure::Refused(database_error(&e))
             } else {
-                // The statement was sent and no answer came: the server may have committed it.
                 Failure::Broken(match database_error(&e) {
                     StorageError::Unavailable(why) => StorageError::OutcomeUnknown(why),
                     other => other,
