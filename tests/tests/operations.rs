@@ -1100,3 +1100,137 @@ fn a_full_disk_under_sled_is_answered_503_fails_readiness_and_liveness_and_a_res
     assert_eq!(status_of(&server.app, "/ready"), StatusCode::OK);
     assert_eq!(status_of(&server.app, "/health"), StatusCode::OK);
 }
+
+/// A request through nginx while the database is stopped: the node's own answer, with its
+/// status, `Retry-After` and problem code; never nginx's.
+fn answered_by_a_node(response: reqwest::blocking::Response) -> (StatusCode, Option<String>, Value) {
+    let status = response.status();
+    let retry_after = response
+        .headers()
+        .get("Retry-After")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let content_type = response
+        .headers()
+        .get("Content-Type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let body = response.text().unwrap_or_default();
+    assert!(
+        content_type.starts_with("application/json")
+            || content_type.starts_with("application/problem+json"),
+        "{status}: not JSON but {content_type:?}: {body}"
+    );
+    let body: Value = serde_json::from_str(&body).expect("a JSON body");
+    assert!(
+        !body["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("No server"),
+        "nginx answered, not a node: {body}"
+    );
+    (status, retry_after, body)
+}
+
+#[test]
+fn behind_the_shipped_nginx_a_stopped_database_is_answered_503_by_the_nodes_and_play_goes_on_at_once_when_it_is_back(
+) {
+    let cluster = cluster::Cluster::private();
+    let url = cluster.new_database();
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("secrets.key");
+    let args: [&str; 4] = ["--database", &url, "--secrets-key", key.to_str().unwrap()];
+    let first = Server::start(&dir.path().join("a"), &args);
+    let second = Server::start(&dir.path().join("b"), &args);
+    let address = |server: &Server| server.app.base.trim_start_matches("http://").to_string();
+    let proxy = Nginx::start([address(&first).as_str(), address(&second).as_str()]);
+    let app = TestApp::attach(&proxy.base);
+    let (id, players) = app.full_game("avalanche-chess", 2, json!({}));
+    let mut turn = 0;
+    let mut play = |key: &str| {
+        let player = &players[turn % 2];
+        let command = a_move(&app, player, &id);
+        let answer = post_command(&app, player, &id, &command, key);
+        if answer.status() == StatusCode::OK {
+            turn += 1;
+        }
+        answer
+    };
+    assert_eq!(play("before").status(), StatusCode::OK);
+    // A body over the 64 KiB of a command but under an import's limit reaches a node, whose
+    // answer is its own JSON problem (nginx once refused it with an HTML 413).
+    let record = format!("{{\"format\":\"record\",\"record\":\"{}\"}}", "x".repeat(100_000));
+    let (status, _, body) = answered_by_a_node(
+        app.post("/v1/imports", Some(&players[0]))
+            .header("Content-Type", "application/json")
+            .body(record)
+            .send()
+            .expect("an answer"),
+    );
+    assert!(status.is_client_error() && status != StatusCode::PAYLOAD_TOO_LARGE, "{status}: {body}");
+
+    cluster.stop();
+    // Every kind of request, each several times (nginx spreads them over both nodes): the
+    // nodes' own 503 with Retry-After, or 200 where the node needs no database (liveness).
+    for n in 0..6 {
+        // A read the node answers from memory (the game held folded) or refuses.
+        let (status, retry_after, body) = answered_by_a_node(
+            app.get(&format!("/v1/games/{id}"), Some(&players[0]))
+                .send()
+                .expect("an answer"),
+        );
+        if status != StatusCode::OK {
+            assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+            assert_eq!(body["code"], "store_unavailable", "{body}");
+            assert!(retry_after.is_some(), "a Retry-After: {body}");
+        }
+        let (status, retry_after, body) = answered_by_a_node(
+            app.post("/v1/games", Some(&players[1]))
+                .json(&json!({"kind": "avalanche-chess", "seats": 2}))
+                .send()
+                .expect("an answer"),
+        );
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert_eq!(body["code"], "store_unavailable", "{body}");
+        assert!(retry_after.is_some(), "a Retry-After: {body}");
+
+        let command = json!({"type": "offer_draw"});
+        let (status, retry_after, body) = answered_by_a_node(post_command(
+            &app,
+            &players[0],
+            &id,
+            &command,
+            &format!("during-{n}"),
+        ));
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert_eq!(body["code"], "store_unavailable", "{body}");
+        assert!(retry_after.is_some(), "a Retry-After: {body}");
+
+        let (status, _, body) =
+            answered_by_a_node(app.get("/health", None).send().expect("an answer"));
+        assert_eq!(status, StatusCode::OK, "liveness does not fail: {body}");
+        let (status, _, body) =
+            answered_by_a_node(app.get("/ready", None).send().expect("an answer"));
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "not ready: {body}");
+    }
+
+    // Back: the first requests are answered, by whichever node, with nothing to wait for.
+    cluster.start_again();
+    for n in 0..4 {
+        let answer = play(&format!("after-start-{n}"));
+        assert_eq!(answer.status(), StatusCode::OK, "{:?}", answer.text());
+        let read = app.get(&format!("/v1/games/{id}"), Some(&players[1])).send();
+        assert_eq!(read.expect("an answer").status(), StatusCode::OK);
+    }
+
+    // A restart while the nodes sit idle ends every pooled connection (57P01): the first
+    // commands after it go on new connections, not refused once per connection.
+    std::thread::sleep(Duration::from_millis(200));
+    cluster.restart();
+    for n in 0..6 {
+        let answer = play(&format!("after-restart-{n}"));
+        assert_eq!(answer.status(), StatusCode::OK, "{:?}", answer.text());
+    }
+    drop((first, second));
+}

@@ -21,6 +21,8 @@ pub struct Cluster {
     dir: PathBuf,
     port: u16,
     databases: AtomicU64,
+    /// The server's options, to start it again after [`Cluster::stop`].
+    options: String,
 }
 
 static SHARED: OnceLock<Cluster> = OnceLock::new();
@@ -72,6 +74,36 @@ impl Cluster {
 
     fn start() -> Cluster {
         Cluster::start_listening(None)
+    }
+
+    /// A cluster of its own, for a test that stops or restarts it.
+    pub fn private() -> Cluster {
+        Cluster::start_listening(None)
+    }
+
+    /// Stops the server as an operator's `systemctl stop postgresql` does (`pg_ctl stop -m
+    /// fast`: every session is ended with `57P01`), waiting until it has stopped.
+    pub fn stop(&self) {
+        self.pg_ctl(&["-m", "fast", "-w", "stop"]);
+    }
+
+    /// Starts the server again after [`Cluster::stop`], waiting until it takes connections.
+    pub fn start_again(&self) {
+        self.pg_ctl(&["-o", &self.options, "-w", "-t", "60", "start"]);
+    }
+
+    /// Restarts the server (`pg_ctl restart -m fast`), waiting until it takes connections.
+    pub fn restart(&self) {
+        self.pg_ctl(&["-o", &self.options, "-m", "fast", "-w", "-t", "60", "restart"]);
+    }
+
+    fn pg_ctl(&self, args: &[&str]) {
+        run(as_server_user(is_root(), &self.bin.join("pg_ctl"))
+            .arg("-D")
+            .arg(self.dir.join("data"))
+            .arg("-l")
+            .arg(self.dir.join("server.log"))
+            .args(args));
     }
 
     /// A cluster of its own (not the shared one) that also listens on `address` and lets
@@ -141,6 +173,7 @@ impl Cluster {
             dir,
             port,
             databases: AtomicU64::new(0),
+            options,
         }
     }
 
