@@ -1103,7 +1103,9 @@ fn a_full_disk_under_sled_is_answered_503_fails_readiness_and_liveness_and_a_res
 
 /// A request through nginx while the database is stopped: the node's own answer, with its
 /// status, `Retry-After` and problem code; never nginx's.
-fn answered_by_a_node(response: reqwest::blocking::Response) -> (StatusCode, Option<String>, Value) {
+fn answered_by_a_node(
+    response: reqwest::blocking::Response,
+) -> (StatusCode, Option<String>, Value) {
     let status = response.status();
     let retry_after = response
         .headers()
@@ -1160,7 +1162,10 @@ fn behind_the_shipped_nginx_a_stopped_database_is_answered_503_by_the_nodes_and_
     assert_eq!(play("before").status(), StatusCode::OK);
     // A body over the 64 KiB of a command but under an import's limit reaches a node, whose
     // answer is its own JSON problem (nginx once refused it with an HTML 413).
-    let record = format!("{{\"format\":\"record\",\"record\":\"{}\"}}", "x".repeat(100_000));
+    let record = format!(
+        "{{\"format\":\"record\",\"record\":\"{}\"}}",
+        "x".repeat(100_000)
+    );
     let (status, _, body) = answered_by_a_node(
         app.post("/v1/imports", Some(&players[0]))
             .header("Content-Type", "application/json")
@@ -1168,7 +1173,10 @@ fn behind_the_shipped_nginx_a_stopped_database_is_answered_503_by_the_nodes_and_
             .send()
             .expect("an answer"),
     );
-    assert!(status.is_client_error() && status != StatusCode::PAYLOAD_TOO_LARGE, "{status}: {body}");
+    assert!(
+        status.is_client_error() && status != StatusCode::PAYLOAD_TOO_LARGE,
+        "{status}: {body}"
+    );
 
     cluster.stop();
     // Every kind of request, each several times (nginx spreads them over both nodes): the
@@ -1220,7 +1228,9 @@ fn behind_the_shipped_nginx_a_stopped_database_is_answered_503_by_the_nodes_and_
     for n in 0..4 {
         let answer = play(&format!("after-start-{n}"));
         assert_eq!(answer.status(), StatusCode::OK, "{:?}", answer.text());
-        let read = app.get(&format!("/v1/games/{id}"), Some(&players[1])).send();
+        let read = app
+            .get(&format!("/v1/games/{id}"), Some(&players[1]))
+            .send();
         assert_eq!(read.expect("an answer").status(), StatusCode::OK);
     }
 

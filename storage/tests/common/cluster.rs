@@ -94,7 +94,16 @@ impl Cluster {
 
     /// Restarts the server (`pg_ctl restart -m fast`), waiting until it takes connections.
     pub fn restart(&self) {
-        self.pg_ctl(&["-o", &self.options, "-m", "fast", "-w", "-t", "60", "restart"]);
+        self.pg_ctl(&[
+            "-o",
+            &self.options,
+            "-m",
+            "fast",
+            "-w",
+            "-t",
+            "60",
+            "restart",
+        ]);
     }
 
     fn pg_ctl(&self, args: &[&str]) {
