@@ -81,6 +81,11 @@ pub struct GameSummary {
     /// The game this one was forked from, and at which version (absent for other games).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<ForkOrigin>,
+    /// Set for a game imported from elsewhere (`POST /v1/imports`): who imported it and when.
+    /// Its seats are held by imported players (`imported:...`), no accounts of this server:
+    /// it is in no player's games and counts for no rating or tournament.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imported: Option<crate::app::archive::Imported>,
     /// Whether the game ended superseded by an agreed takeback: play goes on in another game,
     /// `continued_in` (absent otherwise).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -230,6 +235,7 @@ pub fn summary(
         created_at: slot.created_at,
         updated_at: slot.updated_at,
         parent: game.parent(),
+        imported: slot.imported.clone(),
         superseded: game.superseded(),
         continued_in: None,
         draw_offer: game.draw_offer(),

@@ -17,8 +17,49 @@ use storage::Batch;
 /// Games written from a log: game id -> the version its log ends at. Their batches up to
 /// there are a copy of the past, which webhooks must not announce as news.
 pub(crate) const LOGGED_GAMES: &str = "logged_games";
+/// Imported games: game id -> who imported it and when ([`Imported`], as JSON). Written before
+/// the game's first event, so that whoever follows the log (a rating, a tournament) knows a
+/// game is imported before it meets any of its events.
+pub(crate) const IMPORTED_GAMES: &str = "imported_games";
+
+/// A game imported from elsewhere (a chess record or a game log): it is nobody's here (its
+/// seats are imported players, no accounts) and counts for no rating or tournament.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+pub struct Imported {
+    /// The player who imported it; absent for a game imported before the server kept it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "p-3f9a0c11d2e4b5a6")]
+    pub by: Option<String>,
+    /// When it was imported (absent as `by` is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<chrono::DateTime<chrono::Utc>>,
+}
 
 impl Repository {
+    /// Whether game `id` (whose seats are held by `players`) was imported, and by whom. A game
+    /// whose seats are all held by imported players was imported, whether or not its importer
+    /// was kept; any other was not, and is not looked up.
+    pub fn imported(
+        &self,
+        id: &str,
+        players: &[Option<String>],
+    ) -> Result<Option<Imported>, ApiError> {
+        let seated: Vec<&String> = players.iter().flatten().collect();
+        if seated.is_empty() || !seated.iter().all(|p| domain::records::is_imported(p)) {
+            return Ok(None);
+        }
+        let Some(bytes) = self
+            .store()
+            .get_record(IMPORTED_GAMES, id)
+            .map_err(ApiError::from)?
+        else {
+            return Ok(Some(Imported { by: None, at: None }));
+        };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(ApiError::internal)
+    }
+
     /// The version up to which game `id` was written from a log (a fork or an import), if it was.
     pub fn logged_until(&self, id: &str) -> Result<Option<u64>, ApiError> {
         let Some(bytes) = self
@@ -125,10 +166,30 @@ impl Repository {
         log: &GameLog,
         seed: Seed,
         earlier: &[Seed],
+        imported: Option<&Imported>,
     ) -> Result<String, ApiError> {
         let id = game_id()?;
         let payloads: Vec<Value> = log.events.iter().map(|e| e.payload.clone()).collect();
         let game = self.fold(&id, &payloads)?;
+        if let Some(imported) = imported {
+            // Nobody's game here: refused before anything is written, should a log with a
+            // player of this server ever come this far.
+            if let Some(player) = game
+                .players()
+                .into_iter()
+                .flatten()
+                .find(|p| !domain::records::is_imported(p))
+            {
+                return Err(ApiError::internal(format!(
+                    "an import seats {player}, who is no imported player"
+                )));
+            }
+            let mark = serde_json::to_vec(imported).map_err(ApiError::internal)?;
+            self.store()
+                .put_record_async(IMPORTED_GAMES, &id, &mark)
+                .await
+                .map_err(ApiError::from)?;
+        }
         let last = log.commands.len().saturating_sub(1);
         if let Some(command) = log.commands.last() {
             // Before the first event, so that no reader of the log ever sees the copy as news.

@@ -403,6 +403,7 @@ impl Games {
             game,
             seed,
             earlier: Vec::new(),
+            imported: None,
             created_at: now,
             updated_at: now,
             turns: None,
@@ -897,15 +898,25 @@ impl Games {
     }
 
     /// Stores an audited finished game from elsewhere (`log`, dealt from `seed` and the
-    /// `earlier` seeds); returns it folded.
+    /// `earlier` seeds), imported by `importer`; returns it folded. Every seat of `log` must
+    /// be held by an imported player ([`domain::log::GameLog::as_imported`]): an imported
+    /// game is nobody's here.
     pub async fn import(
         &self,
         log: &GameLog,
         seed: Seed,
         earlier: &[Seed],
+        importer: &str,
     ) -> Result<SlotRef, ApiError> {
-        let id = self.repository.write_game(log, seed, earlier).await?;
-        tracing::info!(game = %id, kind = %log.kind, "game imported");
+        let imported = crate::app::archive::Imported {
+            by: Some(importer.to_string()),
+            at: Some(chrono::Utc::now()),
+        };
+        let id = self
+            .repository
+            .write_game(log, seed, earlier, Some(&imported))
+            .await?;
+        tracing::info!(game = %id, kind = %log.kind, %importer, "game imported");
         self.slot(&id)
     }
 }

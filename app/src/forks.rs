@@ -392,7 +392,7 @@ impl Games {
                 actor: Some(format!("player:{player}")),
             });
         }
-        let fork = repository.write_game(&log, seed, &earlier).await?;
+        let fork = repository.write_game(&log, seed, &earlier, None).await?;
         // Watch a timed fork's deadlines from the start.
         let slot = self.slot(&fork)?;
         self.watch(&fork, &*slot.lock().await);

@@ -49,6 +49,8 @@ pub struct Slot {
     pub(crate) seed: Seed,
     /// The seeds of the stream's earlier commitments, oldest first (usually none).
     pub(crate) earlier: Vec<Seed>,
+    /// Whether the game was imported, and by whom.
+    pub imported: Option<crate::app::archive::Imported>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     /// The turns played up to a version, read from the command log once and then only from
@@ -510,11 +512,13 @@ impl Repository {
         let payloads: Vec<Value> = envelopes.into_iter().map(|e| e.payload).collect();
         let game = self.fold(id, &payloads)?;
         let (seed, earlier) = self.secrets(id)?;
+        let imported = self.imported(id, &game.players())?;
         Ok(Slot {
             id: id.to_string(),
             game,
             seed,
             earlier,
+            imported,
             created_at,
             updated_at,
             turns: None,

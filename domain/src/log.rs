@@ -61,6 +61,138 @@ impl GameLog {
     pub fn payloads(&self) -> Vec<Value> {
         self.events.iter().map(|e| e.payload.clone()).collect()
     }
+
+    /// This log as an import: every player it names becomes an imported player, by the first
+    /// seat they hold (`imported:seat1`, with `names[seat]` when given, else the name an
+    /// imported id already carried: `imported:seat2:Bea`), and a fork's parent a game of
+    /// elsewhere (`imported:g-...`). A log is anyone's to edit: the ids in it prove nothing,
+    /// so a game imported from one is nobody's here. The same player is the same imported one
+    /// throughout, so the log decides exactly as before (the audit checks it).
+    pub fn as_imported(&self, names: &[Option<String>]) -> GameLog {
+        let mut players = ImportedPlayers::default();
+        for event in &self.events {
+            let payload = &event.payload;
+            match payload["type"].as_str() {
+                Some("seat_taken") => {
+                    if let (Some(seat), Some(player)) =
+                        (payload["seat"].as_u64(), payload["player"].as_str())
+                    {
+                        players.seat(player, seat as usize, names);
+                    }
+                }
+                Some("forked") => {
+                    for (seat, player) in payload["players"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .enumerate()
+                    {
+                        if let Some(player) = player.as_str() {
+                            players.seat(player, seat, names);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut log = self.clone();
+        for event in &mut log.events {
+            let payload = &mut event.payload;
+            match payload["type"].as_str() {
+                Some("seat_taken") => players.replace(&mut payload["player"]),
+                Some("forked") => {
+                    imported_game(&mut payload["parent"]);
+                    for player in payload["players"].as_array_mut().into_iter().flatten() {
+                        players.replace(player);
+                    }
+                }
+                _ => {}
+            }
+            if let Some(actor) = &mut event.actor {
+                *actor = players.actor(actor);
+            }
+        }
+        for command in &mut log.commands {
+            command.actor = players.actor(&command.actor);
+            if let Some(body) = &mut command.command {
+                if body["type"] == "fork" {
+                    imported_game(&mut body["parent"]);
+                    for player in body["players"].as_array_mut().into_iter().flatten() {
+                        players.replace(player);
+                    }
+                }
+            }
+        }
+        log
+    }
+}
+
+/// The imported players of a log being imported, by the ids the log gave them.
+#[derive(Default)]
+struct ImportedPlayers {
+    ids: std::collections::HashMap<String, String>,
+    taken: std::collections::HashSet<String>,
+}
+
+impl ImportedPlayers {
+    /// The imported id of `player`, first met at `seat`.
+    fn seat(&mut self, player: &str, seat: usize, names: &[Option<String>]) {
+        if self.ids.contains_key(player) {
+            return;
+        }
+        let name = names
+            .get(seat)
+            .cloned()
+            .flatten()
+            .or_else(|| crate::records::imported_name(player).map(str::to_string));
+        let mut id = crate::records::imported_seat(seat, name.as_deref());
+        // Another player met at the same seat (a fork seats others): numbered after it.
+        let mut other = 1;
+        while self.taken.contains(&id) {
+            other += 1;
+            id = format!("{}seat{}-{other}", crate::records::IMPORTED, seat + 1);
+            if let Some(name) = &name {
+                id = format!("{id}:{name}");
+            }
+        }
+        self.taken.insert(id.clone());
+        self.ids.insert(player.to_string(), id);
+    }
+
+    /// The imported id of a player at no seat (such as a fork's maker).
+    fn other(&mut self, player: &str) -> String {
+        if let Some(id) = self.ids.get(player) {
+            return id.clone();
+        }
+        let id = format!("{}someone{}", crate::records::IMPORTED, self.ids.len() + 1);
+        self.taken.insert(id.clone());
+        self.ids.insert(player.to_string(), id.clone());
+        id
+    }
+
+    /// Replaces a player id in JSON by its imported one.
+    fn replace(&mut self, value: &mut Value) {
+        if let Some(player) = value.as_str() {
+            *value = Value::String(self.other(player));
+        }
+    }
+
+    /// A stored actor (`seat:<n>`, `player:<id>`, `system`) with its player imported.
+    fn actor(&mut self, actor: &str) -> String {
+        match actor.strip_prefix("player:") {
+            Some(player) => format!("player:{}", self.other(player)),
+            None => actor.to_string(),
+        }
+    }
+}
+
+/// A game id of elsewhere: a fork's parent in an imported log is no game of this server.
+fn imported_game(value: &mut Value) {
+    if let Some(game) = value.as_str() {
+        if !crate::records::is_imported(game) {
+            *value = Value::String(format!("{}{game}", crate::records::IMPORTED));
+        }
+    }
 }
 
 /// The actor string the service stores for `player` giving a command to `game`.

@@ -31,11 +31,30 @@ pub fn imported_player(seat: usize, name: Option<&str>) -> String {
     }
 }
 
-/// The record's name for the player of an imported seat: `Betza` of `imported:white:Betza`.
+/// What every imported player's id begins with: no account of this server has such an id, so
+/// an imported game is nobody's here (no player's list, stream, notices or mail, no rating).
+pub const IMPORTED: &str = "imported:";
+
+/// The id of the player at seat `seat` (from 0) of an imported game log: `imported:seat1`,
+/// followed by `:` and the name it was known by, when one is given (`imported:seat1:Bea`).
+pub fn imported_seat(seat: usize, name: Option<&str>) -> String {
+    match name {
+        Some(name) if !name.is_empty() => format!("{IMPORTED}seat{}:{name}", seat + 1),
+        _ => format!("{IMPORTED}seat{}", seat + 1),
+    }
+}
+
+/// Whether `id` is the id of an imported player (a record's or a log's), not an account here.
+pub fn is_imported(id: &str) -> bool {
+    id.starts_with(IMPORTED)
+}
+
+/// The record's name for the player of an imported seat: `Betza` of `imported:white:Betza`
+/// (and `Bea` of `imported:seat1:Bea`).
 pub fn imported_name(id: &str) -> Option<&str> {
-    [WHITE, BLACK]
-        .into_iter()
-        .find_map(|side| id.strip_prefix(side)?.strip_prefix(':'))
+    id.strip_prefix(IMPORTED)?
+        .split_once(':')
+        .map(|(_, name)| name)
         .filter(|name| !name.is_empty())
 }
 

@@ -401,3 +401,104 @@ fn the_offline_audit_reads_logs_and_records() {
     assert!(!sound);
     assert!(summary.contains(&format!("version {version}")), "{summary}");
 }
+
+/// "An edited `GET /log` posted to `POST /v1/imports {"format":"log"}` keeps the real player
+/// ids: a game in which a player who never took part 'resigned' was stored, audited `valid`,
+/// and listed in that player's own games and the public list, marked nowhere as imported."
+/// The attack as it was run: Alice and Bruno play, Bruno resigns; Mallory takes the game's log,
+/// puts Carol (who never played) in Bruno's place, and imports it.
+#[test]
+fn an_edited_log_forges_no_game_in_a_real_players_name() {
+    let app = TestApp::spawn();
+    let alice = app.create_player("Alice");
+    let bruno = app.create_player("Bruno");
+    let carol = app.create_player("Carol");
+    let mallory = app.create_player("Mallory");
+    let id = app.create_game(&alice, json!({"kind": "avalanche-chess", "seats": 2}));
+    app.join(&bruno, &id);
+    let resigned = app.play(&bruno, &id, &json!({"type": "resign"}));
+    assert_eq!(resigned.status(), StatusCode::OK);
+    let log = app
+        .get(&format!("/v1/games/{id}/log"), None)
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(log.contains(&bruno.id), "{log}");
+    let forged: Value = serde_json::from_str(&log.replace(&bruno.id, &carol.id)).unwrap();
+
+    let game = ok_json(
+        import(&app, &mallory, json!({"format": "log", "log": forged})).send_ok(),
+        StatusCode::CREATED,
+    );
+    let game_id = game["id"].as_str().unwrap();
+    // The seats are imported players, numbered by seat: nobody of this server.
+    assert_eq!(game["seats"][0]["player_id"], "imported:seat1", "{game}");
+    assert_eq!(game["seats"][1]["player_id"], "imported:seat2", "{game}");
+    assert_eq!(game["outcome"]["winners"], json!([0]), "{game}");
+    // Marked imported, with its importer, wherever it is shown.
+    assert_eq!(game["imported"]["by"], json!(mallory.id), "{game}");
+    let shown = app.game(Some(&carol), game_id);
+    assert_eq!(shown["imported"]["by"], json!(mallory.id), "{shown}");
+    assert_eq!(shown.get("your_seat"), None, "{shown}");
+    let listed = ok_json(app.get("/v1/games", None).send(), StatusCode::OK);
+    let entry = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == game_id)
+        .expect("the import is in the public list");
+    assert_eq!(entry["imported"]["by"], json!(mallory.id), "{entry}");
+    // In no real player's games: not Carol's, nor Alice's (of whom the log was taken).
+    for (who, player) in [("Carol", &carol), ("Alice", &alice)] {
+        let mine = ok_json(
+            app.get("/v1/players/me/games", Some(player)).send(),
+            StatusCode::OK,
+        );
+        assert!(
+            mine["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|g| g["id"] != game_id),
+            "{who}'s games list the forged game: {mine}"
+        );
+    }
+    // Its own log names no account; the audit still decides every command the same way.
+    let stored = app
+        .get(&format!("/v1/games/{game_id}/log"), None)
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    for real in [&alice.id, &bruno.id, &carol.id] {
+        assert!(!stored.contains(real.as_str()), "{stored}");
+    }
+    let audit = ok_json(
+        app.get(&format!("/v1/games/{game_id}/audit"), None).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+
+    // Names may be given seat by seat; one that is no player name is refused.
+    let named = ok_json(
+        import(
+            &app,
+            &mallory,
+            json!({"format": "log", "log": forged, "names": ["Alice", null]}),
+        )
+        .send_ok(),
+        StatusCode::CREATED,
+    );
+    assert_eq!(
+        named["seats"][0]["player_id"], "imported:seat1:Alice",
+        "{named}"
+    );
+    assert_eq!(named["seats"][0]["player_name"], "Alice", "{named}");
+    let refused = import(
+        &app,
+        &mallory,
+        json!({"format": "log", "log": forged, "names": ["Ann\u{202e}exe", null]}),
+    );
+    assert_eq!(problem(refused, StatusCode::BAD_REQUEST), "invalid_name");
+}

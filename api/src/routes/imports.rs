@@ -49,18 +49,30 @@ pub enum ImportRequest {
         #[serde(default)]
         up_to_error: bool,
     },
-    /// A finished game's log, as `GET /v1/games/{id}/log` gives it.
-    Log { log: GameLog },
+    /// A finished game's log, as `GET /v1/games/{id}/log` gives it. The players it names are
+    /// not taken at their word: each becomes an imported player by the first seat they hold,
+    /// `imported:seat1`, `imported:seat2`, ..., followed by `:` and the seat's name in `names`
+    /// when given (`imported:seat1:Bea`), and a fork's parent becomes `imported:` and its id.
+    Log {
+        log: GameLog,
+        /// The names of the players seat by seat, as they were known where the game was
+        /// played (each a valid player name, or `null`); a seat without one is unnamed.
+        #[serde(default)]
+        #[schema(example = json!(["Bea", null]))]
+        names: Vec<Option<String>>,
+    },
 }
 
 /// Import a finished game: a chess record or a game log. It is audited first (every command
-/// decided again, the seed checked against its commitment) and stored only if it passes.
+/// decided again, the seed checked against its commitment) and stored only if it passes, as
+/// a game of imported players (`imported:...`), marked `imported` with its importer: it is
+/// in no player's games and counts for no rating or tournament.
 #[utoipa::path(operation_id = "importGame", tag = "replay", security(("bearer" = ["play"])),
     request_body = ImportRequest,
     responses(
         (status = 201, description = "The imported game, finished, with its seed revealed", body = GameSummary,
             headers(("Location" = String, description = "The game's path"))),
-        (status = 400, description = "Unreadable body or unknown variant", body = Problem),
+        (status = 400, description = "Unreadable body, unknown variant, or `invalid_name` (a name of `names`)", body = Problem),
         (status = 401, body = Problem), (status = 413, body = Problem),
         (status = 422, description = "`illegal_record` (details: half_turn, text, fen, reason), \
  `unfit_record`, `wrong_variant` (details: reads_as), `audit_failed` (details: version, reason, expected, found) or `game_not_finished`",
@@ -106,10 +118,22 @@ pub async fn import(
             variant,
             up_to_error,
         } => from_record(&state, &record, variant, up_to_error)?,
-        ImportRequest::Log { log } => from_log(&state, log)?,
+        ImportRequest::Log { log, names } => {
+            let names = names
+                .into_iter()
+                .map(|name| {
+                    name.map(|name| {
+                        crate::app::players::clean_name(&name, "player's name")
+                            .map_err(|why| ApiError::new(ApiCode::InvalidName, why))
+                    })
+                    .transpose()
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            from_log(&state, log.as_imported(&names))?
+        }
     };
     let earlier = earlier_seeds(&log);
-    let slot = state.games.import(&log, seed, &earlier).await?;
+    let slot = state.games.import(&log, seed, &earlier, &player.id).await?;
     let slot = slot.lock().await;
     let game = summary(&slot, &state.players, Some(&player.id), true);
     Ok(HttpResponse::Created()
