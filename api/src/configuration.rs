@@ -5,6 +5,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Where the admin listener listens unless told otherwise: loopback only.
+pub const DEFAULT_ADMIN_ADDR: &str = "127.0.0.1:9180";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "avalanche",
@@ -66,11 +69,12 @@ pub struct BackupArgs {
     /// The file to write (refused if it exists); written whole or not at all.
     #[arg(long)]
     pub to: PathBuf,
-    /// The server to back up, as the URL it answers on from here.
+    /// The server to back up, as the URL its admin listener (`--admin-addr` of `serve`)
+    /// answers on from here.
     #[arg(
         long,
         env = "AVALANCHE_BACKUP_SERVER",
-        default_value = "http://127.0.0.1:8080"
+        default_value = "http://127.0.0.1:9180"
     )]
     pub server: String,
     /// The file of the server's metrics token (`--metrics-token-file` of `serve`): sent as
@@ -129,6 +133,11 @@ pub struct ServeSettings {
     /// The address to listen on.
     #[arg(long, env = "AVALANCHE_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
+    /// The address of the admin listener, the only one serving the operator's endpoints
+    /// (`GET /metrics`, `GET /backup`, besides `/health` and `/ready`): keep it on loopback or
+    /// a private network, never behind the public proxy. On `--addr` those paths answer 404.
+    #[arg(long, env = "AVALANCHE_ADMIN_ADDR", default_value = DEFAULT_ADMIN_ADDR)]
+    pub admin_addr: SocketAddr,
     /// The directory of the sled database (the default store, embedded in the process).
     #[arg(long, env = "AVALANCHE_DATA", default_value = "./data")]
     pub data: PathBuf,
@@ -207,12 +216,14 @@ pub struct ServeSettings {
     /// other peer the header is ignored. Repeat the option, or separate them with commas.
     #[arg(long = "trusted-proxies", env = "AVALANCHE_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_proxy)]
     pub trusted_proxies: Vec<ipnet::IpNet>,
-    /// Addresses or ranges that may read `GET /metrics` (with `--metrics-token-file`, either
-    /// suffices). Neither given: anyone may.
+    /// Addresses or ranges that may read `GET /metrics` and take `GET /backup` on the admin
+    /// listener (with `--metrics-token-file`, either suffices); a request through one of the
+    /// `--trusted-proxies` is judged by the client it names. Neither given: anyone who reaches
+    /// the admin listener may read the metrics, and only this machine take a backup.
     #[arg(long = "metrics-allow", env = "AVALANCHE_METRICS_ALLOW", value_delimiter = ',', value_parser = parse_proxy)]
     pub metrics_allow: Vec<ipnet::IpNet>,
-    /// A file holding a bearer token of its own for `GET /metrics` (`Authorization: Bearer
-    /// <token>` from the scraper).
+    /// A file holding a bearer token of its own for `GET /metrics` and `GET /backup` on the
+    /// admin listener (`Authorization: Bearer <token>` from the scraper).
     #[arg(long, env = "AVALANCHE_METRICS_TOKEN_FILE")]
     pub metrics_token_file: Option<PathBuf>,
     /// Take webhook URLs with `http://` as well as `https://`.

@@ -32,6 +32,7 @@ use std::any::Any;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::future::{ready, Future, Ready};
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -350,4 +351,72 @@ pub fn client_address(request: &actix_web::HttpRequest) -> String {
         .get_all("X-Forwarded-For")
         .filter_map(|value| value.to_str().ok());
     address_key(forwarded_client(peer, forwarded, trusted))
+}
+
+/// The client an operator's request (on the admin listener) comes from: its peer, or behind
+/// one of the `trusted` proxies the client the proxy names. `None` for a request that names a
+/// client it was forwarded for (`X-Forwarded-For`, `Forwarded`, `X-Real-IP`) from a peer that
+/// is no trusted proxy: a proxy nobody declared, whose own address (often this machine's)
+/// would stand for every client behind it.
+pub fn operator_client(request: &actix_web::HttpRequest, trusted: &[IpNet]) -> Option<IpAddr> {
+    let peer = request.peer_addr()?.ip();
+    let headers = request.headers();
+    let forwarded = ["x-forwarded-for", "forwarded", "x-real-ip"]
+        .iter()
+        .any(|name| headers.contains_key(*name));
+    if !forwarded {
+        return Some(peer);
+    }
+    if !is_trusted_proxy(peer, trusted) {
+        return None;
+    }
+    let named = headers
+        .get_all("X-Forwarded-For")
+        .filter_map(|value| value.to_str().ok());
+    let client = forwarded_client(peer, named, trusted);
+    // A trusted proxy that names no client but itself (only `Forwarded` or `X-Real-IP`, which
+    // are not read): who is behind it is unknown.
+    (client != peer || headers.contains_key("x-forwarded-for")).then_some(client)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_operators_request_through_a_proxy_is_judged_by_its_client() {
+        let proxy: IpNet = "127.0.0.1/32".parse().unwrap();
+        let from = |peer: &str, headers: &[(&str, &str)]| {
+            let mut request = actix_web::test::TestRequest::default()
+                .peer_addr(format!("{peer}:5000").parse().unwrap());
+            for header in headers {
+                request = request.insert_header(*header);
+            }
+            request.to_http_request()
+        };
+        let local: IpAddr = "127.0.0.1".parse().unwrap();
+        let far: IpAddr = "8.8.8.8".parse().unwrap();
+        assert_eq!(operator_client(&from("127.0.0.1", &[]), &[]), Some(local));
+        // The attack: a proxy on this machine, not declared, forwards a far client.
+        let forwarded = from("127.0.0.1", &[("x-forwarded-for", "8.8.8.8")]);
+        assert_eq!(operator_client(&forwarded, &[]), None);
+        // Declared: the client it names is judged.
+        assert_eq!(operator_client(&forwarded, &[proxy]), Some(far));
+        let real_ip = from("127.0.0.1", &[("x-real-ip", "8.8.8.8")]);
+        assert_eq!(operator_client(&real_ip, &[proxy]), None);
+        let allowed = app::limits::LimitSettings {
+            metrics_allowed: vec![proxy],
+            ..app::limits::LimitSettings::default()
+        };
+        assert!(!app::limits::may_take_backup(
+            &allowed,
+            operator_client(&forwarded, &[proxy]),
+            None
+        ));
+        assert!(!app::limits::may_read_metrics(
+            &allowed,
+            operator_client(&forwarded, &[]),
+            None
+        ));
+    }
 }

@@ -102,6 +102,10 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
         addr: settings.addr,
         source,
     })?;
+    let admin = TcpListener::bind(settings.admin_addr).map_err(|source| StartupError::Listen {
+        addr: settings.admin_addr,
+        source,
+    })?;
     actix_web::rt::System::new().block_on(async move {
         let delivery = DeliverySettings {
             retry_min: Duration::from_millis(settings.webhook_retry_ms),
@@ -155,6 +159,7 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
         };
         let server = run_with_mail(
             listener,
+            Some(admin),
             store,
             Registry::standard(),
             key,
@@ -165,9 +170,9 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
             smtp,
         )?;
         match &settings.database {
-            Some(_) => tracing::info!(addr = %settings.addr, "avalanche is serving from PostgreSQL"),
+            Some(_) => tracing::info!(addr = %settings.addr, admin = %settings.admin_addr, "avalanche is serving from PostgreSQL"),
             None => {
-                tracing::info!(addr = %settings.addr, data = %settings.data.display(), "avalanche is serving")
+                tracing::info!(addr = %settings.addr, admin = %settings.admin_addr, data = %settings.data.display(), "avalanche is serving")
             }
         }
         server.await?;
@@ -321,6 +326,7 @@ pub fn run_with(
 ) -> std::io::Result<actix_web::dev::Server> {
     run_with_mail(
         listener,
+        None,
         store,
         registry,
         key,
@@ -332,10 +338,12 @@ pub fn run_with(
     )
 }
 
-/// [`run_with`], with mail as `mail` says, and replies taken by SMTP on `smtp` if given.
+/// [`run_with`], with the operator's endpoints on the admin listener `admin` if given (else
+/// nowhere), mail as `mail` says, and replies taken by SMTP on `smtp` if given.
 #[allow(clippy::too_many_arguments)]
 pub fn run_with_mail(
     listener: TcpListener,
+    admin: Option<TcpListener>,
     store: Arc<dyn Storage>,
     registry: Registry,
     key: Arc<SecretsKey>,
@@ -355,6 +363,7 @@ pub fn run_with_mail(
         store, registry, key, delivery, capacity, limits, mail,
     )?);
     let stopping = state.clone();
+    let admin_state = state.clone();
     if let Some(smtp) = smtp {
         let (sink, mut taken) = tokio::sync::mpsc::unbounded_channel();
         app::mail::inbound::listener::start(smtp, state.mail.clone(), sink)?;
@@ -437,8 +446,8 @@ pub fn run_with_mail(
             })
             .service(routes::health::health)
             .service(routes::health::ready)
-            .service(routes::health::metrics)
-            .service(routes::backup::backup)
+            .route("/metrics", web::route().to(routes::health::admin_only))
+            .route("/backup", web::route().to(routes::health::admin_only))
             .service(routes::licence::licence)
             .service(routes::web::index)
             .service(routes::web::asset)
@@ -470,13 +479,56 @@ pub fn run_with_mail(
         .shutdown_timeout(SHUTDOWN_TIMEOUT_S)
         .run();
     let handle = server.handle();
+    let admin = match admin {
+        Some(listener) => {
+            let admin = admin_server(listener, admin_state)?;
+            let admin_handle = admin.handle();
+            actix_web::rt::spawn(admin);
+            Some(admin_handle)
+        }
+        None => None,
+    };
     actix_web::rt::spawn(async move {
         stop_signal().await;
         tracing::info!("stopping: answering long-polls, ending streams, finishing requests");
         stopping.games.stop_waiting();
+        if let Some(admin) = admin {
+            admin.stop(true).await;
+        }
         handle.stop(true).await;
     });
     Ok(server)
+}
+
+/// The admin listener: the operator's endpoints (`/metrics`, `/backup`) and the probes, apart
+/// from the public listener so that no proxy in front of that one ever reaches them.
+fn admin_server(
+    listener: TcpListener,
+    state: web::Data<AppState>,
+) -> std::io::Result<actix_web::dev::Server> {
+    let metrics = state.metrics.clone();
+    Ok(HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .wrap(RequestSpan(metrics.clone()))
+            .service(routes::health::health)
+            .service(routes::health::ready)
+            .service(routes::health::metrics)
+            .service(routes::backup::backup)
+            .default_service(web::route().to(|| async {
+                Err::<actix_web::HttpResponse, _>(crate::problem::HttpError::from(ApiError::new(
+                    ApiCode::NotFound,
+                    "The admin listener serves /metrics, /backup, /health and /ready only.",
+                )))
+            }))
+    })
+    .workers(1)
+    .client_request_timeout(crate::connections::HEAD_TIMEOUT)
+    .client_disconnect_timeout(crate::connections::DISCONNECT_TIMEOUT)
+    .listen(listener)?
+    .disable_signals()
+    .shutdown_timeout(SHUTDOWN_TIMEOUT_S)
+    .run())
 }
 
 /// The longest a stop waits for requests in flight (commands finish in milliseconds; waiting

@@ -908,7 +908,7 @@ impl Games {
         earlier: &[Seed],
         importer: &str,
     ) -> Result<SlotRef, ApiError> {
-        let imported = crate::app::archive::Imported {
+        let imported = crate::archive::Imported {
             by: Some(importer.to_string()),
             at: Some(chrono::Utc::now()),
         };

@@ -306,17 +306,43 @@ pub fn address_key(address: IpAddr) -> String {
     }
 }
 
-/// Whether a request from `peer` carrying the bearer token `bearer` may read `/metrics`.
+/// Whether a request from `client` (the peer, or the client a trusted proxy names) carrying the bearer token
+/// `bearer` may read `/metrics`.
 pub fn may_read_metrics(
     settings: &LimitSettings,
-    peer: Option<IpAddr>,
+    client: Option<IpAddr>,
     bearer: Option<&str>,
 ) -> bool {
-    use sha2::{Digest, Sha256};
     if settings.metrics_allowed.is_empty() && settings.metrics_token.is_none() {
         return true;
     }
-    let by_address = peer.is_some_and(|peer| is_trusted_proxy(peer, &settings.metrics_allowed));
+    operator_allowed(settings, client, bearer)
+}
+
+/// Whether a request from `client` with `bearer` may take a backup (`GET /backup`): as for
+/// the metrics, from an address of `--metrics-allow` or with the metrics token; with neither
+/// set, only from this machine: a backup holds every player's record and every running
+/// game's secrets, unlike the metrics.
+pub fn may_take_backup(
+    settings: &LimitSettings,
+    client: Option<IpAddr>,
+    bearer: Option<&str>,
+) -> bool {
+    if settings.metrics_allowed.is_empty() && settings.metrics_token.is_none() {
+        return client.is_some_and(|client| canonical(client).is_loopback());
+    }
+    operator_allowed(settings, client, bearer)
+}
+
+/// From an address of `--metrics-allow`, or with the metrics token.
+fn operator_allowed(
+    settings: &LimitSettings,
+    client: Option<IpAddr>,
+    bearer: Option<&str>,
+) -> bool {
+    use sha2::{Digest, Sha256};
+    let by_address =
+        client.is_some_and(|client| is_trusted_proxy(client, &settings.metrics_allowed));
     // Compared as hashes, so that the time taken says nothing of the token.
     let by_token = match (&settings.metrics_token, bearer) {
         (Some(token), Some(bearer)) => {
@@ -325,23 +351,6 @@ pub fn may_read_metrics(
         _ => false,
     };
     by_address || by_token
-}
-
-/// Whether a request from `peer` with `bearer` may take a backup (`GET /backup`): as for the
-/// metrics, from an address of `--metrics-allow` or with the metrics token; with neither set,
-/// only from this machine, and not through a proxy (`proxied`: the request names a client it
-/// was forwarded for), since a proxy on this machine would make every client local: a backup
-/// holds every player's record, unlike the metrics.
-pub fn may_take_backup(
-    settings: &LimitSettings,
-    peer: Option<IpAddr>,
-    bearer: Option<&str>,
-    proxied: bool,
-) -> bool {
-    if settings.metrics_allowed.is_empty() && settings.metrics_token.is_none() {
-        return !proxied && peer.is_some_and(|peer| canonical(peer).is_loopback());
-    }
-    may_read_metrics(settings, peer, bearer)
 }
 
 /// Whether `address` is one of the trusted proxies.
@@ -563,33 +572,33 @@ mod tests {
         let local: IpAddr = "127.0.0.1".parse().unwrap();
         let mapped: IpAddr = "::ffff:127.0.0.1".parse().unwrap();
         let remote: IpAddr = "10.0.0.5".parse().unwrap();
-        assert!(may_take_backup(&open, Some(local), None, false));
-        assert!(may_take_backup(&open, Some(mapped), None, false));
+        assert!(may_take_backup(&open, Some(local), None));
+        assert!(may_take_backup(&open, Some(mapped), None));
+        assert!(!may_take_backup(&open, Some(remote), None));
         assert!(
-            !may_take_backup(&open, Some(local), None, true),
-            "through a proxy"
+            !may_take_backup(&open, None, None),
+            "through an undeclared proxy"
         );
-        assert!(!may_take_backup(&open, Some(remote), None, false));
-        assert!(!may_take_backup(&open, None, None, false));
         let restricted = LimitSettings {
             metrics_allowed: vec!["10.0.0.0/8".parse().unwrap()],
             metrics_token: Some("s3cret".into()),
             ..LimitSettings::default()
         };
-        assert!(may_take_backup(&restricted, Some(remote), None, true));
+        assert!(may_take_backup(&restricted, Some(remote), None));
+        let elsewhere: IpAddr = "192.0.2.1".parse().unwrap();
         assert!(may_take_backup(
             &restricted,
-            Some("192.0.2.1".parse().unwrap()),
-            Some("s3cret"),
-            false
+            Some(elsewhere),
+            Some("s3cret")
         ));
+        assert!(may_take_backup(&restricted, None, Some("s3cret")));
         assert!(!may_take_backup(
             &restricted,
-            Some("192.0.2.1".parse().unwrap()),
-            Some("guess"),
-            false
+            Some(elsewhere),
+            Some("guess")
         ));
-        assert!(!may_take_backup(&restricted, Some(local), None, false));
+        assert!(!may_take_backup(&restricted, Some(local), None));
+        assert!(!may_read_metrics(&restricted, None, None));
     }
 
     #[test]

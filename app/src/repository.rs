@@ -50,7 +50,7 @@ pub struct Slot {
     /// The seeds of the stream's earlier commitments, oldest first (usually none).
     pub(crate) earlier: Vec<Seed>,
     /// Whether the game was imported, and by whom.
-    pub imported: Option<crate::app::archive::Imported>,
+    pub imported: Option<crate::archive::Imported>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     /// The turns played up to a version, read from the command log once and then only from

@@ -147,7 +147,7 @@ fn a_backup_taken_under_load_restores_into_a_new_folder_with_every_acknowledged_
         "--to",
         file.to_str().unwrap(),
         "--server",
-        &app.url(""),
+        &app.admin_url(""),
     ]);
     assert!(backup.status.success(), "{}", said(&backup));
     assert!(
@@ -169,7 +169,7 @@ fn a_backup_taken_under_load_restores_into_a_new_folder_with_every_acknowledged_
         "--to",
         file.to_str().unwrap(),
         "--server",
-        &app.url(""),
+        &app.admin_url(""),
     ]);
     assert!(!again.status.success());
     assert!(said(&again).contains("exists already"), "{}", said(&again));
@@ -316,7 +316,7 @@ fn a_backup_cut_short_or_changed_is_refused_and_nothing_is_restored() {
         "--to",
         file.to_str().unwrap(),
         "--server",
-        &app.url(""),
+        &app.admin_url(""),
     ]);
     assert!(backup.status.success(), "{}", said(&backup));
     let whole = std::fs::read(&file).unwrap();

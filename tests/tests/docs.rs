@@ -586,7 +586,7 @@ fn one_version_shows_everywhere() {
     let server = Server::start(&data.path().join("data"), &[]);
     let metrics = server
         .app
-        .get("/metrics", None)
+        .admin_get("/metrics")
         .send()
         .expect("metrics")
         .text()

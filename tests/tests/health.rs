@@ -64,7 +64,7 @@ fn sample(text: &str, name: &str) -> f64 {
 fn metrics_count_the_commands_played_and_refused_and_name_routes_not_games() {
     let app = TestApp::spawn();
     let (id, players) = app.full_game("avalanche-chess", 2, serde_json::json!({}));
-    let before = app.get("/metrics", None).send().unwrap().text().unwrap();
+    let before = app.admin_get("/metrics").send().unwrap().text().unwrap();
     common::play::play_first(&app, &id, &players[0]);
     common::play::play_first(&app, &id, &players[1]);
     // Alice's move, posted by Bruno: not his turn, refused.
@@ -89,7 +89,7 @@ fn metrics_count_the_commands_played_and_refused_and_name_routes_not_games() {
         assert_eq!(response.status(), status, "{path}");
     }
 
-    let response = app.get("/metrics", None).send().unwrap();
+    let response = app.admin_get("/metrics").send().unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     let content_type = response.headers()["content-type"]
         .to_str()

@@ -278,7 +278,7 @@ fn a_chess_game_is_played_to_its_end_by_mail() {
     }
     let metrics = server
         .app
-        .get("/metrics", None)
+        .admin_get("/metrics")
         .send()
         .unwrap()
         .text()

@@ -175,14 +175,17 @@ fn the_metrics_can_be_kept_to_an_address_list_or_a_token_of_their_own() {
         ..app::limits::LimitSettings::unlimited()
     });
     let ana = app.create_player("Ana");
-    let refused = app.get("/metrics", None).send().unwrap();
+    let refused = app.admin_get("/metrics").send().unwrap();
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
     // A player's token is not the metrics token.
-    let refused = app.get("/metrics", Some(&ana)).send().unwrap();
+    let refused = app
+        .admin_get("/metrics")
+        .bearer_auth(&ana.token)
+        .send()
+        .unwrap();
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
     let allowed = app
-        .client
-        .get(app.url("/metrics"))
+        .admin_get("/metrics")
         .bearer_auth("scrape-me")
         .send()
         .unwrap();
@@ -194,7 +197,19 @@ fn the_metrics_can_be_kept_to_an_address_list_or_a_token_of_their_own() {
         ..app::limits::LimitSettings::unlimited()
     });
     assert_eq!(
-        local.get("/metrics", None).send().unwrap().status(),
+        local.admin_get("/metrics").send().unwrap().status(),
         StatusCode::OK
     );
+    // Forwarded for someone by a proxy nobody declared: its own address proves nothing.
+    let forwarded = local
+        .admin_get("/metrics")
+        .header("X-Forwarded-For", "8.8.8.8")
+        .send()
+        .unwrap();
+    assert_eq!(forwarded.status(), StatusCode::FORBIDDEN);
+    // The public listener serves neither the metrics nor a backup, to anyone.
+    for path in ["/metrics", "/backup"] {
+        let response = local.get(path, None).send().unwrap();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+    }
 }

@@ -231,7 +231,7 @@ fn sigterm_answers_waiting_long_polls_ends_streams_and_stops_within_a_second() {
     });
     // All three wait on the server.
     eventually(Duration::from_secs(10), "three open streams", || {
-        let text = app.get("/metrics", None).send().unwrap().text().unwrap();
+        let text = app.admin_get("/metrics").send().unwrap().text().unwrap();
         text.lines().any(|l| l == "avalanche_open_streams 3")
     });
 
@@ -422,7 +422,7 @@ fn the_shipped_alert_rules_pass_promtool_and_name_only_metrics_the_server_writes
     }
 
     let app = TestApp::spawn();
-    let page = app.get("/metrics", None).send().unwrap().text().unwrap();
+    let page = app.admin_get("/metrics").send().unwrap().text().unwrap();
     let written = |name: &str| {
         let base = name
             .trim_end_matches("_bucket")

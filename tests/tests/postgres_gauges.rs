@@ -66,7 +66,7 @@ fn the_pool_gauges_move_under_load_and_the_listener_gauge_drops_when_its_connect
     let (mut most_in_use, mut most_waiting) = (0, 0);
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(4) {
-        let page = app.get("/metrics", None).send().unwrap().text().unwrap();
+        let page = app.admin_get("/metrics").send().unwrap().text().unwrap();
         let in_use = metric_in(&page, "avalanche_postgres_connections_in_use").expect("in use");
         let idle = metric_in(&page, "avalanche_postgres_connections_idle").expect("idle");
         assert_eq!(in_use + idle, 1, "the pool holds one connection");

@@ -186,7 +186,7 @@ fn keeps_clock(server: &Server) -> bool {
     server
         .app
         .client
-        .get(server.app.url("/metrics"))
+        .get(server.app.admin_url("/metrics"))
         .send()
         .and_then(|r| r.text())
         .unwrap_or_default()

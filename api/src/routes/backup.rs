@@ -1,7 +1,7 @@
 //! `GET /backup`: a backup of this node's running sled store, streamed as it is written (see
-//! `app/src/backup/dump.rs`), for `avalanche backup`. Operator-only like `/metrics`, and
-//! outside the API document like it; on PostgreSQL it is refused with the advice to use
-//! `pg_dump`.
+//! `app/src/backup/dump.rs`), for `avalanche backup`. Operator-only like `/metrics`: served
+//! on the admin listener only (`--admin-addr`), and outside the API document like it; on
+//! PostgreSQL it is refused with the advice to use `pg_dump`.
 
 use crate::problem::HttpError;
 use crate::state::AppState;
@@ -18,12 +18,9 @@ pub async fn backup(
     request: HttpRequest,
 ) -> Result<HttpResponse, HttpError> {
     let bearer = crate::auth::bearer(&request).ok().flatten();
-    let peer = request.peer_addr().map(|peer| peer.ip());
-    let headers = request.headers();
-    let proxied = ["x-forwarded-for", "forwarded", "x-real-ip"]
-        .iter()
-        .any(|name| headers.contains_key(*name));
-    if !app::limits::may_take_backup(&state.limits.settings, peer, bearer.as_deref(), proxied) {
+    let settings = &state.limits.settings;
+    let client = crate::connections::operator_client(&request, &settings.trusted_proxies);
+    if !app::limits::may_take_backup(settings, client, bearer.as_deref()) {
         return Err(ApiError::new(ApiCode::Forbidden,
             "A backup is for the operator: from this machine, or from an address or with the token the metrics allow.",
         ).into());

@@ -1,7 +1,8 @@
 //! `GET /health`: the process is up and can recover by itself (liveness: an orchestrator
 //! restarts the node when it fails). `GET /ready`: it can serve now, its store answering a read
 //! and taking a write (readiness: a load balancer sends it requests only while this says so).
-//! `GET /metrics`: what it has been doing, in the Prometheus text format.
+//! `GET /metrics`: what it has been doing, in the Prometheus text format, on the admin
+//! listener only (`--admin-addr`); on the public one it answers 404 ([`admin_only`]).
 //!
 //! Readiness writes this node's record of its settings (see `app/src/nodes.rs`) as its probe of
 //! the store's writes, and names in its `warnings` the other nodes that run with different
@@ -70,8 +71,9 @@ pub async fn metrics(
     request: actix_web::HttpRequest,
 ) -> Result<HttpResponse, HttpError> {
     let bearer = crate::auth::bearer(&request).ok().flatten();
-    let peer = request.peer_addr().map(|peer| peer.ip());
-    if !app::limits::may_read_metrics(&state.limits.settings, peer, bearer.as_deref()) {
+    let settings = &state.limits.settings;
+    let client = crate::connections::operator_client(&request, &settings.trusted_proxies);
+    if !app::limits::may_read_metrics(settings, client, bearer.as_deref()) {
         return Err(app::ApiError::new(
             ApiCode::Forbidden,
             "The metrics are for the operator: from an allowed address, or with the metrics token.",
@@ -82,4 +84,14 @@ pub async fn metrics(
     Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .body(text))
+}
+
+/// `/metrics` and `/backup` asked on the public listener: they are served on the admin
+/// listener only, so that no proxy, front end or forwarded header makes them public.
+pub async fn admin_only() -> Result<HttpResponse, HttpError> {
+    Err(app::ApiError::new(
+        ApiCode::NotFound,
+        "There is nothing at this path here: the operator's endpoints are on the admin listener.",
+    )
+    .into())
 }

@@ -123,7 +123,7 @@ pub async fn import(
                 .into_iter()
                 .map(|name| {
                     name.map(|name| {
-                        crate::app::players::clean_name(&name, "player's name")
+                        app::players::clean_name(&name, "player's name")
                             .map_err(|why| ApiError::new(ApiCode::InvalidName, why))
                     })
                     .transpose()

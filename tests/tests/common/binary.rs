@@ -137,13 +137,17 @@ impl Server {
         output: Stdio,
         level: &str,
     ) -> Server {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let free = || {
+            TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port()
+        };
+        let (port, admin) = (free(), free());
         let mut child = command
-            .args(["--addr", &format!("127.0.0.1:{port}"), "--data"])
+            .args(["--addr", &format!("127.0.0.1:{port}")])
+            .args(["--admin-addr", &format!("127.0.0.1:{admin}"), "--data"])
             .arg(data)
             .args(args)
             .env("RUST_LOG", level)
@@ -151,7 +155,8 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .expect("the avalanche binary starts (cargo test --workspace builds it)");
-        let app = TestApp::attach(&format!("http://127.0.0.1:{port}"));
+        let mut app = TestApp::attach(&format!("http://127.0.0.1:{port}"));
+        app.admin = Some(format!("http://127.0.0.1:{admin}"));
         for _ in 0..200 {
             if app.client.get(app.url("/health")).send().is_ok() {
                 return Server { child, app };

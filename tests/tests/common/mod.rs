@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 pub struct TestApp {
     pub base: String,
+    /// The admin listener's base URL (`/metrics`, `/backup`), when the test knows it.
+    pub admin: Option<String>,
     pub client: Client,
     _dir: tempfile::TempDir,
 }
@@ -51,10 +53,13 @@ impl TestApp {
         let store = storage::SledStore::open(dir.path()).expect("store opens");
         let listener = TcpListener::bind("127.0.0.1:0").expect("free port");
         let base = format!("http://{}", listener.local_addr().expect("address"));
+        let admin = TcpListener::bind("127.0.0.1:0").expect("free port");
+        let admin_base = format!("http://{}", admin.local_addr().expect("address"));
         std::thread::spawn(move || {
             actix_web::rt::System::new().block_on(async move {
-                let server = api::startup::run_with(
+                let server = api::startup::run_with_mail(
                     listener,
+                    Some(admin),
                     std::sync::Arc::new(store),
                     Registry::standard(),
                     std::sync::Arc::new(
@@ -63,6 +68,8 @@ impl TestApp {
                     delivery,
                     api::state::CapacitySettings::default(),
                     limits,
+                    api::app::mail::MailSettings::default(),
+                    None,
                 )
                 .expect("server starts");
                 let _ = server.await;
@@ -74,6 +81,7 @@ impl TestApp {
             .expect("client");
         let app = TestApp {
             base,
+            admin: Some(admin_base),
             client,
             _dir: dir,
         };
@@ -90,6 +98,7 @@ impl TestApp {
     pub fn attach(base: &str) -> TestApp {
         TestApp {
             base: base.to_string(),
+            admin: None,
             client: Client::builder()
                 .timeout(Duration::from_secs(90))
                 .build()
@@ -100,6 +109,20 @@ impl TestApp {
 
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
+    }
+
+    /// The URL of `path` on the admin listener (`/metrics`, `/backup`).
+    pub fn admin_url(&self, path: &str) -> String {
+        let admin = self
+            .admin
+            .as_deref()
+            .expect("this test knows no admin listener of its server");
+        format!("{admin}{path}")
+    }
+
+    /// A GET of `path` on the admin listener.
+    pub fn admin_get(&self, path: &str) -> RequestBuilder {
+        self.client.get(self.admin_url(path))
     }
 
     pub fn get(&self, path: &str, player: Option<&Player>) -> RequestBuilder {
@@ -254,7 +277,7 @@ pub fn eventually(within: Duration, what: &str, mut done: impl FnMut() -> bool) 
 
 /// The value of the series `name` (without labels) in `app`'s `/metrics`, if written.
 pub fn metric(app: &TestApp, name: &str) -> Option<u64> {
-    let page = app.get("/metrics", None).send().ok()?.text().ok()?;
+    let page = app.admin_get("/metrics").send().ok()?.text().ok()?;
     metric_in(&page, name)
 }
 
