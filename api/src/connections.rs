@@ -28,7 +28,6 @@ use app::ApiCode;
 use futures_util::future::LocalBoxFuture;
 use futures_util::Stream;
 use ipnet::IpNet;
-use std::any::Any;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::future::{ready, Future, Ready};
@@ -91,10 +90,7 @@ impl Connections {
 
     /// Called by the server for each connection accepted: counts it (until the connection
     /// ends), or answers it `429`/`503` and closes it at once.
-    pub fn accept(self: &Arc<Self>, io: &dyn Any, data: &mut Extensions) {
-        let Some(stream) = io.downcast_ref::<actix_web::rt::net::TcpStream>() else {
-            return;
-        };
+    pub fn accept(self: &Arc<Self>, stream: &actix_web::rt::net::TcpStream, data: &mut Extensions) {
         let Ok(peer) = stream.peer_addr() else {
             return;
         };

@@ -18,4 +18,5 @@ pub mod startup;
 pub mod state;
 pub mod summary;
 pub mod telemetry;
+pub mod unread;
 pub mod wire;

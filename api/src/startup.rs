@@ -403,7 +403,8 @@ pub fn run_with_mail(
         Ok(games) => tracing::info!(games, "the seeds of an older store are sealed"),
         Err(error) => tracing::error!(%error, "could not seal the seeds of an older store"),
     });
-    let server = HttpServer::new(move || {
+    let unread = crate::unread::UnreadBytes::new(crate::unread::UNREAD_BYTES);
+    let app = move || {
         App::new()
             .app_data(state.clone())
             .app_data(
@@ -437,6 +438,8 @@ pub fn run_with_mail(
                 }
             })
             .wrap(RequestSpan(metrics.clone()))
+            // Outermost: what is handed to the connection is what any inner layer answered.
+            .wrap(crate::unread::Unread(unread.clone()))
             // The API first (see `routes::api` for its order), then what the document leaves
             // out: the operator's endpoints and the web client.
             .configure(|config| {
@@ -463,21 +466,8 @@ pub fn run_with_mail(
                 SwaggerUi::new("/docs/{_:.*}")
                     .external_url_unchecked("/openapi.json", openapi.clone()),
             )
-    });
-    // Unless told otherwise, actix-web's own default: a thread per core.
-    let server = match capacity.workers {
-        Some(workers) => server.workers(workers),
-        None => server,
     };
-    let server = server
-        .on_connect(move |io, data| connections.accept(io, data))
-        .client_request_timeout(crate::connections::HEAD_TIMEOUT)
-        .client_disconnect_timeout(crate::connections::DISCONNECT_TIMEOUT)
-        .listen(listener)?
-        // SIGTERM and Ctrl-C are handled below, so that waiting readers are answered first.
-        .disable_signals()
-        .shutdown_timeout(SHUTDOWN_TIMEOUT_S)
-        .run();
+    let server = public_server(listener, app, connections, capacity.workers)?;
     let handle = server.handle();
     let admin = match admin {
         Some(listener) => {
@@ -498,6 +488,63 @@ pub fn run_with_mail(
         handle.stop(true).await;
     });
     Ok(server)
+}
+
+/// The public listener, serving `app` over HTTP/1.1: actix-web's server, but with each
+/// connection's writes bounded in time ([`crate::unread::TimedStream`]), which actix-web's
+/// `HttpServer` cannot wrap around its sockets.
+fn public_server<F, A, B>(
+    listener: TcpListener,
+    app: F,
+    connections: Arc<crate::connections::Connections>,
+    workers: Option<usize>,
+) -> std::io::Result<actix_web::dev::Server>
+where
+    F: Fn() -> App<A> + Send + Clone + 'static,
+    A: actix_web::dev::ServiceFactory<
+            actix_web::dev::ServiceRequest,
+            Config = (),
+            Response = actix_web::dev::ServiceResponse<B>,
+            Error = actix_web::Error,
+            InitError = (),
+        > + 'static,
+    B: actix_web::body::MessageBody + 'static,
+{
+    use actix_service::{IntoServiceFactory as _, ServiceFactoryExt as _};
+    let local = listener.local_addr()?;
+    let builder = actix_web::dev::Server::build()
+        // SIGTERM and Ctrl-C are handled by the caller, so that waiting readers are answered
+        // first.
+        .disable_signals()
+        .shutdown_timeout(SHUTDOWN_TIMEOUT_S);
+    // Unless told otherwise, actix-web's own default: a thread per core.
+    let builder = match workers {
+        Some(workers) => builder.workers(workers),
+        None => builder,
+    };
+    let builder = builder.listen("avalanche", listener, move || {
+        let connections = connections.clone();
+        let app = app().into_factory();
+        actix_web::dev::fn_service(|stream: actix_web::rt::net::TcpStream| async move {
+            let peer = stream.peer_addr().ok();
+            let timed = crate::unread::TimedStream::new(stream, crate::unread::WRITE_TIMEOUT);
+            Ok::<_, actix_http::error::DispatchError>((timed, peer))
+        })
+        .and_then(
+            actix_http::HttpService::build()
+                .client_request_timeout(crate::connections::HEAD_TIMEOUT)
+                .client_disconnect_timeout(crate::connections::DISCONNECT_TIMEOUT)
+                .h1_write_buffer_size(crate::unread::WRITE_BUFFER)
+                .local_addr(local)
+                .on_connect_ext(move |io: &crate::unread::TimedStream, data| {
+                    connections.accept(io.stream(), data)
+                })
+                .h1(actix_service::map_config(app, |_| {
+                    actix_web::dev::AppConfig::default()
+                })),
+        )
+    })?;
+    Ok(builder.run())
 }
 
 /// The admin listener: the operator's endpoints (`/metrics`, `/backup`) and the probes, apart
