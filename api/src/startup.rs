@@ -522,8 +522,11 @@ where
         Some(workers) => builder.workers(workers),
         None => builder,
     };
+    // Told when the server stops, so that idle keep-alive connections close at once.
+    let stopping = builder.graceful_shutdown_signal();
     let builder = builder.listen("avalanche", listener, move || {
         let connections = connections.clone();
+        let stopping = stopping.clone();
         let app = app().into_factory();
         actix_web::dev::fn_service(|stream: actix_web::rt::net::TcpStream| async move {
             let peer = stream.peer_addr().ok();
@@ -532,6 +535,10 @@ where
         })
         .and_then(
             actix_http::HttpService::build()
+                .graceful_shutdown_signal(move || {
+                    let stopping = stopping.clone();
+                    async move { stopping.notified().await }
+                })
                 .client_request_timeout(crate::connections::HEAD_TIMEOUT)
                 .client_disconnect_timeout(crate::connections::DISCONNECT_TIMEOUT)
                 .h1_write_buffer_size(crate::unread::WRITE_BUFFER)
