@@ -85,7 +85,7 @@ pub struct GameSummary {
     /// Its seats are held by imported players (`imported:...`), no accounts of this server:
     /// it is in no player's games and counts for no rating or tournament.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub imported: Option<app::archive::Imported>,
+    pub imported: Option<app::repository::Imported>,
     /// Whether the game ended superseded by an agreed takeback: play goes on in another game,
     /// `continued_in` (absent otherwise).
     #[serde(skip_serializing_if = "std::ops::Not::not")]

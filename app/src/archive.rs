@@ -6,7 +6,7 @@ use crate::commands::append_error;
 use crate::error::ApiError;
 use crate::index::tags;
 use crate::randomness::game_id;
-use crate::repository::{Repository, Slot, EARLIER_SEEDS, SEED};
+use crate::repository::{Imported, Repository, Slot, EARLIER_SEEDS, SEED};
 use domain::log::{GameLog, LoggedCommand, LoggedEvent};
 use domain::registry::EventRecord;
 use domain::table::TurnHistory;
@@ -21,19 +21,6 @@ pub(crate) const LOGGED_GAMES: &str = "logged_games";
 /// the game's first event, so that whoever follows the log (a rating, a tournament) knows a
 /// game is imported before it meets any of its events.
 pub(crate) const IMPORTED_GAMES: &str = "imported_games";
-
-/// A game imported from elsewhere (a chess record or a game log): it is nobody's here (its
-/// seats are imported players, no accounts) and counts for no rating or tournament.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
-pub struct Imported {
-    /// The player who imported it; absent for a game imported before the server kept it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(example = "p-3f9a0c11d2e4b5a6")]
-    pub by: Option<String>,
-    /// When it was imported (absent as `by` is).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub at: Option<chrono::DateTime<chrono::Utc>>,
-}
 
 impl Repository {
     /// Whether game `id` (whose seats are held by `players`) was imported, and by whom. A game

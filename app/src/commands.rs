@@ -908,7 +908,7 @@ impl Games {
         earlier: &[Seed],
         importer: &str,
     ) -> Result<SlotRef, ApiError> {
-        let imported = crate::archive::Imported {
+        let imported = crate::repository::Imported {
             by: Some(importer.to_string()),
             at: Some(chrono::Utc::now()),
         };

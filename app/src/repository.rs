@@ -42,6 +42,19 @@ pub(crate) const EARLIER_SEEDS: &str = "earlier_seeds";
 /// Events read from the store at a time when folding a stream.
 const PAGE: usize = 1000;
 
+/// A game imported from elsewhere (a chess record or a game log): it is nobody's here (its
+/// seats are imported players, no accounts) and counts for no rating or tournament.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+pub struct Imported {
+    /// The player who imported it; absent for a game imported before the server kept it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "p-3f9a0c11d2e4b5a6")]
+    pub by: Option<String>,
+    /// When it was imported (absent as `by` is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
 /// A game in memory: its folded state and its secret seeds.
 pub struct Slot {
     pub id: String,
@@ -50,7 +63,7 @@ pub struct Slot {
     /// The seeds of the stream's earlier commitments, oldest first (usually none).
     pub(crate) earlier: Vec<Seed>,
     /// Whether the game was imported, and by whom.
-    pub imported: Option<crate::archive::Imported>,
+    pub imported: Option<Imported>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     /// The turns played up to a version, read from the command log once and then only from

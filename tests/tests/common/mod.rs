@@ -68,7 +68,7 @@ impl TestApp {
                     delivery,
                     api::state::CapacitySettings::default(),
                     limits,
-                    api::app::mail::MailSettings::default(),
+                    app::mail::MailSettings::default(),
                     None,
                 )
                 .expect("server starts");
