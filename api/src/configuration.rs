@@ -261,10 +261,42 @@ pub struct ServeSettings {
     /// the `--mail-from` domain).
     #[arg(long, env = "AVALANCHE_SMTP_LISTEN")]
     pub smtp_listen: Option<SocketAddr>,
+    /// The operator's certificate chain (PEM) for the SMTP listener: with `--smtp-tls-key`,
+    /// the listener offers STARTTLS.
+    #[arg(long, env = "AVALANCHE_SMTP_TLS_CERT", requires = "smtp_tls_key")]
+    pub smtp_tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of `--smtp-tls-cert`.
+    #[arg(long, env = "AVALANCHE_SMTP_TLS_KEY", requires = "smtp_tls_cert")]
+    pub smtp_tls_key: Option<PathBuf>,
+    /// SMTP sessions one client address (an IPv6 address by its /64) may hold open at once
+    /// (0: no limit).
+    #[arg(
+        long,
+        env = "AVALANCHE_SMTP_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 4
+    )]
+    pub smtp_connections_per_address: usize,
+    /// How long the SMTP listener waits for a whole command line (RFC 5321's server timeout).
+    #[arg(long, env = "AVALANCHE_SMTP_COMMAND_TIMEOUT", default_value = "5m")]
+    pub smtp_command_timeout: Span,
+    /// How long the SMTP listener waits for each line of a message's data (RFC 5321's data
+    /// block timeout).
+    #[arg(long, env = "AVALANCHE_SMTP_DATA_TIMEOUT", default_value = "3m")]
+    pub smtp_data_timeout: Span,
     /// Take replies posted to `POST /v1/mail/inbound` by a mail provider that sends this
-    /// secret as `Authorization: Bearer <secret>`.
+    /// secret (at least 32 bytes) as `Authorization: Bearer <secret>`.
     #[arg(long, env = "AVALANCHE_MAIL_INBOUND_SECRET")]
-    pub mail_inbound_secret: Option<String>,
+    pub mail_inbound_secret: Option<app::mail::InboundSecret>,
+    /// Confirmation codes mailed to one address a day, whoever asks (0: no limit).
+    #[arg(long, env = "AVALANCHE_MAIL_CODES_PER_ADDRESS", default_value_t = 3)]
+    pub mail_codes_per_address: u32,
+    /// Invitations mailed to one player an hour, whoever invites (0: no limit).
+    #[arg(
+        long,
+        env = "AVALANCHE_MAIL_INVITATIONS_PER_PLAYER",
+        default_value_t = 3
+    )]
+    pub mail_invitations_per_player: u32,
     /// The wait before a failed mail is tried again, in milliseconds; it doubles after each
     /// further failure, up to ten minutes.
     #[arg(long, env = "AVALANCHE_MAIL_RETRY_MS", default_value_t = 1000)]

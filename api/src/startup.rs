@@ -46,6 +46,8 @@ pub enum StartupError {
     KeyNeeded,
     #[error(transparent)]
     Key(#[from] KeyError),
+    #[error("--smtp-tls-cert/--smtp-tls-key: {0}")]
+    SmtpTls(String),
     #[error("server error: {0}")]
     Server(#[from] std::io::Error),
 }
@@ -202,11 +204,61 @@ pub fn mail_settings(settings: &ServeSettings) -> Result<app::mail::MailSettings
             .clone()
             .unwrap_or_else(|| format!("http://{}", settings.addr)),
         inbound_secret: settings.mail_inbound_secret.clone(),
+        listener: app::mail::inbound::listener::ListenerSettings {
+            connections_per_address: settings.smtp_connections_per_address,
+            command_timeout: settings.smtp_command_timeout.0,
+            data_timeout: settings.smtp_data_timeout.0,
+            tls: match (&settings.smtp_tls_cert, &settings.smtp_tls_key) {
+                (Some(cert), Some(key)) => Some(smtp_tls(cert, key)?),
+                _ => None,
+            },
+        },
+        codes_per_address_per_day: settings.mail_codes_per_address,
+        invitations_per_invitee_per_hour: settings.mail_invitations_per_player,
         retry_min: Duration::from_millis(settings.mail_retry_ms.max(1)),
         inbound_per_hour: settings.mail_inbound_per_hour,
         clock_warnings: settings.mail_clock_warnings.iter().map(|w| w.0).collect(),
         ..app::mail::MailSettings::default()
     })
+}
+
+/// The SMTP listener's TLS: the operator's certificate chain and key, from PEM files.
+fn smtp_tls(
+    cert: &std::path::Path,
+    key: &std::path::Path,
+) -> Result<Arc<rustls::ServerConfig>, StartupError> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let unreadable = |path: &std::path::Path, what: &str, error: String| {
+        StartupError::SmtpTls(format!("{what} in {}: {error}", path.display()))
+    };
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
+        .and_then(|certs| certs.collect())
+        .map_err(|e| unreadable(cert, "cannot read the certificates (PEM)", e.to_string()))?;
+    if chain.is_empty() {
+        return Err(unreadable(
+            cert,
+            "no certificate (PEM)",
+            "none found".into(),
+        ));
+    }
+    let private = PrivateKeyDer::from_pem_file(key)
+        .map_err(|e| unreadable(key, "cannot read the private key (PEM)", e.to_string()))?;
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| StartupError::SmtpTls(e.to_string()))?
+    .with_no_client_auth()
+    .with_single_cert(chain, private)
+    .map_err(|e| {
+        unreadable(
+            cert,
+            "the certificate and key do not make a pair",
+            e.to_string(),
+        )
+    })?;
+    Ok(Arc::new(config))
 }
 
 /// The methods each path of the API takes, from the OpenAPI document, so that a wrong method

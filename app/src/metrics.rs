@@ -548,6 +548,33 @@ impl Metrics {
         let _ = writeln!(out, "avalanche_mail_failed_total {}", snapshot.mail.failed);
         head(
             &mut out,
+            "avalanche_mail_rejected_total",
+            "counter",
+            "Mails the relay refused for good (5xx) on this node: not tried again.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_mail_rejected_total {}",
+            snapshot.mail.rejected
+        );
+        head(
+            &mut out,
+            "avalanche_mail_refused_total",
+            "counter",
+            "Mails this node did not send because their recipient was sent its share: confirmation codes to one address a day, invitations to one player an hour.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_mail_refused_total{{limit=\"codes_per_address\"}} {}",
+            snapshot.mail.refused_codes
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_mail_refused_total{{limit=\"invitations_per_player\"}} {}",
+            snapshot.mail.refused_invitations
+        );
+        head(
+            &mut out,
             "avalanche_mail_waiting",
             "gauge",
             "Mails in the outbox waiting to be sent.",

@@ -297,7 +297,10 @@ fn bad_mail_changes_nothing_and_is_answered_to_no_stranger() {
     let (server, smtp) = server(
         &sink,
         data.path(),
-        &["--mail-inbound-secret", "inbound-secret"],
+        &[
+            "--mail-inbound-secret",
+            "inbound-secret-of-at-least-32-bytes",
+        ],
     );
     let (ann, bob, game) = ann_and_bob_at_chess(&server, &mut sink);
     let notice = your_move(&mut sink, "ann@players.test", &game);
@@ -484,7 +487,7 @@ fn bad_mail_changes_nothing_and_is_answered_to_no_stranger() {
         server
             .app
             .post("/v1/mail/inbound", None)
-            .bearer_auth("inbound-secret")
+            .bearer_auth("inbound-secret-of-at-least-32-bytes")
             .body(raw)
             .send(),
         StatusCode::OK,

@@ -1,5 +1,5 @@
 //! How mail is delivered and to whom, with real parts: a removed address, or a player who
-//! unsubscribed, is mailed nothing more, even what waited for the relay; a reply to an older notice plays only if its command is legal now and it is the
+//! unsubscribed, is mailed nothing more, even what waited for the relay; a reply to an older notice plays only while its turn is not played, if its command is legal now and it is the
 //! seat's move, and its answer says so; a relay's temporary failure is tried again with the
 //! same `Message-ID`, later each time; a mail waiting in the outbox survives a crash (SIGKILL)
 //! and is sent once after the restart; without a relay, mail is written as `.eml` files under
@@ -248,7 +248,7 @@ fn answer_to(
 }
 
 #[test]
-fn a_reply_to_an_older_notice_plays_only_a_legal_command_on_the_seats_move_and_says_so() {
+fn a_reply_to_an_older_notice_of_the_same_turn_plays_only_a_legal_command_on_the_seats_move() {
     let mut sink = Sink::start();
     let data = tempfile::tempdir().unwrap();
     let (server, smtp) = server(&sink, data.path(), &[]);
@@ -274,9 +274,28 @@ fn a_reply_to_an_older_notice_plays_only_a_legal_command_on_the_seats_move_and_s
     let second = your_move(&mut sink, ann_mail, &game);
     let now = version(&server, &ann, &game);
 
-    // Ann's move again; she answers her first notice with a command of its list that is not
-    // legal now (the piece she moved is not where it was): nothing is played, and the answer
-    // says why and that her mail answered an older position.
+    // Ann's move again. Her first notice's reply address was the key of the turn she has
+    // played since: a reply to it plays nothing, not even a command legal now, and the answer
+    // (to her own address) says why.
+    let command = first_game_command(&second);
+    let answer = answer_to(
+        &mut sink,
+        smtp,
+        ann_mail,
+        &first,
+        "o2@players.test",
+        &command,
+    );
+    assert!(answer.subject.starts_with("Not played"), "{}", answer.text);
+    assert!(
+        answer.text.contains("a turn you have played since"),
+        "{}",
+        answer.text
+    );
+    assert_eq!(version(&server, &ann, &game), now);
+
+    // A command of the first notice's list that is not legal now (the piece she moved is not
+    // where it was), in a reply to this turn's notice: nothing is played, and she is told why.
     let legal_now: Vec<String> = app.legal(&ann, &game)["commands"]
         .as_array()
         .unwrap()
@@ -287,9 +306,15 @@ fn a_reply_to_an_older_notice_plays_only_a_legal_command_on_the_seats_move_and_s
         .into_iter()
         .find(|c| !legal_now.contains(&normal(c)))
         .unwrap_or_else(|| panic!("a command of the first notice not legal now: {legal_now:?}"));
-    let answer = answer_to(&mut sink, smtp, ann_mail, &first, "o2@players.test", &stale);
+    let answer = answer_to(
+        &mut sink,
+        smtp,
+        ann_mail,
+        &second,
+        "o3@players.test",
+        &stale,
+    );
     assert!(answer.subject.starts_with("Not played"), "{}", answer.text);
-    assert!(answer.text.contains("older position"), "{}", answer.text);
     assert!(
         answer.text.contains("none of your legal commands now"),
         "{}",
@@ -297,51 +322,22 @@ fn a_reply_to_an_older_notice_plays_only_a_legal_command_on_the_seats_move_and_s
     );
     assert_eq!(version(&server, &ann, &game), now);
 
-    // A command legal now, in a reply to the first notice on her move: played, and said so.
-    let command = first_game_command(&second);
+    // A command legal now, in a reply to this turn's notice: played.
     let answer = answer_to(
         &mut sink,
         smtp,
         ann_mail,
-        &first,
-        "o3@players.test",
+        &second,
+        "o4@players.test",
         &command,
     );
     assert!(answer.subject.starts_with("Played"), "{}", answer.text);
     assert!(answer.text.contains(&command), "{}", answer.text);
-    assert!(answer.text.contains("older position"), "{}", answer.text);
     assert_eq!(version(&server, &ann, &game), now + 1);
 
-    // Bob's move now. What Ann may do at any time (resign, offer a draw) is not played from an
-    // older notice off her move: the answer says it is not her move.
-    let now = now + 1;
-    for (n, (notice, body)) in [(&first, "resign"), (&second, "draw")]
-        .into_iter()
-        .enumerate()
-    {
-        let answer = answer_to(
-            &mut sink,
-            smtp,
-            ann_mail,
-            notice,
-            &format!("o-off-{n}@players.test"),
-            body,
-        );
-        assert!(
-            answer.subject.starts_with("Not played"),
-            "{body}: {}",
-            answer.text
-        );
-        assert!(answer.text.contains("older position"), "{}", answer.text);
-        assert!(answer.text.contains("not your move"), "{}", answer.text);
-        let current = app.game(Some(&ann), &game);
-        assert_eq!(current["status"], "active", "{current}");
-        assert_eq!(current["version"], now, "{current}");
-    }
-
-    // The answer to an offer that still stands plays from an older mail off the seat's move:
-    // Bob offers a draw, then asks for a takeback (his move still); Ann declines the draw by
-    // answering the offer's mail.
+    // The answer to an offer that still stands plays from an older mail off the seat's move,
+    // and nothing else does: Bob offers a draw, then asks for a takeback (his move still); Ann
+    // answers the offer's mail, whose turn she has not played.
     let offered = app.play(&bob, &game, &json!({"type": "offer_draw"}));
     assert_eq!(offered.status(), StatusCode::OK);
     let offer = sink.next("the draw offer", |m| {
@@ -353,12 +349,27 @@ fn a_reply_to_an_older_notice_plays_only_a_legal_command_on_the_seats_move_and_s
         m.rcpt_to == ann_mail && m.subject.contains("asks for a takeback")
     });
     let now = version(&server, &ann, &game);
+    // What Ann may do at any time (resign) is not played from an older mail off her move.
     let answer = answer_to(
         &mut sink,
         smtp,
         ann_mail,
         &offer,
         "o5@players.test",
+        "resign",
+    );
+    assert!(answer.subject.starts_with("Not played"), "{}", answer.text);
+    assert!(answer.text.contains("older position"), "{}", answer.text);
+    assert!(answer.text.contains("not your move"), "{}", answer.text);
+    let current = app.game(Some(&ann), &game);
+    assert_eq!(current["status"], "active", "{current}");
+    assert_eq!(current["version"], now, "{current}");
+    let answer = answer_to(
+        &mut sink,
+        smtp,
+        ann_mail,
+        &offer,
+        "o6@players.test",
         "decline",
     );
     assert!(answer.subject.starts_with("Played"), "{}", answer.text);

@@ -169,7 +169,7 @@ fn inbound_mail_over_the_hourly_limit_is_neither_played_nor_answered() {
             "--mail-inbound-per-hour",
             "3",
             "--mail-inbound-secret",
-            "inbound-secret",
+            "inbound-secret-of-at-least-32-bytes",
         ],
     );
     let app = &server.app;
@@ -250,7 +250,7 @@ fn inbound_mail_over_the_hourly_limit_is_neither_played_nor_answered() {
     }
     let forwarded: Value = ok_json(
         app.post("/v1/mail/inbound", None)
-            .bearer_auth("inbound-secret")
+            .bearer_auth("inbound-secret-of-at-least-32-bytes")
             .body(reply(
                 ann_mail,
                 &tag,

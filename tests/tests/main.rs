@@ -32,6 +32,7 @@ mod mail_delivery;
 mod mail_notices;
 mod mail_postgres;
 mod mail_recovery;
+mod mail_security;
 mod manners;
 mod names;
 mod openapi_contract;

@@ -8,6 +8,9 @@ use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use app::mail::inbound::reader::Received;
 use app::{ApiCode, ApiError};
 
+/// Wrong inbound secrets one client address may send in an hour.
+const SECRET_FAILURES_PER_HOUR: u32 = 10;
+
 /// Whether the request carries the inbound secret as `Authorization: Bearer <secret>`.
 fn authorised(request: &HttpRequest, secret: &str) -> bool {
     let Ok(Some(given)) = crate::auth::bearer(request) else {
@@ -29,6 +32,7 @@ fn authorised(request: &HttpRequest, secret: &str) -> bool {
     responses((status = 200, description = "What became of the mail", body = Received),
         (status = 401, description = "Not the inbound secret", body = Problem),
         (status = 413, body = Problem),
+        (status = 429, description = "`rate_limited`: too many wrong secrets from this address this hour", body = Problem),
         (status = 503, description = "`mail_not_configured`: this server takes no mail over HTTP", body = Problem)))]
 #[post("/v1/mail/inbound")]
 pub async fn inbound(
@@ -36,14 +40,31 @@ pub async fn inbound(
     request: HttpRequest,
     body: web::Bytes,
 ) -> Result<HttpResponse, HttpError> {
-    let Some(secret) = state.mail.settings.inbound_secret.as_deref() else {
+    let Some(secret) = state.mail.settings.inbound_secret.as_ref() else {
         return Err(ApiError::new(
             ApiCode::MailNotConfigured,
             "This server takes no mail over HTTP (--mail-inbound-secret is not set).",
         )
         .into());
     };
-    if !authorised(&request, secret) {
+    // Guesses are few: a client address that sent a wrong secret too often this hour is
+    // refused, with the right one too, until the hour has passed.
+    let client = crate::connections::client_address(&request);
+    if state
+        .mail
+        .secret_failures
+        .full(&client, SECRET_FAILURES_PER_HOUR)
+    {
+        return Err(ApiError::new(
+            ApiCode::RateLimited,
+            format!("{SECRET_FAILURES_PER_HOUR} wrong inbound secrets came from this address within the hour; try again later."),
+        )
+        .with_retry_after(3600)
+        .into());
+    }
+    if !authorised(&request, secret.expose()) {
+        state.mail.secret_failures.count(&client);
+        tracing::warn!(%client, "POST /v1/mail/inbound with a wrong secret");
         return Err(ApiError::unauthorized(
             "Send the inbound secret as `Authorization: Bearer <secret>`.",
         )

@@ -43,7 +43,7 @@ pub struct MailSettings {
     /// Where the server is reached by players: links in mail point here.
     pub public_url: String,
     /// The secret a mail provider sends with `POST /v1/mail/inbound`; `None`: the route is off.
-    pub inbound_secret: Option<String>,
+    pub inbound_secret: Option<InboundSecret>,
     /// The wait after a failed attempt; doubled after each further failure.
     pub retry_min: Duration,
     /// The longest wait between two attempts.
@@ -56,6 +56,55 @@ pub struct MailSettings {
     pub inbound_per_hour: u32,
     /// How long before a deadline a player is warned that their clock runs low.
     pub clock_warnings: Vec<Duration>,
+    /// How the SMTP listener guards its connections.
+    pub listener: inbound::listener::ListenerSettings,
+    /// Confirmation codes mailed to one address a day, whoever asks (0: no limit).
+    pub codes_per_address_per_day: u32,
+    /// Invitations mailed to one player an hour, whoever invites (0: no limit).
+    pub invitations_per_invitee_per_hour: u32,
+}
+
+/// The secret of `POST /v1/mail/inbound`: at least [`InboundSecret::LEAST`] bytes, and never
+/// shown: its `Debug` (what the startup log writes) is a fingerprint, the first digits of its
+/// SHA-256, enough to tell which secret a server has without telling the secret.
+#[derive(Clone)]
+pub struct InboundSecret(String);
+
+impl InboundSecret {
+    /// The shortest secret taken, in bytes: as many as a key of 256 bits.
+    pub const LEAST: usize = 32;
+
+    /// The secret, to compare with what a request carries.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// The first 16 hex digits of the secret's SHA-256.
+    pub fn fingerprint(&self) -> String {
+        use sha2::{Digest, Sha256};
+        hex::encode(Sha256::digest(self.0.as_bytes()))[..16].to_string()
+    }
+}
+
+impl std::fmt::Debug for InboundSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "InboundSecret(sha256:{})", self.fingerprint())
+    }
+}
+
+impl std::str::FromStr for InboundSecret {
+    type Err = String;
+    fn from_str(text: &str) -> Result<InboundSecret, String> {
+        let text = text.trim();
+        if text.len() < InboundSecret::LEAST {
+            return Err(format!(
+                "the inbound secret is {} bytes; it must be at least {} (such as the output of `openssl rand -hex 32`)",
+                text.len(),
+                InboundSecret::LEAST
+            ));
+        }
+        Ok(InboundSecret(text.to_string()))
+    }
 }
 
 impl Default for MailSettings {
@@ -72,6 +121,9 @@ impl Default for MailSettings {
             max_inbound: 64 * 1024,
             inbound_per_hour: 60,
             clock_warnings: outbound::clock::default_warnings(),
+            listener: inbound::listener::ListenerSettings::default(),
+            codes_per_address_per_day: 3,
+            invitations_per_invitee_per_hour: 3,
         }
     }
 }
@@ -106,6 +158,12 @@ impl MailSettings {
 pub struct Counters {
     pub sent: AtomicU64,
     pub failed: AtomicU64,
+    /// Mails a relay refused for good (5xx): not tried again.
+    pub rejected: AtomicU64,
+    /// Confirmation codes not mailed: their address had its share of the day.
+    pub refused_codes: AtomicU64,
+    /// Invitations not mailed: their invitee had their share of the hour.
+    pub refused_invitations: AtomicU64,
 }
 
 /// What the metrics show of mail.
@@ -113,6 +171,9 @@ pub struct Counters {
 pub struct MailMetrics {
     pub sent: u64,
     pub failed: u64,
+    pub rejected: u64,
+    pub refused_codes: u64,
+    pub refused_invitations: u64,
     pub waiting: u64,
     pub oldest_waiting_seconds: u64,
 }
@@ -127,6 +188,8 @@ pub struct Mail {
     pub(crate) key: Arc<SecretsKey>,
     pub(crate) counters: Counters,
     pub(crate) inbound_seen: inbound::reader::RateLimit,
+    /// Wrong inbound secrets by client address in the last hour.
+    pub secret_failures: inbound::reader::RateLimit,
     /// The clock notices the worker waits for.
     pub(crate) clock_watch: outbound::clock::Watch,
     /// Confirmation codes mailed per player in the last hour.
@@ -135,6 +198,8 @@ pub struct Mail {
     invitations: inbound::reader::RateLimit,
     /// Recovery links mailed per player in the last hour.
     recoveries: inbound::reader::RateLimit,
+    /// Mail sent to one recipient, whoever asked for it.
+    quotas: outbound::quota::Quotas,
 }
 
 /// Confirmation codes a player may have mailed in an hour.
@@ -151,6 +216,7 @@ impl Mail {
     ) -> Mail {
         Mail {
             accounts: Accounts::new(store.clone()),
+            quotas: outbound::quota::Quotas::new(store.clone()),
             outbox: Outbox::new(store.clone(), key.clone()),
             players,
             repository: Repository::new(store, registry, key.clone(), 64),
@@ -161,6 +227,7 @@ impl Mail {
             codes: inbound::reader::RateLimit::default(),
             invitations: inbound::reader::RateLimit::default(),
             recoveries: inbound::reader::RateLimit::default(),
+            secret_failures: inbound::reader::RateLimit::default(),
             settings,
         }
     }
@@ -212,6 +279,21 @@ impl Mail {
             )
             .with_retry_after(3600));
         }
+        // A code goes to an address nobody confirmed yet, at anyone's request: so the address
+        // is sent a few a day at most, whoever asks, and nothing a player wrote.
+        let most = self.settings.codes_per_address_per_day;
+        if !self
+            .quotas
+            .take("code", &address, most, Duration::from_secs(86_400))
+            .await?
+        {
+            self.counters.refused_codes.fetch_add(1, Ordering::Relaxed);
+            tracing::info!(player = %player.id, "a confirmation code not mailed: its address was sent its share today");
+            return Err(ApiError::new(ApiCode::RateLimited,
+                format!("This address was mailed {most} confirmation codes today, the most it is sent in a day; try again tomorrow."),
+            )
+            .with_retry_after(86_400));
+        }
         let code = self.accounts.set_address(&player.id, &address).await?;
         let nonce = crate::randomness::random_hex::<8>()?;
         let letter = outbound::compose::Letter {
@@ -219,8 +301,7 @@ impl Mail {
             to: address.clone(),
             subject: format!("Your code for the Avalanche games server: {code}"),
             text: format!(
-                "Hello {},\n\nyour confirmation code is {code}\n\nEnter it on your account page ({}/#/account), or send it with POST /v1/players/me/email/confirm. It is valid for 24 hours.\nIf you did not ask for this, ignore this mail: nothing will be sent to this address.\n",
-                player.name,
+                "Hello,\n\nyour confirmation code is {code}\n\nSomeone asked this server to send game mail to this address. If that was you, enter the code on your account page ({}/#/account), or send it with POST /v1/players/me/email/confirm. It is valid for 24 hours.\nIf you did not ask for this, ignore this mail: nothing will be sent to this address.\n",
                 self.settings.public_url.trim_end_matches('/')
             ),
             reply_to: None,
@@ -259,6 +340,9 @@ impl Mail {
         MailMetrics {
             sent: self.counters.sent.load(Ordering::Relaxed),
             failed: self.counters.failed.load(Ordering::Relaxed),
+            rejected: self.counters.rejected.load(Ordering::Relaxed),
+            refused_codes: self.counters.refused_codes.load(Ordering::Relaxed),
+            refused_invitations: self.counters.refused_invitations.load(Ordering::Relaxed),
             waiting,
             oldest_waiting_seconds: oldest,
         }

@@ -122,10 +122,20 @@ impl Sink {
     /// A sink that answers the first `refuse` mails with `451` (a temporary failure) at the end
     /// of DATA, recording each (see [`Sink::refused`]), and takes the ones after.
     pub fn refusing(refuse: usize) -> Sink {
-        Sink::launch(free_port(), refuse)
+        Sink::launch_answering(free_port(), refuse, "451 4.3.0 Try again later")
+    }
+
+    /// A sink that answers the first `refuse` mails with `answer` (such as a permanent
+    /// `550 5.1.1 No such user`) at the end of DATA, recording each as [`Sink::refusing`] does.
+    pub fn refusing_with(refuse: usize, answer: &str) -> Sink {
+        Sink::launch_answering(free_port(), refuse, answer)
     }
 
     fn launch(port: u16, refuse: usize) -> Sink {
+        Sink::launch_answering(port, refuse, "451 4.3.0 Try again later")
+    }
+
+    fn launch_answering(port: u16, refuse: usize, answer: &str) -> Sink {
         ensure_aiosmtpd();
         let dir = tempfile::tempdir().expect("a temporary directory");
         let mut command = Command::new("python3");
@@ -140,7 +150,8 @@ impl Sink {
                 .args(["-c", "refusing.Refusing"])
                 .arg(dir.path().join("box"))
                 .arg(refuse.to_string())
-                .arg(dir.path().join("refused"));
+                .arg(dir.path().join("refused"))
+                .arg(answer);
         }
         let child = command
             .stdout(Stdio::null())
@@ -246,9 +257,27 @@ impl Drop for Sink {
 
 /// Sends `raw` over SMTP to the server's listener on `port`, from `from` to `to`.
 pub fn send(port: u16, from: &str, to: &str, raw: &str) -> Result<(), String> {
+    send_with(
+        port,
+        lettre::transport::smtp::client::Tls::None,
+        from,
+        to,
+        raw,
+    )
+}
+
+/// [`send`] with `tls`: `Tls::Required` sends only after STARTTLS.
+pub fn send_with(
+    port: u16,
+    tls: lettre::transport::smtp::client::Tls,
+    from: &str,
+    to: &str,
+    raw: &str,
+) -> Result<(), String> {
     use lettre::Transport;
     let transport = lettre::SmtpTransport::builder_dangerous("127.0.0.1")
         .port(port)
+        .tls(tls)
         .timeout(Some(Duration::from_secs(20)))
         .build();
     let envelope = lettre::address::Envelope::new(

@@ -2,16 +2,27 @@
 //! reads lines from each connection into it. Mail is taken for reply addresses only (any
 //! other recipient is refused at `RCPT`, a mail over the size limit at the end of `DATA`), and
 //! each accepted mail is handed to the application, which plays it.
+//!
+//! A mail server's defences against clients that hold connections: one client address (an
+//! IPv6 address by its /64) holds at most `--smtp-connections-per-address` sessions, every
+//! session at most [`MOST_CONNECTIONS`] together; a command line must arrive whole within
+//! `--smtp-command-timeout` (RFC 5321 section 4.5.3.2.7's five minutes by default) and each
+//! line of a message within `--smtp-data-timeout` (section 4.5.3.2.5's three minutes), however
+//! slowly its bytes trickle in; a session that sends more than [`MOST_IDLE_COMMANDS`] commands
+//! without a mail, or [`MOST_ERRORS`] refused ones, is closed. With `--smtp-tls-cert`, the
+//! listener offers STARTTLS (RFC 3207) with the operator's certificate.
 
 use crate::mail::tag::parse_reply_address;
 use crate::mail::Mail;
 use mailin::response::{self, Response};
 use mailin::{Action, Handler, SessionBuilder};
+use std::cell::Cell;
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{IpAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
 /// A mail taken by the listener: its envelope recipients and the raw message.
@@ -20,12 +31,39 @@ pub struct Inbound {
     pub raw: Vec<u8>,
 }
 
-/// Connections served at once; more are answered 421 and closed.
-const MOST_CONNECTIONS: usize = 32;
+/// Connections served at once, from every address; more are answered 421 and closed.
+const MOST_CONNECTIONS: usize = 64;
 /// The longest line read (RFC 5321 allows 1000 bytes).
 const MOST_LINE: u64 = 4096;
-/// How long a silent client is waited for.
-const IDLE: Duration = Duration::from_secs(120);
+/// Commands outside a mail's data that do not begin a mail (NOOP, RSET, HELO, ...) before a
+/// session is closed: a client that talks without sending mail only holds a connection.
+const MOST_IDLE_COMMANDS: u32 = 50;
+/// Commands refused in one session before it is closed.
+const MOST_ERRORS: u32 = 10;
+
+/// How the listener guards its connections.
+#[derive(Clone, Debug)]
+pub struct ListenerSettings {
+    /// Sessions one client address (an IPv6 address by its /64) may hold at once.
+    pub connections_per_address: usize,
+    /// The longest wait for a whole command line.
+    pub command_timeout: Duration,
+    /// The longest wait for each line of a message's data.
+    pub data_timeout: Duration,
+    /// The operator's certificate and key: STARTTLS is offered when set.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
+}
+
+impl Default for ListenerSettings {
+    fn default() -> ListenerSettings {
+        ListenerSettings {
+            connections_per_address: 4,
+            command_timeout: Duration::from_secs(300),
+            data_timeout: Duration::from_secs(180),
+            tls: None,
+        }
+    }
+}
 
 fn too_big() -> Response {
     Response::custom(552, "5.3.4 Message too big for this server".into())
@@ -35,12 +73,32 @@ fn no_such_user() -> Response {
     Response::custom(550, "5.1.1 No such reply address here".into())
 }
 
+fn too_many_from_you() -> Response {
+    Response::custom(
+        421,
+        "4.7.0 Too many connections from your address; try again later".into(),
+    )
+}
+
+fn timed_out() -> Response {
+    Response::custom(421, "4.4.2 Timeout: closing the connection".into())
+}
+
+fn too_chatty() -> Response {
+    Response::custom(
+        421,
+        "4.7.0 Too many commands without a mail; closing the connection".into(),
+    )
+}
+
 struct Taker {
     mail: Arc<Mail>,
     sink: UnboundedSender<Inbound>,
     recipients: Vec<String>,
     raw: Vec<u8>,
     too_big: bool,
+    /// Whether the session is between `DATA` and its final dot.
+    in_data: Rc<Cell<bool>>,
 }
 
 impl Handler for Taker {
@@ -69,6 +127,7 @@ impl Handler for Taker {
     ) -> Response {
         self.raw.clear();
         self.too_big = false;
+        self.in_data.set(true);
         response::OK
     }
 
@@ -83,6 +142,7 @@ impl Handler for Taker {
     }
 
     fn data_end(&mut self) -> Response {
+        self.in_data.set(false);
         if self.too_big {
             self.too_big = false;
             return too_big();
@@ -98,36 +158,200 @@ impl Handler for Taker {
     }
 }
 
-/// One SMTP session on `stream`, until the client quits or goes silent.
-fn session(stream: TcpStream, builder: &SessionBuilder, taker: Taker) -> std::io::Result<()> {
+/// A connection whose reads end at a deadline: a line must arrive whole by then, however its
+/// bytes trickle in (a timeout per read would start again with every byte).
+struct Timed {
+    stream: TcpStream,
+    deadline: Rc<Cell<Instant>>,
+}
+
+impl Read for Timed {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self
+            .deadline
+            .get()
+            .saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        self.stream.read(buf)
+    }
+}
+
+impl Write for Timed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.stream.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.stream.flush()
+    }
+}
+
+/// A connection, in clear or (after STARTTLS) encrypted.
+trait Connection: Read + Write {}
+impl<T: Read + Write> Connection for T {}
+
+/// Whether a read failed because its deadline passed.
+fn is_timeout(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+    )
+}
+
+fn answer(connection: &mut dyn Connection, response: &Response) -> std::io::Result<()> {
+    response.write_to(connection)?;
+    connection.flush()
+}
+
+/// One SMTP session on `stream`, until the client quits, goes silent or is too slow.
+fn session(
+    stream: TcpStream,
+    builder: &SessionBuilder,
+    mail: Arc<Mail>,
+    sink: UnboundedSender<Inbound>,
+    settings: &ListenerSettings,
+) -> std::io::Result<()> {
     let remote = stream.peer_addr()?.ip();
-    stream.set_read_timeout(Some(IDLE))?;
-    stream.set_write_timeout(Some(IDLE))?;
-    let mut writer = stream.try_clone()?;
-    let mut reader = BufReader::new(stream);
+    // A client that reads none of the answers is not waited for longer than for a command.
+    stream.set_write_timeout(Some(settings.command_timeout))?;
+    let deadline = Rc::new(Cell::new(Instant::now()));
+    let in_data = Rc::new(Cell::new(false));
+    let taker = Taker {
+        mail,
+        sink,
+        recipients: Vec::new(),
+        raw: Vec::new(),
+        too_big: false,
+        in_data: in_data.clone(),
+    };
+    let timed = Timed {
+        stream,
+        deadline: deadline.clone(),
+    };
+    let mut reader: BufReader<Box<dyn Connection>> = BufReader::new(Box::new(timed));
     let mut session = builder.build(remote, taker);
-    session.greeting().write_to(&mut writer)?;
+    answer(reader.get_mut(), &session.greeting())?;
+    let (mut idle, mut errors) = (0u32, 0u32);
     let mut line = Vec::with_capacity(128);
     loop {
         line.clear();
-        let read = (&mut reader).take(MOST_LINE).read_until(b'\n', &mut line)?;
+        let wait = if in_data.get() {
+            settings.data_timeout
+        } else {
+            settings.command_timeout
+        };
+        deadline.set(Instant::now() + wait);
+        let read = match (&mut reader).take(MOST_LINE).read_until(b'\n', &mut line) {
+            Ok(read) => read,
+            Err(error) if is_timeout(&error) => {
+                tracing::info!(%remote, "SMTP session closed: a line did not arrive in time");
+                let _ = answer(reader.get_mut(), &timed_out());
+                return Ok(());
+            }
+            Err(error) => return Err(error),
+        };
         if read == 0 {
             return Ok(());
         }
-        let answer = session.process(&line);
-        match answer.action {
-            Action::NoReply => {}
-            Action::Reply | Action::UpgradeTls => {
-                answer.write_to(&mut writer)?;
-                writer.flush()?;
+        let data = in_data.get();
+        let reply = session.process(&line);
+        if !data {
+            let verb = line
+                .get(..4)
+                .map(|v| v.to_ascii_uppercase())
+                .unwrap_or_default();
+            if verb == b"MAIL" && !reply.is_error {
+                idle = 0;
+            } else {
+                idle += 1;
             }
-            Action::Close => {
-                answer.write_to(&mut writer)?;
-                writer.flush()?;
+            if reply.is_error {
+                errors += 1;
+            }
+            if idle > MOST_IDLE_COMMANDS || errors > MOST_ERRORS {
+                tracing::info!(%remote, "SMTP session closed: too many commands without a mail");
+                let _ = answer(reader.get_mut(), &too_chatty());
                 return Ok(());
             }
         }
+        match reply.action {
+            Action::NoReply => {}
+            Action::Reply => answer(reader.get_mut(), &reply)?,
+            Action::Close => {
+                answer(reader.get_mut(), &reply)?;
+                return Ok(());
+            }
+            Action::UpgradeTls => {
+                let Some(tls) = &settings.tls else {
+                    // mailin offers STARTTLS only when told to: not reached.
+                    answer(reader.get_mut(), &response::NO_SERVICE)?;
+                    return Ok(());
+                };
+                answer(reader.get_mut(), &reply)?;
+                // What the client sent after STARTTLS in clear is dropped with the buffer
+                // (RFC 3207 section 6): only what comes through TLS is read.
+                let plain = reader.into_inner();
+                let connection =
+                    rustls::ServerConnection::new(tls.clone()).map_err(std::io::Error::other)?;
+                let mut encrypted = rustls::StreamOwned::new(connection, plain);
+                deadline.set(Instant::now() + settings.command_timeout);
+                while encrypted.conn.is_handshaking() {
+                    encrypted
+                        .conn
+                        .complete_io(&mut encrypted.sock)
+                        .inspect_err(|error| {
+                            tracing::info!(%remote, %error, "SMTP session: the TLS handshake failed")
+                        })?;
+                }
+                reader = BufReader::new(Box::new(encrypted));
+                session.tls_active();
+            }
+        }
     }
+}
+
+/// The sessions open, in all and by client address.
+#[derive(Default)]
+struct Open {
+    all: usize,
+    by_address: HashMap<String, usize>,
+}
+
+/// A session's place among the open ones, given back when it ends.
+struct Place {
+    open: Arc<Mutex<Open>>,
+    address: String,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        open.all = open.all.saturating_sub(1);
+        if let Some(count) = open.by_address.get_mut(&self.address) {
+            *count -= 1;
+            if *count == 0 {
+                open.by_address.remove(&self.address);
+            }
+        }
+    }
+}
+
+/// A place for a session from `address`, if neither its address nor the listener is full.
+fn take_place(open: &Arc<Mutex<Open>>, address: IpAddr, per_address: usize) -> Option<Place> {
+    let key = crate::limits::address_key(address);
+    let mut guard = open.lock().unwrap_or_else(PoisonError::into_inner);
+    let mine = guard.by_address.get(&key).copied().unwrap_or(0);
+    if guard.all >= MOST_CONNECTIONS || (per_address > 0 && mine >= per_address) {
+        return None;
+    }
+    guard.all += 1;
+    *guard.by_address.entry(key.clone()).or_insert(0) += 1;
+    Some(Place {
+        open: open.clone(),
+        address: key,
+    })
 }
 
 /// Starts the listener on `listener`, a thread for each connection.
@@ -137,8 +361,14 @@ pub fn start(
     sink: UnboundedSender<Inbound>,
 ) -> std::io::Result<()> {
     let address = listener.local_addr()?;
-    let builder = Arc::new(SessionBuilder::new(mail.settings.domain()));
-    let open = Arc::new(AtomicUsize::new(0));
+    let settings = Arc::new(mail.settings.listener.clone());
+    let mut builder = SessionBuilder::new(mail.settings.domain());
+    if settings.tls.is_some() {
+        builder.enable_start_tls();
+    }
+    let builder = Arc::new(builder);
+    let open = Arc::new(Mutex::new(Open::default()));
+    let tls = settings.tls.is_some();
     std::thread::Builder::new()
         .name("smtp-listener".into())
         .spawn(move || {
@@ -150,32 +380,31 @@ pub fn start(
                         continue;
                     }
                 };
-                if open.fetch_add(1, Ordering::SeqCst) >= MOST_CONNECTIONS {
-                    open.fetch_sub(1, Ordering::SeqCst);
-                    let _ = response::NO_SERVICE.write_to(&mut stream);
+                let Ok(peer) = stream.peer_addr() else {
                     continue;
-                }
-                let taker = Taker {
-                    mail: mail.clone(),
-                    sink: sink.clone(),
-                    recipients: Vec::new(),
-                    raw: Vec::new(),
-                    too_big: false,
                 };
-                let (builder, open) = (builder.clone(), open.clone());
+                let Some(place) = take_place(&open, peer.ip(), settings.connections_per_address)
+                else {
+                    tracing::info!(remote = %peer.ip(), "SMTP listener: a connection refused, its address or the listener is full");
+                    let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+                    let _ = too_many_from_you().write_to(&mut stream);
+                    continue;
+                };
+                let (builder, settings) = (builder.clone(), settings.clone());
+                let (mail, sink) = (mail.clone(), sink.clone());
                 let spawned = std::thread::Builder::new()
                     .name("smtp-session".into())
                     .spawn(move || {
-                        if let Err(error) = session(stream, &builder, taker) {
+                        let _place = place;
+                        if let Err(error) = session(stream, &builder, mail, sink, &settings) {
                             tracing::debug!(%error, "SMTP session ended");
                         }
-                        open.fetch_sub(1, Ordering::SeqCst);
                     });
                 if let Err(error) = spawned {
                     tracing::error!(%error, "SMTP listener: cannot start a session");
                 }
             }
         })?;
-    tracing::info!(%address, "SMTP listener taking replies");
+    tracing::info!(%address, starttls = tls, "SMTP listener taking replies");
     Ok(())
 }

@@ -69,18 +69,31 @@ pub struct RateLimit(Mutex<HashMap<String, Vec<Instant>>>);
 impl RateLimit {
     /// Counts one mail from `address`; false when it is over `per_hour`.
     pub(crate) fn allow(&self, address: &str, per_hour: u32) -> bool {
+        if self.full(address, per_hour) {
+            return false;
+        }
+        self.count(address);
+        true
+    }
+
+    /// Whether `key` was counted `per_hour` times in the last hour (never, for 0).
+    pub fn full(&self, key: &str, per_hour: u32) -> bool {
         if per_hour == 0 {
-            return true;
+            return false;
         }
         let mut seen = self.0.lock().unwrap_or_else(|p| p.into_inner());
         let hour = Duration::from_secs(3600);
-        let times = seen.entry(address.to_string()).or_default();
+        let times = seen.entry(key.to_string()).or_default();
         times.retain(|t| t.elapsed() < hour);
-        if times.len() >= per_hour as usize {
-            return false;
-        }
-        times.push(Instant::now());
-        true
+        times.len() >= per_hour as usize
+    }
+
+    /// Counts `key` once now.
+    pub fn count(&self, key: &str) {
+        let mut seen = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        seen.entry(key.to_string())
+            .or_default()
+            .push(Instant::now());
     }
 }
 
@@ -376,11 +389,20 @@ impl Mail {
             Ok(slot) => slot,
             Err(_) => return Verdict::Ignored("the game of the reply address is gone".into()),
         };
-        let (kind, legal, version, holds, active, to_act) = {
+        let (kind, legal, version, holds, active, to_act, own_actors) = {
             let slot = slot_ref.lock().await;
             let game = slot.game.as_ref();
-            let holds = game.players().get(seat.seat).cloned().flatten().as_deref()
-                == Some(seat.player.as_str());
+            let players = game.players();
+            let holds =
+                players.get(seat.seat).cloned().flatten().as_deref() == Some(seat.player.as_str());
+            // The names the log gives this player's own commands, at any seat they hold.
+            let mut own_actors: Vec<String> = players
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.as_deref() == Some(seat.player.as_str()))
+                .map(|(s, _)| format!("seat:{s}"))
+                .collect();
+            own_actors.push(format!("player:{}", seat.player));
             (
                 game.kind().to_string(),
                 game.legal_at(seat.seat, Utc::now()),
@@ -388,17 +410,29 @@ impl Mail {
                 holds,
                 game.status() == domain::table::Status::Active,
                 game.to_act().contains(&seat.seat),
+                own_actors,
             )
         };
         if !holds {
             return Verdict::Ignored("the player does not hold that seat".into());
         }
-        let older = answered
-            .and_then(|id| id.split('.').nth(1))
-            .and_then(|v| v.parse::<u64>().ok())
-            .is_some_and(|v| v < version);
+        // The reply address is the key of one turn: once the player has acted after the
+        // version its mail showed, it plays nothing more, whoever sends it.
+        let acted_since = match self.acted_since(&seat.game, seat.version, version, &own_actors) {
+            Ok(acted) => acted,
+            Err(error) => {
+                tracing::error!(game = %seat.game, %error, "cannot read the game's log for a mail reply");
+                return Verdict::Ignored("the game's log could not be read".into());
+            }
+        };
+        let older = seat.version < version
+            || answered
+                .and_then(|id| id.split('.').nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+                .is_some_and(|v| v < version);
         let refuse = |why: String| why;
         let outcome: Result<String, String> = match (&line, has_text, active) {
+            _ if acted_since => Err(refuse("your mail answered a mail of a turn you have played since, and its reply address is good for that turn only: reply to this mail instead.".into())),
             (_, false, _) => Err(refuse("your mail has no plain text part: send the command as plain text (most mail programs have a \"plain text\" setting).".into())),
             (None, true, _) => Err(refuse("no command was found in your mail: write it on the first line, above any quoted text.".into())),
             (_, _, false) => Err(refuse("the game is over.".into())),
@@ -442,10 +476,14 @@ impl Mail {
             Err(_) => String::new(),
         };
         let id_hash = &hex::encode(Sha256::digest(message_id.as_bytes()))[..20];
-        let older_note = if older {
+        let older_note = if older && !acted_since {
             "Your mail answered an older position; the command was checked against the game as it stands now.\n\n"
         } else {
             ""
+        };
+        let now = match games.slot(&seat.game) {
+            Ok(slot) => slot.lock().await.game.version(),
+            Err(_) => version,
         };
         let (subject, text, verdict) = match &outcome {
             Ok(notation) => (
@@ -467,7 +505,10 @@ impl Mail {
             to: address.to_string(),
             subject,
             text,
-            reply_to: Some(seat.clone()),
+            reply_to: Some(ReplyTo {
+                version: now,
+                ..seat.clone()
+            }),
             unsubscribe: Some(seat.player.clone()),
             in_reply_to: Some(message_id.to_string()),
             link: Some(self.game_link(&seat.game)),
@@ -477,6 +518,36 @@ impl Mail {
             tracing::error!(game = %seat.game, detail = %error.detail, "cannot queue the answer to a mail reply");
         }
         verdict
+    }
+}
+
+impl Mail {
+    /// Whether one of `actors` appended to `game` after version `since` (up to `head`).
+    fn acted_since(
+        &self,
+        game: &str,
+        since: u64,
+        head: u64,
+        actors: &[String],
+    ) -> Result<bool, String> {
+        if since >= head {
+            return Ok(false);
+        }
+        let store = self.repository.store();
+        let mut from = since;
+        while from < head {
+            let page = store
+                .read_stream(game, from, 256)
+                .map_err(|e| e.to_string())?;
+            let Some(last) = page.last() else {
+                return Ok(false);
+            };
+            if page.iter().any(|e| actors.contains(&e.actor)) {
+                return Ok(true);
+            }
+            from = last.version;
+        }
+        Ok(false)
     }
 }
 

@@ -59,6 +59,55 @@ impl Header for AutoSubmitted {
     }
 }
 
+/// `Subject`, written whole as encoded words (RFC 2047) when it holds text that a mail program
+/// would otherwise decode as one: a subject names players, and a name such as
+/// `=?utf-8?b?...?=` is shown as it was written, never as the text it encodes.
+#[derive(Clone)]
+struct Subject(String);
+
+impl Header for Subject {
+    fn name() -> HeaderName {
+        HeaderName::new_from_ascii_str("Subject")
+    }
+    fn parse(s: &str) -> Result<Self, BoxError> {
+        Ok(Subject(s.to_string()))
+    }
+    fn display(&self) -> HeaderValue {
+        if !self.0.contains("=?") {
+            return HeaderValue::new(Self::name(), self.0.clone());
+        }
+        HeaderValue::dangerous_new_pre_encoded(Self::name(), self.0.clone(), q_encoded(&self.0))
+    }
+}
+
+/// `text` as `Q` encoded words (RFC 2047 section 4.2) of UTF-8, each at most 75 characters,
+/// on folded lines: every byte but a letter or a digit is written `=XX`, a space `_`.
+fn q_encoded(text: &str) -> String {
+    const OPEN: &str = "=?utf-8?q?";
+    const CLOSE: &str = "?=";
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    for c in text.chars() {
+        let mut bytes = [0u8; 4];
+        let encoded: String = c
+            .encode_utf8(&mut bytes)
+            .bytes()
+            .map(|b| match b {
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' => (b as char).to_string(),
+                b' ' => "_".to_string(),
+                _ => format!("={b:02X}"),
+            })
+            .collect();
+        // A character is never split between two words.
+        if OPEN.len() + word.len() + encoded.len() + CLOSE.len() > 75 {
+            words.push(format!("{OPEN}{}{CLOSE}", std::mem::take(&mut word)));
+        }
+        word.push_str(&encoded);
+    }
+    words.push(format!("{OPEN}{word}{CLOSE}"));
+    words.join("\r\n ")
+}
+
 /// What a mail says and to whom.
 pub struct Letter {
     /// The notice's id: the `Message-ID`'s left part, the same at every attempt.
@@ -104,7 +153,7 @@ impl Mail {
         let mut builder = Message::builder()
             .from(from)
             .to(to)
-            .subject(letter.subject.clone())
+            .header(Subject(letter.subject.clone()))
             .message_id(Some(format!("<{}@{}>", letter.id, self.settings.domain())))
             .header(AutoSubmitted);
         if let Some(seat) = &letter.reply_to {
@@ -166,5 +215,27 @@ impl Mail {
             tracing::info!(mail = %letter.id, subject = %letter.subject, "mail queued");
         }
         Ok(queued)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_subject_that_holds_an_encoded_word_is_written_as_encoded_words() {
+        let subject = "=?utf-8?b?WW91ciBhY2NvdW50?= invites you to avalanche [g-1]";
+        let encoded = q_encoded(subject);
+        for line in encoded.split("\r\n ") {
+            assert!(line.len() <= 75, "{line}");
+            assert!(
+                line.starts_with("=?utf-8?q?") && line.ends_with("?="),
+                "{line}"
+            );
+        }
+        let parsed = mail_parser::MessageParser::default()
+            .parse(format!("Subject: {encoded}\r\n\r\n").as_bytes())
+            .expect("a message");
+        assert_eq!(parsed.subject(), Some(subject));
     }
 }

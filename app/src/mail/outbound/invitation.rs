@@ -83,6 +83,24 @@ impl Mail {
         let Some(address) = self.accounts.wants(&invited.id, NotificationType::Invited) else {
             return Ok(());
         };
+        // Whoever invites: one player is sent a few invitations an hour. The inviter is
+        // answered the same, as for a player who takes none.
+        if !self
+            .quotas
+            .take(
+                "invitation",
+                &invited.id,
+                self.settings.invitations_per_invitee_per_hour,
+                std::time::Duration::from_secs(3600),
+            )
+            .await?
+        {
+            self.counters
+                .refused_invitations
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            tracing::info!(game = %id, inviter = %inviter.id, invitee = %invited.id, "an invitation not mailed: its invitee was sent their share this hour");
+            return Ok(());
+        }
         let seated: Vec<String> = players
             .iter()
             .flatten()

@@ -6,5 +6,6 @@ pub mod clock;
 pub mod compose;
 pub mod invitation;
 pub mod outbox;
+pub mod quota;
 pub mod recovery;
 pub mod worker;

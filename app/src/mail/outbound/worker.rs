@@ -59,6 +59,7 @@ pub fn run(mail: Arc<Mail>, leases: Arc<Leases>) {
             if last_prune.elapsed() > Duration::from_secs(3600) {
                 mail.outbox.prune().await;
                 mail.prune_clock_notices().await;
+                mail.quotas.prune().await;
                 last_prune = std::time::Instant::now();
             }
             tokio::time::sleep(mail.settings.poll).await;
@@ -496,6 +497,7 @@ impl Mail {
                 game: notice.game_id.clone(),
                 seat: notice.seat,
                 player: notice.player_id.clone(),
+                version: game.version(),
             }),
             unsubscribe: Some(notice.player_id.clone()),
             in_reply_to: None,
@@ -549,7 +551,19 @@ async fn send_due(mail: &Mail, leases: &Leases, transport: &mut Option<lettre::S
                     tracing::error!(mail = %queued.id, %error, "mail sent but not marked sent: it may be sent again");
                 }
             }
-            Err(error) => {
+            Err(Failure {
+                error,
+                permanent: true,
+            }) => {
+                // The relay refused the mail for good (5xx: no such user, refused content):
+                // sending it again would be refused again, forever. It ends here.
+                mail.counters.rejected.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(mail = %queued.id, to = %queued.to, %error, attempt = queued.attempts + 1, "mail refused for good by the relay: not tried again");
+                if let Err(error) = mail.outbox.sent(queued).await {
+                    tracing::error!(mail = %queued.id, %error, "cannot drop a mail the relay refused");
+                }
+            }
+            Err(Failure { error, .. }) => {
                 mail.counters.failed.fetch_add(1, Ordering::Relaxed);
                 // A broken connection is made again at the next attempt.
                 *transport = None;
@@ -583,12 +597,28 @@ fn clock_runs(mail: &Mail, still: &super::outbox::ClockStill) -> bool {
     }
 }
 
+/// Why a mail was not sent, and whether trying again could help.
+struct Failure {
+    error: String,
+    /// The relay answered 5xx: the mail would be refused again.
+    permanent: bool,
+}
+
+impl From<String> for Failure {
+    fn from(error: String) -> Failure {
+        Failure {
+            error,
+            permanent: false,
+        }
+    }
+}
+
 /// Sends one mail: to the relay, or into the outbox folder. Says where it went.
 fn deliver(
     mail: &Mail,
     queued: &Queued,
     transport: &mut Option<lettre::SmtpTransport>,
-) -> Result<String, String> {
+) -> Result<String, Failure> {
     use lettre::Transport;
     let message = mail.outbox.open(queued)?;
     if let Some(relay) = &mail.settings.relay {
@@ -600,7 +630,7 @@ fn deliver(
             *transport = Some(built);
         }
         let Some(transport) = transport.as_ref() else {
-            return Err("no transport".into());
+            return Err(String::from("no transport").into());
         };
         let from: lettre::Address = queued.from.parse().map_err(|e| format!("{e}"))?;
         let to: lettre::Address = queued.to.parse().map_err(|e| format!("{e}"))?;
@@ -608,11 +638,14 @@ fn deliver(
             lettre::address::Envelope::new(Some(from), vec![to]).map_err(|e| e.to_string())?;
         transport
             .send_raw(&envelope, &message)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| Failure {
+                permanent: e.is_permanent(),
+                error: e.to_string(),
+            })?;
         return Ok(super::outbox::without_password(relay));
     }
     let Some(folder) = &mail.settings.folder else {
-        return Err("no relay and no outbox folder".into());
+        return Err(String::from("no relay and no outbox folder").into());
     };
     std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
     let path = folder.join(format!("{}.eml", queued.id));
