@@ -159,7 +159,7 @@ pub(crate) fn first_game_command(mail: &Received) -> String {
 
 /// Ann and Bob, each with a confirmed address, seated at a game of chess Ann made: the
 /// players and the game.
-fn ann_and_bob_at_chess(server: &Server, sink: &mut Sink) -> (Player, Player, String) {
+pub(crate) fn ann_and_bob_at_chess(server: &Server, sink: &mut Sink) -> (Player, Player, String) {
     let ann = player_with_mail(server, sink, "Ann", "ann@players.test");
     let bob = player_with_mail(server, sink, "Bob", "bob@players.test");
     let game = server

@@ -5,7 +5,9 @@
 //! encrypted (STARTTLS).
 
 use crate::common;
-use crate::mail::{first_game_command, player_with_mail, server, version, your_move, DOMAIN};
+use crate::mail::{
+    ann_and_bob_at_chess, first_game_command, player_with_mail, server, version, your_move, DOMAIN,
+};
 use common::binary::{self, Server};
 use common::mailbox::{free_port, reply, send, send_with, Sink};
 use common::play::play_first;
@@ -194,22 +196,34 @@ fn a_relays_permanent_refusal_ends_the_mail_and_is_counted() {
     assert!(sink.all().is_empty());
 }
 
-/// The answer of the binary started with `args` that stops at once: its exit status and what
-/// it wrote.
+/// The answer of the binary started with `args`, which must stop at once: its exit status and
+/// what it wrote. One still running after 20 s is killed, and the test fails.
 fn refused_start(args: &[&str]) -> (std::process::ExitStatus, String) {
     let data = tempfile::tempdir().unwrap();
-    let output = std::process::Command::new(binary::path())
+    let out = data.path().join("said");
+    let mut child = std::process::Command::new(binary::path())
         .args(["--addr", &format!("127.0.0.1:{}", free_port()), "--data"])
-        .arg(data.path())
+        .arg(data.path().join("store"))
         .args(args)
-        .output()
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(data.path().join("said-err")).unwrap())
+        .spawn()
         .expect("the binary runs");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (output.status, text)
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            child.kill().ok();
+            child.wait().ok();
+            panic!("the server started with {args:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let said = std::fs::read_to_string(&out).unwrap_or_default()
+        + &std::fs::read_to_string(data.path().join("said-err")).unwrap_or_default();
+    (status, said)
 }
 
 #[test]
@@ -267,10 +281,7 @@ fn a_reply_address_seen_once_plays_no_later_turn_even_from_the_players_own_addre
     let (server, smtp) = server(&sink, data.path(), &[]);
     let app = &server.app;
     let ann_mail = "ann@players.test";
-    let ann = player_with_mail(&server, &mut sink, "Ann", ann_mail);
-    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
-    let game = app.create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
-    app.join(&bob, &game);
+    let (ann, bob, game) = ann_and_bob_at_chess(&server, &mut sink);
     // Mallory once saw Ann's turn notice (its reply address travels in clear).
     let seen = your_move(&mut sink, ann_mail, &game);
     let seen_address = seen.reply_to.clone().expect("a Reply-To");
@@ -361,12 +372,7 @@ fn idle_connections_that_trickle_bytes_do_not_lock_the_listener() {
     let data = tempfile::tempdir().unwrap();
     let (server, smtp) = server(&sink, data.path(), &[]);
     let ann_mail = "ann@players.test";
-    let ann = player_with_mail(&server, &mut sink, "Ann", ann_mail);
-    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
-    let game = server
-        .app
-        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
-    server.app.join(&bob, &game);
+    let (ann, _bob, game) = ann_and_bob_at_chess(&server, &mut sink);
     let notice = your_move(&mut sink, ann_mail, &game);
     // 32 connections from one address, each sending a byte every second (the attack sent one
     // every 15 s; the listener's timeouts are minutes).
@@ -469,12 +475,7 @@ fn a_reply_travels_encrypted_with_starttls_and_the_operators_certificate() {
         ],
     );
     let ann_mail = "ann@players.test";
-    let ann = player_with_mail(&server, &mut sink, "Ann", ann_mail);
-    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
-    let game = server
-        .app
-        .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
-    server.app.join(&bob, &game);
+    let (ann, _bob, game) = ann_and_bob_at_chess(&server, &mut sink);
     let notice = your_move(&mut sink, ann_mail, &game);
     let command = first_game_command(&notice);
     let tag = notice.reply_to.clone().unwrap();
