@@ -233,8 +233,9 @@ mod tests {
                 "{line}"
             );
         }
+        let header = format!("Subject: {encoded}\r\n\r\n");
         let parsed = mail_parser::MessageParser::default()
-            .parse(format!("Subject: {encoded}\r\n\r\n").as_bytes())
+            .parse(header.as_bytes())
             .expect("a message");
         assert_eq!(parsed.subject(), Some(subject));
     }
