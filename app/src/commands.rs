@@ -84,6 +84,23 @@ impl Replayed {
     }
 }
 
+/// What [`Games::execute`] did with a command.
+enum Executed<T> {
+    /// Appended as decided: what the store answered, and what the decision kept for after.
+    Appended(Appended, T),
+    /// Stored before under the same command id (an `Idempotency-Key`): its first append.
+    Stored(Appended),
+}
+
+/// What a player's decided command keeps for after its append: its events with their typed
+/// form, the facts they state, who wrote them and when.
+struct Decided {
+    events: Vec<EventRecord>,
+    facts: Vec<TableFact>,
+    actor: String,
+    now: DateTime<Utc>,
+}
+
 /// One command of a player: the game, who, what, and the guards that came with it.
 pub struct PlayerCommand<'a> {
     pub game: &'a str,
@@ -142,6 +159,18 @@ pub(crate) fn append_error(id: &str, error: AppendError) -> ApiError {
         ),
         AppendError::Storage(error) => ApiError::store(error),
         other => ApiError::internal(format!("append to {id}: {other}")),
+    }
+}
+
+/// Why a command decided on version `version` of game `id` was not appended: the store's
+/// refusal (`Err`), or, on a store of its own, a command it had stored before.
+fn not_appended(id: &str, version: u64, outcome: Result<Appended, AppendError>) -> ApiError {
+    match outcome {
+        Err(error) => append_error(id, error),
+        Ok(_) => ApiError::version_conflict(
+            version,
+            format!("Game {id} already has this command: look again."),
+        ),
     }
 }
 
@@ -464,124 +493,23 @@ impl Games {
             expected,
             key,
         } = command;
-        let store = self.repository.store();
         let slot_ref = self.repository.slot(id)?;
-        let mut slot = slot_ref.lock().await;
         let command_id = key.map(|k| format!("{player}:{k}"));
-        let mut attempt = 0;
-        // With other servers on the store, the first attempt decides on the cached fold as it
-        // is, without a read: the append checks the version it was decided on (and answers a
-        // repeated Idempotency-Key), so a fold another server moved on ends in a conflict, never
-        // in a wrong append. A conflict, or a refusal that a fresher fold might not give, reads
-        // what the fold lacks and decides again.
-        let mut unchecked = self.repository.shared();
-        let (appended, events, facts, actor_name, now) = loop {
-            attempt += 1;
-            if unchecked {
-                // A fold this server heard is behind (another server's append) catches up
-                // first, by the events it lacks, rather than be decided on and conflict.
-                if self.repository.catch_up_heard(&mut slot).await? {
-                    self.watch_deadline(&slot.id.clone(), slot.game.as_ref());
-                }
-            } else {
-                if self.repository.catch_up_async(&mut slot).await? {
-                    self.watch_deadline(&slot.id.clone(), slot.game.as_ref());
-                }
-                if let Some(command_id) = &command_id {
-                    if let Some(done) =
-                        store.appended_for(id, command_id).map_err(ApiError::from)?
-                    {
-                        let played = self.replayed(id, player, done, &command, &slot)?;
-                        drop(slot);
-                        return Ok((played.with_slot(slot_ref), Vec::new()));
-                    }
-                }
-            }
-            let version = slot.game.version();
-            if let Some(expected) = expected {
-                if expected != version {
-                    if unchecked {
-                        unchecked = false;
-                        continue;
-                    }
-                    return Err(ApiError::version_conflict(
-                    version,
-                    format!(
-                        "You played on version {expected}, but the game is at version {version}: look at the game again."
-                    ),
-                ));
-                }
-            }
-            let now = Utc::now();
-            let mut ctx = slot.context(now);
-            if command["type"] == "request_takeback" {
-                // A takeback counted in turns goes back to where the log says a turn began.
-                ctx = ctx.with_turns(self.repository.turns(&mut slot)?.clone());
-            }
-            let mut events = match slot.game.decide(&Actor::player(player), &command, &ctx) {
-                Ok(events) => events,
-                Err(_) if unchecked => {
-                    unchecked = false;
-                    continue;
-                }
-                Err(refused) => return Err(refused.into()),
-            };
-            let facts: Vec<TableFact> = events.iter().filter_map(|e| e.fact.clone()).collect();
-            let changes_index = facts.iter().any(TableFact::changes_index);
-            let new_tags = if changes_index {
-                Some(tags(after(slot.game.as_ref(), &events)?.as_ref()))
-            } else {
-                None
-            };
-            let actor_name = match slot.game.seat_of(player) {
-                Some(seat) => format!("seat:{seat}"),
-                None => format!("player:{player}"),
-            };
-            let batch = Batch {
-                // The records keep their typed events: folding and redacting them below
-                // needs no payload.
-                events: take_new_events(&mut events),
-                actor: actor_name.clone(),
-                command_id: command_id.clone(),
-                command: Some(command.clone()),
-                recorded_at: now,
-                tags: new_tags,
-                secrets: Vec::new(),
-            };
-            match store.append(id, version, batch).await {
-                Ok(appended) if !appended.duplicate => {
-                    break (appended, events, facts, actor_name, now)
-                }
-                // Another server stored this very command (the same Idempotency-Key) meanwhile:
-                // the fold catches up with it first, or the answer would leave out the events
-                // it has not folded yet and show the game before them.
-                Ok(done) if self.repository.shared() => {
-                    self.catch_up(&mut slot)?;
-                    let played = self.replayed(id, player, done, &command, &slot)?;
-                    drop(slot);
-                    return Ok((played.with_slot(slot_ref), Vec::new()));
-                }
-                // Another server appended since this one looked: catch up and decide again.
-                Err(AppendError::Conflict { .. })
-                    if self.repository.shared() && attempt < RETRIES =>
-                {
-                    unchecked = false;
-                }
-                outcome => {
-                    // Someone else wrote this stream (or the disk failed): fold again next time.
-                    drop(slot);
-                    self.repository.forget(id);
-                    return Err(match outcome {
-                        Err(error) => append_error(id, error),
-                        Ok(_) => ApiError::version_conflict(
-                            version,
-                            format!("Game {id} already has this command: look again."),
-                        ),
-                    });
-                }
+        let decide = |slot: &mut Slot| {
+            self.decide_for(slot, player, &command, expected, command_id.as_deref())
+        };
+        let (mut slot, executed) = self
+            .execute(&slot_ref, command_id.as_deref(), decide)
+            .await?;
+        let (appended, decided) = match executed {
+            Executed::Appended(appended, decided) => (appended, decided),
+            Executed::Stored(done) => {
+                let played = self.replayed(id, player, done, &command, &slot)?;
+                drop(slot);
+                return Ok((played.with_slot(slot_ref), Vec::new()));
             }
         };
-        for event in &events {
+        for event in &decided.events {
             if let Err(error) = slot.game.evolve_record(event) {
                 drop(slot);
                 self.repository.forget(id);
@@ -590,8 +518,45 @@ impl Games {
                 )));
             }
         }
-        slot.updated_at = now;
+        slot.updated_at = decided.now;
         self.watch_deadline(id, slot.game.as_ref());
+        let envelopes = self
+            .answer(
+                &mut slot,
+                player,
+                &appended,
+                command_id.as_deref(),
+                &decided,
+            )
+            .await;
+        drop(slot);
+        let played = Played {
+            first_version: appended.first_version,
+            envelopes,
+            duplicate: false,
+            slot: slot_ref,
+        };
+        Ok((played, decided.facts))
+    }
+
+    /// The answer to a player's command just appended (`appended`) and folded in, made from
+    /// what was `decided`, not read back; and what its facts ask for after it: a start puts
+    /// the clocks in line with vacations.
+    async fn answer(
+        &self,
+        slot: &mut Slot,
+        player: &str,
+        appended: &Appended,
+        command_id: Option<&str>,
+        decided: &Decided,
+    ) -> Vec<Envelope> {
+        let Decided {
+            events,
+            facts,
+            actor,
+            now,
+        } = decided;
+        let id = slot.id.clone();
         // The answer's envelopes are made from what was just written, not read back, with
         // the events as the player may see them, redacted from their typed form.
         let viewer = slot.viewer(Some(player));
@@ -603,10 +568,10 @@ impl Games {
                 payload: slot.game.redact_record(event, viewer),
             })
             .collect();
-        let envelopes =
-            store.appended_envelopes(id, &appended, &actor_name, command_id.as_deref(), now, seen);
+        let store = self.repository.store();
+        let envelopes = store.appended_envelopes(&id, appended, actor, command_id, *now, seen);
         if facts.contains(&TableFact::Started) {
-            self.reconcile_vacations(&mut slot).await;
+            self.reconcile_vacations(slot).await;
         }
         if let Some(TableFact::Finished { outcome }) = facts
             .iter()
@@ -614,14 +579,134 @@ impl Games {
         {
             tracing::info!(game = %id, ?outcome, "game finished");
         }
-        drop(slot);
-        let played = Played {
-            first_version: appended.first_version,
-            envelopes,
-            duplicate: false,
-            slot: slot_ref,
+        envelopes
+    }
+
+    /// What a player's command does to the game as `slot` folds it: the batch to append, and
+    /// what [`Games::decide_and_append`] keeps of the decision for after the append.
+    fn decide_for(
+        &self,
+        slot: &mut Slot,
+        player: &str,
+        command: &Value,
+        expected: Option<u64>,
+        command_id: Option<&str>,
+    ) -> Result<(Batch, Decided), ApiError> {
+        let version = slot.game.version();
+        if let Some(expected) = expected.filter(|expected| *expected != version) {
+            return Err(ApiError::version_conflict(
+                version,
+                format!(
+                    "You played on version {expected}, but the game is at version {version}: look at the game again."
+                ),
+            ));
+        }
+        let now = Utc::now();
+        let mut ctx = slot.context(now);
+        if command["type"] == "request_takeback" {
+            // A takeback counted in turns goes back to where the log says a turn began.
+            ctx = ctx.with_turns(self.repository.turns(slot)?.clone());
+        }
+        let mut events = slot.game.decide(&Actor::player(player), command, &ctx)?;
+        let facts: Vec<TableFact> = events.iter().filter_map(|e| e.fact.clone()).collect();
+        let new_tags = if facts.iter().any(TableFact::changes_index) {
+            Some(tags(after(slot.game.as_ref(), &events)?.as_ref()))
+        } else {
+            None
         };
-        Ok((played, facts))
+        let actor = match slot.game.seat_of(player) {
+            Some(seat) => format!("seat:{seat}"),
+            None => format!("player:{player}"),
+        };
+        let batch = Batch {
+            // The records keep their typed events: folding and redacting them after the
+            // append needs no payload.
+            events: take_new_events(&mut events),
+            actor: actor.clone(),
+            command_id: command_id.map(str::to_string),
+            command: Some(command.clone()),
+            recorded_at: now,
+            tags: new_tags,
+            secrets: Vec::new(),
+        };
+        let decided = Decided {
+            events,
+            facts,
+            actor,
+            now,
+        };
+        Ok((batch, decided))
+    }
+
+    /// The optimistic-concurrency loop under every player's command, in the spirit of
+    /// cqrs-es's `execute`: lock the game, catch its fold up, `decide` on it, append at the
+    /// version it was decided on; on a conflict with another server, read what the fold lacks
+    /// and decide again. With other servers on the store, the first attempt decides on the
+    /// cached fold as it is, without a read (a fold this server heard is behind catches up
+    /// first, by the events it lacks, rather than be decided on and conflict): the append
+    /// checks the version it was decided on (and answers a repeated `command_id`), so a fold
+    /// another server moved on ends in a conflict, never in a wrong append. A conflict, or a refusal that a fresher fold might
+    /// not give, reads what the fold lacks and decides again. A command another server stored
+    /// meanwhile (the same `command_id`) is caught up with first, or its answer would leave out
+    /// the events not folded yet and show the game before them. A failed append forgets the
+    /// fold.
+    async fn execute<'s, T>(
+        &self,
+        slot_ref: &'s SlotRef,
+        command_id: Option<&str>,
+        mut decide: impl FnMut(&mut Slot) -> Result<(Batch, T), ApiError>,
+    ) -> Result<(tokio::sync::MutexGuard<'s, Slot>, Executed<T>), ApiError> {
+        let store = self.repository.store();
+        let mut slot = slot_ref.lock().await;
+        let id = slot.id.clone();
+        let mut unchecked = self.repository.shared();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let moved = match unchecked {
+                true => self.repository.catch_up_heard(&mut slot).await?,
+                false => self.repository.catch_up_async(&mut slot).await?,
+            };
+            if moved {
+                self.watch_deadline(&id, slot.game.as_ref());
+            }
+            let stored = command_id.filter(|_| !unchecked);
+            let stored = stored.map(|command_id| store.appended_for(&id, command_id));
+            if let Some(done) = stored.transpose().map_err(ApiError::from)?.flatten() {
+                return Ok((slot, Executed::Stored(done)));
+            }
+            let version = slot.game.version();
+            let (batch, decided) = match decide(&mut slot) {
+                Ok(decided) => decided,
+                Err(_) if unchecked => {
+                    unchecked = false;
+                    continue;
+                }
+                Err(refused) => return Err(refused),
+            };
+            match store.append(&id, version, batch).await {
+                Ok(appended) if !appended.duplicate => {
+                    return Ok((slot, Executed::Appended(appended, decided)))
+                }
+                // The same command, stored meanwhile by another server: caught up with first.
+                Ok(done) if self.repository.shared() => {
+                    self.catch_up(&mut slot)?;
+                    return Ok((slot, Executed::Stored(done)));
+                }
+                // Another server appended since this one looked: catch up and decide again.
+                Err(AppendError::Conflict { .. })
+                    if self.repository.shared() && attempt < RETRIES =>
+                {
+                    unchecked = false;
+                }
+                outcome => {
+                    // Someone else wrote this stream (or the disk failed): fold again next time.
+                    drop(slot);
+                    self.repository.forget(&id);
+                    return Err(not_appended(&id, version, outcome));
+                }
+            }
+        }
     }
 
     /// The first answer to a command already stored with the same Idempotency-Key (`done`):
