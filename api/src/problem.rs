@@ -62,7 +62,7 @@ impl HttpStatus for ApiCode {
             InvalidCode | GameNotOpen | NameTaken | AlreadyOnVacation | NotOnVacation
             | NoVacationLeft | TooManyWebhooks | AuditNotAvailable | LogNotAvailable
             | NoRecordNotation | BackupNotHere | ChallengeClosed | OutsideRatingRange
-            | GameRunning => StatusCode::CONFLICT,
+            | GameRunning | CursorAhead => StatusCode::CONFLICT,
             VersionConflict => StatusCode::PRECONDITION_FAILED,
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,

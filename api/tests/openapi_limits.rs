@@ -50,7 +50,7 @@ fn address_of(length: usize) -> String {
 #[test]
 fn names_labels_addresses_codes_and_urls_have_the_lengths_the_server_takes() {
     let doc = api::openapi::document(&Registry::standard());
-    for (name, what) in [("NewPlayer", "name"), ("NewToken", "label")] {
+    for (name, what) in [("SignUp", "name"), ("NewToken", "label")] {
         let field = &schema(&doc, name)["properties"][what];
         let at = format!("{name}.{what}");
         assert_eq!(bound(field, "minLength", &at), 1, "{at}");

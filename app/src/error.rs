@@ -54,6 +54,7 @@ pub enum ApiCode {
     LogNotAvailable,
     NoRecordNotation,
     BackupNotHere,
+    CursorAhead,
     VersionConflict,
     PayloadTooLarge,
     UnsupportedMediaType,
@@ -95,7 +96,8 @@ impl ApiCode {
             | BackupNotHere | VersionConflict | PayloadTooLarge | UnsupportedMediaType
             | IdempotencyKeyReused | WrongVariant | IllegalRecord | UnfitRecord
             | GameNotFinished | AuditFailed | RateLimited | UnknownPool | InvalidChallenge
-            | ChallengeNotFound | ChallengeClosed | OutsideRatingRange | GameRunning => false,
+            | ChallengeNotFound | ChallengeClosed | OutsideRatingRange | GameRunning
+            | CursorAhead => false,
         }
     }
 }

@@ -10,6 +10,9 @@ use crate::repository::SlotRef;
 use chrono::{DateTime, Utc};
 use domain::table::Status;
 
+/// What every game id begins with.
+pub const GAME_ID: &str = "g-";
+
 /// One page of a list, and the cursor of the next one (`None`: nothing more).
 pub struct Page<T> {
     pub items: Vec<T>,
@@ -36,6 +39,27 @@ impl<T> Page<T> {
             items: self.items.into_iter().map(f).collect::<Result<_, _>>()?,
             next: self.next,
         })
+    }
+}
+
+/// A list's cursor that is an id with `prefix` (`g-` for games, `wh-` for webhooks): the id
+/// of the last item of the previous page. Anything else is no cursor of the list, and is
+/// refused rather than read as "after everything" (an empty page, as if the list ended).
+pub fn id_cursor<'a>(after: Option<&'a str>, prefix: &str) -> Result<Option<&'a str>, ApiError> {
+    let Some(after) = after else {
+        return Ok(None);
+    };
+    let well_formed = after.strip_prefix(prefix).is_some_and(|rest| {
+        (1..=64).contains(&rest.len())
+            && rest.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    });
+    if well_formed {
+        Ok(Some(after))
+    } else {
+        Err(ApiError::new(
+            ApiCode::BadQuery,
+            format!("after={after} is not the `next` of a page of this list: send the `next` of the previous page."),
+        ))
     }
 }
 
@@ -75,7 +99,7 @@ impl Games {
         let ids = self.repository().ids_tagged(
             name,
             &value,
-            filter.after.as_deref(),
+            id_cursor(filter.after.as_deref(), GAME_ID)?,
             filter.limit.saturating_add(1),
         )?;
         Page::of(ids, filter.limit, String::clone).try_map(|id| self.slot(&id))
@@ -94,7 +118,7 @@ impl Games {
         let page = |found: Vec<String>| {
             Page::of(found, filter.limit, String::clone).try_map(|id| self.slot(&id))
         };
-        let mut from = filter.after.clone();
+        let mut from = id_cursor(filter.after.as_deref(), GAME_ID)?.map(str::to_string);
         loop {
             let ids = self.repository().ids_tagged(
                 index::STATUS,
@@ -136,6 +160,7 @@ impl Games {
         after: Option<&str>,
         limit: usize,
     ) -> Result<Page<SlotRef>, ApiError> {
+        let after = id_cursor(after, GAME_ID)?;
         let ids =
             self.repository()
                 .ids_tagged(index::PLAYER, player, after, limit.saturating_add(1))?;
@@ -192,10 +217,13 @@ impl Games {
             Some(after) => match after.parse::<UrgencyKey>() {
                 // Past the key, even if its game is no longer in the list.
                 Ok(key) => urgent.partition_point(|k| *k <= key),
-                Err(()) => urgent
-                    .iter()
-                    .position(|k| k.id == after)
-                    .map_or(0, |at| at + 1),
+                Err(()) => {
+                    let after = id_cursor(Some(after), GAME_ID)?;
+                    urgent
+                        .iter()
+                        .position(|k| Some(k.id.as_str()) == after)
+                        .map_or(0, |at| at + 1)
+                }
             },
         };
         let found: Vec<UrgencyKey> = urgent
@@ -264,6 +292,7 @@ impl Games {
         limit: usize,
     ) -> Result<Page<SlotRef>, ApiError> {
         self.slot(id)?;
+        let after = id_cursor(after, GAME_ID)?;
         let ids =
             self.repository()
                 .ids_tagged(index::PARENT, id, after, limit.saturating_add(1))?;

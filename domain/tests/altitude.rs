@@ -617,7 +617,7 @@ fn a_turn_begins_with_a_draw() {
     assert_eq!(Altitude::view(&state, Viewer::Seat(0)).drawn, Some(top));
     assert_eq!(Altitude::view(&state, Viewer::Seat(1)).drawn, None);
     assert_eq!(Altitude::view(&state, Viewer::Spectator).drawn, None);
-    assert!(Altitude::view(&state, Viewer::Seat(1)).has_drawn);
+    assert!(Altitude::view(&state, Viewer::Seat(1)).must_use_drawn);
     let event = Event::Drew {
         seat: 0,
         card: Some(top),

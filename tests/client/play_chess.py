@@ -96,7 +96,7 @@ def main(client_dir: str, base_url: str) -> None:
     anonymous = client_mod.Client(base_url=base_url, raise_on_unexpected_status=True)
     players, streams = [], []
     for name_ in ("White", "Black"):
-        created = create_player.sync(client=anonymous, body=models.NewPlayer(name=name_))
+        created = create_player.sync(client=anonymous, body=models.SignUp(name=name_))
         assert isinstance(created, models.PlayerCreated), created
         client = client_mod.AuthenticatedClient(
             base_url=base_url, token=created.token, raise_on_unexpected_status=True)

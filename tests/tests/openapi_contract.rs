@@ -803,3 +803,47 @@ fn the_players_stream_and_a_games_ndjson_stream_send_lines_of_the_declared_shape
     let version = app.game(None, &id)["version"].as_u64().unwrap();
     assert_eq!(versions, (1..=version).collect::<Vec<_>>());
 }
+
+/// Every operation that takes a JSON body answers a body of another media type with `415`,
+/// and the document lists that answer where it is given (and only there).
+#[test]
+fn an_operation_that_refuses_another_media_type_lists_415() {
+    let app = TestApp::spawn();
+    let contract = Contract::committed();
+    let player = app.create_player("Typist");
+    let game = app.create_game(&player, json!({"kind": "avalanche-chess", "seats": 2}));
+    let mut checked = 0;
+    for (template, item) in contract.doc["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("an item") {
+            if operation
+                .pointer("/requestBody/content/application~1json")
+                .is_none()
+            {
+                continue;
+            }
+            let path = template.replace("{id}", &game);
+            let method = Method::from_bytes(method.to_uppercase().as_bytes()).expect("a method");
+            let answer = app
+                .client
+                .request(method, app.url(&path))
+                .bearer_auth(&player.token)
+                .header("Content-Type", "text/plain")
+                .body("{}")
+                .send()
+                .expect("an answer");
+            let listed = operation["responses"].get("415").is_some();
+            let refused = answer.status().as_u16() == 415;
+            assert_eq!(
+                listed,
+                refused,
+                "{template}: answered {}, 415 listed: {listed}",
+                answer.status()
+            );
+            checked += usize::from(refused);
+        }
+    }
+    assert!(
+        checked >= 8,
+        "operations that refuse another media type: {checked}"
+    );
+}

@@ -6,7 +6,7 @@ use crate::common;
 
 use app::webhooks::address::AddressPolicy;
 use app::webhooks::delivery::DeliverySettings;
-use common::{ok_json, Player, TestApp};
+use common::{ok_json, problem, Player, TestApp};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -267,4 +267,81 @@ fn every_list_walked_by_its_next_cursors_gives_each_item_once() {
             "{path}"
         );
     }
+}
+
+/// A cursor that no page gave (garbage) is refused as such, rather than read as "after
+/// everything" (an empty page, as if the list had ended); so is a `limit` beyond the
+/// document's `maximum`, which the document says and the server now keeps.
+#[test]
+fn a_cursor_no_page_gave_and_a_limit_beyond_the_maximum_are_refused() {
+    let app = TestApp::spawn();
+    let ana = app.create_player("Ana");
+    let game = app.create_game(&ana, json!({"kind": "avalanche-chess", "seats": 2}));
+    let contract: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../openapi/openapi.json"
+        ))
+        .expect("the committed document"),
+    )
+    .expect("JSON");
+    for (template, path) in [
+        ("/v1/games", "/v1/games".to_string()),
+        ("/v1/players/me/games", "/v1/players/me/games".to_string()),
+        (
+            "/v1/players/me/games",
+            "/v1/players/me/games?turn=mine".to_string(),
+        ),
+        ("/v1/games/{id}/forks", format!("/v1/games/{game}/forks")),
+        (
+            "/v1/players/me/webhooks",
+            "/v1/players/me/webhooks".to_string(),
+        ),
+        ("/v1/players/me/tokens", "/v1/players/me/tokens".to_string()),
+        ("/v1/kinds", "/v1/kinds".to_string()),
+    ] {
+        let join = if path.contains('?') { '&' } else { '?' };
+        for garbage in ["zzz", "g-", "g-!!", "999999"] {
+            let answer = app
+                .get(&format!("{path}{join}after={garbage}"), Some(&ana))
+                .send()
+                .expect("an answer");
+            assert_eq!(
+                problem(answer, StatusCode::BAD_REQUEST),
+                "bad_query",
+                "{path} after={garbage}"
+            );
+        }
+        let most = contract["paths"][template]["get"]["parameters"]
+            .as_array()
+            .and_then(|ps| ps.iter().find(|p| p["name"] == "limit"))
+            .and_then(|p| p["schema"]["maximum"].as_u64())
+            .unwrap_or_else(|| panic!("{template} declares its largest limit"));
+        let beyond = app
+            .get(&format!("{path}{join}limit={}", most + 1), Some(&ana))
+            .send()
+            .expect("an answer");
+        assert_eq!(
+            problem(beyond, StatusCode::BAD_REQUEST),
+            "bad_query",
+            "{path} limit={}",
+            most + 1
+        );
+        let at_most = app
+            .get(&format!("{path}{join}limit={most}"), Some(&ana))
+            .send()
+            .expect("an answer");
+        assert_eq!(at_most.status(), StatusCode::OK, "{path} limit={most}");
+    }
+    // A well-formed id that is no item of the list still begins after it, as before.
+    let page = ok_json(
+        app.get("/v1/games?after=g-0000000000000000", None).send(),
+        StatusCode::OK,
+    );
+    assert!(
+        page["items"]
+            .as_array()
+            .is_some_and(|items| !items.is_empty()),
+        "{page}"
+    );
 }

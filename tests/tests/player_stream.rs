@@ -14,7 +14,7 @@ use crate::cluster;
 use actix_web::{web, App, HttpResponse, HttpServer};
 use app::webhooks::address::AddressPolicy;
 use app::webhooks::delivery::DeliverySettings;
-use common::play::play_to_end;
+use common::play::{is_table_command, play_first, play_to_end};
 use common::{ok_json, Player, TestApp};
 use domain::Registry;
 use reqwest::StatusCode;
@@ -250,8 +250,13 @@ impl Oracle {
                     say(kind, other);
                 }
             }
-            if status == "active" && to_act.contains(&seat) && !self.to_act.contains(&seat) {
-                say("your_turn", None);
+            if status == "active" && to_act.contains(&seat) {
+                if !self.to_act.contains(&seat) {
+                    say("your_turn", None);
+                } else if other.is_some() && types.iter().any(|t| t.starts_with("game.")) {
+                    // Seats that act at once: still to act, on a version another's move made.
+                    say("your_turn", other);
+                }
             }
             if status == "finished" && self.status != "finished" {
                 say("game_finished", None);
@@ -908,4 +913,145 @@ fn a_games_stream_as_newline_delimited_json_gives_one_event_a_line() {
         "one EventOut a line, as the log gives them"
     );
     assert_eq!(versions, (1..=versions.len() as u64).collect::<Vec<_>>());
+}
+
+/// A cursor this server never gave (past the end of its log: another server's, or one kept
+/// across a restore of an older backup) is refused with the end, rather than followed in
+/// silence; the end it names resumes the stream, which then tells what happens.
+#[test]
+fn a_cursor_past_the_end_of_the_log_is_refused_with_the_end_to_resume_from() {
+    let app = TestApp::spawn();
+    let ana = app.create_player("Ana");
+    let ben = app.create_player("Ben");
+    let id = app.create_game(&ana, json!({"kind": "avalanche-chess", "seats": 2}));
+    for (query, header) in [
+        ("?after=999999", None),
+        ("?after=999999.2", None),
+        ("", Some("999999")),
+    ] {
+        let mut request = app.get(&format!("/v1/players/me/stream{query}"), Some(&ana));
+        if let Some(last) = header {
+            request = request.header("Last-Event-ID", last);
+        }
+        let answer = request.send().expect("an answer");
+        assert_eq!(answer.status(), StatusCode::CONFLICT, "{query} {header:?}");
+        let problem: Value = answer.json().expect("a problem");
+        assert_eq!(problem["code"], "cursor_ahead", "{problem}");
+        let end: u64 = problem["details"]["end"]
+            .as_str()
+            .and_then(|e| e.parse().ok())
+            .unwrap_or_else(|| panic!("the end, as a cursor: {problem}"));
+        assert!(end > 0 && end < 999_999, "{problem}");
+    }
+    let refused: Value = app
+        .get("/v1/players/me/stream?after=999999", Some(&ana))
+        .send()
+        .expect("an answer")
+        .json()
+        .expect("a problem");
+    let end = refused["details"]["end"].as_str().unwrap().to_string();
+    let mut resumed = listen(
+        &app.base,
+        &format!("/v1/players/me/stream?after={end}"),
+        &ana.token,
+        NDJSON,
+        None,
+    );
+    app.join(&ben, &id);
+    resumed.until(Duration::from_secs(10), "Ana's turn", |lines| {
+        lines.iter().any(|l| l["type"] == "your_turn")
+    });
+    assert_eq!(
+        resumed.lines[0]["cursor"],
+        end.as_str(),
+        "it goes on from the end"
+    );
+    assert!(resumed
+        .notices()
+        .iter()
+        .all(|l| l["game_id"] == id.as_str()));
+    // The end itself, and a cursor within the log, are taken as before.
+    let at_end = app
+        .get(&format!("/v1/players/me/stream?after={end}"), Some(&ana))
+        .send()
+        .expect("an answer");
+    assert_eq!(at_end.status(), StatusCode::OK);
+}
+
+/// In Vamanos every seat plays at once, so a seat told `your_turn` may lose the race: another
+/// seat's move moves the version on and its command on the old one is refused (412). It is
+/// told again, on the new version (and by whom), and plays on it.
+#[test]
+fn a_seat_that_lost_the_race_in_vamanos_is_told_again_and_plays_on_the_new_version() {
+    let app = TestApp::spawn();
+    let ana = app.create_player("Ana");
+    let ben = app.create_player("Ben");
+    let mut bens = listen(&app.base, "/v1/players/me/stream", &ben.token, NDJSON, None);
+    let id = app.create_game(&ana, json!({"kind": "vamanos", "seats": 2}));
+    app.join(&ben, &id);
+    bens.until(Duration::from_secs(10), "Ben's turn", |lines| {
+        lines.iter().any(|l| l["type"] == "your_turn")
+    });
+    let first = bens.notices();
+    let turn = first.iter().find(|l| l["type"] == "your_turn").unwrap();
+    let told = turn["version"].as_u64().unwrap();
+    assert!(
+        turn.get("by_seat").is_none(),
+        "the first turn names nobody: {turn}"
+    );
+    // Ben reads what he may play on the version he was told...
+    let legal = app.legal(&ben, &id);
+    assert_eq!(legal["version"], told);
+    let bens_move = legal["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["command"].clone())
+        .find(|c| !is_table_command(c))
+        .expect("a move for Ben");
+    // ... but Ana moves first.
+    let anas = play_first(&app, &id, &ana);
+    let moved = anas["version"].as_u64().unwrap();
+    assert!(
+        anas["game"]["to_act"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(1)),
+        "Ben still has to act after Ana's move: {anas}"
+    );
+    let late = app
+        .post(&format!("/v1/games/{id}/commands"), Some(&ben))
+        .header("If-Match", format!("\"{told}\""))
+        .json(&bens_move)
+        .send()
+        .expect("an answer");
+    assert_eq!(late.status(), StatusCode::PRECONDITION_FAILED);
+    bens.until(Duration::from_secs(10), "Ben's turn told again", |lines| {
+        lines
+            .iter()
+            .any(|l| l["type"] == "your_turn" && l["version"] == moved)
+    });
+    let again = bens
+        .notices()
+        .into_iter()
+        .find(|l| l["type"] == "your_turn" && l["version"] == moved)
+        .unwrap();
+    assert_eq!(again["by_seat"], 0, "told whose move it was: {again}");
+    assert_ne!(again["id"], turn["id"], "a notice of its own");
+    // On the version told, Ben's move is taken.
+    let legal = app.legal(&ben, &id);
+    let bens_move = legal["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["command"].clone())
+        .find(|c| !is_table_command(c))
+        .expect("a move for Ben");
+    let taken = app
+        .post(&format!("/v1/games/{id}/commands"), Some(&ben))
+        .header("If-Match", format!("\"{moved}\""))
+        .json(&bens_move)
+        .send()
+        .expect("an answer");
+    assert_eq!(taken.status(), StatusCode::OK);
 }

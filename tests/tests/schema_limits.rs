@@ -106,15 +106,15 @@ fn names_labels_and_webhook_urls_one_over_their_length_are_refused_and_change_no
     let doc = document();
     let app = spawn_app();
 
-    let name = &schema(&doc, "NewPlayer")["properties"]["name"];
-    let most = bound(name, "maxLength", "NewPlayer.name") as usize;
+    let name = &schema(&doc, "SignUp")["properties"]["name"];
+    let most = bound(name, "maxLength", "SignUp.name") as usize;
     let words = format!("1 to {most} characters");
     assert!(description(name).contains(&words), "{name}");
     let (good, bad) = (
         json!({"name": "é".repeat(most)}),
         json!({"name": "é".repeat(most + 1)}),
     );
-    schema_agrees(&doc, "NewPlayer", &good, &bad);
+    schema_agrees(&doc, "SignUp", &good, &bad);
     ok_json(
         app.post("/v1/players", None).json(&good).send(),
         StatusCode::CREATED,

@@ -17,6 +17,7 @@ pub use crate::wire::schema_prefix;
 
 mod examples;
 mod fields;
+mod integers;
 mod kinds;
 mod operations;
 mod seats;
@@ -48,7 +49,13 @@ stand still (`/v1/players/me/vacation`).\n\n**One stream for all my games** \
 a line (`application/x-ndjson`), or as server-sent events with `Accept: text/event-stream`; each \
 line a `PlayerStreamLine`, told apart by `type`, with a `cursor` to resume from (`after`, or \
 `Last-Event-ID`).\n\n**Lists** are pages: `{\"items\": [...], \"next\": <cursor or null>}`; send \
-`next` back as `after` for the next page.\n\n**Webhooks** (`POST /v1/players/me/webhooks`): the \
+`next` back as `after` for the next page; `limit` above its `maximum`, or an `after` no page \
+gave, is refused (`400 bad_query`).\n\n**Pacing for bots**: the server limits each player's \
+pace (commands a second, games an hour, open streams, ...). Past a limit it answers `429 \
+rate_limited` and does nothing: wait the `Retry-After` seconds (`details.limit` names the limit), \
+then send the same request again, with the same `Idempotency-Key` for a command; never sooner, \
+and not in parallel. `503` asks the same. Keep one request at a time and one stream per player, \
+and let the stream say when it is your turn rather than polling a game.\n\n**Webhooks** (`POST /v1/players/me/webhooks`): the \
 server POSTs a `Notification` (JSON) to your URL when it becomes your turn, when another seat \
 offers you a draw or asks for a takeback, and when one of your games ends. Each request carries \
 `X-Avalanche-Signature: t=<unix seconds>,v1=<hex>`, the HMAC-SHA256 of `<t>.<exact body>` \
@@ -217,6 +224,10 @@ pub fn document(registry: &Registry) -> Value {
     operations::declare_problems(&mut doc);
     webhooks::declare_webhooks(&mut doc);
     examples::declare_examples(&mut doc);
+    if let Some(Value::Object(schemas)) = doc.pointer_mut("/components/schemas") {
+        unions::declare_union_tags(schemas);
+    }
+    integers::bound_integers(&mut doc);
     unused::drop_unused_components(&mut doc);
     doc
 }

@@ -44,8 +44,8 @@ pub(super) fn describe_operations(doc: &mut Value) {
 
 /// What the server reads from each parameter, exactly: the values a query or header takes
 /// (`kind` one of the games, `status`, `turn=mine`, `If-Match` a quoted version,
-/// `Idempotency-Key` 1 to 200 visible characters), and unsigned integers up to 2^64 - 1 (they
-/// are `u64`, not `int64`).
+/// `Idempotency-Key` 1 to 200 visible characters). Integers are bounded as all others are
+/// (`integers.rs`).
 pub(super) fn declare_parameters(doc: &mut Value, registry: &Registry) {
     let kinds: Vec<String> = registry.kinds().map(|k| k.info().id).collect();
     for_each_operation(doc, |_, operation| {
@@ -74,20 +74,6 @@ pub(super) fn declare_parameters(doc: &mut Value, registry: &Registry) {
                     let only = only.clone();
                     schema.insert("type".into(), only);
                 }
-            }
-            let integer = schema.get("type").is_some_and(|t| {
-                t == "integer"
-                    || t.as_array()
-                        .is_some_and(|ts| ts.iter().any(|t| t == "integer"))
-            });
-            // An unsigned number without a bound of its own is bounded by its type; a bound
-            // the parameter declares (`wait`: at most 60) is kept.
-            if integer
-                && schema.get("minimum") == Some(&json!(0))
-                && !schema.contains_key("maximum")
-            {
-                schema.remove("format");
-                schema.insert("maximum".into(), json!(u64::MAX));
             }
             let values = match name.as_str() {
                 "kind" => Some(json!(kinds)),

@@ -44,8 +44,8 @@ fn particular(kind: NotificationType) -> (&'static str, Value, &'static [&'stati
             &[],
         ),
         NotificationType::YourTurn => (
-            "It became your turn: a seat of yours must act now and none had to before.",
-            json!({}),
+            "It is your turn: a seat of yours must act now and none had to before; or, in a game where seats act at once (Vamanos), it still must after another seat's move (`by_seat`), which moved the game's version on: act on this `version`.",
+            json!({ "by_seat": { "$ref": "#/components/schemas/usize", "description": "When the turn is told again: the seat whose move moved the version on while yours still had to act." } }),
             &[],
         ),
         NotificationType::OpponentMoved => (

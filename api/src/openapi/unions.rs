@@ -137,3 +137,42 @@ pub(super) fn unwrap_single_one_of(schemas: &mut Map<String, Value>) {
     }
     schemas.values_mut().for_each(walk);
 }
+
+/// Every union with a `discriminator` names its tag among its own properties too, required,
+/// as a plain string (each variant holds its own value as a `const`). openapi-generator's
+/// `rust` client reads a tagged union with serde's `#[serde(tag = ...)]`, which takes the tag
+/// away before the variant reads its fields: a variant then defaults its tag, rather than
+/// failing with ``missing field `type` ``, only when the union itself declares the tag so.
+pub(super) fn declare_union_tags(schemas: &mut Map<String, Value>) {
+    for union in schemas.values_mut() {
+        let Some(union) = union.as_object_mut() else {
+            continue;
+        };
+        let Some(property) = union
+            .get("discriminator")
+            .and_then(|d| d.get("propertyName"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            continue;
+        };
+        if !union.contains_key("oneOf") {
+            continue;
+        }
+        let properties = union
+            .entry("properties")
+            .or_insert_with(|| json!({}))
+            .as_object_mut();
+        if let Some(properties) = properties {
+            properties.entry(property.clone()).or_insert_with(
+                || json!({ "type": "string", "description": "Which of the variants this is." }),
+            );
+        }
+        let required = union.entry("required").or_insert_with(|| json!([]));
+        if let Some(required) = required.as_array_mut() {
+            if !required.iter().any(|r| r == property.as_str()) {
+                required.push(json!(property));
+            }
+        }
+    }
+}

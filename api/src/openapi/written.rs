@@ -219,7 +219,7 @@ pub(super) fn new_game(games: &[(KindInfo, String)]) -> Value {
 pub(super) fn problem_details() -> Value {
     json!({
         "title": "ProblemDetails",
-        "description": "More about a problem, for programs. Its `code` says which fields are there: `rate_limited` gives `limit` and `retry_after_seconds`; `illegal_record` the first failing half-turn of a record (`half_turn`, `text`, `fen`, `reason`); `audit_failed` the first divergence of an audit (`version`, `reason`, `expected`, `found`).",
+        "description": "More about a problem, for programs. Its `code` says which fields are there: `rate_limited` gives `limit` and `retry_after_seconds`; `illegal_record` the first failing half-turn of a record (`half_turn`, `text`, `fen`, `reason`); `audit_failed` the first divergence of an audit (`version`, `reason`, `expected`, `found`); `cursor_ahead` the stream's `end`.",
         "type": "object",
         "properties": {
             "limit": { "type": "string", "description": "`rate_limited`: the limit reached (the name of its setting)." },
@@ -231,6 +231,7 @@ pub(super) fn problem_details() -> Value {
             "version": { "type": "integer", "minimum": 0, "description": "`audit_failed`: the version of the first event that does not follow from the rules and the seed." },
             "expected": { "type": ["object", "null"], "description": "`audit_failed`: the event the rules give there, if any." },
             "found": { "type": ["object", "null"], "description": "`audit_failed`: the event stored there, if any, as it was found (it may not be an event at all)." },
+            "end": { "type": "string", "pattern": "^[0-9]{1,20}$", "description": "`cursor_ahead`: the cursor of the stream's end now; resume from it (`after`) to be told what happens from now on." },
         },
     })
 }

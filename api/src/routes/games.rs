@@ -175,8 +175,7 @@ pub async fn join_game(
     let seat = if body.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
-        crate::json_body::check_unique_keys(&body)?;
-        serde_json::from_slice::<JoinRequest>(&body)
+        crate::json_body::read_checked::<JoinRequest>(&body)?
             .map_err(|e| {
                 ApiError::new(
                     ApiCode::MalformedJson,

@@ -101,8 +101,7 @@ pub async fn import(
         }
         body.extend_from_slice(&chunk);
     }
-    crate::json_body::check_unique_keys(&body)?;
-    let request: ImportRequest = serde_json::from_slice(&body).map_err(|e| {
+    let request: ImportRequest = crate::json_body::read_checked(&body)?.map_err(|e| {
         if e.is_data() {
             // Such as a missing `format`: JSON, but not an import.
             ApiError::new(ApiCode::BadRequest,

@@ -92,6 +92,7 @@ pub struct Invitation {
     responses((status = 202, description = "Taken: the invitation is mailed if the player takes invitations", body = Invitation),
         (status = 400, body = Problem), (status = 401, body = Problem),
         (status = 403, description = "`not_seated`: only a seated player invites", body = Problem),
+        (status = 415, body = Problem),
         (status = 404, description = "`game_not_found` or `player_not_found`", body = Problem),
         (status = 409, description = "`game_not_open` or `already_seated`", body = Problem),
         (status = 429, description = "`rate_limited`: too many invitations this hour", body = Problem),

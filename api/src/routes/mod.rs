@@ -81,19 +81,20 @@ pub fn api(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(imports::import);
 }
 
-/// The size of a page: `limit` (1 to `most`, a larger one is taken as `most`), or `default`.
-/// `limit=0` asks for nothing and is refused with the schema's words.
+/// The size of a page: `limit` (1 to `most`, as the document's `maximum` says), or `default`.
+/// `limit=0` asks for nothing and a larger one for more than a page holds: both are refused
+/// with the schema's words.
 pub(crate) fn page_size(
     limit: Option<usize>,
     default: usize,
     most: usize,
 ) -> Result<usize, app::ApiError> {
     match limit {
-        Some(0) => Err(app::ApiError::new(
+        Some(limit) if limit == 0 || limit > most => Err(app::ApiError::new(
             app::ApiCode::BadQuery,
-            format!("limit is 1 to {most} (a larger one gives {most})."),
+            format!("limit={limit}: limit is 1 to {most}."),
         )),
-        Some(limit) => Ok(limit.min(most)),
+        Some(limit) => Ok(limit),
         None => Ok(default),
     }
 }

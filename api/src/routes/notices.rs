@@ -253,6 +253,24 @@ async fn next_lines(mut s: Following) -> Option<(Result<Bytes, ApiError>, Follow
     }
 }
 
+/// Whether `cursor` lies past the end of the log: it names a position (or a batch) that holds
+/// no event yet. `end` is the last durable position this node knows of; on a store other
+/// nodes share, one of them may have given a cursor past it a moment ago, so the log itself
+/// is asked before the cursor is called ahead.
+async fn is_ahead(state: &web::Data<AppState>, cursor: Cursor, end: u64) -> Result<bool, ApiError> {
+    // The position the cursor says was reached: its batch's first one when part of a batch
+    // was sent.
+    let reached = cursor.position.saturating_add(u64::from(cursor.sent > 0));
+    if reached <= end {
+        return Ok(false);
+    }
+    let state = state.clone();
+    let found = web::block(move || state.games.log_after(reached - 1, 1))
+        .await
+        .map_err(ApiError::internal)??;
+    Ok(found.is_empty())
+}
+
 /// One stream of every notice for me, across all my games: newline-delimited JSON by default,
 /// server-sent events when `Accept: text/event-stream`. Each line is a `PlayerStreamLine`: a
 /// notice (`game_started`, `your_turn`, `opponent_moved`, `draw_offered`,
@@ -268,6 +286,7 @@ async fn next_lines(mut s: Following) -> Option<(Result<Bytes, ApiError>, Follow
             headers(("Cache-Control" = String, description = "`no-cache`"))),
         (status = 400, description = "`bad_query`: a query parameter that is not understood, or a cursor that is not one", body = Problem),
         (status = 401, body = Problem),
+        (status = 409, description = "`cursor_ahead`: the cursor is past the end of the log, so this server never gave it; `details.end` is the cursor of the end now", body = Problem),
         (status = 429, description = "`rate_limited`: too many open streams and long-polls for this player; `Retry-After` says when to try again", body = Problem)))]
 #[get("/v1/players/me/stream")]
 pub async fn my_stream(
@@ -287,10 +306,20 @@ pub async fn my_stream(
             "\"{text}\" is not a cursor of this stream: send the `cursor` of the last line received (`P` or `P.N`), or 0 for everything from the start."
         ))
     };
+    let end = state.games.durable_position();
     let cursor = match last_event_id.or(query.after.as_deref()) {
         Some(text) => text.parse::<Cursor>().map_err(|()| bad(text))?,
-        None => Cursor::at(state.games.durable_position()),
+        None => Cursor::at(end),
     };
+    if is_ahead(&state, cursor, end).await? {
+        // No cursor of this log (another server's, or a store restored from an older
+        // backup): followed, it would wait for positions that mean other events, silently.
+        return Err(ApiError::new(ApiCode::CursorAhead, format!(
+            "after={cursor} is past the end of the log ({end}): this server never gave that cursor. Resume from {end} to be told what happens from now on, or from 0 for every notice."
+        ))
+        .with_details(serde_json::json!({ "end": end.to_string() }))
+        .into());
+    }
     let permit = state.limits.stream(&player.id)?;
     let token = crate::auth::bearer(&request)?.unwrap_or_default();
     let watch = state.players.watch(&token);

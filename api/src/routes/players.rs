@@ -12,9 +12,10 @@ use domain::table::VacationEndReason;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+/// A new player: the name others see.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NewPlayer {
+pub struct SignUp {
     /// 1 to 40 characters, kept in Unicode NFC; no control, format (bidirectional,
     /// zero-width), line or paragraph separator, or unassigned characters.
     #[schema(example = "Bea", min_length = 1, max_length = 40)]
@@ -31,7 +32,7 @@ pub struct PlayerCreated {
 }
 
 /// Create a player.
-#[utoipa::path(operation_id = "createPlayer", tag = "players", request_body = NewPlayer,
+#[utoipa::path(operation_id = "createPlayer", tag = "players", request_body = SignUp,
     responses(
         (status = 201, description = "The player, with their token (shown only now)", body = PlayerCreated),
         (status = 400, description = "Not a player: unreadable JSON, a repeated key, an unknown field, or `invalid_name`: a name that is not 1 to 40 characters, or holds control, format (bidirectional, zero-width), separator or unassigned characters", body = Problem),
@@ -41,7 +42,7 @@ pub struct PlayerCreated {
 pub async fn create_player(
     state: web::Data<AppState>,
     request: actix_web::HttpRequest,
-    body: crate::json_body::Json<NewPlayer>,
+    body: crate::json_body::Json<SignUp>,
 ) -> Result<HttpResponse, HttpError> {
     state
         .limits
@@ -405,7 +406,7 @@ pub struct EmailCode {
     request_body = NewEmail,
     responses((status = 202, description = "Set, unconfirmed: the code is on its way", body = app::mail::account::MailInfo),
         (status = 400, description = "`invalid_email`: not a mail address, or longer than 254 characters", body = Problem),
-        (status = 401, body = Problem),
+        (status = 401, body = Problem), (status = 415, body = Problem),
         (status = 429, description = "`rate_limited`: too many codes asked for; `Retry-After` says when to try again", body = Problem),
         (status = 503, description = "`mail_not_configured`: this server sends no mail", body = Problem)))]
 #[put("/v1/players/me/email")]
@@ -423,7 +424,8 @@ pub async fn set_email(
     request_body = EmailCode,
     responses((status = 200, description = "Confirmed: game mail goes to this address", body = app::mail::account::MailInfo),
         (status = 400, description = "Unreadable JSON (`malformed_json`), a key repeated (`duplicate_key`), or a body that does not fit (`bad_request`), such as a code that is not six digits (no try is counted)", body = Problem), (status = 401, body = Problem),
-        (status = 409, description = "`invalid_code`: not the code, or no longer valid", body = Problem)))]
+        (status = 409, description = "`invalid_code`: not the code, or no longer valid", body = Problem),
+        (status = 415, body = Problem)))]
 #[post("/v1/players/me/email/confirm")]
 pub async fn confirm_email(
     state: web::Data<AppState>,
@@ -453,7 +455,8 @@ pub async fn delete_email(
 #[utoipa::path(operation_id = "setMyNotifications", tag = "players", security(("bearer" = ["account"])),
     request_body = app::mail::account::Preferences,
     responses((status = 200, description = "My mail settings now", body = app::mail::account::MailInfo),
-        (status = 400, body = Problem), (status = 401, body = Problem)))]
+        (status = 400, body = Problem), (status = 401, body = Problem),
+        (status = 415, body = Problem)))]
 #[put("/v1/players/me/notifications")]
 pub async fn set_notifications(
     state: web::Data<AppState>,

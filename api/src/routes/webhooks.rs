@@ -94,16 +94,12 @@ pub async fn list_webhooks(
     query: web::Query<crate::routes::players::PageQuery>,
 ) -> Result<HttpResponse, HttpError> {
     let limit = super::page_size(query.limit, 50, 200)?;
+    let after = app::lists::id_cursor(query.after.as_deref(), "wh-")?;
     let found: Vec<WebhookInfo> = state
         .webhooks
         .list(&player.id)?
         .iter()
-        .filter(|hook| {
-            query
-                .after
-                .as_deref()
-                .is_none_or(|after| hook.id.as_str() > after)
-        })
+        .filter(|hook| after.is_none_or(|after| hook.id.as_str() > after))
         .take(limit + 1)
         .map(WebhookInfo::from)
         .collect();

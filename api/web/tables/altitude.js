@@ -69,7 +69,7 @@ function phaseLine(ctx, toAct) {
   switch (view.phase) {
     case 'not_started': return 'Waiting for the deal';
     case 'choosing': return `Each player returns 2 of 6 cards — waiting for ${toAct.map((s) => seatName(game, s)).join(', ') || 'nobody'}`;
-    case 'playing': return `${seatName(game, view.turn)} to play${view.turns_left > 1 ? ` (${view.turns_left} turns)` : ''}${view.has_drawn ? ' — has drawn' : ''}`;
+    case 'playing': return `${seatName(game, view.turn)} to play${view.turns_left > 1 ? ` (${view.turns_left} turns)` : ''}${view.must_use_drawn ? ' — has drawn' : ''}`;
     case 'laying_hands': return `Deck empty: ${seatName(game, view.turn)} lays a hand card or passes`;
     case 'over': return 'Game over';
     default: return view.phase;

@@ -19,7 +19,9 @@ pub enum NotificationType {
     /// One of your games started: every seat is taken (or a fork of it appeared, such as the
     /// game a takeback goes on in). Only on the player's stream.
     GameStarted,
-    /// It became your turn: a seat of yours is to act now and none was before.
+    /// It is your turn: a seat of yours is to act now and none was before; or, where seats act
+    /// at once, one still is after another seat's move (`by_seat`) moved the version on, so a
+    /// command sent on the version before is refused (`412`) and must be sent again.
     YourTurn,
     /// Another seat played a move of the game (`by_seat`). Only on the player's stream.
     OpponentMoved,
@@ -110,7 +112,8 @@ pub struct Notification {
     pub seat: Seat,
     /// When the command that caused this was recorded.
     pub occurred_at: DateTime<Utc>,
-    /// The seat that offered the draw or asked for (or withdrew) the takeback.
+    /// The seat that offered the draw or asked for (or withdrew) the takeback; for a turn told
+    /// again, the seat whose move moved the version on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub by_seat: Option<Seat>,
     /// The version a takeback request goes back to.
@@ -211,6 +214,13 @@ pub fn game_started(
     })
 }
 
+/// The seat (not one of `seats`) whose move the batch `events` is: the game's own events in a
+/// batch that seat's command caused.
+fn moved_by_another(seats: &[Seat], events: &[Envelope]) -> Option<Seat> {
+    let by = actor_seat(&events.last()?.actor)?;
+    (!seats.contains(&by) && events.iter().any(|e| is_game_event(&e.payload))).then_some(by)
+}
+
 /// The notifications for `player` of one command's `events`, which took the game from
 /// `before` (`None`: the game did not exist for anyone yet) to `after`, in the order of
 /// [`NotificationType::ALL`]. Derived from the folded states, the batch's actor and the
@@ -249,11 +259,8 @@ pub fn notifications(
         // Every seat taken now, or the game appeared started (a fork).
         found.push(make(NotificationType::GameStarted, None));
     }
-    // A move of another seat: the game's own events in a batch that seat's command caused.
-    if let Some(by) = actor_seat(&last.actor) {
-        if !seats.contains(&by) && events.iter().any(|e| is_game_event(&e.payload)) {
-            found.push(make(NotificationType::OpponentMoved, Some(by)));
-        }
+    if let Some(by) = moved_by_another(&seats, events) {
+        found.push(make(NotificationType::OpponentMoved, Some(by)));
     }
     for event in events {
         match TableFact::of_stored(&event.payload) {
@@ -274,8 +281,14 @@ pub fn notifications(
         }
     }
     let was_to_act = before.is_some_and(|b| to_act(b, &seats_of(b, player)));
-    if after.status() == Status::Active && to_act(after, &seats) && !was_to_act {
-        found.push(make(NotificationType::YourTurn, None));
+    if after.status() == Status::Active && to_act(after, &seats) {
+        if !was_to_act {
+            found.push(make(NotificationType::YourTurn, None));
+        } else if let Some(by) = moved_by_another(&seats, events) {
+            // Seats that act at once: another's move moved the version on, and a command on
+            // the version told before is now refused. Told again, on the new version.
+            found.push(make(NotificationType::YourTurn, Some(by)));
+        }
     }
     let was_finished = before.is_some_and(|b| b.status() == Status::Finished);
     if after.status() == Status::Finished && !was_finished {

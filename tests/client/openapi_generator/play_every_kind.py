@@ -73,7 +73,7 @@ def play_one(client, base_url, kind, seats, seed):
     players = client.PlayersApi(anonymous)
     table = []
     for n in range(seats):
-        created = players.create_player(new_player=client.NewPlayer(name=f"{kind} {n}"))
+        created = players.create_player(sign_up=client.SignUp(name=f"{kind} {n}"))
         api = client.ApiClient(configuration(client, base_url, created.token))
         table.append((client.GamesApi(api), client.PlayApi(api)))
     # Vamanos to 60 points rather than the rules' 500: a shorter game, played to its end.

@@ -89,7 +89,7 @@ async function playOne(base: string, kind: NewGame["kind"], seats: number, seed:
   const players = new PlayersApi(anonymous);
   const table: Seat[] = [];
   for (let n = 0; n < seats; n++) {
-    const created = await players.createPlayer({ newPlayer: { name: `${kind} ${n}` } });
+    const created = await players.createPlayer({ signUp: { name: `${kind} ${n}` } });
     const configuration = new Configuration({
       basePath: base,
       fetchApi: politeFetch,

@@ -249,6 +249,11 @@ async fn notify(
         let mut notices: Vec<_> = notifications(before.as_deref(), after.as_ref(), &events, player)
             .into_iter()
             .filter(|n| n.kind_of_notification.delivered())
+            // A turn told again (seats that act at once) is for programs: a player by mail
+            // was told the turn once, and replies to that mail whenever they like.
+            .filter(|n| {
+                !(n.kind_of_notification == NotificationType::YourTurn && n.by_seat.is_some())
+            })
             .collect();
         // The start of a game is told once: in the turn notice of a seat that moves first
         // (when it takes those), or on its own.

@@ -23,7 +23,7 @@ pub struct View {
     /// Turns the seat to move has left this round, this one included (2 from 5 floors).
     pub turns_left: u8,
     /// Whether the seat to move has drawn and must now use the drawn card.
-    pub has_drawn: bool,
+    pub must_use_drawn: bool,
     /// The drawn card, shown to the seat that drew it only.
     pub drawn: Option<Card>,
     /// The viewer's own hand (empty for a spectator).
@@ -108,7 +108,7 @@ pub fn view(state: &State, viewer: Viewer) -> View {
         to_act: super::to_act(state),
         turn: playing.then_some(state.turn),
         turns_left: if playing { state.turns_left } else { 0 },
-        has_drawn: state.drawn.is_some(),
+        must_use_drawn: state.drawn.is_some(),
         drawn: state.drawn.filter(|_| viewer.sees_secrets_of(state.turn)),
         hand,
         deck_size: state.deck.len(),
@@ -150,6 +150,6 @@ pub fn ended(mut view: View, _end: TableEnd) -> View {
     view.to_act.clear();
     view.turn = None;
     view.turns_left = 0;
-    view.has_drawn = false;
+    view.must_use_drawn = false;
     view
 }
