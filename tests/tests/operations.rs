@@ -1244,6 +1244,7 @@ fn behind_the_shipped_nginx_a_stopped_database_is_answered_503_by_the_nodes_and_
         assert_eq!(answer.status(), StatusCode::OK, "{:?}", answer.text());
     }
     drop((first, second));
+}
 
 /// "With `--metrics-allow 127.0.0.1` and the shipped nginx config, `curl -H 'X-Forwarded-For:
 /// 8.8.8.8' .../backup` answered 200 with every running game's deck order and hands." The node
