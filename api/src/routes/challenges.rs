@@ -23,6 +23,7 @@ fn names(state: &AppState) -> impl Fn(&str) -> Option<String> + '_ {
         (status = 400, description = "`invalid_challenge` (to yourself, an impossible range or seat count, an expiry out of bounds), `invalid_setup` (the game refuses the setup), `unknown_kind`", body = Problem),
         (status = 401, body = Problem),
         (status = 404, description = "`player_not_found`: `to` names nobody", body = Problem),
+        (status = 413, body = Problem), (status = 415, body = Problem),
         (status = 429, description = "`rate_limited`: too many games and challenges in the last hour", body = Problem)))]
 #[post("/v1/challenges")]
 pub async fn create_challenge(
