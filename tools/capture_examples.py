@@ -390,8 +390,8 @@ def main():
     keep("askRecovery", status, asked, recovery_body)
     link_mail = mail_to(address, lambda m: "back" in m["Subject"])
     text = link_mail.get_body(preferencelist=("plain",)).get_content()
-    link = next(w for w in text.split() if "/v1/players/recovery/" in w)
-    path = link[link.index("/v1/players/recovery/"):]
+    link = next(w for w in text.split() if "/v1/recovery/" in w)
+    path = link[link.index("/v1/recovery/"):]
     status, page = call("GET", path, raw=True)
     keep("recoveryPage", status, page)
     status, recovered = call("POST", path, body={})

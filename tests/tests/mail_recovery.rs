@@ -67,7 +67,7 @@ fn an_owner_takes_the_account_back_by_the_mailed_link_and_the_thief_is_out() {
     let link = mail
         .text
         .split_whitespace()
-        .find(|word| word.starts_with("https://play.avalanche.test/v1/players/recovery/"))
+        .find(|word| word.starts_with("https://play.avalanche.test/v1/recovery/"))
         .unwrap_or_else(|| panic!("a link in the mail: {}", mail.text))
         .to_string();
     let secret = link.rsplit('/').next().unwrap().to_string();

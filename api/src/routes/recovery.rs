@@ -43,13 +43,13 @@ pub async fn ask_recovery(
     params(("secret" = String, Path, description = "The link's secret, as mailed")),
     responses((status = 200, description = "A page with the button", body = String, content_type = "text/html"),
         (status = 404, description = "`invalid_recovery_link`: not a link of this server, used, or older than 30 minutes", body = Problem)))]
-#[get("/v1/players/recovery/{secret}")]
+#[get("/v1/recovery/{secret}")]
 pub async fn recovery_page(
     state: web::Data<AppState>,
     secret: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
     let player = state.players.recovery_link_player(&secret)?;
-    let action = format!("/v1/players/recovery/{}", escape_html(&secret));
+    let action = format!("/v1/recovery/{}", escape_html(&secret));
     Ok(super::mail::page(
         "Take your account back",
         &format!(
@@ -66,7 +66,7 @@ pub async fn recovery_page(
     params(("secret" = String, Path, description = "The link's secret, as mailed")),
     responses((status = 200, description = "The player and their new key (shown only now)", body = PlayerCreated),
         (status = 404, description = "`invalid_recovery_link`: not a link of this server, used, or older than 30 minutes", body = Problem)))]
-#[post("/v1/players/recovery/{secret}")]
+#[post("/v1/recovery/{secret}")]
 pub async fn recover(
     state: web::Data<AppState>,
     secret: web::Path<String>,

@@ -30,7 +30,7 @@ impl Mail {
         };
         let secret = self.players.recovery_link(player).await?;
         let link = format!(
-            "{}/v1/players/recovery/{secret}",
+            "{}/v1/recovery/{secret}",
             self.settings.public_url.trim_end_matches('/')
         );
         let letter = Letter {
