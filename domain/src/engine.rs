@@ -99,7 +99,22 @@
 //!         state.winner.map(|w| Outcome::win(vec![w], "reached 21"))
 //!     }
 //!     fn retire(_state: &State, _seat: Seat) -> Vec<Event> { Vec::new() }
+//!     fn position_text(view: &View, _me: Option<Seat>, names: &[String]) -> String {
+//!         let next = domain::text::seat_name(names, view.next);
+//!         format!("Total: {}\n{next} adds next.\n", view.total)
+//!     }
+//!     fn event_text(event: &Event, names: &[String]) -> Option<String> {
+//!         let Event::Added { seat, amount } = event;
+//!         Some(format!("{} added {amount}", domain::text::seat_name(names, *seat)))
+//!     }
+//!     fn read(state: &State, seat: Seat, text: &str) -> domain::text::Reading<Command> {
+//!         domain::text::read_notation(&Self::legal(state, seat), text)
+//!     }
 //! }
+//!
+//! // A person's text is read as one legal command: "add 2", or "2" alone.
+//! let start = TwentyOne::initial(&Setup { variant: None, options: Options {}, seats: 2, revision: 1, rated: false });
+//! assert_eq!(TwentyOne::read(&start, 0, "2").unwrap().command, Command::Add { amount: 2 });
 //!
 //! // Play a game by always taking the first legal command.
 //! let setup = Setup { variant: None, options: Options {}, seats: 2, revision: 1, rated: false };
@@ -247,12 +262,15 @@ impl Context {
     }
 }
 
-/// A legal command for a seat, with its human-readable notation (`Nf3/a6`, `snow fall`).
-/// The command is exactly what a client posts to play it.
+/// A legal command for a seat, with its human-readable notation (`Nf3/a6`, `snow fall`) and,
+/// where it matters, what it does beyond what the notation says. The command is exactly what
+/// a client posts to play it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Legal<C> {
     pub command: C,
     pub notation: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consequence: Option<Consequence>,
 }
 
 impl<C> Legal<C> {
@@ -260,6 +278,41 @@ impl<C> Legal<C> {
         Legal {
             command,
             notation: notation.into(),
+            consequence: None,
+        }
+    }
+
+    /// The same command with what it does said beside it.
+    pub fn with_consequence(mut self, consequence: Consequence) -> Legal<C> {
+        self.consequence = Some(consequence);
+        self
+    }
+}
+
+/// What a legal command does that a player should know before sending it: "loses at once:
+/// your push attacks your own king", "stops the avalanche", "ends the round".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Consequence {
+    /// The consequence in words.
+    #[schema(example = "loses at once: your push attacks your own king")]
+    pub says: String,
+    /// Whether the command loses the game at once (a client asks before sending it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub loses: bool,
+}
+
+impl Consequence {
+    pub fn says(text: impl Into<String>) -> Consequence {
+        Consequence {
+            says: text.into(),
+            loses: false,
+        }
+    }
+
+    pub fn loses(text: impl Into<String>) -> Consequence {
+        Consequence {
+            says: text.into(),
+            loses: true,
         }
     }
 }
@@ -803,4 +856,20 @@ pub trait Engine: Sized + Clone + Debug + PartialEq + Send + Sync + 'static {
     fn rating_method(seats: usize) -> Option<crate::rating::RatingMethod> {
         crate::rating::RatingMethod::for_seats(seats)
     }
+
+    /// The position drawn as plain text from one viewer's view, and from nothing else, so it
+    /// holds no secret the view does not (each game's `text.rs`). `me` is the reader's seat;
+    /// `names` the players' names by seat (`seat N` where missing).
+    fn position_text(view: &Self::View, me: Option<Seat>, names: &[String]) -> String;
+
+    /// One event, already redacted for the reader, in words naming its seat ("Ann played 7 7
+    /// (grow)"): how a reader learns what the others did since their last turn. `None` for an
+    /// event nobody needs told.
+    fn event_text(event: &Self::Event, names: &[String]) -> Option<String>;
+
+    /// A person's text read as exactly one of `seat`'s legal commands, or refused with why and
+    /// the nearest commands. The text is normalised first ([`crate::text::normalise`]); an
+    /// ambiguous text is refused with every command it could mean, never guessed; no text
+    /// panics. Every notation [`Engine::legal`] gives reads back as its own command.
+    fn read(state: &Self::State, seat: Seat, text: &str) -> crate::text::Reading<Self::Command>;
 }

@@ -12,10 +12,11 @@ pub mod registry;
 pub mod revision;
 pub mod table;
 pub mod testing;
+pub mod text;
 
 pub use engine::{
-    Context, Engine, ErrorClass, ErrorCode, Fault, KindInfo, Legal, Outcome, Refusal, RuleError,
-    Seat, Seating, Setup, TableEnd, Viewer,
+    Consequence, Context, Engine, ErrorClass, ErrorCode, Fault, KindInfo, Legal, Outcome, Refusal,
+    RuleError, Seat, Seating, Setup, TableEnd, Viewer,
 };
 pub use fairness::{Dealer, Seed};
 pub use registry::{GameKind, LiveGame, Registry};

@@ -2,13 +2,15 @@
 //! and events, while each engine stays typed inside [`Kind`] and [`Live`].
 
 use crate::engine::{
-    Context, Engine, Fault, KindInfo, Outcome, Refusal, RuleError, Seat, Setup, Viewer,
+    Consequence, Context, Engine, Fault, KindInfo, Legal, Outcome, Refusal, RuleError, Seat, Setup,
+    Viewer,
 };
 use crate::table::TABLE_COMMAND_TYPES;
 use crate::table::{
     Actor, Command, FoldError, ForkOrigin, SeatClock, Status, SystemCommand, Table, TableCommand,
     TableEvent, TableFact, TimeControl,
 };
+use crate::text::Unread;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -71,18 +73,38 @@ impl EventRecord {
     }
 }
 
-/// A legal command as JSON, postable as is, with its notation.
+/// A legal command as JSON, postable as is, with its notation and, where the game gives
+/// one, its consequence.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LegalCommand {
     pub command: Value,
     pub notation: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consequence: Option<Consequence>,
 }
+
+impl LegalCommand {
+    /// A typed legal entry as JSON.
+    fn of<C: Serialize>(legal: Legal<C>) -> LegalCommand {
+        LegalCommand {
+            command: serde_json::to_value(&legal.command).unwrap_or(Value::Null),
+            notation: legal.notation,
+            consequence: legal.consequence,
+        }
+    }
+}
+
+/// What a person's text means in a game: the one legal command it names (as JSON, with its
+/// canonical notation), or why not with the nearest commands.
+pub type TextReading = Result<LegalCommand, Unread<Value>>;
 
 /// One entry of a legal list written as JSON text: `{"command": ..., "notation": ...}`.
 #[derive(Serialize)]
 struct Offered<'a, C: Serialize + ?Sized> {
     command: &'a C,
     notation: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    consequence: Option<&'a Consequence>,
 }
 
 /// A seat's legal list as JSON text, in one pass: the rules' commands, then the claim of a
@@ -101,12 +123,14 @@ impl<C: Serialize> Serialize for LegalText<'_, C> {
             list.serialize_element(&Offered {
                 command: &legal.command,
                 notation: &legal.notation,
+                consequence: legal.consequence.as_ref(),
             })?;
         }
         if let Some(claim) = self.claim {
             list.serialize_element(&Offered {
                 command: claim,
                 notation: claim.notation(),
+                consequence: None,
             })?;
         }
         list.end()
@@ -250,6 +274,14 @@ pub trait LiveGame: Send + Sync {
     fn redact_record(&self, event: &EventRecord, viewer: Viewer) -> Value;
     /// The legal commands of `seat` by the rules of the game and the table.
     fn legal(&self, seat: Seat) -> Vec<LegalCommand>;
+    /// What `text` means for `seat` (`None`: a player without a seat) at `now`: one legal
+    /// command of the table or the game, or why not (see [`Table::read`]).
+    fn read(&self, seat: Option<Seat>, text: &str, now: DateTime<Utc>) -> TextReading;
+    /// The position as `viewer` sees it, drawn as plain text by the game (`names`: the
+    /// players' names by seat).
+    fn position_text(&self, viewer: Viewer, names: &[String]) -> String;
+    /// A stored game event in words, as `viewer` may see it (the table's own events: `None`).
+    fn event_text(&self, event: &Value, viewer: Viewer, names: &[String]) -> Option<String>;
     /// The legal commands of `seat` at `now`: the rules' list, and a claim of a timeout once
     /// another seat's deadline has passed (the rules' list knows no time).
     fn legal_at(&self, seat: Seat, now: DateTime<Utc>) -> Vec<LegalCommand> {
@@ -260,6 +292,7 @@ pub trait LiveGame: Send + Sync {
                 commands.push(LegalCommand {
                     command,
                     notation: claim.notation().to_string(),
+                    consequence: None,
                 });
             }
         }
@@ -678,11 +711,33 @@ impl<E: Engine> LiveGame for Live<E> {
         self.table
             .legal(seat)
             .into_iter()
-            .map(|l| LegalCommand {
-                command: serde_json::to_value(&l.command).unwrap_or(Value::Null),
-                notation: l.notation,
-            })
+            .map(LegalCommand::of)
             .collect()
+    }
+
+    fn read(&self, seat: Option<Seat>, text: &str, now: DateTime<Utc>) -> TextReading {
+        let may_claim = seat.is_some_and(|seat| self.may_claim_timeout(seat, now));
+        self.table
+            .read(seat, text, may_claim)
+            .map(LegalCommand::of)
+            .map_err(|unread| {
+                unread.map(|command| serde_json::to_value(&command).unwrap_or(Value::Null))
+            })
+    }
+
+    fn position_text(&self, viewer: Viewer, names: &[String]) -> String {
+        let me = match viewer {
+            Viewer::Seat(seat) => Some(seat),
+            _ => None,
+        };
+        E::position_text(&self.typed_view(viewer), me, names)
+    }
+
+    fn event_text(&self, event: &Value, viewer: Viewer, names: &[String]) -> Option<String> {
+        match read_event::<E>(event, 0).ok()? {
+            TableEvent::Game { event } => E::event_text(&E::redact(&event, viewer), names),
+            _ => None,
+        }
     }
 
     fn legal_json_at(&self, seat: Seat, now: DateTime<Utc>) -> Box<RawValue> {

@@ -113,7 +113,10 @@ fn every_offered_turn_is_recorded_with_the_notation_the_legal_list_gives_it() {
                 MAX_COMMANDS,
                 |state, _| {
                     for seat in AvalancheChess::to_act(state) {
-                        for Legal { command, notation } in AvalancheChess::legal(state, seat) {
+                        for Legal {
+                            command, notation, ..
+                        } in AvalancheChess::legal(state, seat)
+                        {
                             if !matches!(command, Command::Turn { .. }) {
                                 continue;
                             }

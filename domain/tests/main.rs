@@ -25,5 +25,6 @@ mod table;
 mod table_clock;
 mod table_clock_games;
 mod takeback_hidden;
+mod text;
 mod vamanos;
 mod vamanos_random;

@@ -10,6 +10,7 @@ mod event;
 mod fact;
 mod sealed;
 mod state;
+mod text;
 mod turns;
 mod vacation;
 

@@ -170,6 +170,15 @@ impl Engine for HighCard {
     fn retire(_state: &State, seat: Seat) -> Vec<Event> {
         vec![Event::Retired { seat }]
     }
+    fn position_text(view: &View, _me: Option<Seat>, _names: &[String]) -> String {
+        format!("cards: {:?}; next: seat {}\n", view.cards, view.next + 1)
+    }
+    fn event_text(event: &Event, _names: &[String]) -> Option<String> {
+        Some(format!("{event:?}"))
+    }
+    fn read(state: &State, seat: Seat, text: &str) -> domain::text::Reading<Command> {
+        domain::text::read_notation(&Self::legal(state, seat), text)
+    }
 }
 
 fn hide(cards: &[Option<u8>], viewer: Viewer) -> Vec<Option<u8>> {

@@ -20,6 +20,7 @@ pub mod play;
 pub mod revision;
 pub mod score;
 pub mod state;
+pub mod text;
 pub mod view;
 
 pub use cards::{Cards, Rank};
@@ -46,6 +47,18 @@ impl Engine for Avalanche {
     type Command = Command;
     type Event = Event;
     type View = View;
+
+    fn position_text(view: &View, me: Option<Seat>, names: &[String]) -> String {
+        text::position(view, me, names)
+    }
+
+    fn event_text(event: &Event, names: &[String]) -> Option<String> {
+        text::event(event, names)
+    }
+
+    fn read(state: &State, seat: Seat, text: &str) -> crate::text::Reading<Command> {
+        text::read(state, seat, text)
+    }
 
     fn info() -> KindInfo {
         KindInfo::new(

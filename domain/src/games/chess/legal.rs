@@ -12,10 +12,16 @@ use super::position::{Bits, Position};
 use super::san;
 use super::state::State;
 use super::turn::{after_move, for_each_move, push_loses};
-use crate::engine::{Legal, Seat};
-use cozy_chess::Piece;
+use crate::engine::{Consequence, Legal, Seat};
+use cozy_chess::{Move, Piece};
 
 pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
+    legal_of(state, seat, None)
+}
+
+/// The legal turns of one move (with every push it allows), or every legal command when
+/// `only` is `None`: a reader that found the move need not write every other turn.
+pub fn legal_of(state: &State, seat: Seat, only: Option<Move>) -> Vec<Legal<Command>> {
     if state.seat_to_act() != Some(seat) {
         return Vec::new();
     }
@@ -37,6 +43,9 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
     let owner = !pusher;
     let mut all = Vec::new();
     for_each_move(&board, |mv| {
+        if only.is_some_and(|only| only != mv) {
+            return;
+        }
         let san = san::write(&board, mv);
         let from_to = san::move_text(mv);
         let after = after_move(&board, mv);
@@ -46,13 +55,17 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
         let possible = possible_pushes(state, &bits);
         if possible.is_empty() {
             let mark = mark_of(&bits, owner, false, false, || position().board());
-            all.push(Legal::new(
+            let turn = Legal::new(
                 Command::Turn {
                     mv: from_to.clone(),
                     push: None,
                 },
                 half_turn(&san, None, mark),
-            ));
+            );
+            all.push(match consequence(false, mark) {
+                Some(consequence) => turn.with_consequence(consequence),
+                None => turn,
+            });
         }
         for push in possible {
             let lost = push_loses(&bits, pusher, push);
@@ -66,16 +79,20 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
                 position.squares[push.to as usize] = Some((Piece::Pawn, owner));
                 position.board()
             });
-            all.push(Legal::new(
+            let turn = Legal::new(
                 Command::Turn {
                     mv: from_to.clone(),
                     push: Some(san::square_text(push.to)),
                 },
                 half_turn(&san, Some(push), mark),
-            ));
+            );
+            all.push(match consequence(lost, mark) {
+                Some(consequence) => turn.with_consequence(consequence),
+                None => turn,
+            });
         }
     });
-    if let Some(reason) = claimable(state) {
+    if let (None, Some(reason)) = (only, claimable(state)) {
         let why = match reason {
             EndReason::ThreefoldRepetitionClaimed => "threefold repetition",
             _ => "fifty-move rule",
@@ -86,4 +103,18 @@ pub fn legal(state: &State, seat: Seat) -> Vec<Legal<Command>> {
         ));
     }
     all
+}
+
+/// What a turn does beyond its notation: a push that leaves the pusher's own king attacked
+/// loses at once; a mate wins.
+fn consequence(lost: bool, mark: &str) -> Option<Consequence> {
+    if lost {
+        Some(Consequence::loses(
+            "loses at once: your push attacks your own king",
+        ))
+    } else if mark == "#" {
+        Some(Consequence::says("wins: checkmate"))
+    } else {
+        None
+    }
 }

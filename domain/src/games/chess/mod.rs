@@ -19,6 +19,7 @@ pub mod revision;
 pub mod san;
 pub mod square;
 pub mod state;
+pub mod text;
 pub mod turn;
 pub mod variant;
 pub mod view;
@@ -121,5 +122,17 @@ impl Engine for AvalancheChess {
     /// Two players only: a resignation ends the game at the table, so nothing to do here.
     fn retire(_state: &State, _seat: Seat) -> Vec<Event> {
         Vec::new()
+    }
+
+    fn position_text(view: &View, me: Option<Seat>, names: &[String]) -> String {
+        text::position(view, me, names)
+    }
+
+    fn event_text(event: &Event, names: &[String]) -> Option<String> {
+        text::event(event, names)
+    }
+
+    fn read(state: &State, seat: Seat, text: &str) -> crate::text::Reading<Command> {
+        text::read(state, seat, text)
     }
 }
