@@ -324,6 +324,7 @@ mod tests {
             .map(|n| LegalCommand {
                 command: json!({}),
                 notation: n.to_string(),
+                consequence: None,
             })
             .collect()
     }

@@ -561,6 +561,7 @@ mod tests {
             .map(|(n, c)| LegalCommand {
                 command: c.clone(),
                 notation: n.to_string(),
+                consequence: None,
             })
             .collect()
     }
