@@ -20,6 +20,10 @@ pub struct LegalOut {
     /// Human-readable: `Nf3/a6`, `snow fall`, `play Q Q Q (grow)`, `resign`, ...
     #[schema(example = "Nf3/a6")]
     pub notation: String,
+    /// What the command leads to, where the game says so: `loses` marks a command that loses
+    /// the game at once (in Avalanche Chess, a push that attacks the pusher's own king).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consequence: Option<domain::engine::Consequence>,
 }
 
 /// The caller's legal commands now.
