@@ -366,7 +366,7 @@ impl Club {
         version: u64,
         actor: &str,
         event: &ChallengeEvent,
-    ) -> Result<(), AppendError> {
+    ) -> Result<u64, AppendError> {
         let payload = serde_json::to_value(event)
             .map_err(|e| AppendError::Storage(storage::StorageError::Database(e.to_string())))?;
         let batch = Batch::new(
@@ -377,7 +377,10 @@ impl Club {
                 payload,
             }],
         );
-        self.store().append(id, version, batch).await.map(|_| ())
+        self.store()
+            .append(id, version, batch)
+            .await
+            .map(|appended| appended.last_position)
     }
 
     /// Issues challenge `new` by `player`; returns it. `rematch_of` and `seating` come from a
@@ -484,16 +487,17 @@ impl Club {
         }
         let id = format!("{CHALLENGE_PREFIX}{}", random_hex::<8>()?);
         let by = issued.by.clone();
-        self.append_challenge(
-            &id,
-            0,
-            &by,
-            &ChallengeEvent::ChallengeIssued(Box::new(issued)),
-        )
-        .await
-        .map_err(|e| append_error(&id, e))?;
+        let position = self
+            .append_challenge(
+                &id,
+                0,
+                &by,
+                &ChallengeEvent::ChallengeIssued(Box::new(issued)),
+            )
+            .await
+            .map_err(|e| append_error(&id, e))?;
         tracing::info!(challenge = %id, %by, "challenge issued");
-        self.get_challenge(&id, names).await
+        self.challenge_after(&id, position, names).await
     }
 
     /// Challenge `id` as it stands.
@@ -502,7 +506,18 @@ impl Club {
         id: &str,
         names: super::pages::Names<'_>,
     ) -> Result<ChallengeOut, ApiError> {
-        self.catch_up().await?;
+        self.challenge_after(id, 0, names).await
+    }
+
+    /// Challenge `id` as it stands once the book has folded the log at least to `position`,
+    /// where the caller's own append ended.
+    async fn challenge_after(
+        &self,
+        id: &str,
+        position: u64,
+        names: super::pages::Names<'_>,
+    ) -> Result<ChallengeOut, ApiError> {
+        self.catch_up_to(position).await?;
         let book = self.read();
         let entry = book.challenges.get(id).ok_or_else(|| not_found(id))?;
         Ok(self.out(&book, id, entry, names))
@@ -561,28 +576,33 @@ impl Club {
             let accepted = ChallengeEvent::ChallengeAccepted {
                 player: player.to_string(),
             };
-            match self
+            let mut position = match self
                 .append_challenge(id, entry.version, player, &accepted)
                 .await
             {
-                Ok(()) => {}
+                Ok(position) => position,
                 // Another player (perhaps on another node) came first: look again.
                 Err(AppendError::Conflict { .. }) => continue,
                 Err(error) => return Err(append_error(id, error)),
-            }
+            };
             let mut entry = entry;
             entry.accepted.push(player.to_string());
             entry.version += 1;
             if entry.full() {
-                self.start(games, id, &entry).await?;
+                position = self.start(games, id, &entry).await?;
             }
-            return self.get_challenge(id, names).await;
+            return self.challenge_after(id, position, names).await;
         }
     }
 
     /// Creates challenge `entry`'s game and seats its players, through the same path as
     /// `POST /v1/games` and its joins, then records which game it is.
-    async fn start(&self, games: &Games, id: &str, entry: &ChallengeEntry) -> Result<(), ApiError> {
+    async fn start(
+        &self,
+        games: &Games,
+        id: &str,
+        entry: &ChallengeEntry,
+    ) -> Result<u64, ApiError> {
         let issued = &entry.issued;
         let mut players = vec![issued.by.clone()];
         players.extend(entry.accepted.iter().cloned());
@@ -615,11 +635,12 @@ impl Club {
                 .await?;
         }
         let started = ChallengeEvent::ChallengeStarted { game: game.clone() };
-        self.append_challenge(id, entry.version, &issued.by, &started)
+        let position = self
+            .append_challenge(id, entry.version, &issued.by, &started)
             .await
             .map_err(|e| append_error(id, e))?;
         tracing::info!(challenge = %id, %game, "challenge started its game");
-        Ok(())
+        Ok(position)
     }
 
     /// An invited `player` declines challenge `id`, or its creator cancels it (`cancel`).
@@ -667,7 +688,7 @@ impl Club {
                 .append_challenge(id, entry.version, player, &event)
                 .await
             {
-                Ok(()) => return self.get_challenge(id, names).await,
+                Ok(position) => return self.challenge_after(id, position, names).await,
                 Err(AppendError::Conflict { .. }) => continue,
                 Err(error) => return Err(append_error(id, error)),
             }

@@ -67,8 +67,15 @@ impl Club {
     /// Folds the log up to what is durable now: a read after a command sees what the command
     /// changed. Cheap when nothing is new (no read of the store).
     pub async fn catch_up(&self) -> Result<(), ApiError> {
+        self.catch_up_to(0).await
+    }
+
+    /// Folds the log up to what is durable now and at least to `position`: an answer to the
+    /// player whose append ended at `position` shows it, even before the store has told its
+    /// watchers that the position is durable (it tells them a moment after the append returns).
+    pub async fn catch_up_to(&self, position: u64) -> Result<(), ApiError> {
         let durable = *self.store.subscribe_all().borrow();
-        if self.read().position >= durable {
+        if self.read().position >= durable.max(position) {
             return Ok(());
         }
         let _one = self.following.lock().await;

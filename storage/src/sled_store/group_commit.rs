@@ -285,15 +285,18 @@ impl GroupCommit {
                 state.pending() || state.shutdown,
             )
         };
-        self.done.notify_all();
-        if more {
-            // Writes that came during this flush (or a shutdown) are the flusher's now.
-            self.work.notify_one();
-        }
+        // The watchers hear of the durable position before any writer waiting is woken: a
+        // writer answers its client once woken, and the client's next read (the club's book
+        // follows `positions`) must then see what it wrote.
         self.marks.send_replace(mark);
         crate::watchers::raise(&self.positions, durable);
         for (_, stream, head) in heads {
             self.flush.watchers.announce(&stream, head);
+        }
+        self.done.notify_all();
+        if more {
+            // Writes that came during this flush (or a shutdown) are the flusher's now.
+            self.work.notify_one();
         }
     }
 }
