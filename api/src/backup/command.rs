@@ -3,6 +3,7 @@
 //! checked whole (`format::verify`), synced, and only then named `FILE`.
 
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -132,9 +133,12 @@ async fn fetch(
         path: partial.to_path_buf(),
         source,
     };
+    // A backup holds every player's record and the games' sealed secrets: owner-only, as
+    // the store's own files are.
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
+        .mode(0o600)
         .open(partial)
         .map_err(written)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
