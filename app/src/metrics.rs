@@ -577,20 +577,38 @@ impl Metrics {
             &mut out,
             "avalanche_mail_waiting",
             "gauge",
-            "Mails in the outbox waiting to be sent.",
+            "Mails in the outbox waiting to be sent, on the node that sends them (0 on the others).",
         );
         let _ = writeln!(out, "avalanche_mail_waiting {}", snapshot.mail.waiting);
         head(
             &mut out,
             "avalanche_mail_oldest_waiting_seconds",
             "gauge",
-            "How long the oldest mail in the outbox has waited.",
+            "How long the oldest mail in the outbox has waited, on the node that sends them (0 on the others).",
         );
         let _ = writeln!(
             out,
             "avalanche_mail_oldest_waiting_seconds {}",
             snapshot.mail.oldest_waiting_seconds
         );
+        head(
+            &mut out,
+            "avalanche_mail_sender",
+            "gauge",
+            "1 on the node that sends the store's mail (it holds the mail lease), else 0.",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_mail_sender {}",
+            u8::from(snapshot.mail.sender)
+        );
+        head(
+            &mut out,
+            "avalanche_mail_held",
+            "gauge",
+            "1 on the sending node while the outbox is held (a restored store): no mail is sent until the operator releases it.",
+        );
+        let _ = writeln!(out, "avalanche_mail_held {}", u8::from(snapshot.mail.held));
 
         let (resident, cpu) = process_usage();
         head(

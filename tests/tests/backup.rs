@@ -12,6 +12,7 @@ use common::{ok_json, Player, TestApp};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -156,6 +157,9 @@ fn a_backup_taken_under_load_restores_into_a_new_folder_with_every_acknowledged_
         said(&backup)
     );
     eprintln!("{}", said(&backup));
+    // It holds every player's record: readable by its owner only.
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the backup is written {mode:o}");
     std::thread::sleep(Duration::from_secs(1));
     stop.store(true, Ordering::Relaxed);
     for client in clients {
@@ -380,4 +384,94 @@ fn a_backup_cut_short_or_changed_is_refused_and_nothing_is_restored() {
         target.to_str().unwrap(),
     ]);
     assert!(output.status.success(), "{}", said(&output));
+}
+
+#[test]
+fn a_restored_store_holds_its_mail_until_the_operator_releases_it() {
+    use common::mailbox::{free_port, Sink};
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("secrets.key");
+    let key = key.to_str().unwrap();
+    let mut sink = Sink::start();
+    let (server, _) = crate::mail::server(&sink, &dir.path().join("data"), &["--secrets-key", key]);
+    let app = &server.app;
+    let ann = crate::mail::player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+    // The relay goes away: the notices of Ann's new game wait in the outbox, and are in the
+    // backup.
+    drop(sink);
+    let bob = app.create_player("Bob");
+    let game = app.create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    app.join(&bob, &game);
+    common::eventually(Duration::from_secs(20), "a mail waiting", || {
+        common::metric(app, "avalanche_mail_waiting").is_some_and(|n| n >= 1)
+    });
+    let file = dir.path().join("club.backup");
+    let backup = avalanche(&[
+        "backup",
+        "--to",
+        file.to_str().unwrap(),
+        "--server",
+        &app.admin_url(""),
+    ]);
+    assert!(backup.status.success(), "{}", said(&backup));
+    let restored = dir.path().join("restored");
+    let restore = avalanche(&[
+        "restore",
+        "--from",
+        file.to_str().unwrap(),
+        "--data",
+        restored.to_str().unwrap(),
+    ]);
+    assert!(restore.status.success(), "{}", said(&restore));
+    assert!(
+        said(&restore).contains("its mail is held"),
+        "the restore says so: {}",
+        said(&restore)
+    );
+    drop(server);
+
+    // The restored server has a relay that works, and sends nothing while held.
+    let mut relay = Sink::start_on(free_port());
+    let (copy, _) = crate::mail::server(&relay, &restored, &["--secrets-key", key]);
+    let back = &copy.app;
+    common::eventually(Duration::from_secs(20), "the outbox held", || {
+        common::metric(back, "avalanche_mail_held") == Some(1)
+    });
+    let waiting = common::metric(back, "avalanche_mail_waiting").unwrap();
+    assert!(waiting >= 1, "{waiting} mails waiting");
+    // The worker looks at the outbox every poll (well under a second) and retries every
+    // 100 ms here: three seconds is many passes.
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        relay.all().is_empty(),
+        "mail was sent while held: {:?}",
+        relay.all().iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        common::metric(back, "avalanche_mail_waiting"),
+        Some(waiting)
+    );
+
+    // Released from the public listener: not found there. From this machine on the admin
+    // listener: sent.
+    let public = back.post("/mail/release", None).send().unwrap();
+    assert_eq!(public.status(), StatusCode::NOT_FOUND);
+    assert!(relay.all().is_empty());
+    let released = ok_json(
+        back.client.post(back.admin_url("/mail/release")).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(released["released"], true);
+    let mail = relay.next("the held notice, once released", |m| {
+        m.rcpt_to == "ann@players.test"
+    });
+    assert_eq!(mail.to, "ann@players.test");
+    common::eventually(Duration::from_secs(10), "nothing held", || {
+        common::metric(back, "avalanche_mail_held") == Some(0)
+    });
+    let again = ok_json(
+        back.client.post(back.admin_url("/mail/release")).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(again["released"], false);
 }

@@ -58,6 +58,10 @@ impl std::fmt::Display for Restored {
         writeln!(
             f,
             "start the server on this folder with the key file of the backed-up store (--secrets-key FILE, or the file copied to secrets.key in the folder)"
+        )?;
+        writeln!(
+            f,
+            "its mail is held: nothing is sent until you release it on the server's admin listener (curl -X POST http://127.0.0.1:9180/mail/release)"
         )
     }
 }
@@ -243,6 +247,12 @@ fn write(
             .put_records(&tree, records)
             .map_err(|e| format!("records of {tree}: {e}"))?;
     }
+    // The mail waiting in the backup, and what the worker derives from events its players
+    // already had news of, wait for the operator (`POST /mail/release`).
+    let (tree, key) = app::mail::outbound::hold::HOLD;
+    store
+        .put_record(tree, key, app::mail::outbound::hold::RESTORED.as_bytes())
+        .map_err(|e| format!("the hold of the outbox: {e}"))?;
     let durable = *store.subscribe_all().borrow();
     if durable != checked.header.head || events != checked.end.events {
         return Err(format!(

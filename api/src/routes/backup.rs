@@ -73,3 +73,26 @@ impl Write for Channel {
         Ok(())
     }
 }
+
+/// `POST /mail/release`: lets a held outbox (a restored store's) be sent. Operator-only like
+/// `/backup`, on the admin listener only. Answers whether the outbox was held.
+#[actix_web::post("/mail/release")]
+pub async fn release_mail(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+) -> Result<HttpResponse, HttpError> {
+    let bearer = crate::auth::bearer(&request).ok().flatten();
+    let settings = &state.limits.settings;
+    let client = crate::connections::operator_client(&request, &settings.trusted_proxies);
+    if !app::limits::may_take_backup(settings, client, bearer.as_deref()) {
+        return Err(ApiError::new(
+            ApiCode::Forbidden,
+            "Releasing the mail is for the operator: from this machine, or from an address or with the token the metrics allow.",
+        )
+        .into());
+    }
+    let was_held = state.mail.release().await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(serde_json::json!({ "released": was_held })))
+}

@@ -162,6 +162,8 @@ pub struct Counters {
     pub rejected: AtomicU64,
     /// Confirmation codes not mailed: their address had its share of the day.
     pub refused_codes: AtomicU64,
+    /// Whether this node's worker holds the mail lease.
+    pub sender: std::sync::atomic::AtomicBool,
     /// Invitations not mailed: their invitee had their share of the hour.
     pub refused_invitations: AtomicU64,
 }
@@ -176,6 +178,11 @@ pub struct MailMetrics {
     pub refused_invitations: u64,
     pub waiting: u64,
     pub oldest_waiting_seconds: u64,
+    /// Whether this node sends the store's mail (holds the mail lease): only that node
+    /// reports the outbox, so that the nodes' figures add up.
+    pub sender: bool,
+    /// Whether the outbox is held (see [`outbound::hold`]).
+    pub held: bool,
 }
 
 /// Everything of mail the routes and the worker share.
@@ -336,8 +343,15 @@ impl Mail {
 
     /// The numbers of `GET /metrics`.
     pub fn metrics(&self) -> MailMetrics {
-        let (waiting, oldest) = self.outbox.waiting_stats();
+        let sender = self.counters.sender.load(Ordering::Relaxed);
+        let (waiting, oldest) = if sender {
+            self.outbox.waiting_stats()
+        } else {
+            (0, 0)
+        };
         MailMetrics {
+            sender,
+            held: sender && self.held().is_some(),
             sent: self.counters.sent.load(Ordering::Relaxed),
             failed: self.counters.failed.load(Ordering::Relaxed),
             rejected: self.counters.rejected.load(Ordering::Relaxed),

@@ -1,9 +1,11 @@
 //! Mail that goes out: the durable outbox (`outbox`), the worker that derives notices from the
 //! event log into it and sends them (`worker`), the letters it composes (`compose`), the
-//! clock's warnings (`clock`) and invitations to a game (`invitation`).
+//! clock's warnings (`clock`), invitations to a game (`invitation`), and the hold
+//! that keeps a restored store from sending (`hold`).
 
 pub mod clock;
 pub mod compose;
+pub mod hold;
 pub mod invitation;
 pub mod outbox;
 pub mod quota;

@@ -41,8 +41,11 @@ pub fn run(mail: Arc<Mail>, leases: Arc<Leases>) {
         let mut transport: Option<lettre::SmtpTransport> = None;
         let mut last_prune = std::time::Instant::now();
         let mut holding = false;
+        let mut told_held = false;
         loop {
-            if !leases.hold(LEASE) {
+            let sender = leases.hold(LEASE);
+            mail.counters.sender.store(sender, Ordering::Relaxed);
+            if !sender {
                 holding = false;
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 continue;
@@ -55,7 +58,17 @@ pub fn run(mail: Arc<Mail>, leases: Arc<Leases>) {
             }
             derive(&mail, &leases).await;
             mail.queue_clock_notices(Utc::now()).await;
-            send_due(&mail, &leases, &mut transport).await;
+            match mail.held() {
+                None => {
+                    told_held = false;
+                    send_due(&mail, &leases, &mut transport).await;
+                }
+                Some(why) if !told_held => {
+                    told_held = true;
+                    tracing::warn!(%why, "the outbox is held: no mail is sent until the operator releases it (POST /mail/release on the admin listener)");
+                }
+                Some(_) => {}
+            }
             if last_prune.elapsed() > Duration::from_secs(3600) {
                 mail.outbox.prune().await;
                 mail.prune_clock_notices().await;
