@@ -14,6 +14,7 @@ pub mod offline;
 pub mod openapi;
 pub mod problem;
 pub mod routes;
+pub mod service_notify;
 pub mod startup;
 pub mod state;
 pub mod summary;

@@ -7,7 +7,7 @@ use crate::state::{AppState, CapacitySettings};
 use crate::telemetry::request_span::RequestSpan;
 use actix_web::http::StatusCode;
 use actix_web::middleware::{ErrorHandlerResponse, ErrorHandlers};
-use actix_web::{web, App, HttpServer, ResponseError};
+use actix_web::{web, App, ResponseError};
 use app::limits::LimitSettings;
 use app::sealing::{KeyError, SecretsKey, DEFAULT_KEY_FILE};
 use app::webhooks::address::AddressPolicy;
@@ -415,6 +415,7 @@ pub fn run_with_mail(
         store, registry, key, delivery, capacity, limits, mail,
     )?);
     let stopping = state.clone();
+    let metrics_for_notify = state.metrics.clone();
     let admin_state = state.clone();
     if let Some(smtp) = smtp {
         let (sink, mut taken) = tokio::sync::mpsc::unbounded_channel();
@@ -503,6 +504,7 @@ pub fn run_with_mail(
             .service(routes::health::ready)
             .route("/metrics", web::route().to(routes::health::admin_only))
             .route("/backup", web::route().to(routes::health::admin_only))
+            .route("/mail/release", web::route().to(routes::health::admin_only))
             .service(routes::licence::licence)
             .service(routes::web::index)
             .service(routes::web::asset)
@@ -519,7 +521,13 @@ pub fn run_with_mail(
                     .external_url_unchecked("/openapi.json", openapi.clone()),
             )
     };
-    let server = public_server(listener, app, connections, capacity.workers)?;
+    let server = timed_server(
+        "avalanche",
+        listener,
+        app,
+        Some(connections),
+        capacity.workers,
+    )?;
     let handle = server.handle();
     let admin = match admin {
         Some(listener) => {
@@ -530,8 +538,12 @@ pub fn run_with_mail(
         }
         None => None,
     };
+    let notifier = crate::service_notify::start(metrics_for_notify);
     actix_web::rt::spawn(async move {
         stop_signal().await;
+        if let Some(notifier) = &notifier {
+            notifier.notify("STOPPING=1");
+        }
         tracing::info!("stopping: answering long-polls, ending streams, finishing requests");
         stopping.games.stop_waiting();
         if let Some(admin) = admin {
@@ -542,13 +554,15 @@ pub fn run_with_mail(
     Ok(server)
 }
 
-/// The public listener, serving `app` over HTTP/1.1: actix-web's server, but with each
-/// connection's writes bounded in time ([`crate::unread::TimedStream`]), which actix-web's
-/// `HttpServer` cannot wrap around its sockets.
-fn public_server<F, A, B>(
+/// A listener (the public one, counting connections by address, or the admin one), serving
+/// `app` over HTTP/1.1: actix-web's server, but with each connection's writes bounded in time
+/// ([`crate::unread::TimedStream`]), which actix-web's `HttpServer` cannot wrap around its
+/// sockets.
+fn timed_server<F, A, B>(
+    name: &str,
     listener: TcpListener,
     app: F,
-    connections: Arc<crate::connections::Connections>,
+    connections: Option<Arc<crate::connections::Connections>>,
     workers: Option<usize>,
 ) -> std::io::Result<actix_web::dev::Server>
 where
@@ -576,7 +590,7 @@ where
     };
     // Told when the server stops, so that idle keep-alive connections close at once.
     let stopping = builder.graceful_shutdown_signal();
-    let builder = builder.listen("avalanche", listener, move || {
+    let builder = builder.listen(name, listener, move || {
         let connections = connections.clone();
         let stopping = stopping.clone();
         let app = app().into_factory();
@@ -596,7 +610,9 @@ where
                 .h1_write_buffer_size(crate::unread::WRITE_BUFFER)
                 .local_addr(local)
                 .on_connect_ext(move |io: &crate::unread::TimedStream, data| {
-                    connections.accept(io.stream(), data)
+                    if let Some(connections) = &connections {
+                        connections.accept(io.stream(), data)
+                    }
                 })
                 .h1(actix_service::map_config(app, |_| {
                     actix_web::dev::AppConfig::default()
@@ -606,14 +622,15 @@ where
     Ok(builder.run())
 }
 
-/// The admin listener: the operator's endpoints (`/metrics`, `/backup`) and the probes, apart
-/// from the public listener so that no proxy in front of that one ever reaches them.
+/// The admin listener: the operator's endpoints (`/metrics`, `/backup`, `/mail/release`) and
+/// the probes, apart from the public listener so that no proxy in front of that one ever
+/// reaches them; its writes are bounded in time as the public listener's are.
 fn admin_server(
     listener: TcpListener,
     state: web::Data<AppState>,
 ) -> std::io::Result<actix_web::dev::Server> {
     let metrics = state.metrics.clone();
-    Ok(HttpServer::new(move || {
+    let app = move || {
         App::new()
             .app_data(state.clone())
             .wrap(RequestSpan(metrics.clone()))
@@ -621,20 +638,15 @@ fn admin_server(
             .service(routes::health::ready)
             .service(routes::health::metrics)
             .service(routes::backup::backup)
+            .service(routes::backup::release_mail)
             .default_service(web::route().to(|| async {
                 Err::<actix_web::HttpResponse, _>(crate::problem::HttpError::from(ApiError::new(
                     ApiCode::NotFound,
-                    "The admin listener serves /metrics, /backup, /health and /ready only.",
+                    "The admin listener serves /metrics, /backup, /mail/release, /health and /ready only.",
                 )))
             }))
-    })
-    .workers(1)
-    .client_request_timeout(crate::connections::HEAD_TIMEOUT)
-    .client_disconnect_timeout(crate::connections::DISCONNECT_TIMEOUT)
-    .listen(listener)?
-    .disable_signals()
-    .shutdown_timeout(SHUTDOWN_TIMEOUT_S)
-    .run())
+    };
+    timed_server("avalanche-admin", listener, app, None, Some(1))
 }
 
 /// The longest a stop waits for requests in flight (commands finish in milliseconds; waiting

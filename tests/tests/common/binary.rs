@@ -126,6 +126,15 @@ impl Server {
         Server::start_command(command, data, &all, Stdio::from(file), level)
     }
 
+    /// `start` with the variables `env` set in the process (as a service manager sets them).
+    pub fn start_with_env(data: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut command = Command::new(path());
+        command.envs(env.iter().copied());
+        let mut all = UNLIMITED.to_vec();
+        all.extend_from_slice(args);
+        Server::start_command(command, data, &all, Stdio::null(), "warn")
+    }
+
     fn start_with_output(data: &Path, args: &[&str], output: Stdio, level: &str) -> Server {
         Server::start_command(Command::new(path()), data, args, output, level)
     }
