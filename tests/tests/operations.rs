@@ -1046,8 +1046,32 @@ impl Drop for SmallDisk {
 fn a_full_disk_under_sled_is_answered_503_fails_readiness_and_liveness_and_a_restart_recovers() {
     let disk = SmallDisk::mount(64);
     let data = disk.path.join("data");
-    let mut server = Server::start(&data, &["--store-cache-mb", "8"]);
+    // systemd's notify socket, as the unit's `Type=notify` and `WatchdogSec=` make systemd
+    // set it: a unix datagram socket, and the watchdog's interval (here 0.4 s).
+    let sockets = tempfile::tempdir().unwrap();
+    let notify_path = sockets.path().join("notify");
+    let notify = std::os::unix::net::UnixDatagram::bind(&notify_path).unwrap();
+    notify
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut server = Server::start_with_env(
+        &data,
+        &["--store-cache-mb", "8"],
+        &[
+            ("NOTIFY_SOCKET", notify_path.to_str().unwrap()),
+            ("WATCHDOG_USEC", "400000"),
+        ],
+    );
     let app = &server.app;
+    let notice = || {
+        let mut buffer = [0u8; 256];
+        let n = notify.recv(&mut buffer).expect("a notice to systemd");
+        String::from_utf8_lossy(&buffer[..n]).into_owned()
+    };
+    assert_eq!(notice(), "READY=1");
+    for _ in 0..3 {
+        assert_eq!(notice(), "WATCHDOG=1", "pinged while healthy");
+    }
     let (id, players) = app.full_game("avalanche-chess", 2, json!({}));
     let mut acknowledged = versions(app, &players[0], &id).len();
     assert_eq!(status_of(app, "/ready"), StatusCode::OK);
@@ -1083,6 +1107,18 @@ fn a_full_disk_under_sled_is_answered_503_fails_readiness_and_liveness_and_a_res
     assert_eq!(status_of(app, "/ready"), StatusCode::SERVICE_UNAVAILABLE);
     // sled takes no write again until reopened: liveness fails, so the node is restarted.
     assert_eq!(status_of(app, "/health"), StatusCode::SERVICE_UNAVAILABLE);
+    // ... and systemd's watchdog is pinged no more (what was sent before is read first).
+    notify.set_nonblocking(true).unwrap();
+    while notify.recv(&mut [0u8; 256]).is_ok() {}
+    notify.set_nonblocking(false).unwrap();
+    notify
+        .set_read_timeout(Some(Duration::from_millis(1500)))
+        .unwrap();
+    let after = notify.recv(&mut [0u8; 256]);
+    assert!(
+        after.is_err(),
+        "a watchdog ping after /health failed: {after:?}"
+    );
     assert_eq!(
         app.game(Some(&players[0]), &id)["id"],
         id.as_str(),
@@ -1306,4 +1342,135 @@ fn the_backup_and_the_metrics_are_not_served_through_the_shipped_nginx() {
         server.app.admin_get("/metrics").send().unwrap().status(),
         StatusCode::OK
     );
+}
+
+/// The unit's install steps (its opening comment) as root: the service user, its folders, and
+/// the binary started as that user with the unit's settings, as systemd would start it. Each
+/// step runs as written, with the folders moved under a temporary root (the user is made only
+/// when it does not exist yet: a machine that ran the steps once has it).
+#[test]
+fn the_systemd_units_install_steps_work_as_written_and_the_service_user_makes_its_key() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::os::unix::process::CommandExt;
+    assert!(
+        common::debian::is_root(),
+        "this test makes the unit's service user: run it as root"
+    );
+    let unit = std::fs::read_to_string(deploy().join("avalanche.service")).unwrap();
+    let steps: Vec<&str> = unit
+        .lines()
+        .filter_map(|l| l.strip_prefix("#   "))
+        .collect();
+    let step = |start: &str| -> String {
+        steps
+            .iter()
+            .find(|s| s.starts_with(start))
+            .unwrap_or_else(|| panic!("no `{start}` step in the unit: {steps:?}"))
+            .to_string()
+    };
+    let root = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let moved = |text: &str| {
+        text.replace("/etc/", &format!("{}/etc/", root.path().display()))
+            .replace("/var/lib/", &format!("{}/var/lib/", root.path().display()))
+            .replace(
+                "/usr/local/",
+                &format!("{}/usr/local/", root.path().display()),
+            )
+            .replace(
+                "target/release/avalanche",
+                &common::binary::path().display().to_string(),
+            )
+    };
+    let sh = |line: &str| {
+        let output = Command::new("sh").arg("-c").arg(line).output().unwrap();
+        assert!(
+            output.status.success(),
+            "`{line}`: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    for dir in ["etc", "var/lib", "usr/local/bin"] {
+        std::fs::create_dir_all(root.path().join(dir)).unwrap();
+    }
+    sh(&moved(&step("install -m 0755")));
+    let useradd = step("useradd ");
+    let user = useradd.split_whitespace().last().unwrap().to_string();
+    let exists = Command::new("id")
+        .arg(&user)
+        .output()
+        .unwrap()
+        .status
+        .success();
+    if !exists {
+        sh(&useradd);
+    }
+    sh(&moved(&step("install -d ")));
+    let id = |flag: &str| -> u32 {
+        let out = Command::new("id").args([flag, &user]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    };
+    let (uid, gid) = (id("-u"), id("-g"));
+
+    // What systemd does for the unit: its StateDirectory owned by the user with its mode.
+    let value = |key: &str| -> String {
+        unit.lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}=")))
+            .unwrap_or_else(|| panic!("the unit sets {key}"))
+            .to_string()
+    };
+    let state = root.path().join("var/lib").join(value("StateDirectory"));
+    let mode = u32::from_str_radix(&value("StateDirectoryMode"), 8).unwrap();
+    std::fs::create_dir_all(&state).unwrap();
+    std::os::unix::fs::chown(&state, Some(uid), Some(gid)).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(mode)).unwrap();
+
+    // The unit's settings, on a free port, and its ExecStart, as its user.
+    let port = free_port();
+    let admin = free_port();
+    let mut command = Command::new(moved(value("ExecStart").split_whitespace().next().unwrap()));
+    command.args(value("ExecStart").split_whitespace().skip(1));
+    for line in unit.lines().filter_map(|l| l.strip_prefix("Environment=")) {
+        let (key, val) = line.split_once('=').unwrap();
+        let val = match key {
+            "AVALANCHE_ADDR" => format!("127.0.0.1:{port}"),
+            "AVALANCHE_ADMIN_ADDR" => format!("127.0.0.1:{admin}"),
+            _ => moved(val),
+        };
+        command.env(key, val);
+    }
+    assert_eq!(value("User"), user);
+    let mut child = command
+        .env_remove("NOTIFY_SOCKET")
+        .uid(uid)
+        .gid(gid)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let app = TestApp::attach(&format!("http://127.0.0.1:{port}"));
+    let started = Instant::now();
+    while status_of(&app, "/health") != StatusCode::OK {
+        if let Some(exit) = child.try_wait().unwrap() {
+            let mut said = String::new();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut said)
+                .unwrap();
+            panic!("the service stopped ({exit}): {said}");
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "no /health");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let key = root.path().join("etc/avalanche/secrets.key");
+    let made = std::fs::metadata(&key).expect("the service made its key");
+    assert_eq!(made.uid(), uid, "the key is the service user's");
+    assert_eq!(made.mode() & 0o777, 0o600, "the key is owner-only");
+    let dir = std::fs::metadata(root.path().join("etc/avalanche")).unwrap();
+    assert_eq!(dir.uid(), uid);
+    assert_eq!(dir.mode() & 0o777, 0o700);
+    child.kill().unwrap();
+    child.wait().unwrap();
 }
