@@ -275,8 +275,29 @@ fn a_flood_from_one_address_leaves_a_reserve_of_file_handles_for_health() {
 #[test]
 fn answers_nobody_reads_are_dropped_at_the_write_timeout() {
     let app = app();
-    let address: std::net::SocketAddr = app.base.trim_start_matches("http://").parse().unwrap();
+    let address = app.base.trim_start_matches("http://").parse().unwrap();
     let asks = "GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n".repeat(40);
+    dropped_at_the_write_timeout(&app, address, &asks);
+}
+
+/// The admin listener's answers too: the metrics asked many times and never read.
+#[test]
+fn the_admin_listeners_answers_nobody_reads_are_dropped_at_the_write_timeout() {
+    let app = app();
+    let admin = app.admin_url("");
+    let address = admin
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+    let asks = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".repeat(400);
+    dropped_at_the_write_timeout(&app, address, &asks);
+}
+
+/// A few sockets with a small receive buffer send `asks` to `address` and read nothing: each
+/// is reset once the server has taken nothing for the write timeout, and `/health` is
+/// answered meanwhile and after.
+fn dropped_at_the_write_timeout(app: &TestApp, address: std::net::SocketAddr, asks: &str) {
     let readers: Vec<TcpStream> = (0..PER_ADDRESS / 2)
         .map(|_| {
             let socket =
@@ -289,7 +310,7 @@ fn answers_nobody_reads_are_dropped_at_the_write_timeout() {
         })
         .collect();
     let started = Instant::now();
-    health_answers(&app);
+    health_answers(app);
     // A socket the server reset has the reset as its pending error: seen without reading.
     let mut open: Vec<bool> = vec![true; readers.len()];
     while open.contains(&true) {
@@ -312,7 +333,7 @@ fn answers_nobody_reads_are_dropped_at_the_write_timeout() {
         "dropped before the write timeout: {:?}",
         started.elapsed()
     );
-    health_answers(&app);
+    health_answers(app);
 }
 
 /// `/health` asked from 127.0.0.2 on a new connection is answered 200.
