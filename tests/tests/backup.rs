@@ -26,6 +26,19 @@ fn avalanche(args: &[&str]) -> Output {
         .expect("the avalanche binary runs")
 }
 
+/// `avalanche backup --to file` of `app`'s store, which must succeed.
+fn take_backup(app: &TestApp, file: &Path) -> Output {
+    let backup = avalanche(&[
+        "backup",
+        "--to",
+        file.to_str().unwrap(),
+        "--server",
+        &app.admin_url(""),
+    ]);
+    assert!(backup.status.success(), "{}", said(&backup));
+    backup
+}
+
 fn said(output: &Output) -> String {
     format!(
         "{}{}",
@@ -143,14 +156,7 @@ fn a_backup_taken_under_load_restores_into_a_new_folder_with_every_acknowledged_
         .map(|(id, played)| (id.clone(), played.acknowledged))
         .collect();
     let file = dir.path().join("club.backup");
-    let backup = avalanche(&[
-        "backup",
-        "--to",
-        file.to_str().unwrap(),
-        "--server",
-        &app.admin_url(""),
-    ]);
-    assert!(backup.status.success(), "{}", said(&backup));
+    let backup = take_backup(app, &file);
     assert!(
         said(&backup).contains("received"),
         "a progress line: {}",
@@ -315,14 +321,7 @@ fn a_backup_cut_short_or_changed_is_refused_and_nothing_is_restored() {
     let (id, players) = app.full_game("avalanche-chess", 2, json!({}));
     play_to_end(app, &id, &players, 3, 12, |_| {});
     let file = dir.path().join("club.backup");
-    let backup = avalanche(&[
-        "backup",
-        "--to",
-        file.to_str().unwrap(),
-        "--server",
-        &app.admin_url(""),
-    ]);
-    assert!(backup.status.success(), "{}", said(&backup));
+    take_backup(app, &file);
     let whole = std::fs::read(&file).unwrap();
 
     let restore = |bytes: &[u8], name: &str| {
@@ -406,22 +405,10 @@ fn a_restored_store_holds_its_mail_until_the_operator_releases_it() {
         common::metric(app, "avalanche_mail_waiting").is_some_and(|n| n >= 1)
     });
     let file = dir.path().join("club.backup");
-    let backup = avalanche(&[
-        "backup",
-        "--to",
-        file.to_str().unwrap(),
-        "--server",
-        &app.admin_url(""),
-    ]);
-    assert!(backup.status.success(), "{}", said(&backup));
+    take_backup(app, &file);
     let restored = dir.path().join("restored");
-    let restore = avalanche(&[
-        "restore",
-        "--from",
-        file.to_str().unwrap(),
-        "--data",
-        restored.to_str().unwrap(),
-    ]);
+    let (from, to) = (file.to_str().unwrap(), restored.to_str().unwrap());
+    let restore = avalanche(&["restore", "--from", from, "--data", to]);
     assert!(restore.status.success(), "{}", said(&restore));
     assert!(
         said(&restore).contains("its mail is held"),

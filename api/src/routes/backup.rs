@@ -17,14 +17,7 @@ pub async fn backup(
     state: web::Data<AppState>,
     request: HttpRequest,
 ) -> Result<HttpResponse, HttpError> {
-    let bearer = crate::auth::bearer(&request).ok().flatten();
-    let settings = &state.limits.settings;
-    let client = crate::connections::operator_client(&request, &settings.trusted_proxies);
-    if !app::limits::may_take_backup(settings, client, bearer.as_deref()) {
-        return Err(ApiError::new(ApiCode::Forbidden,
-            "A backup is for the operator: from this machine, or from an address or with the token the metrics allow.",
-        ).into());
-    }
+    operator_only(&state, &request, "A backup")?;
     let store = state.games.takes_backups()?;
     let (sender, receiver) = tokio::sync::mpsc::channel::<Result<web::Bytes, std::io::Error>>(4);
     let writing = state.clone();
@@ -81,18 +74,25 @@ pub async fn release_mail(
     state: web::Data<AppState>,
     request: HttpRequest,
 ) -> Result<HttpResponse, HttpError> {
-    let bearer = crate::auth::bearer(&request).ok().flatten();
-    let settings = &state.limits.settings;
-    let client = crate::connections::operator_client(&request, &settings.trusted_proxies);
-    if !app::limits::may_take_backup(settings, client, bearer.as_deref()) {
-        return Err(ApiError::new(
-            ApiCode::Forbidden,
-            "Releasing the mail is for the operator: from this machine, or from an address or with the token the metrics allow.",
-        )
-        .into());
-    }
+    operator_only(&state, &request, "Releasing the mail")?;
     let was_held = state.mail.release().await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(serde_json::json!({ "released": was_held })))
+}
+
+/// Refuses (403) whoever may not take a backup: with neither `--metrics-allow` nor a metrics
+/// token, anyone but this machine; else anyone those do not allow.
+fn operator_only(state: &AppState, request: &HttpRequest, what: &str) -> Result<(), HttpError> {
+    let bearer = crate::auth::bearer(request).ok().flatten();
+    let settings = &state.limits.settings;
+    let client = crate::connections::operator_client(request, &settings.trusted_proxies);
+    if app::limits::may_take_backup(settings, client, bearer.as_deref()) {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        ApiCode::Forbidden,
+        format!("{what} is for the operator: from this machine, or from an address or with the token the metrics allow."),
+    )
+    .into())
 }
