@@ -3,7 +3,7 @@
 //! and offers the nearest commands), and the reading of a notation among a legal list that the
 //! card games use as it is and chess after its own SAN.
 
-use crate::engine::{Legal, Seat};
+use crate::engine::{Consequence, Legal, Seat};
 use unicode_normalization::UnicodeNormalization;
 
 /// Why a text was not read as a command, with the legal commands it comes nearest to (those
@@ -257,6 +257,52 @@ pub fn seat_label(names: &[String], seat: Seat, me: Option<Seat>) -> String {
     }
 }
 
+/// The width a line of a command list wraps at.
+const WIDTH: usize = 76;
+
+/// A legal list as text a person reads, never cut: the commands grouped by what they begin
+/// with (a chess move before its push, a card game's verb), a group's commands two spaces
+/// apart on lines of their own (no notation holds two spaces); a command with a consequence
+/// on a line of its own, `  -- ` and the consequence after it, a losing one marked `!!`.
+pub fn command_list<'a>(
+    entries: impl IntoIterator<Item = (&'a str, Option<&'a Consequence>)>,
+) -> String {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut noted: Vec<String> = Vec::new();
+    for (notation, consequence) in entries {
+        if let Some(consequence) = consequence {
+            let mark = if consequence.loses { "!! " } else { "" };
+            noted.push(format!("  {mark}{notation}  -- {}", consequence.says));
+            continue;
+        }
+        let head = notation.split(['/', ' ']).next().unwrap_or(notation);
+        match groups.iter_mut().find(|(h, _)| *h == head) {
+            Some((_, members)) => members.push(notation),
+            None => groups.push((head, vec![notation])),
+        }
+    }
+    let mut out = String::new();
+    for (_, members) in groups {
+        let mut line = String::new();
+        for member in members {
+            if !line.is_empty() && line.len() + member.len() + 2 > WIDTH {
+                out.push_str(&line);
+                out.push('\n');
+                line.clear();
+            }
+            line.push_str("  ");
+            line.push_str(member);
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    for line in noted {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,6 +330,35 @@ mod tests {
         assert_eq!(read_notation(&legal, "PLAY 7 (START)").unwrap().command, 1);
         assert_eq!(read_notation(&legal, "7 7").unwrap().command, 2);
         assert_eq!(read_notation(&legal, "sn").unwrap().command, 0);
+    }
+
+    #[test]
+    fn a_command_list_groups_by_move_and_sets_apart_a_loss() {
+        let loses = Consequence::loses("loses at once: your push attacks your own king");
+        let list = command_list([
+            ("Nf3/a6", None),
+            ("e4/a6", None),
+            ("Nf3/h6", None),
+            ("Kd2/e3", Some(&loses)),
+            ("resign", None),
+        ]);
+        assert_eq!(
+            list,
+            "  Nf3/a6  Nf3/h6\n  e4/a6\n  resign\n  !! Kd2/e3  -- loses at once: your push attacks your own king\n"
+        );
+    }
+
+    #[test]
+    fn a_long_group_wraps_and_nothing_is_cut() {
+        let notations: Vec<String> = (0..200).map(|n| format!("play {n} (start)")).collect();
+        let list = command_list(notations.iter().map(|n| (n.as_str(), None)));
+        assert!(list.lines().all(|l| l.len() <= WIDTH), "{list}");
+        let listed: Vec<&str> = list
+            .lines()
+            .flat_map(|l| l.split("  "))
+            .filter(|c| !c.is_empty())
+            .collect();
+        assert_eq!(listed.len(), 200);
     }
 
     #[test]

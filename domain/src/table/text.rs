@@ -54,7 +54,17 @@ impl<E: Engine> Table<E> {
             let claim = TableCommand::ClaimTimeout;
             legal.push(Legal::new(Command::Table(claim.clone()), claim.notation()));
         }
-        if let Some(exact) = legal.iter().find(|l| folded(&l.notation) == typed) {
+        // Exactly as written, case and all, before any folding: `Bxc4` is never `bxc4`.
+        let plain = crate::text::normalise(text);
+        if let Some(exact) = legal.iter().find(|l| l.notation == plain) {
+            return Ok(exact.clone());
+        }
+        // Then a table's notation in any case (`Resign`), never a game's: a game reads its
+        // own notations, where case may tell two commands apart.
+        if let Some(exact) = legal
+            .iter()
+            .find(|l| matches!(l.command, Command::Table(_)) && folded(&l.notation) == typed)
+        {
             return Ok(exact.clone());
         }
         if let Some(words) = meanings(&typed) {
@@ -138,5 +148,42 @@ impl<E: Engine> Table<E> {
                 found,
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::chess::{AvalancheChess, Command as Chess, State, Variant};
+    use crate::testing::setup;
+
+    /// A table at play in the chess position of `fen`, White (seat 0) to move.
+    fn at(fen: &str) -> Table<AvalancheChess> {
+        let mut table = Table::created(setup::<AvalancheChess>(2), String::new());
+        table.players = vec![Some("ann".into()), Some("bob".into())];
+        table.status = Status::Active;
+        table.game = State::from_fen(Variant::Standard, fen).expect("a position");
+        table
+    }
+
+    fn turn(mv: &str, push: &str) -> Command<Chess> {
+        Command::Game(Chess::Turn {
+            mv: mv.into(),
+            push: Some(push.into()),
+        })
+    }
+
+    #[test]
+    fn the_table_reads_a_capital_b_as_the_bishop_and_a_small_b_as_the_pawn() {
+        let table = at("4k3/p6p/8/8/2p5/1P6/4B3/4K3 w - - 0 1");
+        let read = |text: &str| table.read(Some(0), text, false).map(|l| l.command);
+        assert_eq!(read("Bxc4/h6"), Ok(turn("e2c4", "h6")));
+        assert_eq!(read("bxc4/h6"), Ok(turn("b3c4", "h6")));
+        assert_eq!(read("“Bxc4/h6”"), Ok(turn("e2c4", "h6")));
+        assert_eq!(
+            read("Resign"),
+            Ok(Command::Table(TableCommand::Resign)),
+            "a table's word in any case"
+        );
     }
 }
