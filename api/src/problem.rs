@@ -67,7 +67,7 @@ impl HttpStatus for ApiCode {
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             IdempotencyKeyReused | WrongVariant | IllegalRecord | UnfitRecord | GameNotFinished
-            | AuditFailed => StatusCode::UNPROCESSABLE_ENTITY,
+            | AuditFailed | TextNotRead | TextAmbiguous => StatusCode::UNPROCESSABLE_ENTITY,
             RateLimited => StatusCode::TOO_MANY_REQUESTS,
             InternalError => StatusCode::INTERNAL_SERVER_ERROR,
             StoreUnavailable | OutcomeUnknown | MailNotConfigured | ServerBusy => {

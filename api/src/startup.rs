@@ -424,10 +424,15 @@ pub fn run_with_mail(
         actix_web::rt::spawn(async move {
             while let Some(inbound) = taken.recv().await {
                 let app::mail::inbound::listener::Inbound { recipients, raw } = inbound;
-                receiving
-                    .mail
-                    .receive(&receiving.games, &raw, &recipients)
-                    .await;
+                // Each mail in a task of its own, awaited: one that failed past its answer
+                // is logged, and the mails after it are still read, one at a time, in order.
+                let one = receiving.clone();
+                let read = actix_web::rt::spawn(async move {
+                    one.mail.receive(&one.games, &raw, &recipients).await;
+                });
+                if let Err(error) = read.await {
+                    tracing::error!(%error, "an inbound mail failed; the next ones are read");
+                }
             }
         });
     }

@@ -58,6 +58,10 @@ pub enum ApiCode {
     VersionConflict,
     PayloadTooLarge,
     UnsupportedMediaType,
+    /// `GET /v1/games/{id}/legal?text=`: the text names none of the caller's legal commands.
+    TextNotRead,
+    /// `GET /v1/games/{id}/legal?text=`: the text names several commands; one must be chosen.
+    TextAmbiguous,
     IdempotencyKeyReused,
     WrongVariant,
     IllegalRecord,
@@ -94,10 +98,10 @@ impl ApiCode {
             | InvalidCode | GameNotOpen | AlreadyOnVacation | NotOnVacation | NoVacationLeft
             | TooManyWebhooks | AuditNotAvailable | LogNotAvailable | NoRecordNotation
             | BackupNotHere | VersionConflict | PayloadTooLarge | UnsupportedMediaType
-            | IdempotencyKeyReused | WrongVariant | IllegalRecord | UnfitRecord
-            | GameNotFinished | AuditFailed | RateLimited | UnknownPool | InvalidChallenge
-            | ChallengeNotFound | ChallengeClosed | OutsideRatingRange | GameRunning
-            | CursorAhead => false,
+            | TextNotRead | TextAmbiguous | IdempotencyKeyReused | WrongVariant | IllegalRecord
+            | UnfitRecord | GameNotFinished | AuditFailed | RateLimited | UnknownPool
+            | InvalidChallenge | ChallengeNotFound | ChallengeClosed | OutsideRatingRange
+            | GameRunning | CursorAhead => false,
         }
     }
 }

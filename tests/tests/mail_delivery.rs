@@ -316,7 +316,10 @@ fn a_reply_to_an_older_notice_of_the_same_turn_plays_only_a_legal_command_on_the
     );
     assert!(answer.subject.starts_with("Not played"), "{}", answer.text);
     assert!(
-        answer.text.contains("none of your legal commands now"),
+        answer.text.contains(&format!(
+            "Nothing was played: \"{}\"",
+            stale.split('/').next().unwrap_or_default()
+        )) && answer.text.contains("The nearest of your commands:"),
         "{}",
         answer.text
     );
@@ -371,6 +374,25 @@ fn a_reply_to_an_older_notice_of_the_same_turn_plays_only_a_legal_command_on_the
         &offer,
         "o6@players.test",
         "decline",
+    );
+    // With a draw offer and a takeback request standing, "decline" could mean either: it is
+    // refused with both, never guessed.
+    assert!(answer.subject.starts_with("Not played"), "{}", answer.text);
+    assert!(
+        answer
+            .text
+            .contains("It could mean:\n  decline the draw (play on)\n  decline the takeback"),
+        "{}",
+        answer.text
+    );
+    assert_eq!(version(&server, &ann, &game), now);
+    let answer = answer_to(
+        &mut sink,
+        smtp,
+        ann_mail,
+        &offer,
+        "o7@players.test",
+        "decline draw",
     );
     assert!(answer.subject.starts_with("Played"), "{}", answer.text);
     assert!(answer.text.contains("older position"), "{}", answer.text);

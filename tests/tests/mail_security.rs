@@ -166,7 +166,7 @@ fn an_encoded_word_in_a_name_reaches_the_subject_as_it_was_written() {
     // Read as the victim's mail program reads it: the name as written, nothing decoded.
     assert_eq!(
         mail.subject,
-        format!("{name} invites you to avalanche-chess [{game}]"),
+        format!("{name} invites you to Avalanche Chess [{game}]"),
         "{}",
         mail.raw
     );

@@ -6,11 +6,12 @@ use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use crate::wire::GameCommand;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use app::error::{ApiCode, ApiError};
 use domain::{ErrorCode, RuleError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 /// A command the caller may post now, exactly as it is, with its notation.
 #[derive(Debug, Serialize, ToSchema)]
@@ -39,23 +40,71 @@ pub struct LegalList {
     pub commands: Box<RawValue>,
 }
 
-/// The caller's legal commands, each with its notation and postable as is.
+/// Which command a player's text means.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct LegalQuery {
+    /// A player's text, as they would write it in a mail (`Bxc4/e5`, `play 7`, `resign`; at
+    /// most 200 characters): the list holds the one legal command the game reads it as, or
+    /// the answer is a problem, `text_not_read` or `text_ambiguous`, with the candidates.
+    #[param(example = "Nf3/a6")]
+    pub text: Option<String>,
+}
+
+/// The longest text `?text=` reads.
+const MOST_TEXT: usize = 200;
+
+/// The caller's legal commands, each with its notation and postable as is; or, with `text`,
+/// the one command the game reads that text as.
 #[utoipa::path(operation_id = "listLegalCommands", tag = "play", security(("bearer" = ["read"])),
-    params(("id" = String, Path, description = "The game id")),
-    responses((status = 200, description = "Every command the caller may post now (none when it is not their turn)", body = LegalList),
-        (status = 401, body = Problem), (status = 403, body = Problem), (status = 404, body = Problem)))]
+    params(("id" = String, Path, description = "The game id"), LegalQuery),
+    responses((status = 200, description = "Every command the caller may post now (none when it is not their turn); with `text`, the one command it means", body = LegalList),
+        (status = 400, description = "`bad_query`: a query parameter that is not understood, or a text over 200 characters", body = Problem),
+        (status = 401, body = Problem), (status = 403, body = Problem), (status = 404, body = Problem),
+        (status = 422, description = "`text_not_read`: the text names none of the caller's legal commands (`details.candidates` are the nearest); `text_ambiguous`: it names several (`details.candidates`, one to choose). `detail` says why in words", body = Problem)))]
 #[get("/v1/games/{id}/legal")]
 pub async fn legal(
     state: web::Data<AppState>,
     Authenticated(player): Authenticated<READ>,
     id: web::Path<String>,
+    query: web::Query<LegalQuery>,
 ) -> Result<HttpResponse, HttpError> {
+    if query
+        .text
+        .as_ref()
+        .is_some_and(|t| t.chars().count() > MOST_TEXT)
+    {
+        return Err(ApiError::new(
+            ApiCode::BadQuery,
+            format!("A text to read is at most {MOST_TEXT} characters."),
+        )
+        .into());
+    }
     let slot = super::current_game(&state, &id).await?;
     let slot = slot.lock().await;
     let seat = slot.game.seat_of(&player.id).ok_or_else(|| {
         RuleError::new(ErrorCode::NotSeated, "You do not hold a seat in this game.")
     })?;
-    let commands = slot.game.legal_json_at(seat, chrono::Utc::now());
+    let now = chrono::Utc::now();
+    let commands = match &query.text {
+        None => slot.game.legal_json_at(seat, now),
+        Some(text) => match slot.game.read(Some(seat), text, now) {
+            Ok(read) => serde_json::value::to_raw_value(&[read]).map_err(ApiError::internal)?,
+            Err(unread) => {
+                let code = if unread.ambiguous {
+                    ApiCode::TextAmbiguous
+                } else {
+                    ApiCode::TextNotRead
+                };
+                return Err(ApiError::new(code, unread.why.clone())
+                    .with_details(serde_json::json!({
+                        "text": text,
+                        "candidates": unread.candidates,
+                    }))
+                    .into());
+            }
+        },
+    };
     let size = commands.get().len() + 64;
     let list = LegalList {
         kind: slot.game.kind().to_string(),

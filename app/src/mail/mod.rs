@@ -4,10 +4,10 @@
 //! derives notices into the outbox and sends them; the inbound path (the SMTP listener or
 //! `POST /v1/mail/inbound`) plays replies through the same command service as HTTP. What goes
 //! out is in `outbound/`, what comes in in `inbound/`; a player's address (`account`), the
-//! reply addresses (`tag`) and positions drawn as text (`render`, `cards`) serve both.
+//! reply addresses (`tag`) and text made safe for HTML (`render`) serve both; a position and
+//! its commands are written and read by the game itself (`domain::text`).
 
 pub mod account;
-pub mod cards;
 pub mod inbound;
 pub mod outbound;
 pub mod render;

@@ -299,9 +299,9 @@ pub fn reply(from: &str, to: &str, message_id: &str, in_reply_to: &str, body: &s
     )
 }
 
-/// The legal commands a notice lists: every line of a short list; of a grouped one (a line
-/// a head and the choices of its last part, "a3/a6, b6 or c6", under headings such as
-/// "Pawn:"), the first choice of each line.
+/// The legal commands a notice lists, in its order: each line under "Your legal commands"
+/// holds commands two spaces apart, or one command and its consequence after `  -- ` (a
+/// losing one marked `!!`).
 pub fn listed_commands(text: &str) -> Vec<String> {
     let mut lines = text.lines();
     for line in lines.by_ref() {
@@ -309,26 +309,45 @@ pub fn listed_commands(text: &str) -> Vec<String> {
             break;
         }
     }
-    let mut grouped = false;
     let mut commands = Vec::new();
     for line in lines.take_while(|l| l.starts_with("  ")) {
-        let line = line.trim();
-        if line.starts_with("(grouped") {
-            grouped = true;
-            continue;
+        match line.split_once("  -- ") {
+            Some((command, _)) => {
+                commands.push(command.trim().trim_start_matches("!! ").to_string())
+            }
+            None => commands.extend(
+                line.split("  ")
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .map(String::from),
+            ),
         }
-        if line.starts_with("...") || (grouped && line.ends_with(':')) {
-            continue;
-        }
-        let first = match grouped {
-            true => line.split(", ").next().unwrap_or(line),
-            false => line,
-        };
-        let first = match (grouped, first.rsplit_once(" or ")) {
-            (true, Some((head, _))) if !line.contains(", ") => head,
-            _ => first,
-        };
-        commands.push(first.to_string());
     }
     commands
+}
+
+/// Checks that a mail's position draws no card of `other`'s hand: a seat's line names its
+/// count of cards, never the cards (`[...]` after the counts, or a `hand:` line under it).
+pub fn assert_no_other_hand(text: &str, other: &str) {
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let theirs = line.trim_start().starts_with(&format!("{other}:"));
+        if !theirs {
+            continue;
+        }
+        assert!(
+            !line.contains('['),
+            "{other}'s hand is drawn: {line}\n{text}"
+        );
+        while let Some(next) = lines.peek() {
+            if !next.starts_with("    ") {
+                break;
+            }
+            assert!(
+                !next.trim_start().starts_with("hand:"),
+                "{other}'s hand is drawn: {next}\n{text}"
+            );
+            lines.next();
+        }
+    }
 }

@@ -1,8 +1,9 @@
 //! A move by reply: an inbound mail is checked (a reply address whose tag is ours, the
 //! player's confirmed address as sender, no auto-reply, within the rate limit, not seen
-//! before), its first line that is not quoted text, a signature or an HTML remnant is matched
-//! against the seat's legal list, and the command is played through the command service as
-//! any HTTP command, with the mail's `Message-ID` as its idempotency key. The answer goes
+//! before), its first line that is not quoted text, a signature or an HTML remnant is read by
+//! the game's own reader with the table's words (exactly one legal command, or a refusal with
+//! the candidates), and the command is played through the command service as any HTTP
+//! command, with the mail's `Message-ID` as its idempotency key. The answer goes
 //! through the outbox, only ever to the player's confirmed address: a mail that fails the
 //! checks is dropped without an answer, so nothing is sent to a forged sender.
 
@@ -12,9 +13,10 @@ use crate::mail::Mail;
 use crate::{Games, PlayerCommand};
 use chrono::Utc;
 use domain::registry::LegalCommand;
+use domain::text::Unread;
 use mail_parser::{MessageParser, PartType};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -97,20 +99,18 @@ impl RateLimit {
     }
 }
 
-/// Letters, digits and a few marks, lowercased, without spaces: how notations are compared.
-pub fn normalize(text: &str) -> String {
-    text.chars()
-        .filter(|c| !c.is_whitespace())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
 /// The first line of a reply's text that is the player's own: not quoted (`>`), before a
 /// signature (`-- `) or an unquoted history's header, not an HTML remnant. A mail program that
 /// writes the answer below the quote ("Avalanche wrote:" and the quoted mail, then the
 /// command) is read past the quote: an attribution line followed by quoted lines is skipped
 /// with them, while one that no quote follows ends the player's text.
 pub fn command_line(text: &str) -> Option<String> {
+    command_line_at(text).map(|(_, line)| line)
+}
+
+/// The command line of a reply's text (see [`command_line`]) and its index among the text's
+/// `lines()`: what the player wrote after it starts on the next line.
+pub fn command_line_at(text: &str) -> Option<(usize, String)> {
     let lines: Vec<&str> = text.lines().collect();
     for (at, line) in lines.iter().enumerate() {
         let trimmed = line.trim();
@@ -140,100 +140,34 @@ pub fn command_line(text: &str) -> Option<String> {
         {
             continue;
         }
-        return Some(trimmed.chars().take(200).collect());
+        return Some((at, trimmed.chars().take(200).collect()));
     }
     None
 }
 
-/// The table words a reply may use, with the command types each stands for (the first legal
-/// one is played).
-const TABLE_WORDS: &[(&str, &[&str])] = &[
-    ("resign", &["resign"]),
-    ("draw", &["accept_draw", "offer_draw"]),
-    ("offerdraw", &["offer_draw"]),
-    ("accept", &["accept_draw", "accept_takeback"]),
-    ("decline", &["decline_draw", "decline_takeback"]),
-    ("takeback", &["request_takeback"]),
-];
-
-/// The command of `line` in `legal`: by notation (case and spaces ignored), then by table
-/// word, then (for chess) in the from-to form the API takes.
-pub fn match_command(kind: &str, line: &str, legal: &[LegalCommand]) -> Option<(Value, String)> {
-    let wanted = normalize(line);
-    if wanted.is_empty() {
-        return None;
-    }
-    if let Some(found) = legal.iter().find(|l| normalize(&l.notation) == wanted) {
-        return Some((found.command.clone(), found.notation.clone()));
-    }
-    if let Some((_, types)) = TABLE_WORDS.iter().find(|(word, _)| *word == wanted) {
-        for kind in *types {
-            if let Some(found) = legal.iter().find(|l| l.command["type"] == *kind) {
-                return Some((found.command.clone(), found.notation.clone()));
-            }
+/// Why a reply's text was not read, and every command it could mean or the nearest ones.
+fn refusal(unread: &Unread<Value>) -> String {
+    let mut why = unread.why.clone();
+    if !unread.candidates.is_empty() {
+        let heading = if unread.ambiguous {
+            "It could mean:"
+        } else {
+            "The nearest of your commands:"
+        };
+        why.push_str(&format!("\n{heading}\n"));
+        for candidate in &unread.candidates {
+            why.push_str(&format!("  {}\n", candidate.notation));
         }
     }
-    if kind == "avalanche-chess" {
-        return chess_from_to(line);
-    }
-    None
+    why
 }
 
-fn is_square(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 2 && (b'a'..=b'h').contains(&b[0]) && (b'1'..=b'8').contains(&b[1])
-}
-
-/// `e2e4`, `e2-e4 a6`, `e2e4/a7a6`, `e7e8q`: a move from-to and an optional push, as the API
-/// takes them (the rules decide whether it is legal).
-fn chess_from_to(line: &str) -> Option<(Value, String)> {
-    let lower = line.trim().to_ascii_lowercase();
-    let mut parts = lower
-        .split(|c: char| c == '/' || c.is_whitespace())
-        .filter(|p| !p.is_empty());
-    let mv = parts.next()?.replace('-', "");
-    let push = parts.next().map(|p| p.to_string());
-    if parts.next().is_some() {
-        return None;
-    }
-    let (squares, promotion) = match mv.len() {
-        4 => (mv.as_str(), ""),
-        5 => (&mv[..4], &mv[4..]),
-        _ => return None,
-    };
-    if !is_square(&squares[..2])
-        || !is_square(&squares[2..])
-        || !(promotion.is_empty() || "qrbn".contains(promotion))
-    {
-        return None;
-    }
-    let push = match push {
-        Some(p) => {
-            let to = p.rsplit('-').next()?.to_string();
-            let to = if to.len() == 4 {
-                to[2..].to_string()
-            } else {
-                to
-            };
-            if !is_square(&to) {
-                return None;
-            }
-            Some(to)
-        }
-        None => None,
-    };
-    let notation = match &push {
-        Some(p) => format!("{mv}/{p}"),
-        None => mv.clone(),
-    };
-    Some((json!({"type": "turn", "move": mv, "push": push}), notation))
-}
-
-/// Whether `command` accepts or declines another seat's draw offer or takeback request.
+/// Whether `command` may be played off the seat's move by a reply to an older mail: it
+/// accepts or declines another seat's draw offer or takeback request, or takes a seat.
 fn answers_offer(command: &Value) -> bool {
     command["type"]
         .as_str()
-        .is_some_and(|t| t.starts_with("accept_") || t.starts_with("decline_"))
+        .is_some_and(|t| t.starts_with("accept_") || t.starts_with("decline_") || t == "join")
 }
 
 /// Whether the mail says it was sent by a machine (RFC 3834, `Precedence`, out-of-office).
@@ -389,12 +323,15 @@ impl Mail {
             Ok(slot) => slot,
             Err(_) => return Verdict::Ignored("the game of the reply address is gone".into()),
         };
-        let (kind, legal, version, holds, active, to_act, own_actors) = {
+        let (reading, version, holds, finished, to_act, own_actors) = {
             let slot = slot_ref.lock().await;
             let game = slot.game.as_ref();
             let players = game.players();
-            let holds =
+            let held =
                 players.get(seat.seat).cloned().flatten().as_deref() == Some(seat.player.as_str());
+            // An invitation's address names a seat free when it was mailed: its player, seated
+            // nowhere in the game, may take a seat by it (`join`), and do nothing else.
+            let invited = !held && game.seat_of(&seat.player).is_none();
             // The names the log gives this player's own commands, at any seat they hold.
             let mut own_actors: Vec<String> = players
                 .iter()
@@ -403,12 +340,13 @@ impl Mail {
                 .map(|(s, _)| format!("seat:{s}"))
                 .collect();
             own_actors.push(format!("player:{}", seat.player));
+            let reader = held.then_some(seat.seat);
             (
-                game.kind().to_string(),
-                game.legal_at(seat.seat, Utc::now()),
+                line.as_deref()
+                    .map(|line| game.read(reader, line, Utc::now())),
                 game.version(),
-                holds,
-                game.status() == domain::table::Status::Active,
+                held || invited,
+                game.status() == domain::table::Status::Finished,
                 game.to_act().contains(&seat.seat),
                 own_actors,
             )
@@ -431,21 +369,21 @@ impl Mail {
                 .and_then(|v| v.parse::<u64>().ok())
                 .is_some_and(|v| v < version);
         let refuse = |why: String| why;
-        let outcome: Result<String, String> = match (&line, has_text, active) {
+        let outcome: Result<String, String> = match (&line, has_text, finished) {
             _ if acted_since => Err(refuse("your mail answered a mail of a turn you have played since, and its reply address is good for that turn only: reply to this mail instead.".into())),
             (_, false, _) => Err(refuse("your mail has no plain text part: send the command as plain text (most mail programs have a \"plain text\" setting).".into())),
             (None, true, _) => Err(refuse("no command was found in your mail: write it on the first line, above any quoted text.".into())),
-            (_, _, false) => Err(refuse("the game is over.".into())),
-            (Some(line), true, true) => match match_command(&kind, line, &legal) {
-                None if legal.is_empty() => Err(refuse(format!("\"{line}\" cannot be played: it is not your turn, and there is nothing you may do now."))),
-                None => Err(refuse(format!("\"{line}\" is none of your legal commands now."))),
+            (_, _, true) => Err(refuse("the game is over.".into())),
+            (Some(_), true, false) => match reading {
+                None => Err(refuse("no command was found in your mail.".into())),
+                Some(Err(unread)) => Err(refuse(refusal(&unread))),
                 // What a reply to an older mail meant may not be what it means now: off the
                 // seat's move it plays nothing (not even a resignation or a draw offer), but
                 // the answer to an offer that still stands.
-                Some((command, _)) if older && !to_act && !answers_offer(&command) => Err(refuse(
+                Some(Ok(read)) if older && !to_act && !answers_offer(&read.command) => Err(refuse(
                     "it is not your move now, and a reply to an older mail plays only on your move.".into(),
                 )),
-                Some((command, notation)) => {
+                Some(Ok(LegalCommand { command, notation, .. })) => {
                     let key = format!("mail:{message_id}");
                     let played = games
                         .play(PlayerCommand {
@@ -462,18 +400,29 @@ impl Mail {
                             tracing::error!(game = %seat.game, code = %error.code, detail = %error.detail, "a mail reply failed");
                             Err(refuse("the server could not play it just now; please send it again later.".into()))
                         }
-                        Err(error) => Err(refuse(format!("\"{line}\" cannot be played: {}", error.detail))),
+                        Err(error) => Err(refuse(format!("\"{notation}\" cannot be played: {}", error.detail))),
                     }
                 }
             },
         };
-        // The answer shows the game as it stands after the command.
-        let text_after = match games.slot(&seat.game) {
+        // The answer shows the game as it stands after the command, at the seat the player
+        // holds then (an invitation's `join` seats them), in the game's name.
+        let (text_after, held_after, line_of_game, now) = match games.slot(&seat.game) {
             Ok(slot) => {
                 let slot = slot.lock().await;
-                self.table_text(slot.game.as_ref(), &seat.player, seat.seat)
+                let game = slot.game.as_ref();
+                let held = match game.players().get(seat.seat) {
+                    Some(Some(p)) if *p == seat.player => Some(seat.seat),
+                    _ => game.seat_of(&seat.player),
+                };
+                (
+                    self.table_text(game, &seat.player, held),
+                    held,
+                    self.game_line(game, &seat.player),
+                    game.version(),
+                )
             }
-            Err(_) => String::new(),
+            Err(_) => (String::new(), None, seat.game.clone(), version),
         };
         let id_hash = &hex::encode(Sha256::digest(message_id.as_bytes()))[..20];
         let older_note = if older && !acted_since {
@@ -481,13 +430,9 @@ impl Mail {
         } else {
             ""
         };
-        let now = match games.slot(&seat.game) {
-            Ok(slot) => slot.lock().await.game.version(),
-            Err(_) => version,
-        };
         let (subject, text, verdict) = match &outcome {
             Ok(notation) => (
-                format!("Played: {notation} [{}]", seat.game),
+                format!("Played: {notation} in {line_of_game} [{}]", seat.game),
                 format!("{older_note}Your command \"{notation}\" was played.\n\n{text_after}"),
                 Verdict::Played(format!(
                     "{} played {notation} in {}",
@@ -495,7 +440,13 @@ impl Mail {
                 )),
             ),
             Err(why) => (
-                format!("Not played [{}]", seat.game),
+                format!(
+                    "Not played: {} in {line_of_game} [{}]",
+                    line.as_deref()
+                        .map(|l| l.chars().take(40).collect::<String>())
+                        .unwrap_or_else(|| "no command".into()),
+                    seat.game
+                ),
                 format!("{older_note}Nothing was played: {why}\n\n{text_after}"),
                 Verdict::Refused(why.clone()),
             ),
@@ -507,6 +458,7 @@ impl Mail {
             text,
             reply_to: Some(ReplyTo {
                 version: now,
+                seat: held_after.unwrap_or(seat.seat),
                 ..seat.clone()
             }),
             unsubscribe: Some(seat.player.clone()),
@@ -555,17 +507,6 @@ impl Mail {
 mod tests {
     use super::*;
 
-    fn legal(notations: &[(&str, Value)]) -> Vec<LegalCommand> {
-        notations
-            .iter()
-            .map(|(n, c)| LegalCommand {
-                command: c.clone(),
-                notation: n.to_string(),
-                consequence: None,
-            })
-            .collect()
-    }
-
     #[test]
     fn the_first_own_line_is_the_command() {
         let text = "\n  Nf3 / a6  \n\nthanks\n-- \nBea\n";
@@ -582,42 +523,10 @@ mod tests {
         assert_eq!(command_line(bottom).as_deref(), Some("Nf3/a6"));
         // An attribution that no quote follows starts an unquoted history: nothing after it.
         assert_eq!(command_line("Bea wrote:\nresign\n"), None);
-    }
-
-    #[test]
-    fn a_notation_matches_without_case_or_spaces_and_table_words_match_their_command() {
-        let list = legal(&[
-            (
-                "Nf3/a6",
-                json!({"type": "turn", "move": "Nf3", "push": "a6"}),
-            ),
-            ("resign", json!({"type": "resign"})),
-            (
-                "offer a draw (end the game as a tie)",
-                json!({"type": "offer_draw"}),
-            ),
-        ]);
+        // The lines after the command line are the player's too.
         assert_eq!(
-            match_command("avalanche-chess", "nf3 / A6", &list)
-                .unwrap()
-                .1,
-            "Nf3/a6"
+            command_line_at("\n“a2/h5”\nwell played\n"),
+            Some((1, "“a2/h5”".to_string()))
         );
-        assert_eq!(
-            match_command("avalanche-chess", "Resign", &list).unwrap().0,
-            json!({"type": "resign"})
-        );
-        assert_eq!(
-            match_command("avalanche-chess", "draw", &list).unwrap().0,
-            json!({"type": "offer_draw"})
-        );
-        assert_eq!(match_command("avalanche", "accept", &list), None);
-        assert_eq!(match_command("avalanche", "hello there", &list), None);
-        let (command, _) = match_command("avalanche-chess", "g1-f3 a7-a6", &list).unwrap();
-        assert_eq!(
-            command,
-            json!({"type": "turn", "move": "g1f3", "push": "a6"})
-        );
-        assert_eq!(match_command("avalanche-chess", "z9z9", &list), None);
     }
 }

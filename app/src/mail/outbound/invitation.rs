@@ -5,6 +5,7 @@
 
 use super::compose::Letter;
 use crate::error::{ApiCode, ApiError};
+use crate::mail::tag::ReplyTo;
 use crate::mail::Mail;
 use crate::players::Player;
 use crate::webhooks::notification::NotificationType;
@@ -28,7 +29,7 @@ impl Mail {
         invitee: &str,
     ) -> Result<(), ApiError> {
         self.require_enabled()?;
-        let (kind, players, seats, time_control, status) = {
+        let (kind, players, seats, time_control, status, version) = {
             let slot = games.slot(id)?;
             let slot = slot.lock().await;
             let game = slot.game.as_ref();
@@ -38,8 +39,10 @@ impl Mail {
                 game.seats(),
                 game.time_control(),
                 game.status(),
+                game.version(),
             )
         };
+        let kind = self.game_name(&kind);
         if !players.iter().flatten().any(|p| *p == inviter.id) {
             return Err(ApiError::new(
                 ErrorCode::NotSeated,
@@ -119,12 +122,22 @@ impl Mail {
             to: address,
             subject: format!("{} invites you to {kind} [{id}]", inviter.name),
             text: format!(
-                "Hello {},\n\n{} invites you to a game of {kind}.\n\nSeated: {}\nFree seats: {open} of {seats}\n{clock}\n\nTake a seat at the table (the link below); the game starts when every seat is taken, and you are mailed when it is your move.\n",
+                "Hello {},\n\n{} invites you to a game of {kind}.\n\nSeated: {}\nFree seats: {open} of {seats}\n{clock}\n\nReply to this mail with \"join\" on the first line to take a seat, or take one at the table (the link below); the game starts when every seat is taken, and you are mailed when it is your move.\n",
                 invited.name,
                 inviter.name,
                 seated.join(", "),
             ),
-            reply_to: None,
+            // A seat free now: a reply `join` takes a free seat (this one, or another if it
+            // went), while the invitee sits nowhere in the game.
+            reply_to: players
+                .iter()
+                .position(Option::is_none)
+                .map(|seat| ReplyTo {
+                    game: id.to_string(),
+                    seat,
+                    player: invited.id.clone(),
+                    version,
+                }),
             unsubscribe: Some(invited.id.clone()),
             in_reply_to: None,
             link: Some(self.game_link(id)),

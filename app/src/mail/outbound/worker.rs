@@ -357,25 +357,97 @@ impl Mail {
             .collect()
     }
 
-    /// The position as `seat`'s view shows it, the legal commands and the clock.
-    pub(crate) fn table_text(&self, game: &dyn LiveGame, player: &str, seat: usize) -> String {
-        let view = game.view(game.viewer_for(Some(player)));
-        let mut text = crate::mail::render::position(&view, Some(seat), &self.seat_names(game));
-        if game.status() == domain::table::Status::Active && game.to_act().contains(&seat) {
+    /// The game by its name and the players against `player`: "Avalanche Chess with Bob".
+    pub(crate) fn game_line(&self, game: &dyn LiveGame, player: &str) -> String {
+        let opponents = match self.opponents(game, player) {
+            names if names.is_empty() => "yourself".to_string(),
+            names => names.join(", "),
+        };
+        format!("{} with {opponents}", self.game_name(game.kind()))
+    }
+
+    /// A kind's name for players ("Avalanche Chess"), or its id should it have none.
+    pub(crate) fn game_name(&self, kind: &str) -> String {
+        self.repository
+            .registry()
+            .get(kind)
+            .map(|k| k.info().name)
+            .unwrap_or_else(|| kind.to_string())
+    }
+
+    /// The position as `player`'s view shows it, drawn by the game; the legal commands of
+    /// `seat` (the one they hold) when it is to act, every one, grouped as the game writes
+    /// them; and every seat's clock.
+    pub(crate) fn table_text(
+        &self,
+        game: &dyn LiveGame,
+        player: &str,
+        seat: Option<usize>,
+    ) -> String {
+        let names = self.seat_names(game);
+        let mut text = game.position_text(game.viewer_for(Some(player)), &names);
+        let to_act = seat.filter(|s| game.to_act().contains(s));
+        if let (domain::table::Status::Active, Some(seat)) = (game.status(), to_act) {
             let legal = game.legal_at(seat, Utc::now());
             text.push_str(&format!(
                 "\nYour legal commands ({}):\n{}",
                 legal.len(),
-                crate::mail::render::legal(&legal)
+                domain::text::command_list(
+                    legal
+                        .iter()
+                        .map(|l| (l.notation.as_str(), l.consequence.as_ref()))
+                )
             ));
         }
-        match game.clocks().get(seat).and_then(|c| c.deadline()) {
-            Some(deadline) => text.push_str(&format!(
-                "\nClock: your move is due by {} UTC.\n",
-                deadline.format("%Y-%m-%d %H:%M")
-            )),
-            None => text.push_str("\nClock: no time limit.\n"),
+        text.push_str(&clocks_text(game, &names, seat));
+        text
+    }
+
+    /// What the other seats did since `seat`'s own last command, in the game's words, as
+    /// `player` may see it: one line an event, the last [`SINCE_LINES`] at most.
+    pub(crate) fn since_last_turn(
+        &self,
+        id: &str,
+        game: &dyn LiveGame,
+        player: &str,
+        seat: usize,
+    ) -> String {
+        let version = game.version();
+        let from = version.saturating_sub(SINCE_EVENTS as u64);
+        let events = match self.repository.events(id, from, SINCE_EVENTS) {
+            Ok(events) => events,
+            Err(_) => return String::new(),
+        };
+        // The game as this mail shows it: nothing after it.
+        let events: Vec<_> = events
+            .into_iter()
+            .filter(|e| e.version <= version)
+            .collect();
+        let own = format!("seat:{seat}");
+        let start = events
+            .iter()
+            .rposition(|e| e.actor == own)
+            .map(|at| at + 1)
+            .unwrap_or(0);
+        let names = self.seat_names(game);
+        let viewer = game.viewer_for(Some(player));
+        let lines: Vec<String> = events[start..]
+            .iter()
+            .filter(|e| e.actor != own)
+            .filter_map(|e| game.event_text(&e.payload, viewer, &names))
+            .collect();
+        if lines.is_empty() {
+            return String::new();
         }
+        let skipped = lines.len().saturating_sub(SINCE_LINES);
+        let mut text = String::from("Since your last turn:\n");
+        if skipped > 0 {
+            text.push_str(&format!("  ({skipped} earlier, at the table)\n"));
+        }
+        for line in &lines[skipped..] {
+            text.push_str(&format!("  {line}\n"));
+        }
+        text.push('\n');
         text
     }
 
@@ -392,17 +464,7 @@ impl Mail {
             names if names.is_empty() => "yourself".to_string(),
             names => names.join(", "),
         };
-        let view = game.view(game.viewer_for(Some(&notice.player_id)));
-        let move_number = view
-            .get("game")
-            .and_then(|g| g.get("fullmove_number"))
-            .or_else(|| view.get("fullmove_number"))
-            .and_then(|n| n.as_u64())
-            // Games without move numbers (the card games) say none: a stream version means
-            // nothing to a player.
-            .map(|n| format!(" (move {n})"))
-            .unwrap_or_default();
-        let kind = &notice.kind;
+        let kind = &self.game_name(&notice.kind);
         let by = |seat: Option<usize>| {
             seat.and_then(|s| game.players().get(s).cloned().flatten())
                 .map(|p| self.players.name(&p).unwrap_or(p))
@@ -410,9 +472,9 @@ impl Mail {
         };
         let (subject, intro, reply_hint) = match notice.kind_of_notification {
             NotificationType::YourTurn => (
-                format!("Your move in {kind} with {opponents}{move_number} [{}]", notice.game_id),
+                format!("Your move in {kind} with {opponents} [{}]", notice.game_id),
                 format!(
-                    "{}It is your move in {kind} against {opponents}{move_number}.",
+                    "{}It is your move in {kind} against {opponents}.",
                     if started { "Every seat is taken: the game started. " } else { "" }
                 ),
                 REPLY_WITH_A_COMMAND,
@@ -427,7 +489,7 @@ impl Mail {
                     .unwrap_or_else(|| "little time".into());
                 (
                     format!("Your clock: {left} left in {kind} with {opponents} [{}]", notice.game_id),
-                    format!("Your clock runs low: {left} left for your move in {kind} against {opponents}{move_number}. If the deadline passes, you lose on time."),
+                    format!("Your clock runs low: {left} left for your move in {kind} against {opponents}. If the deadline passes, you lose on time."),
                     REPLY_WITH_A_COMMAND,
                 )
             }
@@ -455,12 +517,12 @@ impl Mail {
             NotificationType::DrawOffered => (
                 format!("{} offers a draw in {kind} [{}]", by(notice.by_seat), notice.game_id),
                 format!("{} offers a draw in {kind}.", by(notice.by_seat)),
-                "Reply with \"accept\" or \"decline\" on the first line.",
+                "Reply with \"accept draw\" or \"decline draw\" on the first line.",
             ),
             NotificationType::TakebackRequested => (
                 format!("{} asks for a takeback in {kind} [{}]", by(notice.by_seat), notice.game_id),
                 format!("{} asks to take back play in {kind}.", by(notice.by_seat)),
-                "Reply with \"accept\" or \"decline\" on the first line.",
+                "Reply with \"accept takeback\" or \"decline takeback\" on the first line.",
             ),
             NotificationType::TakebackWithdrawn => (
                 format!("{} withdrew the takeback request in {kind} [{}]", by(notice.by_seat), notice.game_id),
@@ -498,9 +560,15 @@ impl Mail {
                 )
             }
         };
+        let since = match notice.kind_of_notification {
+            NotificationType::YourTurn | NotificationType::ClockLow => {
+                self.since_last_turn(&notice.game_id, game, &notice.player_id, notice.seat)
+            }
+            _ => String::new(),
+        };
         let mut text = format!(
-            "{intro}\n\n{}",
-            self.table_text(game, &notice.player_id, notice.seat)
+            "{intro}\n\n{since}{}",
+            self.table_text(game, &notice.player_id, Some(notice.seat))
         );
         if !reply_hint.is_empty() {
             text.push_str(&format!("\n{reply_hint}\n"));
@@ -526,7 +594,37 @@ impl Mail {
 }
 
 /// What a notice that a reply may answer with a move says of replying.
-const REPLY_WITH_A_COMMAND: &str = "Reply to this mail with your command on the first line, written as in the list above (case and spaces do not matter); resign, draw and takeback work too.";
+const REPLY_WITH_A_COMMAND: &str = "Reply to this mail with your command on the first line, written as in the list above (a chess piece's letter is a capital: B is a bishop, b the b-file; a card game's play may be its cards alone, such as \"play 7\"); resign, draw, accept, decline and takeback work too.";
+
+/// Events read back for "Since your last turn".
+const SINCE_EVENTS: usize = 256;
+/// Lines of "Since your last turn" at most.
+const SINCE_LINES: usize = 40;
+
+/// Every seat's clock as it stands: the deadline of a running one, the time left of a paused
+/// one, a seat not to move waiting; or that the game has no clock.
+fn clocks_text(game: &dyn LiveGame, names: &[String], me: Option<usize>) -> String {
+    let Some(allowance) = game.time_control().allowance() else {
+        return "\nClock: no time limit.\n".into();
+    };
+    let mut text = format!("\nClocks ({} a move):\n", super::clock::span(allowance));
+    for (seat, clock) in game.clocks().iter().enumerate() {
+        let who = domain::text::seat_label(names, seat, me);
+        let state = match clock {
+            domain::table::SeatClock::Running { deadline } => format!(
+                "to move, due by {} UTC",
+                deadline.format("%Y-%m-%d %H:%M:%S")
+            ),
+            domain::table::SeatClock::Paused { remaining_ms } => format!(
+                "on vacation, {} left",
+                super::clock::span(chrono::Duration::milliseconds(*remaining_ms as i64))
+            ),
+            domain::table::SeatClock::Idle => "not to move, no clock running".into(),
+        };
+        text.push_str(&format!("  {who}: {state}\n"));
+    }
+    text
+}
 
 /// Sends every waiting mail that is due, while the lease is held.
 async fn send_due(mail: &Mail, leases: &Leases, transport: &mut Option<lettre::SmtpTransport>) {
