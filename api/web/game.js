@@ -280,33 +280,50 @@ export async function gamePage(main, [first], app) {
     main.dataset.game = game.id;
   }
 
-  /** A box to type a move in the game's notation, the legal list as its suggestions. */
+  /** A box to type a move in the game's notation, the legal list as its suggestions. The
+   * game reads the text (GET /legal?text=): the one command it means is played, or the
+   * server's reason and candidates are shown; a command that loses at once asks first. */
   function moveBox() {
     const entries = state.legal.filter((l) => !TABLE_COMMANDS.has(l.command.type) && l.notation);
     if (!entries.length) return h('span');
     const listId = `legal-${Math.random().toString(36).slice(2, 8)}`;
     const input = h('input', { name: 'move', list: listId, autocomplete: 'off', spellcheck: 'false', 'data-testid': 'move-input', placeholder: entries[0].notation });
-    const normal = (text) => String(text).trim().replace(/[+#!?]+$/g, '').toLowerCase();
+    const warning = h('div', { class: 'notice losing', role: 'alert', 'data-testid': 'losing-warning', hidden: true });
+    const ask = (read) => {
+      warning.replaceChildren(
+        h('p', {}, `${read.notation} ${read.consequence.says}.`),
+        h('button', { type: 'button', class: 'danger', 'data-testid': 'play-losing', onclick: () => { warning.hidden = true; play(read.command, { concurrent: concurrentKind() }); } }, 'Play it anyway'),
+        h('button', { type: 'button', class: 'secondary', onclick: () => { warning.hidden = true; input.focus(); } }, 'Cancel'));
+      warning.hidden = false;
+    };
     return h('form', {
       class: 'move-box', 'aria-label': 'Type a move',
-      onsubmit: (event) => {
+      onsubmit: async (event) => {
         event.preventDefault();
+        warning.hidden = true;
         const typed = input.value.trim();
-        const exact = entries.filter((l) => l.notation === typed);
-        const loose = exact.length ? exact : entries.filter((l) => normal(l.notation) === normal(typed));
-        if (loose.length === 1) {
-          play(loose[0].command, { concurrent: concurrentKind() });
-        } else if (loose.length > 1) {
-          say(`"${typed}" names ${loose.length} moves: pick one from the list.`, 'error');
-        } else {
-          const near = entries.filter((l) => normal(l.notation).startsWith(normal(typed).slice(0, 2))).slice(0, 6).map((l) => l.notation);
-          say(`"${typed}" is not a legal move here.${near.length ? ` Legal moves like it: ${near.join(', ')}.` : ''}`, 'error');
+        if (!typed) return;
+        let read;
+        try {
+          read = (await get(`/games/${seg(id)}/legal?text=${encodeURIComponent(typed)}`)).commands[0];
+        } catch (e) {
+          const near = ((e.details && e.details.candidates) || []).map((c) => c.notation).slice(0, 8);
+          const lead = e.code === 'text_ambiguous' ? 'It could be' : 'Legal moves like it';
+          say(`${e.message}${near.length ? ` ${lead}: ${near.join(', ')}.` : ''}`, 'error');
+          return;
         }
+        if (!read) return;
+        if (read.consequence && read.consequence.loses) {
+          ask(read);
+          return;
+        }
+        play(read.command, { concurrent: concurrentKind() });
       },
     },
-    h('datalist', { id: listId }, entries.map((l) => h('option', { value: l.notation }))),
-    field('Type a move', input, `In the game's notation, as the suggestions show (${entries.length} legal now).`),
-    h('button', { type: 'submit', class: 'secondary' }, 'Play it'));
+    h('datalist', { id: listId }, entries.map((l) => h('option', { value: l.notation, label: l.consequence ? `${l.notation}: ${l.consequence.loses ? 'loses at once, ' : ''}${l.consequence.says}` : l.notation }))),
+    field('Type a move', input, `In the game's notation, as the suggestions show (${entries.length} legal now); one that loses at once asks first.`),
+    h('button', { type: 'submit', class: 'secondary' }, 'Play it'),
+    warning);
   }
   // Vamanos has no turns: its commands go without If-Match (see play()).
   const concurrentKind = () => state.game && state.game.kind === 'vamanos';

@@ -137,3 +137,35 @@ fn two_players_meet_in_the_lobby_and_play_to_checkmate_while_a_spectator_watches
     assert_eq!(times.len(), 7, "seven loads of the game page were timed");
     println!("game page drawn in {times:?} ms (median {median:.0} ms)");
 }
+
+#[test]
+fn a_push_that_loses_at_once_is_named_and_asks_before_it_is_sent() {
+    let app = TestApp::spawn();
+    let result = browser_harness::run("losing.mjs", &app.base);
+    let id = result["game"].as_str().expect("the game's id");
+    let game: Value = app
+        .get(&format!("/v1/games/{id}"), None)
+        .send()
+        .expect("GET game")
+        .json()
+        .expect("json");
+    // The warning came, and nothing was played: the game goes on at the version it had.
+    assert_eq!(game["status"], "active", "{game}");
+    assert_eq!(game["version"], result["version"], "{game}");
+    let warning = result["warning"].as_str().expect("the warning's text");
+    assert!(warning.contains("loses at once"), "{warning}");
+    for (page, unnamed) in result["unnamed"].as_object().expect("checked pages") {
+        assert_eq!(
+            unnamed,
+            &serde_json::json!([]),
+            "{page}: controls without a name"
+        );
+    }
+    for (shot, overflow) in result["overflow"].as_object().expect("overflow") {
+        assert!(
+            overflow.as_f64() <= Some(0.0),
+            "{shot} scrolls sideways by {overflow}"
+        );
+    }
+    println!("screenshots: {}", result["screenshots"]);
+}

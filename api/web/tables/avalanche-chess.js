@@ -188,13 +188,16 @@ export function renderTable(root, ctx) {
         'aria-pressed': memo.pick === i ? 'true' : 'false',
         'data-notation': t.notation,
         onclick: () => { memo.pick = i; redraw(); root.querySelector('[data-testid="confirm"]')?.focus(); },
-      }, t.notation));
+      }, t.consequence && t.consequence.loses ? `${t.notation} (loses at once)` : t.notation));
+      // A push the game names a loss is said before it is sent: the confirm button says so too.
+      const loses = picked && picked.consequence && picked.consequence.loses;
       panel.append(h('div', { class: 'pick pick-push', role: 'group', 'aria-label': 'Choose the push' },
         h('p', {}, candidates.some((t) => t.command.push) ? 'Then push one of your opponent\u2019s pawns:' : 'This move has no push:'),
         pushes));
+      if (loses) panel.append(h('p', { class: 'notice losing', role: 'alert', 'data-testid': 'losing-warning' }, `${picked.notation} ${picked.consequence.says}.`));
       panel.append(h('div', { class: 'row' },
-        h('button', { type: 'button', 'data-testid': 'confirm', disabled: !picked, onclick: () => { const c = picked.command; for (const k of Object.keys(memo)) delete memo[k]; ctx.play(c); } },
-          picked ? `Play ${picked.notation}` : 'Play'),
+        h('button', { type: 'button', class: loses ? 'danger' : undefined, 'data-testid': 'confirm', disabled: !picked, onclick: () => { const c = picked.command; for (const k of Object.keys(memo)) delete memo[k]; ctx.play(c); } },
+          picked ? `Play ${picked.notation}${loses ? ' anyway' : ''}` : 'Play'),
         h('button', { type: 'button', class: 'secondary', onclick: () => { for (const k of Object.keys(memo)) delete memo[k]; redraw(); } }, 'Cancel')));
     }
   }

@@ -690,7 +690,12 @@ impl<E: Engine> Table<E> {
         }
         let mut legal: Vec<Legal<Command<E::Command>>> = E::legal(&self.game, seat)
             .into_iter()
-            .map(|l| Legal::new(Command::Game(l.command), l.notation))
+            // With its consequence: a client warns of a command that loses at once.
+            .map(|l| Legal {
+                command: Command::Game(l.command),
+                notation: l.notation,
+                consequence: l.consequence,
+            })
             .collect();
         let mut table = vec![TableCommand::Resign];
         if self.setup.seats == 2 {

@@ -186,4 +186,17 @@ mod tests {
             "a table's word in any case"
         );
     }
+
+    #[test]
+    fn the_tables_legal_list_keeps_the_games_consequences() {
+        // Black's d-pawn pushed to d6 would attack White's king gone to c5 or e5.
+        let table = at("4k3/3p4/8/8/3K4/8/8/8 w - - 0 1");
+        let losing: Vec<String> = table
+            .legal(0)
+            .into_iter()
+            .filter(|l| l.consequence.as_ref().is_some_and(|c| c.loses))
+            .map(|l| l.notation)
+            .collect();
+        assert_eq!(losing, ["Kc5/d6", "Ke5/d6"]);
+    }
 }
