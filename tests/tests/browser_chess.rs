@@ -106,19 +106,7 @@ fn two_players_meet_in_the_lobby_and_play_to_checkmate_while_a_spectator_watches
     assert_ne!(result["imported"], result["game"]);
     assert_ne!(result["fork"], result["game"]);
     // Every control has an accessible name; nothing overflows 375 px.
-    for (page, unnamed) in result["unnamed"].as_object().expect("checked pages") {
-        assert_eq!(
-            unnamed,
-            &serde_json::json!([]),
-            "{page}: controls without a name"
-        );
-    }
-    for (shot, overflow) in result["overflow"].as_object().expect("overflow") {
-        assert!(
-            overflow.as_f64() <= Some(0.0),
-            "{shot} scrolls sideways by {overflow}"
-        );
-    }
+    named_and_narrow(&result);
     for shot in result["screenshots"].as_array().expect("screenshots") {
         let path = shot.as_str().expect("a path");
         assert!(std::path::Path::new(path).exists(), "{path}");
@@ -142,18 +130,19 @@ fn two_players_meet_in_the_lobby_and_play_to_checkmate_while_a_spectator_watches
 fn a_push_that_loses_at_once_is_named_and_asks_before_it_is_sent() {
     let app = TestApp::spawn();
     let result = browser_harness::run("losing.mjs", &app.base);
-    let id = result["game"].as_str().expect("the game's id");
-    let game: Value = app
-        .get(&format!("/v1/games/{id}"), None)
-        .send()
-        .expect("GET game")
-        .json()
-        .expect("json");
+    let game = app.game(None, result["game"].as_str().expect("the game's id"));
     // The warning came, and nothing was played: the game goes on at the version it had.
     assert_eq!(game["status"], "active", "{game}");
     assert_eq!(game["version"], result["version"], "{game}");
     let warning = result["warning"].as_str().expect("the warning's text");
     assert!(warning.contains("loses at once"), "{warning}");
+    named_and_narrow(&result);
+    println!("screenshots: {}", result["screenshots"]);
+}
+
+/// Every control the script checked has an accessible name, and no screenshot scrolls
+/// sideways (375 px wide).
+fn named_and_narrow(result: &Value) {
     for (page, unnamed) in result["unnamed"].as_object().expect("checked pages") {
         assert_eq!(
             unnamed,
@@ -167,5 +156,4 @@ fn a_push_that_loses_at_once_is_named_and_asks_before_it_is_sent() {
             "{shot} scrolls sideways by {overflow}"
         );
     }
-    println!("screenshots: {}", result["screenshots"]);
 }

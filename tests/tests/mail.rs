@@ -145,6 +145,26 @@ pub(crate) fn check_notice(mail: &Received, game: &str) {
         .contains(&format!("https://play.avalanche.test/#/game/{game}")));
 }
 
+/// Replies `body` to `notice` from `address` (with `id` as its `Message-ID`) over SMTP, and
+/// returns the server's answer.
+pub(crate) fn answer_to(
+    sink: &mut Sink,
+    smtp: u16,
+    address: &str,
+    notice: &Received,
+    id: &str,
+    body: &str,
+) -> Received {
+    let tag = notice.reply_to.clone().expect("a Reply-To");
+    let raw = reply(address, &tag, id, &notice.message_id, body);
+    send(smtp, address, &tag, &raw).expect("the listener takes the reply");
+    sink.next(&format!("the answer to {body:?}"), |m| {
+        m.rcpt_to == address
+            && (m.subject.starts_with("Played") || m.subject.starts_with("Not played"))
+            && m.header("In-Reply-To").as_deref() == Some(&format!("<{id}>"))
+    })
+}
+
 pub(crate) fn first_game_command(mail: &Received) -> String {
     listed_commands(&mail.text)
         .into_iter()
@@ -634,10 +654,6 @@ fn check_only_own_cards(
     }
 }
 
-fn names_of(names: &[&str]) -> Vec<String> {
-    names.iter().map(|n| n.to_string()).collect()
-}
-
 /// The hand of `seat` in a view: the `hand` of its entry in the first `seats` list whose
 /// entries have one (`null` when the view does not show it).
 fn find_hand(view: &Value, seat: usize) -> Value {
@@ -769,23 +785,15 @@ fn a_capital_b_moves_the_bishop_by_mail_and_a_curly_quoted_reply_plays() {
         "{}",
         notice.text
     );
-    let raw = reply(
-        "ann@players.test",
-        notice.reply_to.as_ref().unwrap(),
-        "bishop@players.test",
-        &notice.message_id,
-        "“Bxc4/a6”\n",
-    );
-    send(
+    let answer = answer_to(
+        &mut sink,
         smtp,
         "ann@players.test",
-        notice.reply_to.as_ref().unwrap(),
-        &raw,
-    )
-    .expect("the listener takes the reply");
-    let answer = sink.next("the answer to the bishop's move", |m| {
-        m.rcpt_to == "ann@players.test" && m.subject.starts_with("Played")
-    });
+        &notice,
+        "bishop@players.test",
+        "“Bxc4/a6”\n",
+    );
+    assert!(answer.subject.starts_with("Played"), "{}", answer.text);
     assert!(answer.subject.contains("Bxc4/a6"), "{}", answer.subject);
     let view = server.app.game(Some(&ann), &game);
     let history = view.to_string();
@@ -807,25 +815,14 @@ fn a_capital_b_moves_the_bishop_by_mail_and_a_curly_quoted_reply_plays() {
         notice.text
     );
     let command = first_game_command(&notice);
-    let raw = reply(
-        "bob@players.test",
-        notice.reply_to.as_ref().unwrap(),
-        "after@players.test",
-        &notice.message_id,
-        &format!("‘{command}’"),
-    );
-    send(
+    let answer = answer_to(
+        &mut sink,
         smtp,
         "bob@players.test",
-        notice.reply_to.as_ref().unwrap(),
-        &raw,
-    )
-    .expect("the listener takes the next reply");
-    let answer = sink.next("the answer to Bob's move", |m| {
-        m.rcpt_to == "bob@players.test"
-            && (m.subject.starts_with("Played") || m.subject.starts_with("Not played"))
-            && m.header("In-Reply-To").as_deref() == Some("<after@players.test>")
-    });
+        &notice,
+        "after@players.test",
+        &format!("‘{command}’"),
+    );
     assert!(
         answer
             .subject

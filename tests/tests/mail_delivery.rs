@@ -7,11 +7,11 @@
 
 use crate::common;
 use crate::mail::{
-    check_notice, first_game_command, follow_unsubscribe_link, player_with_mail, server, version,
-    your_move, DOMAIN,
+    answer_to, check_notice, first_game_command, follow_unsubscribe_link, player_with_mail, server,
+    version, your_move, DOMAIN,
 };
 use common::binary::Server;
-use common::mailbox::{free_port, reply, send, Received, Sink};
+use common::mailbox::{free_port, Received, Sink};
 use common::play::play_first;
 use common::{ok_json, Player};
 use reqwest::StatusCode;
@@ -226,25 +226,6 @@ fn mail_waiting_for_the_relay_is_not_sent_to_a_player_who_unsubscribed_meanwhile
         to_bob.is_empty(),
         "mail went to a player who had unsubscribed: {to_bob:?}"
     );
-}
-
-/// A reply from `address` to `notice` (answering it, whatever its age) with `body`; the
-/// answer mailed back.
-fn answer_to(
-    sink: &mut Sink,
-    smtp: u16,
-    address: &str,
-    notice: &Received,
-    id: &str,
-    body: &str,
-) -> Received {
-    let tag = notice.reply_to.clone().expect("a Reply-To");
-    let raw = reply(address, &tag, id, &notice.message_id, body);
-    send(smtp, address, &tag, &raw).expect("the listener takes the reply");
-    sink.next(&format!("the answer to {body:?}"), |m| {
-        m.rcpt_to == address
-            && (m.subject.starts_with("Played") || m.subject.starts_with("Not played"))
-    })
 }
 
 #[test]

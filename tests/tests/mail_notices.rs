@@ -431,7 +431,7 @@ fn every_card_game_mails_the_readers_hand_and_the_table_by_name_and_no_other_han
         player_with_mail(&server, &mut sink, "Ann", "ann@players.test"),
         player_with_mail(&server, &mut sink, "Bob", "bob@players.test"),
     ];
-    let names = vec!["Ann".to_string(), "Bob".to_string()];
+    let names = ["Ann".to_string(), "Bob".to_string()];
     for kind in ["avalanche", "ski-runs", "vamanos", "altitude"] {
         let game = app.create_game(&players[0], json!({"kind": kind, "seats": 2}));
         app.join(&players[1], &game);
