@@ -1,5 +1,6 @@
 //! How mail is delivered and to whom, with real parts: a removed address, or a player who
-//! unsubscribed, is mailed nothing more, even what waited for the relay; a reply to an older notice plays only while its turn is not played, if its command is legal now and it is the
+//! unsubscribed, is mailed nothing more, even what waited for the relay; a turn notice that
+//! waited for the relay is not sent once its player has acted; a reply to an older notice plays only while its turn is not played, if its command is legal now and it is the
 //! seat's move, and its answer says so; a relay's temporary failure is tried again with the
 //! same `Message-ID`, later each time; a mail waiting in the outbox survives a crash (SIGKILL)
 //! and is sent once after the restart; without a relay, mail is written as `.eml` files under
@@ -225,6 +226,50 @@ fn mail_waiting_for_the_relay_is_not_sent_to_a_player_who_unsubscribed_meanwhile
     assert!(
         to_bob.is_empty(),
         "mail went to a player who had unsubscribed: {to_bob:?}"
+    );
+}
+
+#[test]
+fn a_turn_notice_that_waited_for_the_relay_is_not_sent_once_the_player_has_moved() {
+    let data = tempfile::tempdir().unwrap();
+    let relay_port = free_port();
+    let server = start(
+        data.path(),
+        &relay_args(&format!("smtp://127.0.0.1:{relay_port}"), "100"),
+    );
+    let app = &server.app;
+    let mut sink = Sink::start_on(relay_port);
+    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
+    let game = app.create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+    app.join(&bob, &game);
+    your_move(&mut sink, "ann@players.test", &game);
+    // The relay goes down. Ann moves: Bob's turn notice waits. Bob moves in the browser
+    // meanwhile: Ann's waits too, and Bob's tells of a turn he has played.
+    stop_relay(sink, relay_port);
+    fails_to_send(&server, || play_first(app, &game, &ann));
+    play_first(app, &game, &bob);
+    wait_for("both turn notices wait", || {
+        metric(&server, "avalanche_mail_waiting") >= 2
+    });
+    let sink = Sink::start_on(relay_port);
+    let to_ann = once_the_outbox_empties(&server, &sink, "ann@players.test");
+    let to_bob = once_the_outbox_empties(&server, &sink, "bob@players.test");
+    let turns = |subjects: &[String]| {
+        subjects
+            .iter()
+            .filter(|s| s.starts_with("Your move") && s.contains(&game))
+            .count()
+    };
+    assert_eq!(
+        turns(&to_ann),
+        1,
+        "Ann's turn is still hers: its notice is sent: {to_ann:?}"
+    );
+    assert_eq!(
+        turns(&to_bob),
+        0,
+        "Bob has played the turn his notice told of: it is not sent: {to_bob:?}"
     );
 }
 

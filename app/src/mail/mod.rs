@@ -29,6 +29,20 @@ use storage::Storage;
 /// The lease of the mail worker: one server at a time derives and sends.
 pub const LEASE: &str = "mail";
 
+/// The names the log gives `player`'s own commands in `game`: each seat they hold
+/// (`seat:N`) and the player themself (`player:ID`).
+pub(crate) fn own_actors(game: &dyn domain::registry::LiveGame, player: &str) -> Vec<String> {
+    let mut actors: Vec<String> = game
+        .players()
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.as_deref() == Some(player))
+        .map(|(s, _)| format!("seat:{s}"))
+        .collect();
+    actors.push(format!("player:{player}"));
+    actors
+}
+
 /// How the server sends and takes mail.
 #[derive(Clone, Debug)]
 pub struct MailSettings {
@@ -316,6 +330,7 @@ impl Mail {
             in_reply_to: None,
             link: None,
             still: None,
+            turn: None,
         };
         self.send(&letter).await?;
         tracing::info!(player = %player.id, "mail address set; confirmation code queued");

@@ -332,14 +332,7 @@ impl Mail {
             // An invitation's address names a seat free when it was mailed: its player, seated
             // nowhere in the game, may take a seat by it (`join`), and do nothing else.
             let invited = !held && game.seat_of(&seat.player).is_none();
-            // The names the log gives this player's own commands, at any seat they hold.
-            let mut own_actors: Vec<String> = players
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.as_deref() == Some(seat.player.as_str()))
-                .map(|(s, _)| format!("seat:{s}"))
-                .collect();
-            own_actors.push(format!("player:{}", seat.player));
+            let own_actors = crate::mail::own_actors(game, &seat.player);
             let reader = held.then_some(seat.seat);
             (
                 line.as_deref()
@@ -465,6 +458,7 @@ impl Mail {
             in_reply_to: Some(message_id.to_string()),
             link: Some(self.game_link(&seat.game)),
             still: None,
+            turn: None,
         };
         if let Err(error) = self.send(&letter).await {
             tracing::error!(game = %seat.game, detail = %error.detail, "cannot queue the answer to a mail reply");
@@ -475,7 +469,7 @@ impl Mail {
 
 impl Mail {
     /// Whether one of `actors` appended to `game` after version `since` (up to `head`).
-    fn acted_since(
+    pub(crate) fn acted_since(
         &self,
         game: &str,
         since: u64,

@@ -125,6 +125,8 @@ pub struct Letter {
     pub link: Option<String>,
     /// For a clock notice: the clock that must still run when it is sent.
     pub still: Option<super::outbox::ClockStill>,
+    /// For a turn notice: the turn that must still be the player's when it is sent.
+    pub turn: Option<super::outbox::TurnStill>,
 }
 
 /// A `Message-ID` left part from a notice id: only characters a mail id may hold.
@@ -208,6 +210,7 @@ impl Mail {
                 &letter.to,
                 &message,
                 letter.still.clone(),
+                letter.turn.clone(),
                 letter.unsubscribe.as_deref(),
             )
             .await?;

@@ -142,6 +142,7 @@ impl Mail {
             in_reply_to: None,
             link: Some(self.game_link(id)),
             still: None,
+            turn: None,
         };
         store
             .put_record_async(INVITATIONS, &key, inviter.id.as_bytes())

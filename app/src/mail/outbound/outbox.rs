@@ -38,6 +38,10 @@ pub struct Queued {
     /// or a player who unsubscribed, while its mail waited for the relay is sent nothing more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub player: Option<String>,
+    /// For a turn notice: the turn it tells of, which must still be the player's when it is
+    /// sent (a mail held up by the relay is dropped once the player has acted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<TurnStill>,
 }
 
 /// The clock a clock notice warns of: a seat that must act by a deadline. Once the seat has
@@ -47,6 +51,18 @@ pub struct ClockStill {
     pub game: String,
     pub seat: usize,
     pub deadline: DateTime<Utc>,
+}
+
+/// The turn a turn notice tells of: `player` at `seat` must act in `game` as it stood at
+/// `version`. Once the player has acted after it (by any way), or the seat no longer has to
+/// act, the notice is stale and not sent: its position is gone and its reply address plays
+/// nothing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnStill {
+    pub game: String,
+    pub seat: usize,
+    pub player: String,
+    pub version: u64,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -106,6 +122,7 @@ impl Outbox {
         to: &str,
         message: &[u8],
         still: Option<ClockStill>,
+        turn: Option<TurnStill>,
         player: Option<&str>,
     ) -> Result<bool, ApiError> {
         if self.known(id)? {
@@ -127,6 +144,7 @@ impl Outbox {
             last_error: None,
             still,
             player: player.map(str::to_string),
+            turn,
         };
         let bytes = serde_json::to_vec(&queued).map_err(ApiError::internal)?;
         self.store

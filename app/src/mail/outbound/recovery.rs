@@ -49,6 +49,7 @@ impl Mail {
             in_reply_to: None,
             link: None,
             still: None,
+            turn: None,
         };
         self.send(&letter).await?;
         tracing::info!(%player, "recovery link mailed");

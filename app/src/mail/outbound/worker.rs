@@ -589,6 +589,14 @@ impl Mail {
             in_reply_to: None,
             link: Some(self.game_link(&notice.game_id)),
             still: None,
+            turn: (notice.kind_of_notification == NotificationType::YourTurn).then(|| {
+                super::outbox::TurnStill {
+                    game: notice.game_id.clone(),
+                    seat: notice.seat,
+                    player: notice.player_id.clone(),
+                    version: game.version(),
+                }
+            }),
         }
     }
 }
@@ -659,6 +667,15 @@ async fn send_due(mail: &Mail, leases: &Leases, transport: &mut Option<lettre::S
                 continue;
             }
         }
+        if let Some(turn) = &queued.turn {
+            if !turn_still_due(mail, turn) {
+                tracing::info!(mail = %queued.id, game = %turn.game, "a turn notice not sent: the player has acted since, or the seat no longer has to act");
+                if let Err(error) = mail.outbox.sent(queued).await {
+                    tracing::error!(mail = %queued.id, %error, "cannot drop a stale turn notice");
+                }
+                continue;
+            }
+        }
         match deliver(mail, queued, transport) {
             Ok(place) => {
                 mail.counters.sent.fetch_add(1, Ordering::Relaxed);
@@ -695,6 +712,34 @@ async fn send_due(mail: &Mail, leases: &Leases, transport: &mut Option<lettre::S
                     tracing::error!(mail = %queued.id, %error, "cannot record a failed attempt");
                 }
             }
+        }
+    }
+}
+
+/// Whether the turn a turn notice tells of is still the player's: the seat must act in the
+/// game as it is now, and the player has not acted since the version the mail shows. A game
+/// that cannot be read keeps its notice (a mail too many rather than a turn untold).
+fn turn_still_due(mail: &Mail, turn: &super::outbox::TurnStill) -> bool {
+    let game = match mail.game_now(&turn.game) {
+        Ok(game) => game,
+        Err(error) => {
+            tracing::warn!(game = %turn.game, %error, "cannot read a game to check its turn notice");
+            return true;
+        }
+    };
+    if game.status() == domain::table::Status::Finished || !game.to_act().contains(&turn.seat) {
+        return false;
+    }
+    match mail.acted_since(
+        &turn.game,
+        turn.version,
+        game.version(),
+        &crate::mail::own_actors(game.as_ref(), &turn.player),
+    ) {
+        Ok(acted) => !acted,
+        Err(error) => {
+            tracing::warn!(game = %turn.game, %error, "cannot read a game's log to check its turn notice");
+            true
         }
     }
 }
