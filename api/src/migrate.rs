@@ -120,7 +120,7 @@ fn audit_games(store: Arc<dyn Storage>, key: Arc<SecretsKey>) -> Result<u64, Mig
                 .map_err(|e| failed(id, format!("does not fold: {e}")))?;
             let slot = slot.blocking_lock();
             let log = repository
-                .read_log(id, slot.game.kind(), None)
+                .read_log(id, slot.game.facts().kind, None)
                 .map_err(|e| failed(id, format!("its log cannot be read: {e}")))?;
             let report = audit_with_secrets(&registry, &log, &slot.audit_seeds())
                 .map_err(|divergence| failed(id, format!("the audit diverges: {divergence:?}")))?;

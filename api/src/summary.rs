@@ -189,12 +189,13 @@ pub fn summary(
 ) -> GameSummary {
     let game = &slot.game;
     let your_seat = player.and_then(|p| game.seat_of(p));
-    let to_act = game.to_act();
-    let timed = !game.time_control().is_none() && game.status() != Status::Open;
-    let clocks = game.clocks();
-    let away = game.away();
-    let seats = game
-        .players()
+    let facts = game.facts();
+    let to_act = facts.to_act.clone();
+    let timed = !facts.time_control.is_none() && facts.status != Status::Open;
+    let clocks = facts.clocks.clone();
+    let away = facts.away.clone();
+    let seats = facts
+        .players
         .into_iter()
         .enumerate()
         .map(|(seat, id)| {
@@ -217,29 +218,29 @@ pub fn summary(
         .and_then(|s| clocks.get(s).and_then(SeatClock::deadline));
     GameSummary {
         id: slot.id.clone(),
-        kind: game.kind().to_string(),
-        variant: game.variant(),
+        kind: facts.kind.to_string(),
+        variant: facts.variant,
         options: game.options(),
-        status: game.status(),
+        status: facts.status,
         seats,
         your_turn: your_seat.is_some_and(|s| to_act.contains(&s)),
         to_act,
         your_seat,
-        version: game.version(),
-        commitment: game.commitment(),
-        seed: game.revealed_seed().map(|s| s.to_hex()),
-        outcome: game.outcome(),
-        time_control: game.time_control(),
-        rated: game.rated(),
+        version: facts.version,
+        commitment: facts.commitment,
+        seed: facts.revealed_seed.map(|s| s.to_hex()),
+        outcome: facts.outcome,
+        time_control: facts.time_control,
+        rated: facts.rated,
         deadline,
         created_at: slot.created_at,
         updated_at: slot.updated_at,
-        parent: game.parent(),
+        parent: facts.parent,
         imported: slot.imported.clone(),
-        superseded: game.superseded(),
+        superseded: facts.superseded,
         continued_in: None,
-        draw_offer: game.draw_offer(),
-        takeback: game.takeback_request().map(|r| TakebackAsked {
+        draw_offer: facts.draw_offer,
+        takeback: facts.takeback_request.map(|r| TakebackAsked {
             seat: r.seat,
             version: r.version,
             accepted: r.accepted,
@@ -252,12 +253,13 @@ pub fn summary(
 /// Events already redacted for the one who asks (see `Played::envelopes`), as shown: only
 /// those the game of `slot` has folded, as [`events_for`] does.
 pub fn events_seen(slot: &Slot, envelopes: Vec<Envelope>) -> Vec<EventOut> {
-    let durable = slot.game.version();
+    let facts = slot.game.facts();
+    let durable = facts.version;
     envelopes
         .into_iter()
         .filter(|e| e.version <= durable)
         .map(|e| EventOut {
-            kind: slot.game.kind().to_string(),
+            kind: facts.kind.to_string(),
             version: e.version,
             event_type: e.event_type,
             recorded_at: e.recorded_at,
@@ -272,12 +274,13 @@ pub fn events_seen(slot: &Slot, envelopes: Vec<Envelope>) -> Vec<EventOut> {
 /// must see an event that a crash could still take back.
 pub fn events_for(slot: &Slot, player: Option<&str>, envelopes: &[Envelope]) -> Vec<EventOut> {
     let viewer = slot.viewer(player);
-    let durable = slot.game.version();
+    let facts = slot.game.facts();
+    let durable = facts.version;
     envelopes
         .iter()
         .filter(|e| e.version <= durable)
         .map(|e| EventOut {
-            kind: slot.game.kind().to_string(),
+            kind: facts.kind.to_string(),
             version: e.version,
             event_type: e.event_type.clone(),
             recorded_at: e.recorded_at,

@@ -44,7 +44,7 @@ fn stream(registry: &Registry, kind_id: &str, seats: usize) -> String {
                     actor: Actor,
                     command: serde_json::Value| {
         step += 1;
-        let ctx = Context::new(seed, game.version(), at(step));
+        let ctx = Context::new(seed, game.facts().version, at(step));
         let decided = game
             .decide(&actor, &command, &ctx)
             .unwrap_or_else(|e| panic!("{kind_id}: {command} is refused: {e}"));
@@ -63,7 +63,7 @@ fn stream(registry: &Registry, kind_id: &str, seats: usize) -> String {
         );
     }
     for _ in 0..COMMANDS {
-        let Some(&seat) = game.to_act().first() else {
+        let Some(&seat) = game.facts().to_act.first() else {
             break;
         };
         let Some(legal) = game.legal(seat).into_iter().next() else {

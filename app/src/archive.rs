@@ -130,10 +130,10 @@ impl Repository {
     /// tells them: counted on from where they were last counted (the first time, from the
     /// start), and kept with the game.
     pub(crate) fn turns<'a>(&self, slot: &'a mut Slot) -> Result<&'a TurnHistory, ApiError> {
-        let version = slot.game.version();
+        let version = slot.game.facts().version;
         let (counted, mut turns) = match slot.turns.take() {
             Some((counted, turns)) if counted <= version => (counted, turns),
-            _ => (0, TurnHistory::of(&[], slot.game.seats())),
+            _ => (0, TurnHistory::of(&[], slot.game.facts().seats)),
         };
         // An event no command explains plays no turn.
         self.each_command(&slot.id, counted, version, |_, logged| {
@@ -162,7 +162,8 @@ impl Repository {
             // Nobody's game here: refused before anything is written, should a log with a
             // player of this server ever come this far.
             if let Some(player) = game
-                .players()
+                .facts()
+                .players
                 .into_iter()
                 .flatten()
                 .find(|p| !domain::records::is_imported(p))

@@ -252,7 +252,7 @@ impl Games {
     ) -> Result<(), ApiError> {
         let slot_ref = self.repository.slot(id)?;
         let mut slot = slot_ref.lock().await;
-        if stored.is_some() && slot.game.time_control().is_none() {
+        if stored.is_some() && slot.game.facts().time_control.is_none() {
             // A game without a clock (set when it is made, for good) has no deadline, nor a
             // clock to warn of, whatever else comes: nothing to fold for the keeper.
             return Ok(());
@@ -276,7 +276,7 @@ impl Games {
 
     /// Watches `game`'s next deadline and when its next clock gets low (or stops watching).
     fn watch_deadline(&self, id: &str, game: &dyn LiveGame) {
-        self.deadlines.set(id, game.next_deadline());
+        self.deadlines.set(id, game.facts().next_deadline);
         self.deadlines
             .set_warning(id, notices::warning_at(game, Utc::now(), false));
     }
@@ -471,7 +471,7 @@ impl Games {
                     self.fork_agreed_takeback(&slot, *version, player).await;
                 }
                 TableFact::SeedRevealed { .. } => {
-                    let parent = played.slot.lock().await.game.parent().map(|o| o.game);
+                    let parent = played.slot.lock().await.game.facts().parent.map(|o| o.game);
                     self.reveal_superseded(id, parent).await;
                 }
                 _ => {}
@@ -592,7 +592,7 @@ impl Games {
         expected: Option<u64>,
         command_id: Option<&str>,
     ) -> Result<(Batch, Decided), ApiError> {
-        let version = slot.game.version();
+        let version = slot.game.facts().version;
         if let Some(expected) = expected.filter(|expected| *expected != version) {
             return Err(ApiError::version_conflict(
                 version,
@@ -675,7 +675,7 @@ impl Games {
             if let Some(done) = stored.transpose().map_err(ApiError::from)?.flatten() {
                 return Ok((slot, Executed::Stored(done)));
             }
-            let version = slot.game.version();
+            let version = slot.game.facts().version;
             let (batch, decided) = match decide(&mut slot) {
                 Ok(decided) => decided,
                 Err(_) if unchecked => {
@@ -780,7 +780,7 @@ impl Games {
         let ended = matches!(&appended, Ok((_, facts)) if facts.iter().any(|f| matches!(f, TableFact::SeedRevealed { .. })));
         if ended {
             // A timeout ended the game: the games it superseded by takebacks are unsealed.
-            let parent = slot.game.parent().map(|origin| origin.game);
+            let parent = slot.game.facts().parent.map(|origin| origin.game);
             drop(slot);
             self.reveal_superseded(id, parent).await;
         }
@@ -795,7 +795,7 @@ impl Games {
         command: &SystemCommand,
     ) -> Result<(usize, Vec<TableFact>), ApiError> {
         let id = slot.id.clone();
-        let version = slot.game.version();
+        let version = slot.game.facts().version;
         let now = Utc::now();
         let json = serde_json::to_value(command).map_err(ApiError::internal)?;
         let decided = slot.game.decide(&Actor::System, &json, &slot.context(now));
@@ -831,7 +831,7 @@ impl Games {
         self.watch_deadline(&id, slot.game.as_ref());
         match command {
             SystemCommand::Timeout => {
-                tracing::info!(game = %id, outcome = ?slot.game.outcome(), "deadline passed: timeout recorded")
+                tracing::info!(game = %id, outcome = ?slot.game.facts().outcome, "deadline passed: timeout recorded")
             }
             SystemCommand::Vacation { player, away } => {
                 tracing::info!(game = %id, %player, away, "vacation: clocks updated")
@@ -871,8 +871,8 @@ impl Games {
         let slot_ref = self.repository.slot(id)?;
         let mut slot = slot_ref.lock().await;
         self.catch_up(&mut slot)?;
-        let parent = slot.game.parent().map(|origin| origin.game);
-        if !slot.game.sealed() {
+        let parent = slot.game.facts().parent.map(|origin| origin.game);
+        if !slot.game.facts().sealed {
             return Ok(None);
         }
         self.system_locked(&mut slot, &SystemCommand::RevealSeed)
@@ -886,7 +886,7 @@ impl Games {
     /// when the server starts (a crash may have come between a vacation and its games). A
     /// failure is logged: the command that led here is already durable.
     async fn reconcile_vacations(&self, slot: &mut Slot) {
-        let players: Vec<String> = slot.game.players().into_iter().flatten().collect();
+        let players: Vec<String> = slot.game.facts().players.into_iter().flatten().collect();
         for player in players {
             let away = self.is_away(&player);
             let command = SystemCommand::Vacation { player, away };
@@ -970,8 +970,8 @@ impl Games {
             {
                 let slot = self.slot(&fork)?;
                 let slot = slot.lock().await;
-                let ended = slot.game.revealed_seed().is_some();
-                let parent = slot.game.parent().map(|origin| origin.game);
+                let ended = slot.game.facts().revealed_seed.is_some();
+                let parent = slot.game.facts().parent.map(|origin| origin.game);
                 drop(slot);
                 if ended {
                     tracing::warn!(game = %id, %fork, "revealing a sealed game's seed after a restart");

@@ -88,7 +88,7 @@ impl Games {
     /// The game that goes on from `id` if an agreed takeback superseded it: its fork that is
     /// not an analysis fork. `None` for any other game (and while the fork is not written yet).
     pub async fn continuation(&self, id: &str) -> Result<Option<String>, ApiError> {
-        if !self.slot(id)?.lock().await.game.superseded() {
+        if !self.slot(id)?.lock().await.game.facts().superseded {
             return Ok(None);
         }
         self.takeback_fork_of(id).await
@@ -100,7 +100,7 @@ impl Games {
             .repository()
             .ids_tagged(index::PARENT, id, None, usize::MAX)?;
         for fork in forks {
-            if !self.slot(&fork)?.lock().await.game.analysis() {
+            if !self.slot(&fork)?.lock().await.game.facts().analysis {
                 return Ok(Some(fork));
             }
         }
@@ -149,7 +149,7 @@ impl Games {
             let written = match self.takeback_fork_of(&parent.id).await? {
                 Some(fork) => Written::Before(fork),
                 None => {
-                    let players = parent.game.players();
+                    let players = parent.game.facts().players;
                     Written::Now(
                         self.fork_game(parent, version, players, false, player)
                             .await?,
@@ -297,7 +297,7 @@ impl Games {
         let Some(seat) = slot.game.seat_of(player) else {
             return Ok(None);
         };
-        if slot.game.status() != Status::Active {
+        if slot.game.facts().status != Status::Active {
             return Ok(None);
         }
         Ok(Some(self.repository().turns(&mut slot)?.count(seat)))
@@ -314,7 +314,7 @@ impl Games {
         let parent = self.slot(id)?;
         let parent = parent.lock().await;
         parent.game.check_analysis_fork()?;
-        let players = vec![Some(player.to_string()); parent.game.seats()];
+        let players = vec![Some(player.to_string()); parent.game.facts().seats];
         let fork = self
             .fork_game(&parent, version, players, true, player)
             .await?;
@@ -338,7 +338,7 @@ impl Games {
         player: &str,
     ) -> Result<String, ApiError> {
         let id = parent.id.as_str();
-        let current = parent.game.version();
+        let current = parent.game.facts().version;
         if version == 0 || version > current {
             return Err(RuleError::new(
                 ErrorCode::BadForkVersion,
@@ -347,7 +347,7 @@ impl Games {
             .into());
         }
         let repository = self.repository();
-        let mut log = repository.read_log(id, parent.game.kind(), Some(version))?;
+        let mut log = repository.read_log(id, parent.game.facts().kind, Some(version))?;
         if let Some(last) = log.commands.last() {
             if last.last_version != version {
                 return Err(RuleError::new(
@@ -369,7 +369,7 @@ impl Games {
         let forked = if analysis {
             copy.fork(id, players.clone(), analysis, now)?
         } else {
-            if copy.hidden_information() {
+            if copy.facts().hidden_information {
                 earlier.push(seed);
                 seed = randomness::seed()?;
             }

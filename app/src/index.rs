@@ -47,36 +47,37 @@ pub fn listed(entries: &[(String, String)]) -> bool {
 
 /// The index entries of a game.
 pub fn tags(game: &dyn LiveGame) -> Vec<(String, String)> {
+    let facts = game.facts();
     let entry = |(name, value): (&str, &str)| (name.to_string(), value.to_string());
     let mut tags = vec![
         entry(LISTED),
-        (KIND.to_string(), game.kind().to_string()),
-        (STATUS.to_string(), game.status().as_str().to_string()),
+        (KIND.to_string(), facts.kind.to_string()),
+        (STATUS.to_string(), facts.status.as_str().to_string()),
         (
             STATUS_KIND.to_string(),
-            status_kind(game.status(), game.kind()),
+            status_kind(facts.status, facts.kind),
         ),
     ];
-    for player in game.players().into_iter().flatten() {
-        if game.status() == Status::Open {
+    for player in facts.players.into_iter().flatten() {
+        if facts.status == Status::Open {
             tags.push((OPEN_SEAT.to_string(), player.clone()));
         }
         tags.push((PLAYER.to_string(), player));
     }
-    if let Some(parent) = game.parent() {
+    if let Some(parent) = facts.parent {
         tags.push((PARENT.to_string(), parent.game));
     }
-    if game.sealed() {
+    if facts.sealed {
         tags.push(entry(SEALED));
     }
-    if game.superseded() {
+    if facts.superseded {
         tags.push(entry(SUPERSEDED));
     }
-    if game.status() == Status::Active {
-        if !game.time_control().is_none() {
+    if facts.status == Status::Active {
+        if !facts.time_control.is_none() {
             tags.push(entry(CLOCK_RUNNING));
         }
-        if game.away().contains(&true) {
+        if facts.away.contains(&true) {
             tags.push(entry(VACATION_PAUSED));
         }
     }

@@ -191,12 +191,13 @@ impl Games {
                 let Some(seat) = game.game.seat_of(player) else {
                     continue;
                 };
-                if !game.game.to_act().contains(&seat) {
+                if !game.game.facts().to_act.contains(&seat) {
                     continue;
                 }
                 let deadline = game
                     .game
-                    .clocks()
+                    .facts()
+                    .clocks
                     .get(seat)
                     .and_then(domain::table::SeatClock::deadline);
                 urgent.push(UrgencyKey {

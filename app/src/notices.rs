@@ -107,15 +107,16 @@ pub fn low_after(allowance: chrono::Duration) -> chrono::Duration {
 /// runs and has a quarter of its time or less left but has not run out. Those already
 /// written are written again to no effect (their key is the same).
 pub fn low_clocks(id: &str, game: &dyn LiveGame, now: DateTime<Utc>) -> Vec<ClockWarning> {
-    let Some(allowance) = game.time_control().allowance() else {
+    let facts = game.facts();
+    let Some(allowance) = facts.time_control.allowance() else {
         return Vec::new();
     };
-    if game.status() != Status::Active {
+    if facts.status != Status::Active {
         return Vec::new();
     }
-    let players = game.players();
-    let to_act = game.to_act();
-    game.clocks()
+    let (players, to_act) = (&facts.players, &facts.to_act);
+    facts
+        .clocks
         .iter()
         .enumerate()
         .filter(|(seat, _)| to_act.contains(seat))
@@ -124,8 +125,8 @@ pub fn low_clocks(id: &str, game: &dyn LiveGame, now: DateTime<Utc>) -> Vec<Cloc
             let player = players.get(seat).cloned().flatten()?;
             (deadline - low_after(allowance) <= now && now < deadline).then(|| ClockWarning {
                 game: id.to_string(),
-                kind: game.kind().to_string(),
-                version: game.version(),
+                kind: facts.kind.to_string(),
+                version: facts.version,
                 seat,
                 player,
                 deadline,
@@ -138,12 +139,14 @@ pub fn low_clocks(id: &str, game: &dyn LiveGame, now: DateTime<Utc>) -> Vec<Cloc
 /// low, among those that have not run out by `now`; with `later` only, among those that are
 /// not low yet at `now`.
 pub fn warning_at(game: &dyn LiveGame, now: DateTime<Utc>, later: bool) -> Option<DateTime<Utc>> {
-    let allowance = game.time_control().allowance()?;
-    if game.status() != Status::Active {
+    let facts = game.facts();
+    let allowance = facts.time_control.allowance()?;
+    if facts.status != Status::Active {
         return None;
     }
-    let to_act = game.to_act();
-    game.clocks()
+    let to_act = &facts.to_act;
+    facts
+        .clocks
         .iter()
         .enumerate()
         .filter(|(seat, _)| to_act.contains(seat))
@@ -182,7 +185,7 @@ impl Folds {
         let cached = self
             .games
             .remove(stream)
-            .filter(|g| g.version() + 1 == first_version);
+            .filter(|g| g.facts().version + 1 == first_version);
         let logged_until = repository.logged_until(stream).map_err(|e| e.to_string())?;
         let (silent, appears) = copied_past(logged_until, first_version, last.version, events);
         let before = match cached {
@@ -221,7 +224,7 @@ impl Folds {
                 ));
             }
         }
-        if after.status() != Status::Finished {
+        if after.facts().status != Status::Finished {
             if self.games.len() >= MOST_FOLDS {
                 self.games.clear();
             }

@@ -56,7 +56,7 @@ impl From<NotShownYet> for ApiError {
 /// Whether the whole of a game may be seen: when it hides nothing, or when anyone sees
 /// everything of it (it has ended, or it is an analysis fork).
 fn seen_whole(slot: &Slot) -> bool {
-    !slot.game.hidden_information() || slot.viewer(None) == Viewer::Everyone
+    !slot.game.facts().hidden_information || slot.viewer(None) == Viewer::Everyone
 }
 
 impl Games {
@@ -69,14 +69,16 @@ impl Games {
         let slot = self.slot(id)?;
         let slot = slot.lock().await;
         if !seen_whole(&slot) {
-            let why = if slot.game.sealed() {
+            let why = if slot.game.facts().sealed {
                 Unseen::Sealed
             } else {
                 Unseen::HidesCards
             };
             return Err(NotShownYet { asked, why }.into());
         }
-        let log = self.repository().read_log(id, slot.game.kind(), None)?;
+        let log = self
+            .repository()
+            .read_log(id, slot.game.facts().kind, None)?;
         // A running game never shuffles (it hides nothing), or is an analysis fork of an
         // ended game: its seeds serve, unseen.
         Ok((log, slot.audit_seeds()))
@@ -105,7 +107,7 @@ impl Games {
     ) -> Result<PastState, ApiError> {
         let slot = self.slot(id)?;
         let slot = slot.lock().await;
-        let current = slot.game.version();
+        let current = slot.game.facts().version;
         if version == 0 || version > current {
             return Err(ApiError::new(
                 ApiCode::VersionNotFound,
@@ -115,9 +117,9 @@ impl Games {
         let viewer = slot.viewer(player);
         let then = self.repository().game_at(id, version)?;
         Ok(PastState {
-            kind: slot.game.kind().to_string(),
+            kind: slot.game.facts().kind.to_string(),
             current_version: current,
-            seed: slot.game.revealed_seed().map(|s| s.to_hex()),
+            seed: slot.game.facts().revealed_seed.map(|s| s.to_hex()),
             view: then.view(viewer),
             then,
         })
@@ -133,21 +135,21 @@ impl Games {
     ) -> Result<String, ApiError> {
         let slot = self.slot(id)?;
         let slot = slot.lock().await;
-        if !has_record_notation(slot.game.kind()) {
+        if !has_record_notation(slot.game.facts().kind) {
             return Err(ApiError::new(ApiCode::NoRecordNotation,
                 format!(
                     "Records are written for Avalanche Chess; {} exports its log (GET /v1/games/{{id}}/log).",
-                    slot.game.kind()
+                    slot.game.facts().kind
                 ),
             ));
         }
         let payloads = self.repository().payloads(id)?;
-        let players = slot.game.players();
+        let players = slot.game.facts().players;
         let seat = |seat: usize| {
             let player = players.get(seat).cloned().flatten()?;
             Some(name(&player).unwrap_or(player))
         };
-        let tags = record_tags(id, slot.game.variant(), seat(0), seat(1));
+        let tags = record_tags(id, slot.game.facts().variant, seat(0), seat(1));
         export_record(&payloads, &tags).map_err(ApiError::internal)
     }
 

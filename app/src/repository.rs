@@ -98,7 +98,8 @@ impl Slot {
 
     /// The context to decide a command on this game at its version, at `now`.
     pub(crate) fn context(&self, now: DateTime<Utc>) -> Context {
-        Context::new(self.seed, self.game.version(), now).with_earlier_seeds(self.earlier.clone())
+        Context::new(self.seed, self.game.facts().version, now)
+            .with_earlier_seeds(self.earlier.clone())
     }
 }
 
@@ -279,7 +280,7 @@ impl Repository {
             return Ok(Arc::new(tokio::sync::Mutex::new(self.load(id)?)));
         };
         self.checked.fetch_add(1, Ordering::Relaxed);
-        match events_after(self.store.as_ref(), id, slot.game.version()) {
+        match events_after(self.store.as_ref(), id, slot.game.facts().version) {
             Ok(missing) => {
                 self.fold_in(&mut slot, missing)?;
             }
@@ -302,7 +303,7 @@ impl Repository {
     pub async fn settled(&self, id: &str) -> Option<SlotRef> {
         let cached = self.cache().get(id)?;
         let head = self.store.settled_head(id).await?;
-        let current = cached.try_lock().ok()?.game.version() >= head;
+        let current = cached.try_lock().ok()?.game.facts().version >= head;
         current.then(|| {
             self.hits.fetch_add(1, Ordering::Relaxed);
             self.fenced.fetch_add(1, Ordering::Relaxed);
@@ -317,7 +318,7 @@ impl Repository {
         if !self.shared {
             return Ok(false);
         }
-        let missing = events_after(self.store.as_ref(), &slot.id, slot.game.version())
+        let missing = events_after(self.store.as_ref(), &slot.id, slot.game.facts().version)
             .map_err(ApiError::from)?;
         self.fold_in(slot, missing)
     }
@@ -329,7 +330,7 @@ impl Repository {
             return Ok(false);
         }
         let missing = self
-            .events_after_async(&slot.id, slot.game.version())
+            .events_after_async(&slot.id, slot.game.facts().version)
             .await?;
         self.fold_in(slot, missing)
     }
@@ -341,9 +342,9 @@ impl Repository {
     /// when there is one, waits off the caller's thread.
     pub(crate) async fn catch_up_heard(&self, slot: &mut Slot) -> Result<bool, ApiError> {
         match self.store.heard_head(&slot.id) {
-            Some(head) if self.shared && slot.game.version() < head => {
+            Some(head) if self.shared && slot.game.facts().version < head => {
                 let missing = self
-                    .events_after_async(&slot.id, slot.game.version())
+                    .events_after_async(&slot.id, slot.game.facts().version)
                     .await?;
                 self.fold_in(slot, missing)
             }
@@ -368,7 +369,7 @@ impl Repository {
             return Ok(false);
         };
         let mut game = slot.game.clone_box();
-        let folded = first.version == game.version() + 1
+        let folded = first.version == game.facts().version + 1
             && missing.iter().all(|e| game.evolve(&e.payload).is_ok());
         if folded {
             if let Some(last) = missing.last() {
@@ -391,7 +392,7 @@ impl Repository {
         slot: &mut Slot,
         stored: Vec<Envelope>,
     ) -> Result<bool, ApiError> {
-        let version = slot.game.version();
+        let version = slot.game.facts().version;
         let Some(seen) = stored.last().map(|e| e.version) else {
             return Ok(false);
         };
@@ -411,7 +412,7 @@ impl Repository {
     /// folds it again whole if its own events do not fold in (or the stream is somehow behind
     /// it).
     fn catch_up_to(&self, slot: &mut Slot, head: u64) -> Result<bool, ApiError> {
-        let version = slot.game.version();
+        let version = slot.game.facts().version;
         if head == version {
             return Ok(false);
         }
@@ -525,7 +526,7 @@ impl Repository {
         let payloads: Vec<Value> = envelopes.into_iter().map(|e| e.payload).collect();
         let game = self.fold(id, &payloads)?;
         let (seed, earlier) = self.secrets(id)?;
-        let imported = self.imported(id, &game.players())?;
+        let imported = self.imported(id, &game.facts().players)?;
         Ok(Slot {
             id: id.to_string(),
             game,

@@ -157,17 +157,17 @@ pub fn audit_with_secrets(
             format!("no command is stored for the event at version {next}"),
         ));
     }
-    let status = game.status();
+    let status = game.facts().status;
     // A sealed game (superseded, its seed kept) is shown as to a spectator.
     let viewer = game.viewer_for(None);
     Ok(AuditReport {
         kind: log.kind.clone(),
-        variant: game.variant(),
-        events: game.version(),
+        variant: game.facts().variant,
+        events: game.facts().version,
         commands: log.commands.len(),
         seed_verified: revealed.is_some(),
         status,
-        outcome: game.outcome(),
+        outcome: game.facts().outcome,
         view: game.view(viewer),
     })
 }
@@ -328,7 +328,7 @@ fn decide_again(
     }
     if command["type"] == "request_takeback" {
         // A takeback counted in turns goes back to where the log says a turn began.
-        ctx = ctx.with_turns(TurnHistory::of(before, game.seats()));
+        ctx = ctx.with_turns(TurnHistory::of(before, game.facts().seats));
     }
     let actor = actor_of(game, &batch.actor)
         .ok_or_else(|| Divergence::at(version, format!("unknown actor {:?}", batch.actor)))?;

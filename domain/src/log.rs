@@ -210,7 +210,7 @@ pub fn actor_player(game: &dyn LiveGame, actor: &str) -> Option<String> {
         return Some(id.to_string());
     }
     let seat: usize = actor.strip_prefix("seat:")?.parse().ok()?;
-    game.players().get(seat)?.clone()
+    game.facts().players.get(seat)?.clone()
 }
 
 /// The command that makes a copy of a game a fork of it (stored beside the `forked` event).
@@ -299,10 +299,10 @@ impl LogBuilder {
         command: Value,
         now: DateTime<Utc>,
     ) -> Result<(), Refusal> {
-        let version = self.game.version();
+        let version = self.game.facts().version;
         let mut ctx = self.context(version, now);
         if command["type"] == "request_takeback" {
-            ctx = ctx.with_turns(TurnHistory::of(&self.log.commands, self.game.seats()));
+            ctx = ctx.with_turns(TurnHistory::of(&self.log.commands, self.game.facts().seats));
         }
         let events = self.game.decide(&Actor::player(player), &command, &ctx)?;
         let actor = actor_name(self.game.as_ref(), player);
@@ -337,7 +337,7 @@ impl LogBuilder {
             .into());
         }
         let game = kind.fold(&log.payloads()).map_err(Refusal::fault)?;
-        let (seed, earlier) = if game.hidden_information() {
+        let (seed, earlier) = if game.facts().hidden_information {
             let mut earlier = self.earlier.clone();
             earlier.push(self.seed);
             (seed, earlier)
@@ -350,7 +350,7 @@ impl LogBuilder {
             earlier,
             log,
         };
-        let players = fork.game.players();
+        let players = fork.game.facts().players;
         let events =
             fork.game
                 .takeback_fork(parent, players.clone(), &fork.context(version, now))?;
@@ -370,7 +370,7 @@ impl LogBuilder {
     pub fn reveal_seed(&mut self, now: DateTime<Utc>) -> Result<(), Refusal> {
         let events = self
             .game
-            .reveal_seed(&self.context(self.game.version(), now))?;
+            .reveal_seed(&self.context(self.game.facts().version, now))?;
         Ok(self.record(
             "system".into(),
             Some(reveal_seed_command()),
@@ -383,7 +383,7 @@ impl LogBuilder {
     /// Decides a command of the server itself (`record_breaks`, `annotate`, ...) and records
     /// it, by `system`.
     pub fn system(&mut self, command: Value, now: DateTime<Utc>) -> Result<(), Refusal> {
-        let ctx = self.context(self.game.version(), now);
+        let ctx = self.context(self.game.facts().version, now);
         let events = self.game.decide(&Actor::System, &command, &ctx)?;
         Ok(self.record("system".into(), Some(command), now, &events, false)?)
     }
@@ -396,7 +396,11 @@ impl LogBuilder {
         events: &[EventRecord],
         first: bool,
     ) -> Result<(), Fault> {
-        let first_version = if first { 1 } else { self.game.version() + 1 };
+        let first_version = if first {
+            1
+        } else {
+            self.game.facts().version + 1
+        };
         for (i, event) in events.iter().enumerate() {
             // The `created` event is already folded.
             if !(first && i == 0) {

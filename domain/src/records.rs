@@ -162,7 +162,7 @@ pub fn import_record(
         };
         let command = serde_json::to_value(breaks).unwrap_or(Value::Null);
         game.system(command, now).map_err(unfit)?;
-    } else if game.game().status() != Status::Finished {
+    } else if game.game().facts().status != Status::Finished {
         let resigned = imported.resigned.or(match imported.result {
             Some(RecordResult::WhiteWins) => Some(1),
             Some(RecordResult::BlackWins) => Some(0),
@@ -182,7 +182,7 @@ pub fn import_record(
                 imported.final_fen
             )));
         }
-    } else if let (Some(result), Some(outcome)) = (imported.result, game.game().outcome()) {
+    } else if let (Some(result), Some(outcome)) = (imported.result, game.game().facts().outcome) {
         let by_rules = if outcome.draw {
             RecordResult::Draw
         } else if outcome.winners == [0] {

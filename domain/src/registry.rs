@@ -204,30 +204,61 @@ pub trait GameKind: Send + Sync {
     fn fold(&self, events: &[Value]) -> Result<Box<dyn LiveGame>, FoldError>;
 }
 
-/// A game being played (or over), type-erased: a [`Table`] of some engine.
-pub trait LiveGame: Send + Sync {
-    fn kind(&self) -> &'static str;
-    fn status(&self) -> Status;
+/// The game-independent facts of a table at one version, as [`LiveGame::facts`] hands them out:
+/// a snapshot, so what a caller reads of one game is of one moment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Facts {
+    /// The kind of game (its id).
+    pub kind: &'static str,
+    pub status: Status,
     /// The number of events folded: the stream version.
-    fn version(&self) -> u64;
-    fn seats(&self) -> usize;
-    fn variant(&self) -> Option<String>;
-    /// The options the game was created with (beyond its variant and seats), as JSON.
-    fn options(&self) -> Value;
-    fn players(&self) -> Vec<Option<String>>;
-    fn commitment(&self) -> String;
-    fn outcome(&self) -> Option<Outcome>;
-    fn to_act(&self) -> Vec<Seat>;
-    fn seat_of(&self, player: &str) -> Option<Seat>;
-    fn viewer_for(&self, player: Option<&str>) -> Viewer;
-    fn revealed_seed(&self) -> Option<crate::fairness::Seed>;
+    pub version: u64,
+    pub seats: usize,
+    pub variant: Option<String>,
+    /// The player at each seat.
+    pub players: Vec<Option<String>>,
+    /// The commitment to the game's seed, published when it was created.
+    pub commitment: String,
+    pub outcome: Option<Outcome>,
+    /// The seats that may act now (none unless the game is active).
+    pub to_act: Vec<Seat>,
+    /// The seed, once revealed.
+    pub revealed_seed: Option<crate::fairness::Seed>,
     /// Whether any information is hidden from some player while the game runs.
-    fn hidden_information(&self) -> bool;
+    pub hidden_information: bool,
     /// Whether the game was created rated (a fork, a copy of its past, never counts: see
     /// [`crate::rating`]).
-    fn rated(&self) -> bool;
+    pub rated: bool,
     /// The game this one was forked from, if it is a fork.
-    fn parent(&self) -> Option<ForkOrigin>;
+    pub parent: Option<ForkOrigin>,
+    pub time_control: TimeControl,
+    /// Each seat's clock.
+    pub clocks: Vec<SeatClock>,
+    /// The seats whose player is on vacation.
+    pub away: Vec<bool>,
+    /// The earliest running deadline, while the game is active.
+    pub next_deadline: Option<DateTime<Utc>>,
+    /// Whether the game is superseded by a takeback and sealed: its seed not yet revealed.
+    pub sealed: bool,
+    /// Whether the game ended superseded by an agreed takeback (play went on in a fork).
+    pub superseded: bool,
+    /// Whether the game is an analysis fork (one player at every seat, everything shown).
+    pub analysis: bool,
+    /// The seat whose draw offer waits for an answer.
+    pub draw_offer: Option<Seat>,
+    /// The takeback asked for and not yet answered.
+    pub takeback_request: Option<crate::table::TakebackRequest>,
+}
+
+/// A game being played (or over), type-erased: a [`Table`] of some engine.
+pub trait LiveGame: Send + Sync {
+    /// The game-independent facts of the table now: a table feature adds a field there, not a
+    /// method here.
+    fn facts(&self) -> Facts;
+    /// The options the game was created with (beyond its variant and seats), as JSON.
+    fn options(&self) -> Value;
+    fn seat_of(&self, player: &str) -> Option<Seat>;
+    fn viewer_for(&self, player: Option<&str>) -> Viewer;
     /// The `forked` event that makes this game (a copy of `parent` up to here) a fork, with
     /// `players` at the seats from now on (`analysis`: everything shown to everyone), and in
     /// a timed game the clocks started at `now`.
@@ -240,13 +271,6 @@ pub trait LiveGame: Send + Sync {
     ) -> Result<Vec<EventRecord>, Refusal>;
     /// Whether the game may be forked for analysis now (see the table's rule).
     fn check_analysis_fork(&self) -> Result<(), RuleError>;
-    fn time_control(&self) -> TimeControl;
-    /// Each seat's clock.
-    fn clocks(&self) -> Vec<SeatClock>;
-    /// The seats whose player is on vacation.
-    fn away(&self) -> Vec<bool>;
-    /// The earliest running deadline, while the game is active.
-    fn next_deadline(&self) -> Option<DateTime<Utc>>;
     /// Whether `seat` may claim a timeout at `now` (another seat's deadline has passed).
     fn may_claim_timeout(&self, seat: Seat, now: DateTime<Utc>) -> bool;
     /// Decides a JSON command: a table command or a game command of a player, or a
@@ -312,16 +336,6 @@ pub trait LiveGame: Send + Sync {
         players: Vec<Option<String>>,
         ctx: &Context,
     ) -> Result<Vec<EventRecord>, Refusal>;
-    /// Whether the game is superseded by a takeback and sealed: its seed not yet revealed.
-    fn sealed(&self) -> bool;
-    /// Whether the game ended superseded by an agreed takeback (play went on in a fork).
-    fn superseded(&self) -> bool;
-    /// Whether the game is an analysis fork (one player at every seat, everything shown).
-    fn analysis(&self) -> bool;
-    /// The seat whose draw offer waits for an answer.
-    fn draw_offer(&self) -> Option<Seat>;
-    /// The takeback asked for and not yet answered.
-    fn takeback_request(&self) -> Option<crate::table::TakebackRequest>;
     /// The `seed_revealed` event of a sealed game, given by the system once the fork that
     /// supersedes it has ended; `ctx` holds this game's seeds.
     fn reveal_seed(&self, ctx: &Context) -> Result<Vec<EventRecord>, Refusal>;
@@ -578,53 +592,41 @@ fn raw_or_null<T: Serialize + ?Sized>(value: &T) -> Box<RawValue> {
 }
 
 impl<E: Engine> LiveGame for Live<E> {
-    fn kind(&self) -> &'static str {
-        E::ID
-    }
-    fn status(&self) -> Status {
-        self.table.status
-    }
-    fn version(&self) -> u64 {
-        self.table.version
-    }
-    fn seats(&self) -> usize {
-        self.table.setup.seats
-    }
-    fn variant(&self) -> Option<String> {
-        self.table.setup.variant.clone()
+    fn facts(&self) -> Facts {
+        let table = &self.table;
+        Facts {
+            kind: E::ID,
+            status: table.status,
+            version: table.version,
+            seats: table.setup.seats,
+            variant: table.setup.variant.clone(),
+            players: table.players.clone(),
+            commitment: table.commitment.clone(),
+            outcome: table.outcome.clone(),
+            to_act: table.to_act(),
+            revealed_seed: table.revealed_seed,
+            hidden_information: E::info().hidden_information,
+            rated: table.setup.rated && table.parent.is_none(),
+            parent: table.parent.clone(),
+            time_control: table.time_control,
+            clocks: table.clocks.clone(),
+            away: table.away.clone(),
+            next_deadline: table.next_deadline(),
+            sealed: table.sealed(),
+            superseded: table.ended_by == Some(crate::engine::TableEnd::Superseded),
+            analysis: table.analysis,
+            draw_offer: table.draw_offer,
+            takeback_request: table.takeback.clone(),
+        }
     }
     fn options(&self) -> Value {
         serde_json::to_value(&self.table.setup.options).unwrap_or(Value::Null)
-    }
-    fn players(&self) -> Vec<Option<String>> {
-        self.table.players.clone()
-    }
-    fn commitment(&self) -> String {
-        self.table.commitment.clone()
-    }
-    fn outcome(&self) -> Option<Outcome> {
-        self.table.outcome.clone()
-    }
-    fn to_act(&self) -> Vec<Seat> {
-        self.table.to_act()
     }
     fn seat_of(&self, player: &str) -> Option<Seat> {
         self.table.seat_of(player)
     }
     fn viewer_for(&self, player: Option<&str>) -> Viewer {
         self.table.viewer_for(player)
-    }
-    fn revealed_seed(&self) -> Option<crate::fairness::Seed> {
-        self.table.revealed_seed
-    }
-    fn hidden_information(&self) -> bool {
-        E::info().hidden_information
-    }
-    fn rated(&self) -> bool {
-        self.table.setup.rated && self.table.parent.is_none()
-    }
-    fn parent(&self) -> Option<ForkOrigin> {
-        self.table.parent.clone()
     }
     fn fork(
         &self,
@@ -638,18 +640,6 @@ impl<E: Engine> LiveGame for Live<E> {
     }
     fn check_analysis_fork(&self) -> Result<(), RuleError> {
         self.table.check_analysis_fork()
-    }
-    fn time_control(&self) -> TimeControl {
-        self.table.time_control
-    }
-    fn clocks(&self) -> Vec<SeatClock> {
-        self.table.clocks.clone()
-    }
-    fn away(&self) -> Vec<bool> {
-        self.table.away.clone()
-    }
-    fn next_deadline(&self) -> Option<DateTime<Utc>> {
-        self.table.next_deadline()
     }
     fn may_claim_timeout(&self, seat: Seat, now: DateTime<Utc>) -> bool {
         self.table.may_claim_timeout(seat, now)
@@ -762,26 +752,6 @@ impl<E: Engine> LiveGame for Live<E> {
     ) -> Result<Vec<EventRecord>, Refusal> {
         let events = self.table.takeback_fork(parent, players, ctx)?;
         records(events)
-    }
-
-    fn sealed(&self) -> bool {
-        self.table.sealed()
-    }
-
-    fn superseded(&self) -> bool {
-        self.table.ended_by == Some(crate::engine::TableEnd::Superseded)
-    }
-
-    fn analysis(&self) -> bool {
-        self.table.analysis
-    }
-
-    fn draw_offer(&self) -> Option<Seat> {
-        self.table.draw_offer
-    }
-
-    fn takeback_request(&self) -> Option<crate::table::TakebackRequest> {
-        self.table.takeback.clone()
     }
 
     fn reveal_seed(&self, ctx: &Context) -> Result<Vec<EventRecord>, Refusal> {

@@ -223,10 +223,10 @@ pub fn play_random_log_under(
         .map_err(|e| e.to_string())?;
     }
     for _ in 0..max_commands {
-        if game.game().status() == Status::Finished {
+        if game.game().facts().status == Status::Finished {
             break;
         }
-        let to_act = game.game().to_act();
+        let to_act = game.game().facts().to_act;
         if to_act.is_empty() {
             return Err("an active game with no seat to act".into());
         }

@@ -8,7 +8,7 @@ use domain::{LiveGame, Registry};
 use serde_json::{json, Value};
 
 fn play(game: &mut Box<dyn LiveGame>, player: &str, command: Value) -> Vec<String> {
-    let ctx = Context::new(Seed([5; 32]), game.version(), test_time());
+    let ctx = Context::new(Seed([5; 32]), game.facts().version, test_time());
     let records = game
         .decide(&Actor::player(player), &command, &ctx)
         .unwrap_or_else(|e| panic!("{command} by {player}: {e}"));
@@ -35,7 +35,7 @@ fn a_game_is_played_through_the_registry_with_json_commands() {
     play(&mut game, "bea", json!({"type": "join"}));
     let started = play(&mut game, "cid", json!({"type": "join"}));
     assert!(started.contains(&"game.dealt".to_string()), "{started:?}");
-    assert_eq!(game.to_act(), vec![0, 1, 2]);
+    assert_eq!(game.facts().to_act, vec![0, 1, 2]);
 
     for (seat, player) in ["ann", "bea", "cid"].into_iter().enumerate() {
         let view = game.view(Viewer::Seat(seat));
@@ -53,7 +53,7 @@ fn a_game_is_played_through_the_registry_with_json_commands() {
         assert_eq!(returns, 15, "every pair of the 6 cards");
         play(&mut game, player, legal[0].command.clone());
     }
-    assert_eq!(game.to_act(), vec![0]);
+    assert_eq!(game.facts().to_act, vec![0]);
     let drew = play(&mut game, "ann", json!({"type": "draw"}));
     assert_eq!(drew, vec!["game.drew"]);
     assert!(!game.view(Viewer::Seat(0))["drawn"].is_null());
@@ -62,12 +62,12 @@ fn a_game_is_played_through_the_registry_with_json_commands() {
     play(&mut game, "bea", json!({"type": "draw"}));
     let resigned = play(&mut game, "bea", json!({"type": "resign"}));
     assert_eq!(resigned, vec!["resigned", "game.retired"]);
-    assert_eq!(game.to_act(), vec![2]);
+    assert_eq!(game.facts().to_act, vec![2]);
     let error = game
         .decide(
             &Actor::player("cid"),
             &json!({"type": "lay", "card": 9999, "at": {"floor": 1, "slot": 0}}),
-            &Context::new(Seed([5; 32]), game.version(), test_time()),
+            &Context::new(Seed([5; 32]), game.facts().version, test_time()),
         )
         .unwrap_err();
     assert_eq!(error.code().unwrap(), "illegal_command");
@@ -75,7 +75,7 @@ fn a_game_is_played_through_the_registry_with_json_commands() {
         .decide(
             &Actor::player("cid"),
             &json!({"type": "fly"}),
-            &Context::new(Seed([5; 32]), game.version(), test_time()),
+            &Context::new(Seed([5; 32]), game.facts().version, test_time()),
         )
         .unwrap_err();
     assert_eq!(error.code().unwrap(), "bad_command");

@@ -266,7 +266,7 @@ fn a_game_ended_by_an_accepted_takeback_passes_its_audit() {
         now,
     )
     .unwrap();
-    let back_to = game.game().version();
+    let back_to = game.game().facts().version;
     game.play(
         "black",
         json!({"type": "turn", "move": "Nf6", "push": "a3"}),
@@ -286,7 +286,7 @@ fn a_game_ended_by_an_accepted_takeback_passes_its_audit() {
     .unwrap();
     game.play("white", json!({"type": "accept_takeback"}), now)
         .unwrap();
-    let outcome = game.game().outcome().expect("the game is superseded");
+    let outcome = game.game().facts().outcome.expect("the game is superseded");
     assert!(outcome.reason.starts_with("superseded"), "{outcome:?}");
     let log = game.finish();
     assert!(log.events.iter().any(|e| e.event_type == "takeback_agreed"));
@@ -346,7 +346,7 @@ fn takeback_requests_in_turns_and_as_stored_before_are_decided_again_as_they_wer
     let asked = game.log().events.last().unwrap().payload.clone();
     assert_eq!(asked["version"], black_turn, "{asked}");
     assert_eq!(asked["turns"], 1, "{asked}");
-    let version = game.game().version();
+    let version = game.game().facts().version;
     let command = first_move(&game, 1);
     game.play("black", command, now).unwrap();
     assert_eq!(types_after(&game, version)[0], "takeback_withdrawn");
@@ -370,7 +370,7 @@ fn takeback_requests_in_turns_and_as_stored_before_are_decided_again_as_they_wer
         asked,
         json!({"type": "takeback_requested", "seat": 1, "version": black_turn})
     );
-    let version = game.game().version();
+    let version = game.game().facts().version;
     let command = first_move(&game, 1);
     game.play("black", command, now).unwrap();
     assert!(!types_after(&game, version).contains(&"takeback_withdrawn".to_string()));
@@ -378,7 +378,8 @@ fn takeback_requests_in_turns_and_as_stored_before_are_decided_again_as_they_wer
         .unwrap();
     assert!(game
         .game()
-        .outcome()
+        .facts()
+        .outcome
         .unwrap()
         .reason
         .starts_with("superseded"));

@@ -1018,7 +1018,7 @@ fn the_registry_plays_avalanche_from_json() {
     let mut game = kind.fold(&[created.payload]).unwrap();
     let players = ["ann", "bob", "cy"];
     for (i, player) in players.iter().enumerate() {
-        let context = Context::new(Seed([1; 32]), game.version() + i as u64, test_time());
+        let context = Context::new(Seed([1; 32]), game.facts().version + i as u64, test_time());
         let events = game
             .decide(
                 &Actor::player(*player),
@@ -1030,21 +1030,21 @@ fn the_registry_plays_avalanche_from_json() {
             game.evolve(&event.payload).unwrap();
         }
     }
-    let seat = game.to_act()[0];
+    let seat = game.facts().to_act[0];
     let legal = game.legal(seat);
     let play = legal
         .iter()
         .find(|l| l.notation.starts_with("play"))
         .expect("a play");
     assert_eq!(play.command["type"], "play");
-    let context = Context::new(Seed([1; 32]), game.version(), test_time());
+    let context = Context::new(Seed([1; 32]), game.facts().version, test_time());
     for event in game
         .decide(&Actor::player(players[seat]), &play.command, &context)
         .unwrap()
     {
         game.evolve(&event.payload).unwrap();
     }
-    let next = game.to_act()[0];
+    let next = game.facts().to_act[0];
     assert_eq!(next, (seat + 1) % 3);
     let resign = serde_json::json!({"type": "resign"});
     for event in game
@@ -1053,7 +1053,7 @@ fn the_registry_plays_avalanche_from_json() {
     {
         game.evolve(&event.payload).unwrap();
     }
-    assert_eq!(game.to_act(), vec![(next + 1) % 3]);
+    assert_eq!(game.facts().to_act, vec![(next + 1) % 3]);
     let view = game.view(Viewer::Seat(seat));
     assert_eq!(view["seats"][next]["retired"], true);
     assert_eq!(view["seats"][next]["hand_size"], 0);

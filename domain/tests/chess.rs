@@ -577,7 +577,7 @@ fn the_registry_plays_avalanche_chess_with_json_commands() {
         .unwrap();
     let mut game = kind.fold(&[created.payload]).unwrap();
     for (i, player) in ["ann", "bob"].into_iter().enumerate() {
-        let ctx = context(game.version());
+        let ctx = context(game.facts().version);
         let events = game
             .decide(
                 &Actor::player(player),
@@ -589,14 +589,14 @@ fn the_registry_plays_avalanche_chess_with_json_commands() {
             game.evolve(&event.payload).unwrap();
         }
     }
-    assert_eq!(game.to_act(), vec![WHITE]);
+    assert_eq!(game.facts().to_act, vec![WHITE]);
     let turns = game
         .legal(WHITE)
         .into_iter()
         .filter(|l| l.command["type"] == "turn")
         .count();
     assert_eq!(turns, 160);
-    let ctx = context(game.version());
+    let ctx = context(game.facts().version);
     let events = game
         .decide(
             &Actor::player("ann"),
@@ -613,7 +613,7 @@ fn the_registry_plays_avalanche_chess_with_json_commands() {
         text.contains("rnbkqbnr/1ppppppp/p7/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 0 1"),
         "{text}"
     );
-    assert_eq!(game.to_act(), vec![BLACK]);
+    assert_eq!(game.facts().to_act, vec![BLACK]);
 }
 
 /// The API documents the commands, events and views from these types.

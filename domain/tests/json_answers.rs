@@ -31,7 +31,7 @@ fn viewers(seats: usize) -> impl Iterator<Item = Viewer> {
 /// Every viewer's view and every seat's legal commands, now and once every deadline has
 /// passed (when a timeout may be claimed), agree in both forms.
 fn agree(kind_id: &str, game: &dyn LiveGame, step: i64) {
-    let seats = game.seats();
+    let seats = game.facts().seats;
     for viewer in viewers(seats) {
         assert_eq!(
             parsed(game.view_json(viewer).get()),
@@ -91,7 +91,7 @@ fn plays_alike(kind_id: &str, seats: usize) {
     let mut typed = game.clone_box();
     let mut play = |game: &mut Box<dyn LiveGame>, player: String, command: Value| {
         step += 1;
-        let ctx = Context::new(seed, game.version(), at(step));
+        let ctx = Context::new(seed, game.facts().version, at(step));
         let decided = game
             .decide(&Actor::player(player), &command, &ctx)
             .unwrap_or_else(|e| panic!("{kind_id}: {command} is refused: {e}"));
@@ -100,7 +100,7 @@ fn plays_alike(kind_id: &str, seats: usize) {
             typed.evolve_record(event).expect("own typed events fold");
         }
         agree(kind_id, game.as_ref(), step);
-        assert_eq!(typed.version(), game.version());
+        assert_eq!(typed.facts().version, game.facts().version);
         for viewer in viewers(seats) {
             assert_eq!(
                 typed.view(viewer),
@@ -125,7 +125,7 @@ fn plays_alike(kind_id: &str, seats: usize) {
         );
     }
     for _ in 0..COMMANDS {
-        let Some(&seat) = game.to_act().first() else {
+        let Some(&seat) = game.facts().to_act.first() else {
             break;
         };
         let Some(legal) = game.legal(seat).into_iter().next() else {
@@ -134,7 +134,7 @@ fn plays_alike(kind_id: &str, seats: usize) {
         play(&mut game, format!("p-{seat}"), legal.command);
     }
     assert!(
-        game.version() > seats as u64 + 2,
+        game.facts().version > seats as u64 + 2,
         "{kind_id}: the game was played"
     );
 }

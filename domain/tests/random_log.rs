@@ -22,7 +22,7 @@ fn a_random_log_of_every_kind_folds_back_to_its_last_version() {
             "{id}: gapless"
         );
         let folded = kind.fold(&payloads).expect("folds");
-        assert_eq!(folded.version(), payloads.len() as u64, "{id}");
+        assert_eq!(folded.facts().version, payloads.len() as u64, "{id}");
         assert_eq!(log.kind, id);
     }
 }
@@ -60,10 +60,10 @@ fn a_game_folded_from_its_typed_events_is_the_game_folded_from_their_payloads() 
                 let (player, command) = match joins.pop() {
                     Some(join) => join,
                     None => {
-                        if stored.status() == Status::Finished {
+                        if stored.facts().status == Status::Finished {
                             break;
                         }
-                        let to_act = stored.to_act();
+                        let to_act = stored.facts().to_act;
                         let seat =
                             to_act[picker.uniform_inclusive(to_act.len() as u32 - 1) as usize];
                         let legal = game_commands(stored.as_ref(), seat);
@@ -71,7 +71,7 @@ fn a_game_folded_from_its_typed_events_is_the_game_folded_from_their_payloads() 
                         (format!("p{seat}"), legal[pick].clone())
                     }
                 };
-                let ctx = Context::new(seed, stored.version(), test_time());
+                let ctx = Context::new(seed, stored.facts().version, test_time());
                 let events = stored
                     .decide(&Actor::player(player), &command, &ctx)
                     .unwrap_or_else(|e| panic!("{id}: {command} refused: {e}"));
@@ -93,8 +93,8 @@ fn a_game_folded_from_its_typed_events_is_the_game_folded_from_their_payloads() 
                         .evolve_record(event)
                         .expect("folds from its typed event");
                 }
-                assert_eq!(typed.version(), stored.version(), "{id}");
-                assert_eq!(typed.status(), stored.status(), "{id}");
+                assert_eq!(typed.facts().version, stored.facts().version, "{id}");
+                assert_eq!(typed.facts().status, stored.facts().status, "{id}");
                 for viewer in [Viewer::Seat(0), Viewer::Seat(1), Viewer::Spectator] {
                     assert_eq!(
                         typed.view(viewer),

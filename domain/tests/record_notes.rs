@@ -258,7 +258,7 @@ fn only_the_server_records_a_break_or_annotations_and_only_well_formed_ones() {
     assert!(game.system(empty, now).is_err());
     let zero = json!({"type": "record_breaks", "half_turn": 0, "text": "e9", "reason": "no"});
     assert!(game.system(zero, now).is_err());
-    assert_eq!(game.game().status(), Status::Active);
+    assert_eq!(game.game().facts().status, Status::Active);
     game.system(breaks, now).unwrap();
-    assert_eq!(game.game().status(), Status::Finished);
+    assert_eq!(game.game().facts().status, Status::Finished);
 }

@@ -55,7 +55,7 @@ fn stored_under(kind: &str, revision: u32, seats: usize, game: u64) -> GameLog {
         .fold(&log.payloads())
         .expect("the log folds");
     assert_eq!(
-        folded.status(),
+        folded.facts().status,
         Status::Finished,
         "{kind} game {game} ended"
     );

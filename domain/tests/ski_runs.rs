@@ -1125,7 +1125,7 @@ fn a_game_is_played_through_the_registry_with_json_commands() {
     for player in players {
         post(&mut game, player, json!({"type": "join"})).unwrap();
     }
-    assert_eq!(game.status(), Status::Active);
+    assert_eq!(game.facts().status, Status::Active);
     let view = game.view(Viewer::Seat(0));
     assert_eq!(view["players"][0]["hand"].as_array().map(Vec::len), Some(5));
     assert_eq!(view["players"][1]["hand"], Value::Null);
@@ -1139,8 +1139,8 @@ fn a_game_is_played_through_the_registry_with_json_commands() {
 
     post(&mut game, "bob", json!({"type": "resign"})).unwrap();
     let mut moves = 0;
-    while game.status() == Status::Active {
-        let seat = game.to_act()[0];
+    while game.facts().status == Status::Active {
+        let seat = game.facts().to_act[0];
         assert_ne!(seat, 1, "the seat that resigned is skipped");
         let legal = game.legal(seat);
         // Prefer playing cards, so that the game moves on.
@@ -1153,9 +1153,9 @@ fn a_game_is_played_through_the_registry_with_json_commands() {
         moves += 1;
         assert!(moves < 2_000);
     }
-    let outcome = game.outcome().unwrap();
+    let outcome = game.facts().outcome.unwrap();
     assert!(!outcome.winners.contains(&1));
-    assert!(game.revealed_seed().is_some());
+    assert!(game.facts().revealed_seed.is_some());
 }
 
 /// The API documents every public type: their schemas are generated.

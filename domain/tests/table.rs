@@ -27,7 +27,7 @@ fn apply(
     command: Value,
 ) -> Result<Vec<Value>, String> {
     let events = game
-        .decide(actor, &command, &context(game.version()))
+        .decide(actor, &command, &context(game.facts().version))
         .map_err(|e| e.code().unwrap())?;
     let payloads: Vec<Value> = events.into_iter().map(|e| e.payload).collect();
     for event in &payloads {
@@ -58,16 +58,16 @@ fn types(events: &[Value]) -> Vec<&str> {
 #[test]
 fn a_game_starts_when_the_last_seat_is_taken_and_deals() {
     let mut game = create(3);
-    assert_eq!(game.status(), Status::Open);
+    assert_eq!(game.facts().status, Status::Open);
     apply(&mut game, &player(0), json!({"type": "join"})).unwrap();
     let events = apply(&mut game, &player(1), json!({"type": "join", "seat": 2})).unwrap();
     assert_eq!(types(&events), ["seat_taken"]);
     assert_eq!(game.seat_of("p1"), Some(2));
     let events = apply(&mut game, &player(2), json!({"type": "join"})).unwrap();
     assert_eq!(types(&events), ["seat_taken", "started", "game"]);
-    assert_eq!(game.status(), Status::Active);
+    assert_eq!(game.facts().status, Status::Active);
     assert_eq!(game.seat_of("p2"), Some(1));
-    assert_eq!(game.to_act(), vec![0]);
+    assert_eq!(game.facts().to_act, vec![0]);
 }
 
 #[test]
@@ -128,7 +128,7 @@ fn bad_commands_are_refused_with_a_clear_reason() {
         json!({"type": "resign", "extra": 1}),
     ] {
         let error = game
-            .decide(&player(0), &bad, &context(game.version()))
+            .decide(&player(0), &bad, &context(game.facts().version))
             .unwrap_err();
         assert_eq!(error.code().unwrap(), "bad_command", "{bad}");
         assert!(!error
@@ -149,12 +149,12 @@ fn resigning_a_two_player_game_gives_the_win_to_the_other_and_reveals_the_seed()
     let mut game = full(2);
     let events = apply(&mut game, &player(0), json!({"type": "resign"})).unwrap();
     assert_eq!(types(&events), ["resigned", "finished", "seed_revealed"]);
-    assert_eq!(game.status(), Status::Finished);
-    let outcome = game.outcome().unwrap();
+    assert_eq!(game.facts().status, Status::Finished);
+    let outcome = game.facts().outcome.unwrap();
     assert_eq!(outcome.winners, vec![1]);
     assert!(!outcome.draw);
-    assert_eq!(game.revealed_seed(), Some(SEED));
-    assert!(SEED.matches(&game.commitment()));
+    assert_eq!(game.facts().revealed_seed, Some(SEED));
+    assert!(SEED.matches(&game.facts().commitment));
     assert_eq!(
         apply(&mut game, &player(1), json!({"type": "raise"})),
         Err("game_over".into())
@@ -166,9 +166,9 @@ fn in_a_game_of_three_a_resigned_seat_is_skipped_and_play_goes_on() {
     let mut game = full(3);
     let events = apply(&mut game, &player(1), json!({"type": "resign"})).unwrap();
     assert_eq!(types(&events), ["resigned", "game"]);
-    assert_eq!(game.status(), Status::Active);
+    assert_eq!(game.facts().status, Status::Active);
     apply(&mut game, &player(0), json!({"type": "raise"})).unwrap();
-    assert_eq!(game.to_act(), vec![2], "seat 1 is skipped");
+    assert_eq!(game.facts().to_act, vec![2], "seat 1 is skipped");
     assert_eq!(
         apply(&mut game, &player(1), json!({"type": "show"})),
         Err("resigned".into())
@@ -176,15 +176,15 @@ fn in_a_game_of_three_a_resigned_seat_is_skipped_and_play_goes_on() {
     assert!(game.legal(1).is_empty());
     // The last two: one more resignation ends the game for the one left.
     apply(&mut game, &player(2), json!({"type": "resign"})).unwrap();
-    assert_eq!(game.status(), Status::Finished);
-    assert_eq!(game.outcome().unwrap().winners, vec![0]);
+    assert_eq!(game.facts().status, Status::Finished);
+    assert_eq!(game.facts().outcome.unwrap().winners, vec![0]);
 }
 
 #[test]
 fn resigning_a_solitaire_abandons_it_without_a_winner() {
     let mut game = full(1);
     apply(&mut game, &player(0), json!({"type": "resign"})).unwrap();
-    let outcome = game.outcome().unwrap();
+    let outcome = game.facts().outcome.unwrap();
     assert!(outcome.winners.is_empty());
     assert_eq!(outcome.reason, "abandoned");
 }
@@ -208,7 +208,7 @@ fn an_accepted_draw_offer_ends_the_game_drawn() {
         types(&events),
         ["draw_accepted", "finished", "seed_revealed"]
     );
-    let outcome = game.outcome().unwrap();
+    let outcome = game.facts().outcome.unwrap();
     assert!(outcome.draw);
     assert_eq!(outcome.winners, vec![0, 1]);
 }
@@ -245,7 +245,7 @@ fn the_game_ends_by_its_rules_with_finished_and_the_revealed_seed() {
     let mut game = full(2);
     let events = apply(&mut game, &player(0), json!({"type": "show"})).unwrap();
     assert_eq!(types(&events), ["game", "finished", "seed_revealed"]);
-    assert_eq!(game.status(), Status::Finished);
+    assert_eq!(game.facts().status, Status::Finished);
     assert_eq!(game.viewer_for(Some("p0")), Viewer::Everyone);
     assert!(game.legal(0).is_empty());
 }
@@ -285,10 +285,10 @@ fn the_fold_of_the_stored_events_equals_the_live_game() {
     log.extend(apply(&mut game, &player(1), json!({"type": "resign"})).unwrap());
     log.extend(apply(&mut game, &player(2), json!({"type": "show"})).unwrap());
     let folded = kind.fold(&log).unwrap();
-    assert_eq!(folded.version(), game.version());
-    assert_eq!(folded.version(), log.len() as u64);
+    assert_eq!(folded.facts().version, game.facts().version);
+    assert_eq!(folded.facts().version, log.len() as u64);
     assert_eq!(folded.view(Viewer::Everyone), game.view(Viewer::Everyone));
-    assert_eq!(folded.outcome(), game.outcome());
+    assert_eq!(folded.facts().outcome, game.facts().outcome);
     assert!(
         kind.fold(&log[1..]).is_err(),
         "a stream must begin with created"
@@ -301,7 +301,7 @@ fn legal_commands_are_postable_as_is() {
     let game = full(2);
     for legal in game.legal(0) {
         assert!(
-            game.decide(&player(0), &legal.command, &context(game.version()))
+            game.decide(&player(0), &legal.command, &context(game.facts().version))
                 .is_ok(),
             "{}",
             legal.notation
@@ -319,14 +319,14 @@ fn a_takeback_in_turns_decided_without_the_games_turns_is_our_fault_not_a_refusa
     let game = full(2);
     let request = json!({"type": "request_takeback"});
     let refused = game
-        .decide(&player(0), &request, &context(game.version()))
+        .decide(&player(0), &request, &context(game.facts().version))
         .unwrap_err();
     assert!(matches!(refused, Refusal::Fault(_)), "{refused:?}");
     assert_eq!(refused.rule(), None);
     assert_eq!(refused.code(), None);
 
     // Given the turns, the same request is the rules' to answer: nobody has moved yet.
-    let ctx = context(game.version()).with_turns(TurnHistory::of(&[], 2));
+    let ctx = context(game.facts().version).with_turns(TurnHistory::of(&[], 2));
     let refused = game.decide(&player(0), &request, &ctx).unwrap_err();
     assert_eq!(refused.code(), Some(ErrorCode::BadTakebackVersion));
     let rule = refused.rule().expect("the rules refuse it");

@@ -33,7 +33,7 @@ fn apply_at(
     command: Value,
     seconds: i64,
 ) -> Result<Vec<Value>, String> {
-    let ctx = Context::new(SEED, game.version(), at(seconds));
+    let ctx = Context::new(SEED, game.facts().version, at(seconds));
     let events = game.decide(actor, &command, &ctx).map_err(|e| match e {
         domain::Refusal::Rule(rule) => rule.code.into(),
         fault => fault.to_string(),
@@ -101,8 +101,8 @@ fn an_untimed_game_has_no_clock_events_and_its_created_event_is_unchanged() {
     let mut game = started(2, TimeControl::None);
     let events = apply_at(&mut game, &player(0), json!({"type": "raise"}), 10).unwrap();
     assert_eq!(types(&events), ["game"]);
-    assert_eq!(game.next_deadline(), None);
-    assert!(game.clocks().iter().all(|c| *c == SeatClock::Idle));
+    assert_eq!(game.facts().next_deadline, None);
+    assert!(game.facts().clocks.iter().all(|c| *c == SeatClock::Idle));
     let created = Kind::<HighCard>::boxed()
         .create(None, None, 2, "c".into())
         .unwrap();
@@ -118,15 +118,15 @@ fn the_seat_that_comes_to_act_gets_a_whole_allowance_and_the_other_stops() {
         types(&events),
         ["seat_taken", "started", "game", "clock_set"]
     );
-    assert_eq!(game.clocks(), vec![running(65), SeatClock::Idle]);
-    assert_eq!(game.next_deadline(), Some(at(65)));
+    assert_eq!(game.facts().clocks, vec![running(65), SeatClock::Idle]);
+    assert_eq!(game.facts().next_deadline, Some(at(65)));
     let events = apply_at(&mut game, &player(0), json!({"type": "raise"}), 30).unwrap();
     assert_eq!(types(&events), ["game", "clock_set"]);
-    assert_eq!(game.clocks(), vec![SeatClock::Idle, running(90)]);
+    assert_eq!(game.facts().clocks, vec![SeatClock::Idle, running(90)]);
     // A table command that does not pass the turn leaves the deadlines as they are.
     let events = apply_at(&mut game, &player(0), json!({"type": "offer_draw"}), 40).unwrap();
     assert_eq!(types(&events), ["draw_offered"]);
-    assert_eq!(game.clocks(), vec![SeatClock::Idle, running(90)]);
+    assert_eq!(game.facts().clocks, vec![SeatClock::Idle, running(90)]);
 }
 
 #[test]
@@ -140,7 +140,7 @@ fn a_claim_before_the_deadline_is_refused() {
         apply_at(&mut game, &Actor::System, json!({"type": "timeout"}), 59),
         Err("no_timeout".into())
     );
-    assert_eq!(game.status(), Status::Active);
+    assert_eq!(game.facts().status, Status::Active);
 }
 
 #[test]
@@ -153,11 +153,11 @@ fn once_the_deadline_passes_the_opponent_may_claim_the_win() {
     let events = apply_at(&mut game, &player(1), json!({"type": "claim_timeout"}), 61).unwrap();
     assert_eq!(types(&events), ["timed_out", "finished", "seed_revealed"]);
     assert_eq!(events[0]["seat"], 0);
-    let outcome = game.outcome().unwrap();
+    let outcome = game.facts().outcome.unwrap();
     assert_eq!(outcome.winners, vec![1]);
     assert_eq!(outcome.reason, "seat 0 ran out of time");
-    assert_eq!(game.status(), Status::Finished);
-    assert_eq!(game.next_deadline(), None);
+    assert_eq!(game.facts().status, Status::Finished);
+    assert_eq!(game.facts().next_deadline, None);
 }
 
 #[test]
@@ -165,7 +165,7 @@ fn the_server_records_a_timeout_as_the_system_actor() {
     let mut game = started(2, MINUTE);
     let events = apply_at(&mut game, &Actor::System, json!({"type": "timeout"}), 60).unwrap();
     assert_eq!(types(&events), ["timed_out", "finished", "seed_revealed"]);
-    assert_eq!(game.outcome().unwrap().winners, vec![1]);
+    assert_eq!(game.facts().outcome.unwrap().winners, vec![1]);
 }
 
 #[test]
@@ -186,7 +186,7 @@ fn a_player_cannot_give_the_server_s_commands() {
     let mut game = started(2, MINUTE);
     // `timeout` is the server's: posted by a player it is not a command of the game.
     assert!(apply_at(&mut game, &player(1), json!({"type": "timeout"}), 100).is_err());
-    assert_eq!(game.status(), Status::Active);
+    assert_eq!(game.facts().status, Status::Active);
 }
 
 #[test]
@@ -195,10 +195,10 @@ fn in_a_game_of_three_a_timed_out_seat_is_treated_as_resigned_and_play_goes_on()
     let events = apply_at(&mut game, &Actor::System, json!({"type": "timeout"}), 61).unwrap();
     assert_eq!(types(&events), ["timed_out", "game", "clock_set"]);
     assert_eq!(events[1]["event"]["type"], "retired");
-    assert_eq!(game.status(), Status::Active);
-    assert_eq!(game.to_act(), vec![1]);
+    assert_eq!(game.facts().status, Status::Active);
+    assert_eq!(game.facts().to_act, vec![1]);
     assert_eq!(
-        game.clocks(),
+        game.facts().clocks,
         vec![SeatClock::Idle, running(121), SeatClock::Idle]
     );
     // The timed-out seat may do nothing more.
@@ -209,7 +209,7 @@ fn in_a_game_of_three_a_timed_out_seat_is_treated_as_resigned_and_play_goes_on()
     // A second timeout leaves one seat: it wins.
     let events = apply_at(&mut game, &player(2), json!({"type": "claim_timeout"}), 121).unwrap();
     assert_eq!(types(&events), ["timed_out", "finished", "seed_revealed"]);
-    assert_eq!(game.outcome().unwrap().winners, vec![2]);
+    assert_eq!(game.facts().outcome.unwrap().winners, vec![2]);
 }
 
 #[test]
@@ -219,12 +219,12 @@ fn vacation_stops_the_clock_and_starts_it_again_with_the_time_left() {
     let events = apply_at(&mut game, &Actor::System, away.clone(), 10).unwrap();
     assert_eq!(types(&events), ["vacation_started", "clock_set"]);
     assert_eq!(
-        game.clocks()[0],
+        game.facts().clocks[0],
         SeatClock::Paused {
             remaining_ms: 50_000
         }
     );
-    assert_eq!(game.next_deadline(), None);
+    assert_eq!(game.facts().next_deadline, None);
     // Long past the old deadline, nothing has run out.
     assert_eq!(
         apply_at(&mut game, &Actor::System, json!({"type": "timeout"}), 500),
@@ -240,9 +240,9 @@ fn vacation_stops_the_clock_and_starts_it_again_with_the_time_left() {
     let back = json!({"type": "vacation", "player": "p0", "away": false});
     let events = apply_at(&mut game, &Actor::System, back, 1000).unwrap();
     assert_eq!(types(&events), ["vacation_ended", "clock_set"]);
-    assert_eq!(game.clocks()[0], running(1050));
+    assert_eq!(game.facts().clocks[0], running(1050));
     assert!(apply_at(&mut game, &Actor::System, json!({"type": "timeout"}), 1050).is_ok());
-    assert_eq!(game.outcome().unwrap().winners, vec![1]);
+    assert_eq!(game.facts().outcome.unwrap().winners, vec![1]);
 }
 
 #[test]
@@ -254,7 +254,7 @@ fn a_seat_that_comes_to_act_while_its_player_is_away_waits_with_a_whole_allowanc
     assert_eq!(types(&events), ["vacation_started"]);
     apply_at(&mut game, &player(0), json!({"type": "raise"}), 20).unwrap();
     assert_eq!(
-        game.clocks(),
+        game.facts().clocks,
         vec![
             SeatClock::Idle,
             SeatClock::Paused {
@@ -264,7 +264,7 @@ fn a_seat_that_comes_to_act_while_its_player_is_away_waits_with_a_whole_allowanc
     );
     // The player may still move while away.
     apply_at(&mut game, &player(1), json!({"type": "raise"}), 30).unwrap();
-    assert_eq!(game.clocks(), vec![running(90), SeatClock::Idle]);
+    assert_eq!(game.facts().clocks, vec![running(90), SeatClock::Idle]);
 }
 
 #[test]
@@ -280,7 +280,7 @@ fn a_vacation_of_someone_not_seated_changes_nothing() {
 fn a_takeback_fork_starts_fresh_clocks_and_an_analysis_fork_has_none() {
     let mut game = started(2, MINUTE);
     apply_at(&mut game, &player(0), json!({"type": "raise"}), 30).unwrap();
-    let players = game.players();
+    let players = game.facts().players;
     let events = game.fork("g-parent", players, false, at(1000)).unwrap();
     let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
     assert_eq!(types, ["forked", "clock_set"]);
@@ -288,16 +288,16 @@ fn a_takeback_fork_starts_fresh_clocks_and_an_analysis_fork_has_none() {
     for event in &events {
         fork.evolve(&event.payload).unwrap();
     }
-    assert_eq!(fork.clocks(), vec![SeatClock::Idle, running(1060)]);
+    assert_eq!(fork.facts().clocks, vec![SeatClock::Idle, running(1060)]);
 
     let me = vec![Some("p0".to_string()); 2];
     let events = game.fork("g-parent", me, true, at(1000)).unwrap();
     assert_eq!(events.len(), 1);
     let mut analysis = game.clone_box();
     analysis.evolve(&events[0].payload).unwrap();
-    assert_eq!(analysis.next_deadline(), None);
+    assert_eq!(analysis.facts().next_deadline, None);
     let raise = json!({"type": "raise"});
-    let ctx = Context::new(SEED, analysis.version(), at(5000));
+    let ctx = Context::new(SEED, analysis.facts().version, at(5000));
     let events = analysis.decide(&player(0), &raise, &ctx).unwrap();
     assert!(events.iter().all(|e| e.event_type != "clock_set"));
 }

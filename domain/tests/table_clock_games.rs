@@ -36,10 +36,10 @@ fn apply(
     command: &Value,
     seconds: i64,
 ) -> Vec<Value> {
-    let ctx = Context::new(seed, game.version(), at(seconds));
+    let ctx = Context::new(seed, game.facts().version, at(seconds));
     let events = game
         .decide(actor, command, &ctx)
-        .unwrap_or_else(|e| panic!("{command} refused at version {}: {e}", game.version()));
+        .unwrap_or_else(|e| panic!("{command} refused at version {}: {e}", game.facts().version));
     let payloads: Vec<Value> = events.into_iter().map(|e| e.payload).collect();
     for event in &payloads {
         game.evolve(event).expect("decided events fold");
@@ -80,13 +80,13 @@ fn a_timed_out_seat_leaves_every_game_as_its_rules_allow_and_play_goes_on() {
             let timeout_at = 1 + chooser.below(40);
             let mut out: Vec<usize> = Vec::new();
             for step in 0..400 {
-                if game.status() != Status::Active {
+                if game.facts().status != Status::Active {
                     break;
                 }
                 now += 1;
                 if step == timeout_at {
                     now += 61;
-                    let overdue: Vec<usize> = game.to_act();
+                    let overdue: Vec<usize> = game.facts().to_act;
                     let events = apply(
                         &mut game,
                         &mut log,
@@ -104,7 +104,7 @@ fn a_timed_out_seat_leaves_every_game_as_its_rules_allow_and_play_goes_on() {
                     out.extend(timed_out);
                     continue;
                 }
-                let to_act = game.to_act();
+                let to_act = game.facts().to_act;
                 for seat in &out {
                     assert!(!to_act.contains(seat), "{id}: seat {seat} timed out");
                 }
@@ -119,7 +119,7 @@ fn a_timed_out_seat_leaves_every_game_as_its_rules_allow_and_play_goes_on() {
                     .collect();
                 assert!(!commands.is_empty(), "{id}: seat {seat} to act can act");
                 let command = &commands[chooser.below(commands.len())];
-                let player = game.players()[seat].clone().expect("seated");
+                let player = game.facts().players[seat].clone().expect("seated");
                 apply(
                     &mut game,
                     &mut log,
@@ -131,17 +131,21 @@ fn a_timed_out_seat_leaves_every_game_as_its_rules_allow_and_play_goes_on() {
             }
             if out.is_empty() {
                 // The game ended by its rules before the deadline passed.
-                assert_eq!(game.status(), Status::Finished, "{id} round {round}");
+                assert_eq!(game.facts().status, Status::Finished, "{id} round {round}");
                 continue;
             }
             timeouts += 1;
             if seats == 2 || out.len() + 1 >= seats {
-                assert_eq!(game.status(), Status::Finished, "{id}: one seat left wins");
+                assert_eq!(
+                    game.facts().status,
+                    Status::Finished,
+                    "{id}: one seat left wins"
+                );
             }
             let folded = kind.fold(&log).expect("the log folds");
-            assert_eq!(folded.version(), game.version());
+            assert_eq!(folded.facts().version, game.facts().version);
             assert_eq!(folded.view(Viewer::Everyone), game.view(Viewer::Everyone));
-            assert_eq!(folded.clocks(), game.clocks());
+            assert_eq!(folded.facts().clocks, game.facts().clocks);
         }
         assert!(timeouts >= 20, "{id}: most rounds reach their timeout");
     }

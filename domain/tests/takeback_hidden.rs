@@ -42,10 +42,10 @@ fn new_game(kind: &dyn GameKind, options: Option<Value>, seats: usize) -> LogBui
 /// Plays up to `commands` random legal game commands; false if the game ended first.
 fn play_random(game: &mut LogBuilder, picker: &mut Dealer, commands: usize) -> bool {
     for _ in 0..commands {
-        if game.game().status() != Status::Active {
+        if game.game().facts().status != Status::Active {
             return false;
         }
-        let to_act = game.game().to_act();
+        let to_act = game.game().facts().to_act;
         let seat = to_act[picker.uniform_inclusive(to_act.len() as u32 - 1) as usize];
         let legal: Vec<Value> = game
             .game()
@@ -58,7 +58,7 @@ fn play_random(game: &mut LogBuilder, picker: &mut Dealer, commands: usize) -> b
         game.play(&format!("p{seat}"), command, test_time())
             .unwrap();
     }
-    game.game().status() == Status::Active
+    game.game().facts().status == Status::Active
 }
 
 /// Seat 0 asks to take the game back to `version`; every other seat accepts.
@@ -70,7 +70,7 @@ fn agree_takeback(game: &mut LogBuilder, version: u64) {
         now,
     )
     .unwrap();
-    for seat in 1..game.game().seats() {
+    for seat in 1..game.game().facts().seats {
         game.play(&format!("p{seat}"), json!({"type": "accept_takeback"}), now)
             .unwrap();
     }
@@ -124,7 +124,7 @@ fn superseded(
     if !play_random(&mut parent, &mut picker, 2) {
         return None;
     }
-    let back_to = parent.game().version();
+    let back_to = parent.game().facts().version;
     // What is seen after the fork point must not help in the fork.
     if !play_random(&mut parent, &mut picker, 3) {
         return None;
@@ -150,12 +150,15 @@ fn a_takeback_in_a_card_game_forks_with_the_same_hands_and_reshuffled_piles() {
         // The parent is superseded, and sealed: its seed is kept, every reader sees it as
         // while it ran.
         let p = parent.game();
-        assert_eq!(p.status(), Status::Finished, "{id}");
+        assert_eq!(p.facts().status, Status::Finished, "{id}");
         assert!(
-            p.outcome().unwrap().reason.starts_with("superseded"),
+            p.facts().outcome.unwrap().reason.starts_with("superseded"),
             "{id}"
         );
-        assert!(p.sealed() && p.revealed_seed().is_none(), "{id}");
+        assert!(
+            p.facts().sealed && p.facts().revealed_seed.is_none(),
+            "{id}"
+        );
         assert_eq!(p.viewer_for(None), Viewer::Spectator, "{id}");
         assert_eq!(p.viewer_for(Some("p1")), Viewer::Seat(1), "{id}");
         assert!(!parent_log
@@ -165,10 +168,10 @@ fn a_takeback_in_a_card_game_forks_with_the_same_hands_and_reshuffled_piles() {
 
         // The fork: the copy, `forked` with a new commitment, then the reshuffle.
         let f = fork.game();
-        assert_eq!(f.status(), Status::Active, "{id}");
-        assert_eq!(f.players(), p.players(), "{id}");
-        assert_eq!(f.commitment(), FORK_SEED.commitment(), "{id}");
-        assert_ne!(f.commitment(), PARENT_SEED.commitment(), "{id}");
+        assert_eq!(f.facts().status, Status::Active, "{id}");
+        assert_eq!(f.facts().players, p.facts().players, "{id}");
+        assert_eq!(f.facts().commitment, FORK_SEED.commitment(), "{id}");
+        assert_ne!(f.facts().commitment, PARENT_SEED.commitment(), "{id}");
         assert_eq!(
             fork_log.events[..n as usize],
             parent_log.events[..n as usize]
@@ -233,7 +236,7 @@ fn a_fork_by_takeback_and_its_sealed_parent_pass_their_audits_once_revealed() {
 
         let mut picker = Seed([0x5a; 32]).dealer(7);
         play_random(&mut fork, &mut picker, 3_000);
-        assert_eq!(fork.game().status(), Status::Finished, "{id}");
+        assert_eq!(fork.game().facts().status, Status::Finished, "{id}");
         let fork_log = fork.log().clone();
         let revealed = fork_log.events.last().unwrap();
         assert_eq!(revealed.event_type, "seed_revealed");
@@ -243,7 +246,7 @@ fn a_fork_by_takeback_and_its_sealed_parent_pass_their_audits_once_revealed() {
         assert!(report.seed_verified, "{id}");
 
         parent.reveal_seed(now).unwrap();
-        assert!(!parent.game().sealed());
+        assert!(!parent.game().facts().sealed);
         assert_eq!(parent.game().viewer_for(None), Viewer::Everyone);
         assert!(parent.reveal_seed(now).is_err(), "{id}: revealed twice");
         let report =
@@ -285,17 +288,17 @@ fn a_takeback_of_a_fork_chains_the_commitments_and_reveals_them_all() {
         .unwrap();
     let mut picker = Seed([0x77; 32]).dealer(1);
     assert!(play_random(&mut fork, &mut picker, 2));
-    let back_to = fork.game().version();
+    let back_to = fork.game().facts().version;
     assert!(play_random(&mut fork, &mut picker, 1));
     agree_takeback(&mut fork, back_to);
-    assert!(fork.game().sealed());
+    assert!(fork.game().facts().sealed);
     let second_seed = Seed([5; 32]);
     let mut second = fork
         .takeback_fork(kind, "fork", back_to, second_seed, "p0", now)
         .unwrap();
-    assert_eq!(second.game().commitment(), second_seed.commitment());
+    assert_eq!(second.game().facts().commitment, second_seed.commitment());
     play_random(&mut second, &mut picker, 3_000);
-    assert_eq!(second.game().status(), Status::Finished);
+    assert_eq!(second.game().facts().status, Status::Finished);
     let log = second.log().clone();
     assert_eq!(
         log.events.last().unwrap().payload["earlier"],

@@ -1064,7 +1064,7 @@ fn a_game_is_played_through_the_table_with_json_commands() {
     let mut stored: Vec<serde_json::Value> = Vec::new();
     let mut send =
         |live: &mut Box<dyn domain::LiveGame>, player: &str, command: serde_json::Value| {
-            let ctx = Context::new(seed, live.version(), test_time());
+            let ctx = Context::new(seed, live.facts().version, test_time());
             let records = live.decide(&Actor::player(player), &command, &ctx)?;
             for record in &records {
                 live.evolve(&record.payload).expect("our events fold");
@@ -1075,7 +1075,7 @@ fn a_game_is_played_through_the_table_with_json_commands() {
     send(&mut live, "ana", json!({"type": "join"})).expect("join");
     let records = send(&mut live, "ben", json!({"type": "join"})).expect("join");
     assert!(records.iter().any(|r| r.event_type == "game.round_dealt"));
-    assert_eq!(live.to_act(), vec![0, 1]);
+    assert_eq!(live.facts().to_act, vec![0, 1]);
     let legal = live.legal(0);
     assert_eq!(legal[0].command, json!({"type": "draw", "round": 1}));
     assert_eq!(legal[0].notation, "draw");

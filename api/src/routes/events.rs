@@ -86,7 +86,7 @@ pub async fn events(
         }
     };
     let slot = slot.lock().await;
-    let version = slot.game.version();
+    let version = slot.game.facts().version;
     let events = events_for(&slot, player.as_deref(), &envelopes);
     let next = events
         .last()
@@ -234,7 +234,8 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
             s.pending.push_back(frame(&event, s.ndjson));
         }
         // Once the game is over and everything is sent, the stream ends.
-        s.finished = slot.game.status() == Status::Finished && s.after >= slot.game.version();
+        s.finished =
+            slot.game.facts().status == Status::Finished && s.after >= slot.game.facts().version;
         drop(slot);
         if s.after == before {
             // The store showed a batch whose flush is still under way: wait for the disk.

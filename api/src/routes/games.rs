@@ -188,7 +188,12 @@ pub async fn join_game(
     let free = {
         let slot = super::current_game(&state, &id).await?;
         let slot = slot.lock().await;
-        slot.game.players().iter().filter(|p| p.is_none()).count()
+        slot.game
+            .facts()
+            .players
+            .iter()
+            .filter(|p| p.is_none())
+            .count()
     };
     if free > 1 {
         state.limits.open_seat(

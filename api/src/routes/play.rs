@@ -107,8 +107,8 @@ pub async fn legal(
     };
     let size = commands.get().len() + 64;
     let list = LegalList {
-        kind: slot.game.kind().to_string(),
-        version: slot.game.version(),
+        kind: slot.game.facts().kind.to_string(),
+        version: slot.game.facts().version,
         seat,
         commands,
     };

@@ -62,9 +62,9 @@ pub async fn state_at(
         kind: past.kind,
         version,
         current_version: past.current_version,
-        status: past.then.status(),
-        to_act: past.then.to_act(),
-        outcome: past.then.outcome(),
+        status: past.then.facts().status,
+        to_act: past.then.facts().to_act,
+        outcome: past.then.facts().outcome,
         seed: past.seed,
         view: past.view,
     }))

@@ -707,13 +707,13 @@ impl Club {
         let slot = games.slot(game)?;
         let slot = slot.lock().await;
         let live = slot.game.as_ref();
-        if live.status() != domain::table::Status::Finished {
+        if live.facts().status != domain::table::Status::Finished {
             return Err(ApiError::new(
                 ApiCode::GameRunning,
                 "This game has not ended: a rematch is offered once it has.",
             ));
         }
-        let players: Vec<String> = live.players().into_iter().flatten().collect();
+        let players: Vec<String> = live.facts().players.into_iter().flatten().collect();
         if !players.iter().any(|p| p == player) {
             return Err(ApiError::new(
                 ApiCode::Forbidden,
@@ -723,7 +723,10 @@ impl Club {
         let mut distinct = players.clone();
         distinct.sort();
         distinct.dedup();
-        if distinct.len() != players.len() || players.len() < 2 || players.len() != live.seats() {
+        if distinct.len() != players.len()
+            || players.len() < 2
+            || players.len() != live.facts().seats
+        {
             return Err(invalid(
                 "A rematch needs the game's seats held by as many different players.",
             ));
@@ -733,12 +736,12 @@ impl Club {
         seating.rotate_right(1);
         let issued = Issued {
             by: player.to_string(),
-            kind: live.kind().to_string(),
-            variant: live.variant(),
+            kind: live.facts().kind.to_string(),
+            variant: live.facts().variant,
             options: Some(live.options()).filter(|o| !o.is_null()),
-            seats: live.seats(),
-            time_control: live.time_control(),
-            rated: live.rated(),
+            seats: live.facts().seats,
+            time_control: live.facts().time_control,
+            rated: live.facts().rated,
             min_rating: None,
             max_rating: None,
             invited: players.iter().filter(|p| *p != player).cloned().collect(),

@@ -129,7 +129,8 @@ pub struct Notification {
 
 /// The seats `player` holds (several in an analysis fork).
 fn seats_of(game: &dyn LiveGame, player: &str) -> Vec<Seat> {
-    game.players()
+    game.facts()
+        .players
         .iter()
         .enumerate()
         .filter(|(_, p)| p.as_deref() == Some(player))
@@ -138,7 +139,7 @@ fn seats_of(game: &dyn LiveGame, player: &str) -> Vec<Seat> {
 }
 
 fn to_act(game: &dyn LiveGame, seats: &[Seat]) -> bool {
-    game.to_act().iter().any(|s| seats.contains(s))
+    game.facts().to_act.iter().any(|s| seats.contains(s))
 }
 
 /// What a batch of game `events` (versions `first_version` to `last_version`) tells, for a
@@ -184,6 +185,7 @@ pub fn game_started(
     events: &[Envelope],
     player: &str,
 ) -> Option<Notification> {
+    let facts = after.facts();
     let started = events
         .iter()
         .any(|e| matches!(TableFact::of_stored(&e.payload), Some(TableFact::Started)));
@@ -197,13 +199,13 @@ pub fn game_started(
         id: format!(
             "{}:{}:{player}:{}",
             last.stream,
-            after.version(),
+            facts.version,
             kind.as_str()
         ),
         kind_of_notification: kind,
         game_id: last.stream.clone(),
-        kind: after.kind().to_string(),
-        version: after.version(),
+        kind: facts.kind.to_string(),
+        version: facts.version,
         player_id: player.to_string(),
         seat,
         occurred_at: last.recorded_at,
@@ -231,17 +233,18 @@ pub fn notifications(
     events: &[Envelope],
     player: &str,
 ) -> Vec<Notification> {
+    let facts = after.facts();
     let seats = seats_of(after, player);
     let (Some(&seat), Some(last)) = (seats.first(), events.last()) else {
         return Vec::new();
     };
     let game_id = &last.stream;
-    let version = after.version();
+    let version = facts.version;
     let make = |kind: NotificationType, by_seat: Option<Seat>| Notification {
         id: format!("{game_id}:{version}:{player}:{}", kind.as_str()),
         kind_of_notification: kind,
         game_id: game_id.clone(),
-        kind: after.kind().to_string(),
+        kind: facts.kind.to_string(),
         version,
         player_id: player.to_string(),
         seat,
@@ -255,7 +258,7 @@ pub fn notifications(
     let started = events
         .iter()
         .any(|e| matches!(TableFact::of_stored(&e.payload), Some(TableFact::Started)));
-    if started || (before.is_none() && after.status() == Status::Active) {
+    if started || (before.is_none() && facts.status == Status::Active) {
         // Every seat taken now, or the game appeared started (a fork).
         found.push(make(NotificationType::GameStarted, None));
     }
@@ -281,7 +284,7 @@ pub fn notifications(
         }
     }
     let was_to_act = before.is_some_and(|b| to_act(b, &seats_of(b, player)));
-    if after.status() == Status::Active && to_act(after, &seats) {
+    if facts.status == Status::Active && to_act(after, &seats) {
         if !was_to_act {
             found.push(make(NotificationType::YourTurn, None));
         } else if let Some(by) = moved_by_another(&seats, events) {
@@ -290,10 +293,10 @@ pub fn notifications(
             found.push(make(NotificationType::YourTurn, Some(by)));
         }
     }
-    let was_finished = before.is_some_and(|b| b.status() == Status::Finished);
-    if after.status() == Status::Finished && !was_finished {
+    let was_finished = before.is_some_and(|b| b.facts().status == Status::Finished);
+    if facts.status == Status::Finished && !was_finished {
         found.push(Notification {
-            outcome: after.outcome(),
+            outcome: facts.outcome,
             ..make(NotificationType::GameFinished, None)
         });
     }

@@ -59,16 +59,17 @@ impl Warning {
 /// warning shorter than the time a move is given (a warning as long as the whole allowance
 /// would say no more than the turn notice).
 pub fn warnings(game: &dyn LiveGame, before: &[std::time::Duration]) -> Vec<Warning> {
-    let Some(allowance) = game.time_control().allowance() else {
+    let facts = game.facts();
+    let Some(allowance) = facts.time_control.allowance() else {
         return Vec::new();
     };
-    if game.status() != Status::Active || game.analysis() {
+    if facts.status != Status::Active || facts.analysis {
         return Vec::new();
     }
-    let players = game.players();
-    let clocks = game.clocks();
+    let players = facts.players;
+    let clocks = facts.clocks;
     let mut owed = Vec::new();
-    for seat in game.to_act() {
+    for seat in facts.to_act {
         let (Some(SeatClock::Running { deadline }), Some(Some(player))) =
             (clocks.get(seat), players.get(seat))
         else {
@@ -94,20 +95,17 @@ pub fn warnings(game: &dyn LiveGame, before: &[std::time::Duration]) -> Vec<Warn
 /// Whether `warning` still holds for `game`: the seat must still act against the same deadline,
 /// which has not passed.
 pub fn still_owed(game: &dyn LiveGame, warning: &Warning, now: DateTime<Utc>) -> bool {
-    game.status() == Status::Active
-        && game.to_act().contains(&warning.seat)
-        && game
-            .players()
+    let facts = game.facts();
+    facts.status == Status::Active
+        && facts.to_act.contains(&warning.seat)
+        && facts
+            .players
             .get(warning.seat)
             .cloned()
             .flatten()
             .as_deref()
             == Some(warning.player.as_str())
-        && game
-            .clocks()
-            .get(warning.seat)
-            .and_then(SeatClock::deadline)
-            == Some(warning.deadline)
+        && facts.clocks.get(warning.seat).and_then(SeatClock::deadline) == Some(warning.deadline)
         && warning.deadline > now
 }
 
@@ -278,7 +276,7 @@ impl Mail {
             None => {
                 let notice_id = format!(
                     "{id}:{}:{}:{}:{}",
-                    game.version(),
+                    game.facts().version,
                     warning.player,
                     NotificationType::ClockLow.as_str(),
                     warning.before.num_seconds()
@@ -294,8 +292,8 @@ impl Mail {
             id: notice_id,
             kind_of_notification: NotificationType::ClockLow,
             game_id: id.to_string(),
-            kind: game.kind().to_string(),
-            version: game.version(),
+            kind: game.facts().kind.to_string(),
+            version: game.facts().version,
             player_id: warning.player.clone(),
             seat: warning.seat,
             occurred_at: Utc::now(),
