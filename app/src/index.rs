@@ -15,6 +15,9 @@ pub const STATUS: &str = "status";
 pub const STATUS_KIND: &str = "status_kind";
 /// A seated player's games (`player = p-...`).
 pub const PLAYER: &str = "player";
+/// A challenge's entry for each player it names (`invited = <player id>`): what a player's
+/// stream reads to find the challenges issued to them without reading the whole log.
+pub const INVITED: &str = "invited";
 /// A seated player's games still waiting for players (`open_seat = p-...`): the quota of open
 /// seats a player may hold is counted from it.
 pub const OPEN_SEAT: &str = "open_seat";

@@ -296,6 +296,8 @@ pub struct Told {
 
 /// Events read from the log at a time.
 const PAGE: usize = 256;
+/// Streams of the index read per page while finding a player's.
+const TAGGED_PAGE: usize = 500;
 /// The most streams a follower remembers whether they are the player's.
 const MOST_REMEMBERED: usize = 100_000;
 
@@ -308,6 +310,9 @@ pub struct Follower {
     /// Whether each game stream seen is the player's (seats are never given up: once theirs,
     /// always; one that is not may become theirs when they join).
     mine: HashMap<String, bool>,
+    /// The next event (its version and position) past the cursor of each stream that can
+    /// concern the player, as last found: see [`Follower::skip_to_mine`].
+    next: HashMap<String, (u64, u64)>,
 }
 
 impl Follower {
@@ -317,6 +322,7 @@ impl Follower {
             cursor,
             folds: Folds::default(),
             mine: HashMap::new(),
+            next: HashMap::new(),
         }
     }
 
@@ -327,6 +333,7 @@ impl Follower {
     /// The next notices after the cursor from one page of the log, and moves the cursor past
     /// what was read: `Ok(None)` when the log holds nothing after it yet.
     pub fn next_page(&mut self, games: &Games) -> Result<Option<Vec<Told>>, String> {
+        self.skip_to_mine(games)?;
         let repository = games.repository();
         let page = repository
             .log_after(self.cursor.position, PAGE)
@@ -358,6 +365,68 @@ impl Follower {
             self.cursor = Cursor::at(last_position.max(first));
         }
         Ok(Some(told))
+    }
+
+    /// Moves the cursor on to just before the next event of a stream that can concern the
+    /// player (their games by the index's `player` entries, those games' clock warnings, the
+    /// challenges issued to them by `invited`), or to the end of the log as it was before the
+    /// index was read: nothing passed over tells the player anything, so a stream resumed from
+    /// far back reads the player's own events, not the whole server's log. Until the index
+    /// has every challenge's entries (an older store's reindex), nothing is passed over.
+    fn skip_to_mine(&mut self, games: &Games) -> Result<(), String> {
+        if self.cursor.sent > 0 || !games.index_is_current() {
+            return Ok(());
+        }
+        let repository = games.repository();
+        // The end first: every batch up to it has its index entries by now.
+        let end = repository.durable_position();
+        let position = self.cursor.position;
+        if end <= position.saturating_add(1) {
+            return Ok(());
+        }
+        let mut streams = Vec::new();
+        for name in [index::PLAYER, index::INVITED] {
+            let mut after: Option<String> = None;
+            loop {
+                let page = repository
+                    .ids_tagged(name, &self.player, after.as_deref(), TAGGED_PAGE)
+                    .map_err(|e| e.to_string())?;
+                for stream in &page {
+                    if name == index::PLAYER {
+                        streams.push(clock_stream(stream));
+                    }
+                    streams.push(stream.clone());
+                }
+                match page.last() {
+                    Some(last) if page.len() == TAGGED_PAGE => after = Some(last.clone()),
+                    _ => break,
+                }
+            }
+        }
+        let store = repository.store();
+        let mut target = end + 1;
+        for stream in streams {
+            let from = match self.next.get(&stream) {
+                Some(&(_, at)) if at > position => {
+                    target = target.min(at);
+                    continue;
+                }
+                Some(&(version, _)) => version + 1,
+                None => 1,
+            };
+            let found = first_after(store, &stream, from, position).map_err(|e| e.to_string())?;
+            if let Some((version, at)) = found {
+                target = target.min(at);
+                if self.next.len() >= MOST_REMEMBERED {
+                    self.next.clear();
+                }
+                self.next.insert(stream, (version, at));
+            }
+        }
+        if target - 1 > position {
+            self.cursor = Cursor::at(target - 1);
+        }
+        Ok(())
     }
 
     /// The player's notices of the batch `envelope` begins, and the batch's last position.
@@ -468,6 +537,33 @@ impl Follower {
         self.mine.insert(stream.to_string(), mine);
         Ok(mine)
     }
+}
+
+/// The first event of `stream` from version `from` on whose position is past `position`: its
+/// version and position (positions grow with versions, so a few reads find it).
+fn first_after(
+    store: &dyn storage::EventStore,
+    stream: &str,
+    from: u64,
+    position: u64,
+) -> Result<Option<(u64, u64)>, storage::StorageError> {
+    let at = |version: u64| -> Result<Option<u64>, storage::StorageError> {
+        let read = store.read_stream(stream, version - 1, 1)?;
+        Ok(read.first().map(|e| e.position))
+    };
+    let (mut low, mut high) = (from.max(1), store.head(stream)?);
+    if low > high || at(high)?.is_none_or(|last| last <= position) {
+        return Ok(None);
+    }
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if at(middle)?.is_some_and(|p| p > position) {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    Ok(at(low)?.map(|p| (low, p)))
 }
 
 #[cfg(test)]

@@ -7,7 +7,10 @@
 //! touched again. The reindex adds them to every such game, from the entries it has (`status`,
 //! `kind`, `player`), then records the policy's version, so that it runs once per store. Until
 //! it has finished, a list filtered by both walks the status and keeps the kind, as before,
-//! and the quota of open seats counts only the games indexed already.
+//! and the quota of open seats counts only the games indexed already. Version 4 added the
+//! `invited` entries of challenges (a player's stream finds the challenges issued to them
+//! without reading the whole log): the reindex walks the log once for the challenges issued
+//! before, and until it has, the player's stream reads the whole log as before.
 
 use crate::commands::Games;
 use crate::error::ApiError;
@@ -17,11 +20,13 @@ use std::sync::atomic::Ordering;
 use storage::AppendError;
 
 /// The version of the index policy this server writes.
-pub const INDEX_VERSION: u32 = 3;
+pub const INDEX_VERSION: u32 = 4;
 /// Where the store records the index policy's version.
 const META: (&str, &str) = ("meta", "index_version");
 /// Games looked at per page of the index.
 const PAGE: usize = 500;
+/// Events of the log read per page while looking for challenges to index.
+const LOG_PAGE: usize = 1000;
 
 impl Games {
     /// Whether every game's index entries follow the current policy (the reindex is done).
@@ -69,12 +74,60 @@ impl Games {
                 _ => break,
             }
         }
+        if recorded.is_none_or(|version| version < 4) {
+            changed += self.tag_challenges().await?;
+        }
         store
             .put_record_async(META.0, META.1, INDEX_VERSION.to_string().as_bytes())
             .await
             .map_err(ApiError::from)?;
         self.index_current.store(true, Ordering::Release);
         Ok(changed)
+    }
+
+    /// Gives every challenge issued by an older server, which has no index entries, its
+    /// `invited` ones: one walk of the log; how many it changed.
+    async fn tag_challenges(&self) -> Result<usize, ApiError> {
+        let repository = self.repository();
+        let store = repository.store();
+        let (mut after, mut changed) = (0, 0);
+        loop {
+            let page = repository.log_after(after, LOG_PAGE)?;
+            let Some(last) = page.last() else {
+                return Ok(changed);
+            };
+            after = last.position;
+            for issued in page.iter().filter(|e| {
+                e.version == 1 && e.stream.starts_with(crate::notices::CHALLENGE_PREFIX)
+            }) {
+                let invited: Vec<String> = issued
+                    .payload
+                    .get("invited")
+                    .and_then(|invited| serde_json::from_value(invited.clone()).ok())
+                    .unwrap_or_default();
+                let stream = issued.stream.as_str();
+                if invited.is_empty() || !store.tags(stream).map_err(ApiError::from)?.is_empty() {
+                    continue;
+                }
+                let head = store.head(stream).map_err(ApiError::from)?;
+                let tags = crate::club::challenges::invited_tags(&invited);
+                match store.retag(stream, head, tags).await {
+                    Ok(()) => changed += 1,
+                    // Its stream moved on meanwhile: asked again, at its new head.
+                    Err(AppendError::Conflict { .. }) => {
+                        let head = store.head(stream).map_err(ApiError::from)?;
+                        let tags = crate::club::challenges::invited_tags(&invited);
+                        store.retag(stream, head, tags).await.map_err(|error| {
+                            ApiError::internal(format!("reindex {stream}: {error}"))
+                        })?;
+                        changed += 1;
+                    }
+                    Err(error) => {
+                        return Err(ApiError::internal(format!("reindex {stream}: {error}")))
+                    }
+                }
+            }
+        }
     }
 
     /// Gives game `id` the entries the current policy derives from those it has (its

@@ -1055,3 +1055,76 @@ fn a_seat_that_lost_the_race_in_vamanos_is_told_again_and_plays_on_the_new_versi
         .expect("an answer");
     assert_eq!(taken.status(), StatusCode::OK);
 }
+
+/// A player's stream read from the start, on `app`, among other players' games played before,
+/// between and after: every notice of the player's game, in order, nothing of the others'; and
+/// from each line's cursor, the rest. The stream finds the player's own streams by the index
+/// rather than reading the whole log, so what it passes over must tell nothing.
+fn read_by_the_players_index(app: &TestApp) {
+    let others = vec![app.create_player("Cy"), app.create_player("Dee")];
+    let players = vec![app.create_player("Ana"), app.create_player("Ben")];
+    a_chess_game(app, &others);
+    let (_, oracle) = a_chess_game(app, &players);
+    a_chess_game(app, &others);
+    let ben = &players[1];
+    let mut whole = listen(
+        &app.base,
+        "/v1/players/me/stream?after=0",
+        &ben.token,
+        NDJSON,
+        None,
+    );
+    let owed = oracle.owed[1].len();
+    whole.until(Duration::from_secs(10), "Ben's notices", |lines| {
+        lines.iter().filter(|l| l["type"] != "keep_alive").count() >= owed
+    });
+    whole.drain(Duration::from_millis(300));
+    let notices = whole.notices();
+    assert_eq!(notices.iter().map(told).collect::<Vec<_>>(), oracle.owed[1]);
+    for at in 0..notices.len() {
+        let cursor = notices[at]["cursor"].as_str().unwrap();
+        let rest = &notices[at + 1..];
+        let mut resumed = listen(
+            &app.base,
+            &format!("/v1/players/me/stream?after={cursor}"),
+            &ben.token,
+            NDJSON,
+            None,
+        );
+        resumed.until(Duration::from_secs(10), "the rest", |lines| {
+            lines.iter().filter(|l| l["type"] != "keep_alive").count() >= rest.len()
+        });
+        resumed.drain(Duration::from_millis(200));
+        assert_eq!(resumed.notices(), rest, "after {cursor}");
+    }
+    // A player with no game yet: nothing from the start, and told of their first game.
+    let new = app.create_player("Eve");
+    let mut first = listen(
+        &app.base,
+        "/v1/players/me/stream?after=0",
+        &new.token,
+        NDJSON,
+        None,
+    );
+    first.drain(Duration::from_millis(300));
+    assert!(first.notices().is_empty(), "{:?}", first.lines);
+    let game = app.create_game(&others[0], json!({"kind": "avalanche-chess", "seats": 2}));
+    app.join(&new, &game);
+    first.until(Duration::from_secs(10), "Eve's first notice", |lines| {
+        lines
+            .iter()
+            .any(|l| l["type"] == "game_started" && l["game_id"] == game.as_str())
+    });
+}
+
+#[test]
+fn a_stream_from_the_start_reads_the_players_own_games_among_others() {
+    read_by_the_players_index(&TestApp::spawn());
+}
+
+#[test]
+fn on_postgresql_a_stream_from_the_start_reads_the_players_own_games_among_others() {
+    let url = cluster::Cluster::shared().new_database();
+    let key = Arc::new(app::sealing::SecretsKey::generate().expect("a key"));
+    read_by_the_players_index(&node(&url, key));
+}

@@ -22,6 +22,14 @@ use utoipa::ToSchema;
 
 /// The prefix of a challenge's stream (and id).
 pub use crate::notices::CHALLENGE_PREFIX;
+/// The index entries of a challenge issued to `invited` (see [`crate::index::INVITED`]).
+pub fn invited_tags(invited: &[String]) -> Vec<(String, String)> {
+    invited
+        .iter()
+        .map(|player| (crate::index::INVITED.to_string(), player.clone()))
+        .collect()
+}
+
 /// How long a challenge waits when its creator does not say: a week.
 pub const DEFAULT_EXPIRY_HOURS: u32 = 168;
 /// The longest a challenge may wait: thirty days.
@@ -369,7 +377,7 @@ impl Club {
     ) -> Result<u64, AppendError> {
         let payload = serde_json::to_value(event)
             .map_err(|e| AppendError::Storage(storage::StorageError::Database(e.to_string())))?;
-        let batch = Batch::new(
+        let mut batch = Batch::new(
             format!("player:{actor}"),
             vec![NewEvent {
                 event_type: event.type_name().to_string(),
@@ -377,6 +385,9 @@ impl Club {
                 payload,
             }],
         );
+        if let ChallengeEvent::ChallengeIssued(issued) = event {
+            batch.tags = Some(invited_tags(&issued.invited));
+        }
         self.store()
             .append(id, version, batch)
             .await
