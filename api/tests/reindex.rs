@@ -135,3 +135,31 @@ async fn a_new_store_is_current_after_its_first_start() {
         .expect("created");
     assert_eq!(ids(&games, &open_of("altitude")).await.len(), 1);
 }
+
+#[tokio::test]
+async fn an_older_stores_challenges_are_indexed_by_who_they_invite() {
+    let store: Arc<dyn Storage> = Arc::new(MemoryStore::new());
+    // A challenge issued by a server before challenges had index entries: none.
+    let issued = storage::NewEvent {
+        event_type: "challenge_issued".to_string(),
+        schema_version: 1,
+        payload: serde_json::json!({"type": "challenge_issued", "by": "p-1",
+            "kind": "avalanche-chess", "invited": ["p-2"]}),
+    };
+    store
+        .append_blocking("c-older", 0, storage::Batch::new("player:p-1", vec![issued]))
+        .expect("appended");
+    assert!(store.tags("c-older").expect("reads").is_empty());
+    let events_before = store.read_all(0, 10_000).expect("reads");
+    let key = Arc::new(SecretsKey::generate().expect("a key"));
+    let games = Games::new(store.clone(), Arc::new(Registry::standard()), key, 100);
+    assert_eq!(games.reindex().await.expect("reindexes"), 1);
+    assert!(games.index_is_current());
+    assert_eq!(
+        store
+            .streams_tagged("invited", "p-2", None, 10)
+            .expect("reads"),
+        ["c-older"]
+    );
+    assert_eq!(store.read_all(0, 10_000).expect("reads"), events_before);
+}

@@ -1063,10 +1063,23 @@ fn a_seat_that_lost_the_race_in_vamanos_is_told_again_and_plays_on_the_new_versi
 fn read_by_the_players_index(app: &TestApp) {
     let others = vec![app.create_player("Cy"), app.create_player("Dee")];
     let players = vec![app.create_player("Ana"), app.create_player("Ben")];
+    let ben = &players[1];
+    let challenge = |to: &Player| {
+        let issued = ok_json(
+            app.post("/v1/challenges", Some(&others[0]))
+                .json(&json!({"kind": "avalanche-chess", "seats": 2, "to": to.id}))
+                .send(),
+            StatusCode::CREATED,
+        );
+        issued["id"].as_str().unwrap().to_string()
+    };
     a_chess_game(app, &others);
+    // Challenges to another and to Ben, among the games: Ben is told of his own.
+    challenge(&others[1]);
+    let to_ben = challenge(ben);
+    challenge(&others[1]);
     let (_, oracle) = a_chess_game(app, &players);
     a_chess_game(app, &others);
-    let ben = &players[1];
     let mut whole = listen(
         &app.base,
         "/v1/players/me/stream?after=0",
@@ -1076,11 +1089,14 @@ fn read_by_the_players_index(app: &TestApp) {
     );
     let owed = oracle.owed[1].len();
     whole.until(Duration::from_secs(10), "Ben's notices", |lines| {
-        lines.iter().filter(|l| l["type"] != "keep_alive").count() >= owed
+        lines.iter().filter(|l| l["type"] != "keep_alive").count() > owed
     });
     whole.drain(Duration::from_millis(300));
     let notices = whole.notices();
-    assert_eq!(notices.iter().map(told).collect::<Vec<_>>(), oracle.owed[1]);
+    assert_eq!(notices[0]["type"], "challenged", "{notices:?}");
+    assert_eq!(notices[0]["game_id"], to_ben.as_str());
+    let games: Vec<Told> = notices[1..].iter().map(told).collect();
+    assert_eq!(games, oracle.owed[1]);
     for at in 0..notices.len() {
         let cursor = notices[at]["cursor"].as_str().unwrap();
         let rest = &notices[at + 1..];
