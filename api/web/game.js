@@ -6,12 +6,15 @@
 import { get, post, api, seg } from './api.js';
 import { h, mount, deadline, say, sayError, seatName, withNames, kindTitle, field } from './dom.js';
 import { rematchButton } from './club.js';
+import { kinds } from './lobby.js';
 
-/** Commands common to every game: the shell offers them, the table modules never see them. */
-export const TABLE_COMMANDS = new Set([
-  'cancel', 'resign', 'offer_draw', 'accept_draw', 'decline_draw',
-  'request_takeback', 'accept_takeback', 'decline_takeback', 'withdraw_takeback', 'claim_timeout',
-]);
+/** Commands common to every game, as GET /v1/kinds names them (`table_commands`): the shell
+ * offers them, the table modules never see them. */
+const TABLE_COMMANDS = new Set();
+async function learnTableCommands() {
+  if (TABLE_COMMANDS.size) return;
+  for (const kind of await kinds()) for (const type of kind.table_commands) TABLE_COMMANDS.add(type);
+}
 
 const LABELS = {
   offer_draw: 'Offer a draw',
@@ -90,6 +93,7 @@ export function eventWords(game, ev) {
 
 export async function gamePage(main, [first], app) {
   if (!first) { app.go('#/'); return undefined; }
+  await learnTableCommands();
   // The game shown: a takeback moves the page on to the game that continues it.
   let id = first;
   const state = { game: null, legal: [], memoVersion: -1, memo: {}, stopped: false, confirmResign: false, pendingMoves: null, pendingAt: null };

@@ -33,6 +33,37 @@ fn a_player_gets_a_token_that_acts_for_them() {
 }
 
 #[test]
+fn each_kind_names_the_tables_commands_and_every_table_command_offered_is_one_of_them() {
+    let app = TestApp::spawn();
+    let kinds = ok_json(app.get("/v1/kinds", None).send(), StatusCode::OK)["items"].clone();
+    let names = |kind: &Value| -> Vec<String> {
+        serde_json::from_value(kind["table_commands"].clone()).expect("a list of types")
+    };
+    let table = names(&kinds[0]);
+    assert_eq!(table, domain::table::TABLE_COMMAND_TYPES);
+    for kind in kinds.as_array().unwrap() {
+        assert_eq!(names(kind), table, "the same table for {}", kind["id"]);
+    }
+    // What the legal list offers beside a game's moves is one of them, and no move is.
+    let (ana, ben) = (app.create_player("Ana"), app.create_player("Ben"));
+    let game = app.create_game(&ana, json!({"kind": "avalanche-chess", "seats": 2}));
+    app.join(&ben, &game);
+    let legal = app.legal(&ana, &game);
+    let types: Vec<&str> = legal["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["command"]["type"].as_str().unwrap())
+        .collect();
+    for offered in ["resign", "offer_draw"] {
+        assert!(types.contains(&offered), "{types:?}");
+        assert!(table.iter().any(|t| t == offered));
+    }
+    assert!(types.contains(&"turn"));
+    assert!(!table.iter().any(|t| t == "turn"));
+}
+
+#[test]
 fn the_kinds_list_the_five_games() {
     let app = TestApp::spawn();
     let kinds = ok_json(app.get("/v1/kinds", None).send(), StatusCode::OK)["items"].clone();

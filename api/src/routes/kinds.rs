@@ -4,6 +4,7 @@ use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use actix_web::{get, web, HttpResponse};
 use app::{ApiCode, ApiError};
+use domain::table::TABLE_COMMAND_TYPES;
 use domain::KindInfo;
 use serde::Serialize;
 use serde_json::Value;
@@ -21,6 +22,12 @@ pub struct KindOut {
     pub default_options: Value,
     /// The names of this game's schemas under `components/schemas` of `/openapi.json`.
     pub schemas: KindSchemas,
+    /// The `type`s of the table's own commands, common to every game (`join`, `cancel`,
+    /// `resign`, `offer_draw`, `accept_draw`, `decline_draw`, `request_takeback`,
+    /// `accept_takeback`, `decline_takeback`, `withdraw_takeback`, `claim_timeout`): a command
+    /// of one of these types goes to the table (the `TableCommand` schema), any other to the
+    /// game (`schemas.command`). No game command uses them.
+    pub table_commands: Vec<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -84,6 +91,7 @@ pub async fn kinds(
                     view: format!("{prefix}.View"),
                 },
                 info,
+                table_commands: TABLE_COMMAND_TYPES.iter().map(|t| t.to_string()).collect(),
             }
         })
         .collect();
