@@ -6,6 +6,8 @@
 //! entry of a cache that expires anyway). A subscriber that falls more than [`BACKLOG`]
 //! messages behind is told it lagged (`RecvError::Lagged`) and should assume the worst.
 
+use crate::event_store::{BoxFuture, Coordination};
+use crate::StorageError;
 use tokio::sync::broadcast;
 
 /// Messages kept for a slow subscriber.
@@ -48,4 +50,40 @@ pub(crate) fn check(message: &str) -> Result<(), crate::StorageError> {
         )));
     }
     Ok(())
+}
+
+/// A store only this process writes (sled, memory): its [`Coordination`] is the one below,
+/// written once. Nobody to share with, every lease is its own, and a message goes to this
+/// process's own subscribers.
+pub(crate) trait SingleProcess: Send + Sync {
+    /// This process's subscribers to broadcasts.
+    fn broadcasts(&self) -> &Broadcasts;
+}
+
+impl<T: SingleProcess> Coordination for T {
+    fn shared(&self) -> bool {
+        false
+    }
+
+    fn try_lease(&self, _name: &str) -> Result<bool, StorageError> {
+        Ok(true)
+    }
+
+    fn holds_lease(&self, _name: &str) -> bool {
+        true
+    }
+
+    fn release_lease(&self, _name: &str) {}
+
+    fn broadcast<'a>(&'a self, message: &'a str) -> BoxFuture<'a, Result<(), StorageError>> {
+        Box::pin(async move {
+            check(message)?;
+            self.broadcasts().deliver(message);
+            Ok(())
+        })
+    }
+
+    fn subscribe_broadcasts(&self) -> broadcast::Receiver<String> {
+        self.broadcasts().subscribe()
+    }
 }

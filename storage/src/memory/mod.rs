@@ -10,7 +10,7 @@ use tokio::sync::watch;
 
 use crate::envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
 use crate::error::{AppendError, StorageError};
-use crate::event_store::{BoxFuture, Coordination, EventStore, RecordStore};
+use crate::event_store::{BoxFuture, EventStore, RecordStore};
 
 /// The in-memory store. Every write is "durable" the moment it returns.
 pub struct MemoryStore {
@@ -426,32 +426,10 @@ impl EventStore for MemoryStore {
     }
 }
 
-// Only this process writes the store: nobody to share with, every lease is its own.
-impl Coordination for MemoryStore {
-    fn shared(&self) -> bool {
-        false
-    }
-
-    fn try_lease(&self, _name: &str) -> Result<bool, StorageError> {
-        Ok(true)
-    }
-
-    fn holds_lease(&self, _name: &str) -> bool {
-        true
-    }
-
-    fn release_lease(&self, _name: &str) {}
-
-    fn broadcast<'a>(&'a self, message: &'a str) -> BoxFuture<'a, Result<(), StorageError>> {
-        Box::pin(async move {
-            crate::broadcasts::check(message)?;
-            self.broadcasts.deliver(message);
-            Ok(())
-        })
-    }
-
-    fn subscribe_broadcasts(&self) -> tokio::sync::broadcast::Receiver<String> {
-        self.broadcasts.subscribe()
+// Only this process writes the store (see `SingleProcess`).
+impl crate::broadcasts::SingleProcess for MemoryStore {
+    fn broadcasts(&self) -> &crate::broadcasts::Broadcasts {
+        &self.broadcasts
     }
 }
 

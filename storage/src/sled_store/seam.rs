@@ -6,7 +6,7 @@ use tokio::sync::watch;
 
 use crate::envelope::{Appended, Batch, Envelope, StoredCommand};
 use crate::error::{AppendError, StorageError};
-use crate::event_store::{BoxFuture, Coordination, EventStore, RecordStore};
+use crate::event_store::{BoxFuture, EventStore, RecordStore};
 use crate::sled_store::store::SledStore;
 
 impl EventStore for SledStore {
@@ -114,33 +114,10 @@ impl EventStore for SledStore {
     }
 }
 
-// Only this process writes the store: nobody to share with, every lease is its own.
-impl Coordination for SledStore {
-    fn shared(&self) -> bool {
-        false
-    }
-
-    fn try_lease(&self, _name: &str) -> Result<bool, StorageError> {
-        Ok(true)
-    }
-
-    fn holds_lease(&self, _name: &str) -> bool {
-        true
-    }
-
-    fn release_lease(&self, _name: &str) {}
-
-    // Only this process is on the store: a message goes to its own subscribers.
-    fn broadcast<'a>(&'a self, message: &'a str) -> BoxFuture<'a, Result<(), StorageError>> {
-        Box::pin(async move {
-            crate::broadcasts::check(message)?;
-            self.inner.broadcasts.deliver(message);
-            Ok(())
-        })
-    }
-
-    fn subscribe_broadcasts(&self) -> tokio::sync::broadcast::Receiver<String> {
-        self.inner.broadcasts.subscribe()
+// Only this process writes the store (see `SingleProcess`).
+impl crate::broadcasts::SingleProcess for SledStore {
+    fn broadcasts(&self) -> &crate::broadcasts::Broadcasts {
+        &self.inner.broadcasts
     }
 }
 
