@@ -249,7 +249,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(store: impl storage::Storage + 'static) -> Server {
+    fn start(store: impl Into<storage::Opened> + Send + 'static) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
         let base = format!("http://{}", listener.local_addr().expect("an address"));
         let (sender, receiver) = std::sync::mpsc::channel();
@@ -259,7 +259,7 @@ impl Server {
                 // as fast as they can.
                 let server = api::startup::run_with(
                     listener,
-                    Arc::new(store),
+                    store,
                     Registry::standard(),
                     Arc::new(app::sealing::SecretsKey::generate().expect("a key")),
                     app::webhooks::delivery::DeliverySettings::default(),

@@ -53,12 +53,12 @@ pub enum StartupError {
 }
 
 /// Opens the store the settings name: PostgreSQL with `--database`, else sled in `--data`.
-pub fn open_store(settings: &ServeSettings) -> Result<Arc<dyn Storage>, StartupError> {
+pub fn open_store(settings: &ServeSettings) -> Result<storage::Opened, StartupError> {
     match &settings.database {
         Some(url) => {
             let store = PostgresStore::open_with(url, settings.database_connections)
                 .map_err(|source| StartupError::Database { source })?;
-            Ok(Arc::new(store))
+            Ok(store.into())
         }
         None => {
             let store =
@@ -67,7 +67,7 @@ pub fn open_store(settings: &ServeSettings) -> Result<Arc<dyn Storage>, StartupE
                     path: settings.data.clone(),
                     source,
                 })?;
-            Ok(Arc::new(store))
+            Ok(store.into())
         }
     }
 }
@@ -98,8 +98,8 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
         return Err(StartupError::KeyNeeded);
     }
     let store = open_store(&settings)?;
-    let key = Arc::new(secrets_key(&settings, store.as_ref())?);
-    key.bind(store.as_ref())?;
+    let key = Arc::new(secrets_key(&settings, store.store.as_ref())?);
+    key.bind(store.store.as_ref())?;
     let listener = TcpListener::bind(settings.addr).map_err(|source| StartupError::Listen {
         addr: settings.addr,
         source,
@@ -369,7 +369,7 @@ fn not_found<B>(
 /// another key.
 pub fn run_with(
     listener: TcpListener,
-    store: Arc<dyn Storage>,
+    store: impl Into<storage::Opened>,
     registry: Registry,
     key: Arc<SecretsKey>,
     delivery: DeliverySettings,
@@ -396,7 +396,7 @@ pub fn run_with(
 pub fn run_with_mail(
     listener: TcpListener,
     admin: Option<TcpListener>,
-    store: Arc<dyn Storage>,
+    store: impl Into<storage::Opened>,
     registry: Registry,
     key: Arc<SecretsKey>,
     delivery: DeliverySettings,
@@ -406,7 +406,9 @@ pub fn run_with_mail(
     smtp: Option<TcpListener>,
 ) -> std::io::Result<actix_web::dev::Server> {
     let openapi = crate::openapi::document(&registry);
-    key.bind(store.as_ref()).map_err(std::io::Error::other)?;
+    let store = store.into();
+    key.bind(store.store.as_ref())
+        .map_err(std::io::Error::other)?;
     let connections = crate::connections::Connections::new(
         limits.connections_per_address,
         limits.trusted_proxies.clone(),

@@ -13,7 +13,6 @@ use app::webhooks::Webhooks;
 use app::Games;
 use domain::Registry;
 use std::sync::Arc;
-use storage::Storage;
 
 pub struct AppState {
     pub games: Games,
@@ -76,7 +75,7 @@ impl Default for CapacitySettings {
 impl AppState {
     /// The state over `store`; starts the delivery of every registered webhook.
     pub fn new(
-        store: Arc<dyn Storage>,
+        store: impl Into<storage::Opened>,
         registry: Registry,
         key: Arc<SecretsKey>,
         delivery: DeliverySettings,
@@ -96,7 +95,7 @@ impl AppState {
 
     /// [`AppState::new`] with mail as `mail` says; starts the mail worker.
     pub fn new_with_mail(
-        store: Arc<dyn Storage>,
+        store: impl Into<storage::Opened>,
         registry: Registry,
         key: Arc<SecretsKey>,
         delivery: DeliverySettings,
@@ -106,7 +105,8 @@ impl AppState {
     ) -> std::io::Result<AppState> {
         let registry = Arc::new(registry);
         let metrics = Arc::new(Metrics::default());
-        let store = Metered::wrap(store, metrics.clone());
+        let opened = store.into();
+        let store = Metered::wrap(opened.store, metrics.clone());
         let leases = Arc::new(Leases::new(store.clone()));
         // One token cache and one listener of revocations for the server: mail reads names
         // through the same players.
@@ -131,7 +131,8 @@ impl AppState {
                 leases.clone(),
             )?,
             leases,
-            games: Games::new(store.clone(), registry.clone(), key, capacity.game_cache),
+            games: Games::new(store.clone(), registry.clone(), key, capacity.game_cache)
+                .with_backend(opened.backup, opened.gauges),
             limits: app::limits::Limits::new(limits),
             players,
             club: Arc::new(app::club::Club::new(store.clone(), registry.clone())),

@@ -147,7 +147,11 @@ async fn an_older_stores_challenges_are_indexed_by_who_they_invite() {
             "kind": "avalanche-chess", "invited": ["p-2"]}),
     };
     store
-        .append_blocking("c-older", 0, storage::Batch::new("player:p-1", vec![issued]))
+        .append_blocking(
+            "c-older",
+            0,
+            storage::Batch::new("player:p-1", vec![issued]),
+        )
         .expect("appended");
     assert!(store.tags("c-older").expect("reads").is_empty());
     let events_before = store.read_all(0, 10_000).expect("reads");

@@ -229,7 +229,7 @@ impl crate::Games {
     /// Whether this node's store is backed up by `avalanche backup`: a sled store is; a
     /// PostgreSQL store is refused with `backup_not_here` and the advice to use `pg_dump`.
     pub fn takes_backups(&self) -> Result<storage::SledStore, ApiError> {
-        self.repository().store().sled_store().ok_or_else(|| {
+        self.backup.clone().ok_or_else(|| {
             ApiError::new(crate::error::ApiCode::BackupNotHere,
                 "This node's store is PostgreSQL: back it up with pg_dump, which copies a consistent snapshot while the nodes play.",
             )

@@ -121,6 +121,10 @@ pub struct Games {
     pub(crate) index_current: std::sync::atomic::AtomicBool,
     /// The takeback forks this server owes (see [`crate::forks`]).
     owed_forks: crate::forks::OwedForks,
+    /// The running sled store, for backups (see `archive.rs`): `None` on other backends.
+    pub(crate) backup: Option<storage::SledStore>,
+    /// The gauges of the store's connections to its database server, if it has one.
+    pub(crate) gauges: Option<storage::Gauges>,
 }
 
 pub(crate) fn to_new_events(events: &[EventRecord]) -> Vec<NewEvent> {
@@ -196,7 +200,21 @@ impl Games {
             away: Mutex::new(HashSet::new()),
             index_current: std::sync::atomic::AtomicBool::new(false),
             owed_forks: crate::forks::OwedForks::default(),
+            backup: None,
+            gauges: None,
         }
+    }
+
+    /// These games over a store whose startup knows its backend: `backup`, the sled store
+    /// itself (for `avalanche backup`), and `gauges`, those of its database connections.
+    pub fn with_backend(
+        mut self,
+        backup: Option<storage::SledStore>,
+        gauges: Option<storage::Gauges>,
+    ) -> Games {
+        self.backup = backup;
+        self.gauges = gauges;
+        self
     }
 
     pub(crate) fn owed_forks(&self) -> &crate::forks::OwedForks {

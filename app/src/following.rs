@@ -89,7 +89,7 @@ impl Games {
             misses,
             reads_fenced,
             reads_read,
-            database: repository.store().database_gauges(),
+            database: self.gauges.as_ref().map(|gauges| gauges()),
         }
     }
 }

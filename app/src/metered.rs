@@ -153,14 +153,6 @@ impl EventStore for Metered {
     fn subscribe_all(&self) -> watch::Receiver<u64> {
         self.inner.subscribe_all()
     }
-
-    fn database_gauges(&self) -> Option<storage::DatabaseGauges> {
-        self.inner.database_gauges()
-    }
-
-    fn sled_store(&self) -> Option<storage::SledStore> {
-        self.inner.sled_store()
-    }
 }
 
 impl Coordination for Metered {

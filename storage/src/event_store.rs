@@ -142,15 +142,6 @@ pub trait EventStore: Send + Sync {
 
     /// The last durable global position; it changes whenever more events became durable.
     fn subscribe_all(&self) -> watch::Receiver<u64>;
-
-    /// What the connections to a database server are doing now (its pool and the listener of
-    /// other processes' appends), for an operator's metrics; `None` for a store without them.
-    /// No default, as for [`Coordination::shared`]: a wrapper forwards it.
-    fn database_gauges(&self) -> Option<crate::DatabaseGauges>;
-
-    /// The sled store itself when this is one (or wraps one), for a backup of the running
-    /// store (`SledStore::secrets`, `SledStore::record_trees`); `None` for other backends.
-    fn sled_store(&self) -> Option<crate::SledStore>;
 }
 
 /// What the processes sharing a store coordinate with, beside the streams: leases (one

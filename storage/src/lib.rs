@@ -64,10 +64,12 @@ mod sled_store;
 mod watchers;
 
 pub use crate::postgres::{DatabaseGauges, PoolGauges, PostgresStore};
+mod opened;
 pub use broadcasts::{BACKLOG as BROADCAST_BACKLOG, MAX_MESSAGE};
 pub use copy::{copy_sled_to_postgres, copy_sled_to_postgres_with, CopyError, CopyReport};
 pub use envelope::{Appended, Batch, Envelope, NewEvent, StoredCommand};
 pub use error::{AppendError, FailureKind, OpenError, StorageError};
 pub use event_store::{BoxFuture, Coordination, EventStore, RecordStore, Storage};
 pub use memory::MemoryStore;
+pub use opened::{Gauges, Opened};
 pub use sled_store::SledStore;

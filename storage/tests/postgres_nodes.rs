@@ -13,11 +13,21 @@ use common::{batch, command_batch};
 use storage::{AppendError, PostgresStore, Storage};
 
 fn two_nodes() -> (Arc<dyn Storage>, Arc<dyn Storage>, String) {
+    let (one, other, url) = two_postgres_nodes();
+    (Arc::new(one), Arc::new(other), url)
+}
+
+fn two_postgres_nodes() -> (PostgresStore, PostgresStore, String) {
     let url = cluster::Cluster::shared().new_database();
-    let open = || -> Arc<dyn Storage> {
-        Arc::new(PostgresStore::open_with(&url, 2).expect("the PostgreSQL store opens"))
-    };
+    let open = || PostgresStore::open_with(&url, 2).expect("the PostgreSQL store opens");
     (open(), open(), url)
+}
+
+/// Two nodes whose listeners are connected (see [`listening`]).
+async fn two_listening_nodes() -> (Arc<dyn Storage>, Arc<dyn Storage>, String) {
+    let (one, other, url) = two_postgres_nodes();
+    listening(&[&one, &other]).await;
+    (Arc::new(one), Arc::new(other), url)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -224,8 +234,7 @@ async fn a_broadcast_from_one_node_reaches_the_other_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_hears_the_heads_of_its_own_and_the_others_appends_never_ahead() {
-    let (one, other, _) = two_nodes();
-    listening(&[&one, &other]).await;
+    let (one, other, _) = two_listening_nodes().await;
     assert_eq!(one.heard_head("game-h"), None, "nothing heard yet");
     one.append("game-h", 0, batch(2)).await.expect("appends");
     assert_eq!(one.heard_head("game-h"), Some(2), "its own append, at once");
@@ -247,10 +256,10 @@ async fn a_node_hears_the_heads_of_its_own_and_the_others_appends_never_ahead() 
 
 /// Waits until every node's listener is connected: a head learnt before a listener first
 /// connects is not kept (the connection starts a new epoch, as a reconnection does).
-async fn listening(nodes: &[&Arc<dyn Storage>]) {
+async fn listening(nodes: &[&PostgresStore]) {
     for node in nodes {
         let deadline = Instant::now() + Duration::from_secs(10);
-        while !node.database_gauges().is_some_and(|g| g.listener_connected) {
+        while !node.gauges().listener_connected {
             assert!(Instant::now() < deadline, "the listener connects");
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
@@ -259,8 +268,7 @@ async fn listening(nodes: &[&Arc<dyn Storage>]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_settled_head_holds_every_append_another_node_acknowledged_before_it_was_asked() {
-    let (one, other, _) = two_nodes();
-    listening(&[&one, &other]).await;
+    let (one, other, _) = two_listening_nodes().await;
     // The other node's own appends keep coming, as under load: its fences ride on them.
     let busy = Busy::start(&other);
     let (mut settled, rounds) = (0, 300);
@@ -300,8 +308,7 @@ async fn a_settled_head_holds_every_append_another_node_acknowledged_before_it_w
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_settled_head_is_never_behind_an_acknowledged_append_while_its_listener_is_cut() {
-    let (one, other, url) = two_nodes();
-    listening(&[&one, &other]).await;
+    let (one, other, url) = two_listening_nodes().await;
     let busy = Busy::start(&other);
     let mut version = one
         .append("game-c", 0, batch(1))

@@ -766,7 +766,7 @@ fn node(url: &str, key: Arc<app::sealing::SecretsKey>) -> TestApp {
         actix_web::rt::System::new().block_on(async move {
             let server = api::startup::run_with(
                 listener,
-                Arc::new(store),
+                store,
                 Registry::standard(),
                 key,
                 DeliverySettings::default(),

@@ -45,6 +45,12 @@ fn the_pool_gauges_move_under_load_and_the_listener_gauge_drops_when_its_connect
         metric(app, "avalanche_postgres_listener_reconnections_total"),
         Some(0)
     );
+    // The node on PostgreSQL takes no backup of its own: pg_dump does.
+    let backup = app.admin_get("/backup").send().unwrap();
+    assert_eq!(
+        common::problem(backup, reqwest::StatusCode::CONFLICT),
+        "backup_not_here"
+    );
     let (id, _players) = app.full_game("avalanche-chess", 2, json!({}));
 
     // Load: clients read the game's events and create players, all through the one connection.

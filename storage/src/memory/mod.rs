@@ -416,14 +416,6 @@ impl EventStore for MemoryStore {
     fn subscribe_all(&self) -> watch::Receiver<u64> {
         self.positions.subscribe()
     }
-
-    fn database_gauges(&self) -> Option<crate::DatabaseGauges> {
-        None
-    }
-
-    fn sled_store(&self) -> Option<crate::SledStore> {
-        None
-    }
 }
 
 // Only this process writes the store (see `SingleProcess`).

@@ -417,14 +417,6 @@ impl EventStore for PostgresStore {
     fn subscribe_all(&self) -> watch::Receiver<u64> {
         self.inner.positions.subscribe()
     }
-
-    fn database_gauges(&self) -> Option<crate::DatabaseGauges> {
-        Some(self.gauges())
-    }
-
-    fn sled_store(&self) -> Option<crate::SledStore> {
-        None
-    }
 }
 
 /// How long [`Coordination::settled_head`] waits for its fence before the caller reads

@@ -104,14 +104,6 @@ impl EventStore for SledStore {
     fn subscribe_all(&self) -> watch::Receiver<u64> {
         SledStore::subscribe_all(self)
     }
-
-    fn database_gauges(&self) -> Option<crate::DatabaseGauges> {
-        None
-    }
-
-    fn sled_store(&self) -> Option<crate::SledStore> {
-        Some(self.clone())
-    }
 }
 
 // Only this process writes the store (see `SingleProcess`).

@@ -60,7 +60,7 @@ impl TestApp {
                 let server = api::startup::run_with_mail(
                     listener,
                     Some(admin),
-                    std::sync::Arc::new(store),
+                    store,
                     Registry::standard(),
                     std::sync::Arc::new(
                         app::sealing::SecretsKey::generate().expect("a secrets key"),
