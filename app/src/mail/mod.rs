@@ -33,7 +33,8 @@ pub const LEASE: &str = "mail";
 /// (`seat:N`) and the player themself (`player:ID`).
 pub(crate) fn own_actors(game: &dyn domain::registry::LiveGame, player: &str) -> Vec<String> {
     let mut actors: Vec<String> = game
-        .players()
+        .facts()
+        .players
         .iter()
         .enumerate()
         .filter(|(_, p)| p.as_deref() == Some(player))

@@ -326,7 +326,7 @@ impl Mail {
         let (reading, version, holds, finished, to_act, own_actors) = {
             let slot = slot_ref.lock().await;
             let game = slot.game.as_ref();
-            let players = game.players();
+            let players = game.facts().players;
             let held =
                 players.get(seat.seat).cloned().flatten().as_deref() == Some(seat.player.as_str());
             // An invitation's address names a seat free when it was mailed: its player, seated
@@ -337,10 +337,10 @@ impl Mail {
             (
                 line.as_deref()
                     .map(|line| game.read(reader, line, Utc::now())),
-                game.version(),
+                game.facts().version,
                 held || invited,
-                game.status() == domain::table::Status::Finished,
-                game.to_act().contains(&seat.seat),
+                game.facts().status == domain::table::Status::Finished,
+                game.facts().to_act.contains(&seat.seat),
                 own_actors,
             )
         };
@@ -404,7 +404,7 @@ impl Mail {
             Ok(slot) => {
                 let slot = slot.lock().await;
                 let game = slot.game.as_ref();
-                let held = match game.players().get(seat.seat) {
+                let held = match game.facts().players.get(seat.seat) {
                     Some(Some(p)) if *p == seat.player => Some(seat.seat),
                     _ => game.seat_of(&seat.player),
                 };
@@ -412,7 +412,7 @@ impl Mail {
                     self.table_text(game, &seat.player, held),
                     held,
                     self.game_line(game, &seat.player),
-                    game.version(),
+                    game.facts().version,
                 )
             }
             Err(_) => (String::new(), None, seat.game.clone(), version),

@@ -209,9 +209,11 @@ impl Mail {
                 &self.settings.from_address(),
                 &letter.to,
                 &message,
-                letter.still.clone(),
-                letter.turn.clone(),
-                letter.unsubscribe.as_deref(),
+                super::outbox::SentOnlyWhile {
+                    player: letter.unsubscribe.clone(),
+                    clock: letter.still.clone(),
+                    turn: letter.turn.clone(),
+                },
             )
             .await?;
         if queued {

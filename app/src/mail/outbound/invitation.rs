@@ -34,12 +34,12 @@ impl Mail {
             let slot = slot.lock().await;
             let game = slot.game.as_ref();
             (
-                game.kind().to_string(),
-                game.players(),
-                game.seats(),
-                game.time_control(),
-                game.status(),
-                game.version(),
+                game.facts().kind.to_string(),
+                game.facts().players,
+                game.facts().seats,
+                game.facts().time_control,
+                game.facts().status,
+                game.facts().version,
             )
         };
         let kind = self.game_name(&kind);

@@ -44,6 +44,18 @@ pub struct Queued {
     pub turn: Option<TurnStill>,
 }
 
+/// What must still hold when a waiting mail is sent; a mail for which it no longer holds is
+/// dropped unsent.
+#[derive(Clone, Debug, Default)]
+pub struct SentOnlyWhile {
+    /// Game mail: `to` is still this player's confirmed address, and they take game mail.
+    pub player: Option<String>,
+    /// A clock notice: the clock it warns of still runs.
+    pub clock: Option<ClockStill>,
+    /// A turn notice: the turn is still the player's.
+    pub turn: Option<TurnStill>,
+}
+
 /// The clock a clock notice warns of: a seat that must act by a deadline. Once the seat has
 /// moved (or the deadline passed) the notice is not sent, even if it waited for a relay.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,16 +126,15 @@ impl Outbox {
     }
 
     /// Puts mail `id` (the whole message) in the outbox, unless it is there or was sent;
-    /// returns whether it was put. Durable when this returns. `player`: whose game mail it is.
+    /// returns whether it was put. Durable when this returns. It is sent only while `only`
+    /// holds.
     pub async fn enqueue(
         &self,
         id: &str,
         from: &str,
         to: &str,
         message: &[u8],
-        still: Option<ClockStill>,
-        turn: Option<TurnStill>,
-        player: Option<&str>,
+        only: SentOnlyWhile,
     ) -> Result<bool, ApiError> {
         if self.known(id)? {
             return Ok(false);
@@ -142,9 +153,9 @@ impl Outbox {
             attempts: 0,
             next_at: now,
             last_error: None,
-            still,
-            player: player.map(str::to_string),
-            turn,
+            still: only.clock,
+            player: only.player,
+            turn: only.turn,
         };
         let bytes = serde_json::to_vec(&queued).map_err(ApiError::internal)?;
         self.store

@@ -302,7 +302,8 @@ async fn notify(
 impl Mail {
     /// The names of the players at the other seats of `game`.
     pub(crate) fn opponents(&self, game: &dyn LiveGame, player: &str) -> Vec<String> {
-        game.players()
+        game.facts()
+            .players
             .iter()
             .flatten()
             .filter(|p| p.as_str() != player)
@@ -348,7 +349,8 @@ impl Mail {
 
     /// The names of the players by seat ("an open seat" for one not taken).
     pub(crate) fn seat_names(&self, game: &dyn LiveGame) -> Vec<String> {
-        game.players()
+        game.facts()
+            .players
             .iter()
             .map(|p| match p {
                 Some(p) => self.players.name(p).unwrap_or_else(|| p.clone()),
@@ -363,7 +365,7 @@ impl Mail {
             names if names.is_empty() => "yourself".to_string(),
             names => names.join(", "),
         };
-        format!("{} with {opponents}", self.game_name(game.kind()))
+        format!("{} with {opponents}", self.game_name(game.facts().kind))
     }
 
     /// A kind's name for players ("Avalanche Chess"), or its id should it have none.
@@ -386,8 +388,8 @@ impl Mail {
     ) -> String {
         let names = self.seat_names(game);
         let mut text = game.position_text(game.viewer_for(Some(player)), &names);
-        let to_act = seat.filter(|s| game.to_act().contains(s));
-        if let (domain::table::Status::Active, Some(seat)) = (game.status(), to_act) {
+        let to_act = seat.filter(|s| game.facts().to_act.contains(s));
+        if let (domain::table::Status::Active, Some(seat)) = (game.facts().status, to_act) {
             let legal = game.legal_at(seat, Utc::now());
             text.push_str(&format!(
                 "\nYour legal commands ({}):\n{}",
@@ -412,7 +414,7 @@ impl Mail {
         player: &str,
         seat: usize,
     ) -> String {
-        let version = game.version();
+        let version = game.facts().version;
         let from = version.saturating_sub(SINCE_EVENTS as u64);
         let events = match self.repository.events(id, from, SINCE_EVENTS) {
             Ok(events) => events,
@@ -466,7 +468,7 @@ impl Mail {
         };
         let kind = &self.game_name(&notice.kind);
         let by = |seat: Option<usize>| {
-            seat.and_then(|s| game.players().get(s).cloned().flatten())
+            seat.and_then(|s| game.facts().players.get(s).cloned().flatten())
                 .map(|p| self.players.name(&p).unwrap_or(p))
                 .unwrap_or_else(|| "another seat".into())
         };
@@ -495,9 +497,10 @@ impl Mail {
             }
             NotificationType::GameStarted => {
                 let first: Vec<String> = game
-                    .to_act()
+                    .facts()
+                    .to_act
                     .iter()
-                    .filter_map(|s| game.players().get(*s).cloned().flatten())
+                    .filter_map(|s| game.facts().players.get(*s).cloned().flatten())
                     .map(|p| self.players.name(&p).unwrap_or(p))
                     .collect();
                 (
@@ -543,7 +546,7 @@ impl Mail {
             ),
             // A game taken back was neither won nor drawn: play goes on in its fork, whose
             // own mails follow (as the game page says it).
-            NotificationType::GameFinished if game.superseded() => (
+            NotificationType::GameFinished if game.facts().superseded => (
                 format!("Taken back: {kind} with {opponents} [{}]", notice.game_id),
                 format!("The takeback was agreed in your game of {kind} against {opponents}: play goes on in a new game from before the moves taken back. You are mailed when it is your move there."),
                 "",
@@ -583,7 +586,7 @@ impl Mail {
                 game: notice.game_id.clone(),
                 seat: notice.seat,
                 player: notice.player_id.clone(),
-                version: game.version(),
+                version: game.facts().version,
             }),
             unsubscribe: Some(notice.player_id.clone()),
             in_reply_to: None,
@@ -594,7 +597,7 @@ impl Mail {
                     game: notice.game_id.clone(),
                     seat: notice.seat,
                     player: notice.player_id.clone(),
-                    version: game.version(),
+                    version: game.facts().version,
                 }
             }),
         }
@@ -612,11 +615,11 @@ const SINCE_LINES: usize = 40;
 /// Every seat's clock as it stands: the deadline of a running one, the time left of a paused
 /// one, a seat not to move waiting; or that the game has no clock.
 fn clocks_text(game: &dyn LiveGame, names: &[String], me: Option<usize>) -> String {
-    let Some(allowance) = game.time_control().allowance() else {
+    let Some(allowance) = game.facts().time_control.allowance() else {
         return "\nClock: no time limit.\n".into();
     };
     let mut text = format!("\nClocks ({} a move):\n", super::clock::span(allowance));
-    for (seat, clock) in game.clocks().iter().enumerate() {
+    for (seat, clock) in game.facts().clocks.iter().enumerate() {
         let who = domain::text::seat_label(names, seat, me);
         let state = match clock {
             domain::table::SeatClock::Running { deadline } => format!(
@@ -727,13 +730,15 @@ fn turn_still_due(mail: &Mail, turn: &super::outbox::TurnStill) -> bool {
             return true;
         }
     };
-    if game.status() == domain::table::Status::Finished || !game.to_act().contains(&turn.seat) {
+    if game.facts().status == domain::table::Status::Finished
+        || !game.facts().to_act.contains(&turn.seat)
+    {
         return false;
     }
     match mail.acted_since(
         &turn.game,
         turn.version,
-        game.version(),
+        game.facts().version,
         &crate::mail::own_actors(game.as_ref(), &turn.player),
     ) {
         Ok(acted) => !acted,
@@ -748,9 +753,14 @@ fn turn_still_due(mail: &Mail, turn: &super::outbox::TurnStill) -> bool {
 fn clock_runs(mail: &Mail, still: &super::outbox::ClockStill) -> bool {
     match mail.game_now(&still.game) {
         Ok(game) => {
-            game.status() == domain::table::Status::Active
-                && game.to_act().contains(&still.seat)
-                && game.clocks().get(still.seat).and_then(|c| c.deadline()) == Some(still.deadline)
+            game.facts().status == domain::table::Status::Active
+                && game.facts().to_act.contains(&still.seat)
+                && game
+                    .facts()
+                    .clocks
+                    .get(still.seat)
+                    .and_then(|c| c.deadline())
+                    == Some(still.deadline)
                 && still.deadline > Utc::now()
         }
         // Not known now: better a warning too many than none.
