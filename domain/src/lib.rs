@@ -13,6 +13,7 @@ pub mod revision;
 pub mod table;
 pub mod testing;
 pub mod text;
+pub mod tournament;
 
 pub use engine::{
     Consequence, Context, Engine, ErrorClass, ErrorCode, Fault, KindInfo, Legal, Outcome, Refusal,

@@ -1,0 +1,137 @@
+//! A tournament as the fold of its events.
+
+use super::event::{GameResultEvent, PairedTable, Settings, StandingRow, TournamentEvent};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// How players meet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// Each pair meets once (circle method); tables of three or more seats are drawn so that
+    /// every pair meets as evenly as the count allows.
+    RoundRobin,
+    /// Players of equal score meet, never twice; colours within one; a bye at most once.
+    Swiss,
+    /// The winner of each table goes on; a drawn two-seat game sends the higher seed on.
+    KnockOut,
+}
+
+/// Where a tournament stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Open,
+    Running,
+    Finished,
+}
+
+/// One round: its tables, byes and the results in so far.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Round {
+    pub number: u32,
+    pub tables: Vec<PairedTable>,
+    pub byes: Vec<String>,
+    /// By table index (table - 1).
+    pub results: Vec<Option<GameResultEvent>>,
+    pub closed: bool,
+}
+
+impl Round {
+    pub fn complete(&self) -> bool {
+        self.results.iter().all(Option::is_some)
+    }
+}
+
+/// The fold.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tournament {
+    pub settings: Option<Settings>,
+    /// In the order they joined.
+    pub players: Vec<String>,
+    /// The seeding order, once started.
+    pub order: Vec<String>,
+    pub rounds: Vec<Round>,
+    pub finished: Option<(Vec<StandingRow>, String)>,
+    pub version: u64,
+}
+
+impl Tournament {
+    pub fn phase(&self) -> Phase {
+        if self.finished.is_some() {
+            Phase::Finished
+        } else if self.order.is_empty() {
+            Phase::Open
+        } else {
+            Phase::Running
+        }
+    }
+
+    pub fn fold<'a>(events: impl IntoIterator<Item = &'a TournamentEvent>) -> Tournament {
+        events
+            .into_iter()
+            .fold(Tournament::default(), |state, event| state.evolve(event))
+    }
+
+    pub fn evolve(mut self, event: &TournamentEvent) -> Tournament {
+        self.version += 1;
+        match event {
+            TournamentEvent::TournamentCreated(settings) => {
+                self.settings = Some((**settings).clone())
+            }
+            TournamentEvent::PlayerJoined { player } => self.players.push(player.clone()),
+            TournamentEvent::PlayerWithdrew { player } => self.players.retain(|p| p != player),
+            TournamentEvent::TournamentStarted { order } => self.order = order.clone(),
+            TournamentEvent::RoundPaired {
+                round,
+                tables,
+                byes,
+            } => self.rounds.push(Round {
+                number: *round,
+                tables: tables.clone(),
+                byes: byes.clone(),
+                results: vec![None; tables.len()],
+                closed: false,
+            }),
+            TournamentEvent::GameFinished(result) => {
+                if let Some(slot) = self
+                    .rounds
+                    .iter_mut()
+                    .find(|r| r.number == result.round)
+                    .and_then(|r| r.results.get_mut(result.table.wrapping_sub(1)))
+                {
+                    *slot = Some(result.clone());
+                }
+            }
+            TournamentEvent::RoundClosed { round } => {
+                if let Some(r) = self.rounds.iter_mut().find(|r| r.number == *round) {
+                    r.closed = true;
+                }
+            }
+            TournamentEvent::TournamentFinished { standings, seed } => {
+                self.finished = Some((standings.clone(), seed.clone()))
+            }
+        }
+        self
+    }
+
+    /// The table of `game`: its round, table number and players.
+    pub fn table_of(&self, game: &str) -> Option<(u32, &PairedTable)> {
+        self.rounds.iter().find_map(|r| {
+            r.tables
+                .iter()
+                .find(|t| t.game == game)
+                .map(|t| (r.number, t))
+        })
+    }
+
+    /// Every table result so far, with its table.
+    pub fn results(&self) -> impl Iterator<Item = (&PairedTable, &GameResultEvent)> {
+        self.rounds.iter().flat_map(|r| {
+            r.tables
+                .iter()
+                .zip(&r.results)
+                .filter_map(|(t, res)| res.as_ref().map(|res| (t, res)))
+        })
+    }
+}

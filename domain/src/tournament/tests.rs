@@ -1,0 +1,337 @@
+//! Whole tournaments played with drawn results: the pairing rules and the standings checked
+//! against a computation of their own, and the audit.
+
+use super::*;
+use crate::table::TimeControl;
+use crate::Seed;
+use chrono::{Duration, TimeZone, Utc};
+use std::collections::{HashMap, HashSet};
+
+fn settings(format: Format, seats: usize, rounds: Option<u32>, seed: &Seed) -> Settings {
+    Settings {
+        name: "Autumn cup".into(),
+        creator: "p0".into(),
+        kind: "some-game".into(),
+        variant: None,
+        options: None,
+        format,
+        seats,
+        rounds,
+        time_control: TimeControl::None,
+        rated: false,
+        entry_until: Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap(),
+        min_players: seats.max(2),
+        max_players: 64,
+        seed_commitment: seed.commitment(),
+    }
+}
+
+/// Plays a whole tournament of `n` players, each game's places drawn from `results`.
+fn play(
+    format: Format,
+    seats: usize,
+    rounds: Option<u32>,
+    n: usize,
+    results: u64,
+) -> (Vec<(TournamentEvent, chrono::DateTime<Utc>)>, Seed) {
+    let seed = Seed([results as u8; 32]);
+    let id = "t-0011223344556677";
+    let now = Utc.with_ymd_and_hms(2029, 6, 1, 0, 0, 0).unwrap();
+    let mut log = Vec::new();
+    let mut state = Tournament::default();
+    let apply = |state: &mut Tournament, log: &mut Vec<_>, command: Command| {
+        let events = decide(state, id, &command, now, &seed).expect("decided");
+        for e in events {
+            *state = state.clone().evolve(&e);
+            log.push((e, now));
+        }
+    };
+    apply(
+        &mut state,
+        &mut log,
+        Command::Create(Box::new(settings(format, seats, rounds, &seed))),
+    );
+    for p in 0..n {
+        apply(
+            &mut state,
+            &mut log,
+            Command::Join {
+                player: format!("p{p}"),
+            },
+        );
+    }
+    apply(&mut state, &mut log, Command::Start { by: "p0".into() });
+    let mut dice = seed.dealer(999);
+    while state.phase() == Phase::Running {
+        let round = state.rounds.last().unwrap().clone();
+        let (i, table) = round
+            .tables
+            .iter()
+            .enumerate()
+            .find(|(i, _)| round.results[*i].is_none())
+            .unwrap();
+        let places: Vec<usize> = (0..table.players.len())
+            .map(|_| 1 + dice.uniform_inclusive(table.players.len() as u32 - 1) as usize)
+            .collect();
+        let scores = Some(
+            (0..table.players.len())
+                .map(|_| dice.uniform_inclusive(20) as i64)
+                .collect(),
+        );
+        let draw = places.iter().all(|&p| p == places[0]);
+        apply(
+            &mut state,
+            &mut log,
+            Command::RecordResult(GameResultEvent {
+                round: round.number,
+                table: i + 1,
+                game: table.game.clone(),
+                places,
+                scores,
+                draw,
+                reason: "test".into(),
+            }),
+        );
+    }
+    (log, seed)
+}
+
+fn state_of(log: &[(TournamentEvent, chrono::DateTime<Utc>)]) -> Tournament {
+    Tournament::fold(log.iter().map(|(e, _)| e))
+}
+
+#[test]
+fn a_round_robin_meets_every_pair_once_with_colours_within_one() {
+    for n in 2..=11 {
+        let (log, seed) = play(Format::RoundRobin, 2, None, n, n as u64);
+        let state = state_of(&log);
+        let mut met = HashSet::new();
+        let mut colour: HashMap<String, i32> = HashMap::new();
+        for round in &state.rounds {
+            for t in &round.tables {
+                let mut pair = t.players.clone();
+                *colour.entry(pair[0].clone()).or_default() += 1;
+                *colour.entry(pair[1].clone()).or_default() -= 1;
+                pair.sort();
+                assert!(met.insert(pair), "{n} players: a pair met twice");
+            }
+        }
+        assert_eq!(met.len(), n * (n - 1) / 2, "{n} players: every pair meets");
+        assert!(colour.values().all(|d| d.abs() <= 1), "{n}: {colour:?}");
+        assert!(audit("t-0011223344556677", &log, &seed).is_ok());
+    }
+}
+
+#[test]
+fn a_swiss_never_repeats_a_pairing_keeps_colours_within_one_and_gives_a_bye_once() {
+    for n in [5usize, 6, 9, 10, 13] {
+        for results in 0..20u64 {
+            let (log, seed) = play(Format::Swiss, 2, Some(4), n, results);
+            let state = state_of(&log);
+            assert_eq!(state.phase(), Phase::Finished);
+            let mut met = HashSet::new();
+            let mut colour: HashMap<String, i32> = HashMap::new();
+            let mut byes: HashMap<String, u32> = HashMap::new();
+            for round in &state.rounds {
+                for t in &round.tables {
+                    let mut pair = t.players.clone();
+                    *colour.entry(pair[0].clone()).or_default() += 1;
+                    *colour.entry(pair[1].clone()).or_default() -= 1;
+                    pair.sort();
+                    assert!(met.insert(pair), "a repeat pairing");
+                    assert!(colour.values().all(|d| d.abs() <= 1), "colours: {colour:?}");
+                }
+                for b in &round.byes {
+                    *byes.entry(b.clone()).or_default() += 1;
+                }
+                assert_eq!(round.tables.len() * 2 + round.byes.len(), n);
+            }
+            assert!(byes.values().all(|&b| b == 1));
+            assert!(audit("t-0011223344556677", &log, &seed).is_ok());
+        }
+    }
+}
+
+/// Points computed from the log on their own: per game, 1 a win, ½ a draw; a Swiss bye 1.
+fn independent_points(state: &Tournament) -> HashMap<String, f64> {
+    let mut points: HashMap<String, f64> = state.order.iter().map(|p| (p.clone(), 0.0)).collect();
+    for round in &state.rounds {
+        for (t, r) in round.tables.iter().zip(&round.results) {
+            let r = r.as_ref().unwrap();
+            for (i, p) in t.players.iter().enumerate() {
+                for (j, _) in t.players.iter().enumerate() {
+                    if i != j {
+                        *points.get_mut(p).unwrap() += if r.places[i] < r.places[j] {
+                            1.0
+                        } else if r.places[i] == r.places[j] {
+                            0.5
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            }
+        }
+        if state.settings.as_ref().unwrap().format == Format::Swiss {
+            for b in &round.byes {
+                *points.get_mut(b).unwrap() += 1.0;
+            }
+        }
+    }
+    points
+}
+
+#[test]
+fn standings_agree_with_an_independent_count_and_are_ordered() {
+    for (format, seats, rounds, n) in [
+        (Format::RoundRobin, 2, None, 6),
+        (Format::RoundRobin, 2, Some(2), 5),
+        (Format::Swiss, 2, Some(4), 10),
+        (Format::RoundRobin, 3, Some(4), 7),
+        (Format::KnockOut, 2, None, 8),
+        (Format::KnockOut, 2, None, 6),
+        (Format::KnockOut, 3, None, 9),
+    ] {
+        for results in 0..10 {
+            let (log, seed) = play(format, seats, rounds, n, results);
+            let state = state_of(&log);
+            let (rows, revealed) = state.finished.clone().expect("finished");
+            assert_eq!(revealed, seed.to_hex());
+            let points = independent_points(&state);
+            assert_eq!(rows.len(), n);
+            for row in &rows {
+                assert_eq!(row.points, points[&row.player], "{format:?}");
+            }
+            if format == Format::KnockOut {
+                assert!(rows[0].out_in_round.is_none());
+                assert!(rows[1..].iter().all(|r| r.out_in_round.is_some()));
+                continue;
+            }
+            // Sonneborn-Berger by hand for two-seat round robins.
+            if format == Format::RoundRobin && seats == 2 {
+                for row in &rows {
+                    let mut sb = 0.0;
+                    for round in &state.rounds {
+                        for (t, r) in round.tables.iter().zip(&round.results) {
+                            let r = r.as_ref().unwrap();
+                            if let Some(me) = t.players.iter().position(|p| p == &row.player) {
+                                let them = 1 - me;
+                                let mine = if r.places[me] < r.places[them] {
+                                    1.0
+                                } else if r.places[me] == r.places[them] {
+                                    0.5
+                                } else {
+                                    0.0
+                                };
+                                sb += mine * points[&t.players[them]];
+                            }
+                        }
+                    }
+                    assert_eq!(row.tie_breaks[0], sb);
+                }
+            }
+            for pair in rows.windows(2) {
+                assert!(pair[0].points >= pair[1].points);
+                assert!(pair[0].rank <= pair[1].rank);
+            }
+        }
+    }
+}
+
+#[test]
+fn card_tables_spread_meetings_evenly() {
+    let (log, _) = play(Format::RoundRobin, 3, Some(4), 9, 1);
+    let state = state_of(&log);
+    let mut met: HashMap<(String, String), u32> = HashMap::new();
+    for round in &state.rounds {
+        assert_eq!(round.tables.len(), 3);
+        for t in &round.tables {
+            assert_eq!(t.players.len(), 3);
+            for a in &t.players {
+                for b in &t.players {
+                    if a < b {
+                        *met.entry((a.clone(), b.clone())).or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
+    // 4 rounds of 3 tables of 3: 36 meetings over 36 pairs; nobody meets three times.
+    assert!(met.values().all(|&m| m <= 2), "{met:?}");
+}
+
+#[test]
+fn a_knock_out_of_eight_has_three_rounds_and_one_winner() {
+    let (log, _) = play(Format::KnockOut, 2, None, 8, 3);
+    let state = state_of(&log);
+    assert_eq!(
+        state
+            .rounds
+            .iter()
+            .map(|r| r.tables.len())
+            .collect::<Vec<_>>(),
+        vec![4, 2, 1]
+    );
+}
+
+#[test]
+fn the_audit_finds_a_changed_pairing_and_a_wrong_seed() {
+    let (mut log, seed) = play(Format::Swiss, 2, Some(3), 6, 7);
+    let id = "t-0011223344556677";
+    assert!(audit(id, &log, &seed).is_ok());
+    assert!(audit(id, &log, &Seed([9; 32])).is_err());
+    let at = log
+        .iter()
+        .position(|(e, _)| matches!(e, TournamentEvent::RoundPaired { round: 2, .. }))
+        .unwrap();
+    if let TournamentEvent::RoundPaired { tables, .. } = &mut log[at].0 {
+        let (a, b) = (tables[0].players[0].clone(), tables[1].players[0].clone());
+        tables[0].players[0] = b;
+        tables[1].players[0] = a;
+    }
+    let found = audit(id, &log, &seed).unwrap_err();
+    assert!(found.version as usize <= at + 1);
+}
+
+#[test]
+fn joins_are_refused_after_entry_closes_and_beyond_the_maximum() {
+    let seed = Seed([1; 32]);
+    let mut s = settings(Format::RoundRobin, 2, None, &seed);
+    s.max_players = 2;
+    let now = s.entry_until - Duration::days(1);
+    let mut state = Tournament::default();
+    for command in [
+        Command::Create(Box::new(s.clone())),
+        Command::Join { player: "a".into() },
+        Command::Join { player: "b".into() },
+    ] {
+        for e in decide(&state, "t", &command, now, &seed).unwrap() {
+            state = state.evolve(&e);
+        }
+    }
+    let full = decide(
+        &state,
+        "t",
+        &Command::Join { player: "c".into() },
+        now,
+        &seed,
+    );
+    assert_eq!(full.unwrap_err().code, "tournament_full");
+    let late = decide(
+        &state,
+        "t",
+        &Command::Join { player: "c".into() },
+        s.entry_until,
+        &seed,
+    );
+    assert_eq!(late.unwrap_err().code, "entry_closed");
+    let start = decide(&state, "t", &Command::Start { by: "a".into() }, now, &seed);
+    assert_eq!(start.unwrap_err().code, "forbidden");
+}
+
+#[test]
+fn a_game_id_is_derived_from_tournament_round_and_table() {
+    assert_eq!(game_id("t-1", 2, 3), game_id("t-1", 2, 3));
+    assert_ne!(game_id("t-1", 2, 3), game_id("t-1", 3, 2));
+    assert_eq!(game_id("t-1", 1, 1).len(), 18);
+}
