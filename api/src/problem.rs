@@ -50,19 +50,21 @@ impl HttpStatus for ApiCode {
         match *self {
             BadRequest | MalformedJson | DuplicateKey | BadQuery | BadPath | BadIfMatch
             | BadIdempotencyKey | UnknownKind | InvalidName | InvalidLabel | InvalidEmail
-            | InvalidWebhookUrl | InvalidScopes | InvalidChallenge => StatusCode::BAD_REQUEST,
+            | InvalidWebhookUrl | InvalidScopes | InvalidChallenge | InvalidTournament => {
+                StatusCode::BAD_REQUEST
+            }
             Unauthorized => StatusCode::UNAUTHORIZED,
             Forbidden | InsufficientScope => StatusCode::FORBIDDEN,
             NotFound | GameNotFound | PlayerNotFound | TokenNotFound | InvalidRecoveryLink
-            | VersionNotFound | WebhookNotFound | UnknownPool | ChallengeNotFound => {
-                StatusCode::NOT_FOUND
-            }
+            | VersionNotFound | WebhookNotFound | UnknownPool | ChallengeNotFound
+            | TournamentNotFound => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             InvalidCode | GameNotOpen | NameTaken | AlreadyOnVacation | NotOnVacation
             | NoVacationLeft | TooManyWebhooks | AuditNotAvailable | LogNotAvailable
             | NoRecordNotation | BackupNotHere | ChallengeClosed | OutsideRatingRange
-            | GameRunning | CursorAhead => StatusCode::CONFLICT,
+            | GameRunning | CursorAhead | EntryClosed | TournamentFull | TournamentStarted
+            | AlreadyJoined | NotJoined | TooFewPlayers | CannotPair => StatusCode::CONFLICT,
             VersionConflict => StatusCode::PRECONDITION_FAILED,
             PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -1,5 +1,5 @@
 // Boot and hash router: #/ (lobby), #/game/<id>, #/replay/<id>[/<version>], #/import, #/account,
-// #/player/<id>.
+// #/player/<id>, #/tournaments, #/tournament/<id>.
 // Each page is a function (main, params, app) that may return a cleanup function, called when
 // the player leaves it (long-polls stopped, key handlers removed).
 
@@ -10,6 +10,7 @@ import { lobbyPage } from './lobby.js';
 import { gamePage } from './game.js';
 import { replayPage, importPage } from './replay.js';
 import { playerPage } from './club.js';
+import { tournamentsPage, tournamentPage } from './tournament.js';
 
 let main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -91,6 +92,7 @@ const app = {
     const links = [
       h('a', { href: '#/' }, 'Lobby'),
       h('a', { href: '#/import' }, 'Import'),
+      h('a', { href: '#/tournaments' }, 'Tournaments'),
       app.me ? h('a', { href: `#/player/${encodeURIComponent(app.me.id)}` }, 'My page') : null,
       h('a', { href: '#/account' }, app.me ? app.me.name : 'Sign in'),
     ].filter(Boolean);
@@ -140,6 +142,8 @@ async function route() {
     case 'import': page = importPage; break;
     case 'account': page = accountPage; break;
     case 'player': page = playerPage; params = [parts[1]]; break;
+    case 'tournaments': page = tournamentsPage; break;
+    case 'tournament': page = tournamentPage; params = [parts[1]]; break;
     default:
       app.title('Not found');
       mount(main, h('h1', {}, 'Nothing here'), h('p', {}, h('a', { href: '#/' }, 'Back to the lobby')));

@@ -385,6 +385,17 @@ impl Games {
 
     /// Creates a game as asked; the creator takes a seat (the given one or the first).
     pub async fn create(&self, creator: &str, new: NewGame) -> Result<SlotRef, ApiError> {
+        self.create_as(creator, new, None).await
+    }
+
+    /// Creates a game as [`Games::create`] does, under `id` when given (a tournament's table
+    /// derives its game's id, so that a second try finds the game there and creates none).
+    pub async fn create_as(
+        &self,
+        creator: &str,
+        new: NewGame,
+        id: Option<String>,
+    ) -> Result<SlotRef, ApiError> {
         let NewGame {
             kind: kind_id,
             variant,
@@ -426,7 +437,10 @@ impl Games {
         for event in &joined {
             game.evolve_record(event).map_err(ApiError::internal)?;
         }
-        let id = randomness::game_id()?;
+        let id = match id {
+            Some(id) => id,
+            None => randomness::game_id()?,
+        };
         let mut events = vec![created];
         events.extend(joined);
         let batch = Batch {

@@ -80,6 +80,15 @@ pub enum ApiCode {
     ChallengeClosed,
     OutsideRatingRange,
     GameRunning,
+    InvalidTournament,
+    TournamentNotFound,
+    EntryClosed,
+    TournamentFull,
+    TournamentStarted,
+    AlreadyJoined,
+    NotJoined,
+    TooFewPlayers,
+    CannotPair,
 }
 
 impl ApiCode {
@@ -101,7 +110,9 @@ impl ApiCode {
             | TextNotRead | TextAmbiguous | IdempotencyKeyReused | WrongVariant | IllegalRecord
             | UnfitRecord | GameNotFinished | AuditFailed | RateLimited | UnknownPool
             | InvalidChallenge | ChallengeNotFound | ChallengeClosed | OutsideRatingRange
-            | GameRunning | CursorAhead => false,
+            | GameRunning | CursorAhead | InvalidTournament | TournamentNotFound | EntryClosed
+            | TournamentFull | TournamentStarted | AlreadyJoined | NotJoined | TooFewPlayers
+            | CannotPair => false,
         }
     }
 }

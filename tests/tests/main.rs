@@ -56,4 +56,5 @@ mod slow_clients;
 mod takeback_forks;
 mod takebacks;
 mod tokens;
+mod tournaments;
 mod webhooks;

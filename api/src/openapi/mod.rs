@@ -74,6 +74,7 @@ waits.",
     tags(
         (name = "players", description = "Players and their tokens"),
         (name = "club", description = "Ratings, players' pages, leaderboards, challenges and rematches"),
+        (name = "tournaments", description = "Round robins, Swiss and knock-outs: entry, pairings, standings, crosstables and their audit"),
         (name = "games", description = "The lobby: kinds of games, creating, listing and joining"),
         (name = "play", description = "What may I do, and doing it"),
         (name = "events", description = "The event log: pages, long-poll and a live stream"),

@@ -16,6 +16,7 @@ pub mod play;
 pub mod players;
 pub mod recovery;
 pub mod replay;
+pub mod tournaments;
 pub mod web;
 pub mod webhooks;
 
@@ -55,6 +56,13 @@ pub fn api(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(challenges::decline_challenge)
         .service(challenges::cancel_challenge)
         .service(challenges::rematch)
+        .service(tournaments::create_tournament)
+        .service(tournaments::list_tournaments)
+        .service(tournaments::get_tournament)
+        .service(tournaments::join_tournament)
+        .service(tournaments::withdraw_from_tournament)
+        .service(tournaments::start_tournament)
+        .service(tournaments::audit_tournament)
         .service(mail::inbound)
         .service(mail::invite)
         .service(mail::unsubscribe_page)

@@ -124,6 +124,8 @@ pub struct Book {
     pub pools: BTreeMap<String, Vec<String>>,
     /// Every challenge, by id.
     pub challenges: BTreeMap<String, super::challenges::ChallengeEntry>,
+    /// Every tournament, by id.
+    pub tournaments: BTreeMap<String, super::tournaments::TournamentEntry>,
 }
 
 /// The stored forms of the events the book reads; any other is `Other`.
@@ -180,6 +182,13 @@ impl Book {
                 envelope.recorded_at,
                 &envelope.payload,
             );
+            return;
+        }
+        if envelope
+            .stream
+            .starts_with(super::tournaments::TOURNAMENT_PREFIX)
+        {
+            self.fold_tournament(&envelope.stream, envelope.recorded_at, &envelope.payload);
             return;
         }
         if !envelope.stream.starts_with("g-") {

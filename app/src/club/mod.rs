@@ -7,6 +7,7 @@
 pub mod book;
 pub mod challenges;
 pub mod pages;
+pub mod tournaments;
 
 use crate::archive::LOGGED_GAMES;
 use crate::error::ApiError;
@@ -26,6 +27,8 @@ pub struct Club {
     book: RwLock<Book>,
     /// One fold at a time: the follower's and a reader's catching up.
     following: tokio::sync::Mutex<()>,
+    /// One pass of the tournaments' driver at a time on this node.
+    driving: tokio::sync::Mutex<()>,
 }
 
 impl Club {
@@ -35,6 +38,7 @@ impl Club {
             registry,
             book: RwLock::new(Book::default()),
             following: tokio::sync::Mutex::new(()),
+            driving: tokio::sync::Mutex::new(()),
         }
     }
 

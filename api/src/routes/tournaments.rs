@@ -1,0 +1,164 @@
+//! `/v1/tournaments`: create, list, read (rounds, pairings, games, standings, crosstable),
+//! join, withdraw, start, and the audit of a tournament's log.
+
+use crate::auth::{Authenticated, PLAY};
+use crate::problem::{HttpError, Problem};
+use crate::state::AppState;
+use actix_web::{get, post, web, HttpResponse};
+use app::club::tournaments::{
+    parse_status, NewTournament, TournamentAct, TournamentAudit, TournamentOut, TournamentSummary,
+};
+use app::{ApiCode, ApiError};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+/// Create a tournament: its game, format, seats a table, rounds, clock, entry and players.
+/// Its seed's SHA-256 is public from now on; the seed is revealed when it ends.
+#[utoipa::path(operation_id = "createTournament", tag = "tournaments", security(("bearer" = ["play"])),
+    request_body = NewTournament,
+    responses((status = 201, description = "The tournament", body = TournamentOut),
+        (status = 400, description = "`invalid_tournament` (name, seats, players, rounds or entry out of bounds), `invalid_setup`, `unknown_kind`", body = Problem),
+        (status = 401, body = Problem), (status = 413, body = Problem), (status = 415, body = Problem),
+        (status = 429, description = "`rate_limited`", body = Problem)))]
+#[post("/v1/tournaments")]
+pub async fn create_tournament(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated<PLAY>,
+    body: crate::json_body::Json<NewTournament>,
+) -> Result<HttpResponse, HttpError> {
+    state.limits.game_created(&player.id)?;
+    let tournament = state
+        .club
+        .create_tournament(&state.games, &player.id, body.into_inner())
+        .await?;
+    Ok(HttpResponse::Created().json(tournament))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct TournamentsQuery {
+    /// `open`, `running` or `finished`.
+    pub status: Option<String>,
+}
+
+/// Tournaments, newest first.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TournamentList {
+    pub items: Vec<TournamentSummary>,
+}
+
+/// Tournaments: open for entry, running, finished.
+#[utoipa::path(operation_id = "listTournaments", tag = "tournaments", security(("bearer" = ["read"]), ()),
+    params(TournamentsQuery),
+    responses((status = 200, description = "The tournaments", body = TournamentList),
+        (status = 400, description = "`bad_query`", body = Problem)))]
+#[get("/v1/tournaments")]
+pub async fn list_tournaments(
+    state: web::Data<AppState>,
+    query: web::Query<TournamentsQuery>,
+) -> Result<HttpResponse, HttpError> {
+    let status = match query.status.as_deref() {
+        None => None,
+        Some(text) => Some(parse_status(text).ok_or_else(|| {
+            ApiError::new(
+                ApiCode::BadQuery,
+                format!("status={text} is not understood: open, running or finished."),
+            )
+        })?),
+    };
+    let items = state.club.tournaments(&state.games, status).await?;
+    Ok(HttpResponse::Ok().json(TournamentList { items }))
+}
+
+/// One tournament: its players, rounds with each table's game and result, standings with
+/// their tie-breaks, and the crosstable.
+#[utoipa::path(operation_id = "getTournament", tag = "tournaments", security(("bearer" = ["read"]), ()),
+    params(("id" = String, Path, description = "The tournament's id")),
+    responses((status = 200, description = "The tournament", body = TournamentOut),
+        (status = 404, description = "`tournament_not_found`", body = Problem)))]
+#[get("/v1/tournaments/{id}")]
+pub async fn get_tournament(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, HttpError> {
+    let tournament = state.club.tournament(&state.games, &id).await?;
+    Ok(HttpResponse::Ok().json(tournament))
+}
+
+async fn act(
+    state: &AppState,
+    id: &str,
+    player: &str,
+    act: TournamentAct,
+) -> Result<HttpResponse, HttpError> {
+    let tournament = state
+        .club
+        .tournament_act(&state.games, id, player, act)
+        .await?;
+    Ok(HttpResponse::Ok().json(tournament))
+}
+
+/// Join a tournament open for entry.
+#[utoipa::path(operation_id = "joinTournament", tag = "tournaments", security(("bearer" = ["play"])),
+    params(("id" = String, Path, description = "The tournament's id")),
+    responses((status = 200, description = "The tournament", body = TournamentOut),
+        (status = 401, body = Problem),
+        (status = 404, description = "`tournament_not_found`", body = Problem),
+        (status = 409, description = "`entry_closed`, `tournament_full`, `tournament_started`, `already_joined`", body = Problem)))]
+#[post("/v1/tournaments/{id}/join")]
+pub async fn join_tournament(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated<PLAY>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, HttpError> {
+    act(&state, &id, &player.id, TournamentAct::Join).await
+}
+
+/// Withdraw from a tournament before it starts (once started, your games are played out).
+#[utoipa::path(operation_id = "withdrawFromTournament", tag = "tournaments", security(("bearer" = ["play"])),
+    params(("id" = String, Path, description = "The tournament's id")),
+    responses((status = 200, description = "The tournament", body = TournamentOut),
+        (status = 401, body = Problem),
+        (status = 404, description = "`tournament_not_found`", body = Problem),
+        (status = 409, description = "`not_joined`, `tournament_started`", body = Problem)))]
+#[post("/v1/tournaments/{id}/withdraw")]
+pub async fn withdraw_from_tournament(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated<PLAY>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, HttpError> {
+    act(&state, &id, &player.id, TournamentAct::Withdraw).await
+}
+
+/// Start a tournament (its creator): the seeding is drawn and the first round paired; its
+/// games start at once.
+#[utoipa::path(operation_id = "startTournament", tag = "tournaments", security(("bearer" = ["play"])),
+    params(("id" = String, Path, description = "The tournament's id")),
+    responses((status = 200, description = "The tournament, with its first round", body = TournamentOut),
+        (status = 401, body = Problem),
+        (status = 403, description = "`forbidden`: not its creator", body = Problem),
+        (status = 404, description = "`tournament_not_found`", body = Problem),
+        (status = 409, description = "`too_few_players`, `cannot_pair`, `tournament_started`", body = Problem)))]
+#[post("/v1/tournaments/{id}/start")]
+pub async fn start_tournament(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated<PLAY>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, HttpError> {
+    act(&state, &id, &player.id, TournamentAct::Start).await
+}
+
+/// The audit of a tournament: every event decided again from the events before it, with the
+/// revealed seed once it has ended.
+#[utoipa::path(operation_id = "auditTournament", tag = "tournaments", security(("bearer" = ["read"]), ()),
+    params(("id" = String, Path, description = "The tournament's id")),
+    responses((status = 200, description = "What the audit found", body = TournamentAudit),
+        (status = 404, description = "`tournament_not_found`", body = Problem)))]
+#[get("/v1/tournaments/{id}/audit")]
+pub async fn audit_tournament(
+    state: web::Data<AppState>,
+    id: web::Path<String>,
+) -> Result<HttpResponse, HttpError> {
+    let audit = state.club.audit_tournament(&state.games, &id).await?;
+    Ok(HttpResponse::Ok().json(audit))
+}

@@ -1,0 +1,748 @@
+//! Tournaments: each a stream of its own (`t-` and 16 hexadecimal digits) whose events
+//! `domain::tournament` decides, folded into the book like challenges. A command is decided on
+//! the fold and appended with the expected version (a conflict folds again and decides again).
+//! The games of a paired round are created under ids derived from tournament, round and table,
+//! and a finished game's result is copied into the tournament, by [`Club::drive_tournaments`]:
+//! it runs whenever the log grows and before every read, and does only what is missing, so a
+//! crash between a pairing and its games, or two nodes at once, never makes a game twice.
+
+use super::book::Book;
+use super::Club;
+use crate::commands::{NewGame, PlayerCommand};
+use crate::error::{ApiCode, ApiError};
+use crate::randomness;
+use crate::Games;
+use chrono::{DateTime, Utc};
+use domain::table::TimeControl;
+use domain::tournament::{
+    self, standings, Command, Format, GameResultEvent, Phase, Settings, StandingRow, Tournament,
+    TournamentError, TournamentEvent,
+};
+use domain::Seed;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use storage::{AppendError, Batch, NewEvent};
+use utoipa::ToSchema;
+
+/// The prefix of a tournament's stream (and id).
+pub const TOURNAMENT_PREFIX: &str = "t-";
+/// The name of a tournament's sealed seed among its stream's secrets.
+const SEED: &str = "seed";
+
+/// A tournament as the book holds it: its events (with their times) and their fold.
+#[derive(Clone, Debug, Default)]
+pub struct TournamentEntry {
+    pub events: Vec<(TournamentEvent, DateTime<Utc>)>,
+    pub state: Tournament,
+    pub created_at: Option<DateTime<Utc>>,
+}
+
+impl Book {
+    /// Folds one event of a tournament's stream.
+    pub(super) fn fold_tournament(&mut self, id: &str, at: DateTime<Utc>, payload: &Value) {
+        let Ok(event) = TournamentEvent::deserialize(payload) else {
+            return;
+        };
+        let entry = self.tournaments.entry(id.to_string()).or_default();
+        entry.created_at.get_or_insert(at);
+        entry.state = std::mem::take(&mut entry.state).evolve(&event);
+        entry.events.push((event, at));
+    }
+}
+
+/// A new tournament.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "Autumn cup", "kind": "avalanche-chess", "format": "swiss", "seats": 2, "rounds": 4, "entry_until": "2030-01-01T00:00:00Z", "min_players": 4, "max_players": 32, "time_control": {"type": "days_per_move", "days": 3}}))]
+pub struct NewTournament {
+    /// 1 to 80 characters.
+    pub name: String,
+    /// The game id: see `GET /v1/kinds`.
+    pub kind: String,
+    pub variant: Option<String>,
+    #[schema(value_type = Option<Object>)]
+    pub options: Option<Value>,
+    pub format: Format,
+    /// Seats at each table (each game): two for chess, two to six for the card games.
+    pub seats: usize,
+    /// Swiss: its rounds. Round robin of two seats: 1 (each pair once, the default) or 2
+    /// (twice, colours swapped). Round robin of more seats: its rounds. Knock-out: absent.
+    pub rounds: Option<u32>,
+    pub time_control: Option<TimeControl>,
+    #[serde(default)]
+    pub rated: bool,
+    /// Joins are taken until then.
+    pub entry_until: DateTime<Utc>,
+    pub min_players: usize,
+    pub max_players: usize,
+}
+
+/// A table of a round as shown: its game, players and result.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TableOut {
+    pub table: usize,
+    #[schema(example = "g-3f9a0c11d2e4b5a6")]
+    pub game: String,
+    /// In seat order.
+    pub players: Vec<String>,
+    pub result: Option<GameResultEvent>,
+    /// Each seat's tournament points from this game, once it ended.
+    pub points: Option<Vec<f64>>,
+}
+
+/// A round as shown.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct RoundOut {
+    pub round: u32,
+    pub tables: Vec<TableOut>,
+    pub byes: Vec<String>,
+    pub closed: bool,
+}
+
+/// One line of the crosstable: a player (in standings order) and the points they scored
+/// against each player of the standings, in the same order (`null`: never met).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct CrossRow {
+    pub player: String,
+    pub rank: usize,
+    pub points: f64,
+    pub against: Vec<Option<f64>>,
+}
+
+/// A tournament as it stands.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TournamentOut {
+    #[schema(example = "t-3f9a0c11d2e4b5a6")]
+    pub id: String,
+    pub status: Phase,
+    #[serde(flatten)]
+    pub settings: Settings,
+    /// The seed, once the tournament has finished: its SHA-256 is `seed_commitment`.
+    pub seed: Option<String>,
+    /// Who has joined, in the order they joined.
+    pub players: Vec<String>,
+    /// The seeding order drawn at the start.
+    pub seeding: Vec<String>,
+    pub rounds_played: Vec<RoundOut>,
+    /// The tie-breaks after points, in order.
+    pub tie_breaks: Vec<String>,
+    pub standings: Vec<StandingRow>,
+    pub crosstable: Vec<CrossRow>,
+    pub version: u64,
+    pub created_at: Option<DateTime<Utc>>,
+}
+
+/// A tournament in a list.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TournamentSummary {
+    pub id: String,
+    pub name: String,
+    pub kind: String,
+    pub format: Format,
+    pub seats: usize,
+    pub status: Phase,
+    pub players: usize,
+    pub max_players: usize,
+    pub entry_until: DateTime<Utc>,
+    /// Rounds paired so far.
+    pub rounds: usize,
+}
+
+/// What the audit of a tournament found.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct TournamentAudit {
+    pub id: String,
+    /// True when every event was decided again exactly as recorded.
+    pub valid: bool,
+    pub events: usize,
+    /// Whether the seed used is the revealed one (a finished tournament) rather than the
+    /// server's still secret one.
+    pub seed_revealed: bool,
+    /// The first divergence, when not valid.
+    pub divergence: Option<String>,
+}
+
+fn not_found(id: &str) -> ApiError {
+    ApiError::new(
+        ApiCode::TournamentNotFound,
+        format!("There is no tournament {id}."),
+    )
+}
+
+/// The answer to a refusal of the tournament's rules.
+fn refused(error: TournamentError) -> ApiError {
+    let code = match error.code {
+        "entry_closed" => ApiCode::EntryClosed,
+        "tournament_full" => ApiCode::TournamentFull,
+        "tournament_started" | "tournament_not_running" => ApiCode::TournamentStarted,
+        "already_joined" => ApiCode::AlreadyJoined,
+        "not_joined" => ApiCode::NotJoined,
+        "too_few_players" => ApiCode::TooFewPlayers,
+        "cannot_pair" => ApiCode::CannotPair,
+        "forbidden" => ApiCode::Forbidden,
+        "tournament_not_found" => ApiCode::TournamentNotFound,
+        _ => ApiCode::InvalidTournament,
+    };
+    ApiError::new(code, error.message)
+}
+
+/// The crosstable of `state` in the order of `rows`.
+fn crosstable(state: &Tournament, rows: &[StandingRow]) -> Vec<CrossRow> {
+    let index = |p: &str| rows.iter().position(|r| r.player == p);
+    let mut cross: Vec<CrossRow> = rows
+        .iter()
+        .map(|r| CrossRow {
+            player: r.player.clone(),
+            rank: r.rank,
+            points: r.points,
+            against: vec![None; rows.len()],
+        })
+        .collect();
+    for (table, result) in state.results() {
+        for (seat, player) in table.players.iter().enumerate() {
+            for (other_seat, other) in table.players.iter().enumerate() {
+                let (Some(me), Some(them)) = (index(player), index(other)) else {
+                    continue;
+                };
+                if seat == other_seat {
+                    continue;
+                }
+                let scored = match result.places[seat].cmp(&result.places[other_seat]) {
+                    std::cmp::Ordering::Less => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Greater => 0.0,
+                };
+                let cell = &mut cross[me].against[them];
+                *cell = Some(cell.unwrap_or(0.0) + scored);
+            }
+        }
+    }
+    cross
+}
+
+fn out(id: &str, entry: &TournamentEntry) -> Option<TournamentOut> {
+    let state = &entry.state;
+    let settings = state.settings.clone()?;
+    let rows = match &state.finished {
+        Some((rows, _)) => rows.clone(),
+        None => standings::standings(state),
+    };
+    Some(TournamentOut {
+        id: id.to_string(),
+        status: state.phase(),
+        seed: state.finished.as_ref().map(|(_, seed)| seed.clone()),
+        players: state.players.clone(),
+        seeding: state.order.clone(),
+        rounds_played: state
+            .rounds
+            .iter()
+            .map(|r| RoundOut {
+                round: r.number,
+                tables: r
+                    .tables
+                    .iter()
+                    .zip(&r.results)
+                    .map(|(t, res)| TableOut {
+                        table: t.table,
+                        game: t.game.clone(),
+                        players: t.players.clone(),
+                        points: res.as_ref().map(|res| standings::table_points(&res.places)),
+                        result: res.clone(),
+                    })
+                    .collect(),
+                byes: r.byes.clone(),
+                closed: r.closed,
+            })
+            .collect(),
+        tie_breaks: standings::tie_break_names(settings.format, settings.seats)
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
+        crosstable: crosstable(state, &rows),
+        standings: rows,
+        version: state.version,
+        created_at: entry.created_at,
+        settings,
+    })
+}
+
+impl Club {
+    /// Tournament `id`'s secret seed.
+    fn tournament_seed(&self, games: &Games, id: &str) -> Result<Seed, ApiError> {
+        let stored = self
+            .store()
+            .secret(id, SEED)
+            .map_err(ApiError::from)?
+            .ok_or_else(|| ApiError::internal(format!("tournament {id} has no seed")))?;
+        let bytes = games
+            .repository()
+            .key()
+            .open_seeds(id, SEED, &stored)
+            .map_err(|e| ApiError::internal(format!("tournament {id}'s seed: {e}")))?;
+        let bytes: [u8; 32] = bytes
+            .try_into()
+            .map_err(|_| ApiError::internal(format!("tournament {id} has a malformed seed")))?;
+        Ok(Seed(bytes))
+    }
+
+    /// Appends `events` to tournament `id` at `version`, with the seed's secret for a new one.
+    async fn append_tournament(
+        &self,
+        id: &str,
+        version: u64,
+        actor: &str,
+        events: &[TournamentEvent],
+        at: DateTime<Utc>,
+        secrets: Vec<(String, Vec<u8>)>,
+    ) -> Result<u64, AppendError> {
+        let mut new = Vec::with_capacity(events.len());
+        for event in events {
+            new.push(NewEvent {
+                event_type: event.type_name().to_string(),
+                schema_version: 1,
+                payload: serde_json::to_value(event).map_err(|e| {
+                    AppendError::Storage(storage::StorageError::Database(e.to_string()))
+                })?,
+            });
+        }
+        let batch = Batch {
+            events: new,
+            actor: actor.to_string(),
+            command_id: None,
+            command: None,
+            recorded_at: at,
+            tags: None,
+            secrets,
+        };
+        self.store()
+            .append(id, version, batch)
+            .await
+            .map(|appended| appended.last_position)
+    }
+
+    /// Creates tournament `new` by `player`.
+    pub async fn create_tournament(
+        &self,
+        games: &Games,
+        player: &str,
+        new: NewTournament,
+    ) -> Result<TournamentOut, ApiError> {
+        let kind = self.registry().get(&new.kind).ok_or_else(|| {
+            ApiError::new(
+                ApiCode::UnknownKind,
+                format!(
+                    "There is no game \"{}\"; the games are {}.",
+                    new.kind,
+                    self.registry().ids().join(", ")
+                ),
+            )
+        })?;
+        let time_control = new.time_control.unwrap_or_default();
+        // The same checks as each of its games' creation, by the game's rules.
+        kind.create_rated(
+            new.variant.clone(),
+            new.options.clone(),
+            new.seats,
+            String::new(),
+            time_control,
+            new.rated,
+        )?;
+        let seed = randomness::seed()?;
+        let settings = Settings {
+            name: new.name.trim().to_string(),
+            creator: player.to_string(),
+            kind: new.kind,
+            variant: new.variant,
+            options: new.options,
+            format: new.format,
+            seats: new.seats,
+            rounds: new.rounds,
+            time_control,
+            rated: new.rated,
+            entry_until: new.entry_until,
+            min_players: new.min_players,
+            max_players: new.max_players,
+            seed_commitment: seed.commitment(),
+        };
+        let id = format!("{TOURNAMENT_PREFIX}{}", randomness::random_hex::<8>()?);
+        let now = Utc::now();
+        let events = tournament::decide(
+            &Tournament::default(),
+            &id,
+            &Command::Create(Box::new(settings)),
+            now,
+            &seed,
+        )
+        .map_err(refused)?;
+        let sealed = games
+            .repository()
+            .key()
+            .seal_seeds(&id, SEED, &seed.0)
+            .map_err(ApiError::internal)?;
+        let position = self
+            .append_tournament(
+                &id,
+                0,
+                &format!("player:{player}"),
+                &events,
+                now,
+                vec![(SEED.to_string(), sealed)],
+            )
+            .await
+            .map_err(|e| crate::commands::append_error(&id, e))?;
+        tracing::info!(tournament = %id, %player, "tournament created");
+        self.catch_up_to(position).await?;
+        self.tournament_now(&id)
+    }
+
+    /// Decides `command` on tournament `id` as it stands and appends its events; a conflict
+    /// (another node, or the driver) folds again and decides again.
+    async fn tournament_command(
+        &self,
+        games: &Games,
+        id: &str,
+        actor: &str,
+        command: Command,
+    ) -> Result<u64, ApiError> {
+        for _ in 0..16 {
+            self.catch_up().await?;
+            let state = self
+                .read()
+                .tournaments
+                .get(id)
+                .map(|t| t.state.clone())
+                .filter(|t| t.settings.is_some())
+                .ok_or_else(|| not_found(id))?;
+            let seed = self.tournament_seed(games, id)?;
+            let now = Utc::now();
+            let events = tournament::decide(&state, id, &command, now, &seed).map_err(refused)?;
+            match self
+                .append_tournament(id, state.version, actor, &events, now, Vec::new())
+                .await
+            {
+                Ok(position) => {
+                    self.catch_up_to(position).await?;
+                    return Ok(position);
+                }
+                Err(AppendError::Conflict { .. }) => continue,
+                Err(error) => return Err(crate::commands::append_error(id, error)),
+            }
+        }
+        Err(ApiError::new(
+            ApiCode::ServerBusy,
+            "This tournament changed too often while your command was decided; try again.",
+        ))
+    }
+
+    /// `player` joins, withdraws from or (its creator) starts tournament `id`.
+    pub async fn tournament_act(
+        &self,
+        games: &Games,
+        id: &str,
+        player: &str,
+        act: TournamentAct,
+    ) -> Result<TournamentOut, ApiError> {
+        let player_id = player.to_string();
+        let command = match act {
+            TournamentAct::Join => Command::Join { player: player_id },
+            TournamentAct::Withdraw => Command::Withdraw { player: player_id },
+            TournamentAct::Start => Command::Start { by: player_id },
+        };
+        self.tournament_command(games, id, &format!("player:{player}"), command)
+            .await?;
+        tracing::info!(tournament = %id, %player, ?act, "tournament command");
+        self.drive_tournaments(games).await;
+        self.tournament_now(id)
+    }
+
+    fn tournament_now(&self, id: &str) -> Result<TournamentOut, ApiError> {
+        let book = self.read();
+        book.tournaments
+            .get(id)
+            .and_then(|entry| out(id, entry))
+            .ok_or_else(|| not_found(id))
+    }
+
+    /// Tournament `id` as it stands (its games' results copied in first).
+    pub async fn tournament(&self, games: &Games, id: &str) -> Result<TournamentOut, ApiError> {
+        self.catch_up().await?;
+        self.drive_tournaments(games).await;
+        self.tournament_now(id)
+    }
+
+    /// Every tournament, newest first, in `status` when given.
+    pub async fn tournaments(
+        &self,
+        games: &Games,
+        status: Option<Phase>,
+    ) -> Result<Vec<TournamentSummary>, ApiError> {
+        self.catch_up().await?;
+        self.drive_tournaments(games).await;
+        let book = self.read();
+        let mut list: Vec<(Option<DateTime<Utc>>, TournamentSummary)> = book
+            .tournaments
+            .iter()
+            .filter_map(|(id, entry)| {
+                let settings = entry.state.settings.as_ref()?;
+                Some((
+                    entry.created_at,
+                    TournamentSummary {
+                        id: id.clone(),
+                        name: settings.name.clone(),
+                        kind: settings.kind.clone(),
+                        format: settings.format,
+                        seats: settings.seats,
+                        status: entry.state.phase(),
+                        players: entry.state.players.len(),
+                        max_players: settings.max_players,
+                        entry_until: settings.entry_until,
+                        rounds: entry.state.rounds.len(),
+                    },
+                ))
+            })
+            .filter(|(_, s)| status.is_none_or(|status| s.status == status))
+            .collect();
+        list.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
+        Ok(list.into_iter().map(|(_, s)| s).collect())
+    }
+
+    /// Decides every event of tournament `id` again from its log: with the revealed seed once
+    /// it has finished (checked against the commitment), with the server's own before.
+    pub async fn audit_tournament(
+        &self,
+        games: &Games,
+        id: &str,
+    ) -> Result<TournamentAudit, ApiError> {
+        self.catch_up().await?;
+        let (events, revealed) = {
+            let book = self.read();
+            let entry = book.tournaments.get(id).ok_or_else(|| not_found(id))?;
+            (
+                entry.events.clone(),
+                entry.state.finished.as_ref().map(|(_, seed)| seed.clone()),
+            )
+        };
+        let seed = match &revealed {
+            Some(hex) => Seed::from_hex(hex).map_err(ApiError::internal),
+            None => self.tournament_seed(games, id),
+        };
+        let found = match seed {
+            Ok(seed) => tournament::audit(id, &events, &seed)
+                .err()
+                .map(|d| d.to_string()),
+            Err(error) => Some(format!("the seed cannot be read: {error}")),
+        };
+        Ok(TournamentAudit {
+            id: id.to_string(),
+            valid: found.is_none(),
+            events: events.len(),
+            seed_revealed: revealed.is_some(),
+            divergence: found,
+        })
+    }
+
+    /// Does what the tournaments' events ask and the log does not show yet: the games of the
+    /// rounds being played, their players seated, and the results of their finished games
+    /// copied in. Every step is found missing before it is done and is safe twice.
+    pub async fn drive_tournaments(&self, games: &Games) {
+        let _one = self.driving.lock().await;
+        let work = {
+            let book = self.read();
+            missing_work(&book)
+        };
+        for step in work {
+            let outcome = match step {
+                Step::Create {
+                    tournament,
+                    game,
+                    players,
+                    seated,
+                } => {
+                    self.start_table(games, &tournament, &game, &players, &seated)
+                        .await
+                }
+                Step::Record { tournament, result } => self
+                    .tournament_command(games, &tournament, "system", Command::RecordResult(result))
+                    .await
+                    .map(|_| ()),
+            };
+            if let Err(error) = outcome {
+                tracing::debug!(%error, "tournament step left for the next pass");
+            }
+        }
+        if let Err(error) = self.catch_up().await {
+            tracing::warn!(%error, "tournaments: cannot fold the event log");
+        }
+    }
+
+    /// Drives the tournaments for as long as the node runs: once at the start (a crash may
+    /// have left a round's games unmade) and whenever the log grows (a game may have ended).
+    pub async fn follow_tournaments(&self, games: &Games) {
+        let mut positions = self.store().subscribe_all();
+        loop {
+            if self.catch_up().await.is_ok() {
+                self.drive_tournaments(games).await;
+            }
+            if positions.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Creates a table's game under its derived id (unless it exists) and seats the players
+    /// not seated yet.
+    async fn start_table(
+        &self,
+        games: &Games,
+        tournament: &str,
+        game: &str,
+        players: &[String],
+        seated: &[bool],
+    ) -> Result<(), ApiError> {
+        let settings = self
+            .read()
+            .tournaments
+            .get(tournament)
+            .and_then(|t| t.state.settings.clone())
+            .ok_or_else(|| not_found(tournament))?;
+        let Some(first) = players.first() else {
+            return Ok(());
+        };
+        if seated.is_empty() {
+            games
+                .create_as(
+                    first,
+                    NewGame {
+                        kind: settings.kind.clone(),
+                        variant: settings.variant.clone(),
+                        options: settings.options.clone(),
+                        seats: settings.seats,
+                        seat: Some(0),
+                        time_control: Some(settings.time_control),
+                        rated: settings.rated,
+                    },
+                    Some(game.to_string()),
+                )
+                .await?;
+            tracing::info!(%tournament, %game, "tournament game created");
+        }
+        for (seat, player) in players.iter().enumerate().skip(1) {
+            if seated.get(seat).copied().unwrap_or(false) {
+                continue;
+            }
+            games
+                .play(PlayerCommand {
+                    game,
+                    player,
+                    command: serde_json::json!({"type": "join", "seat": seat}),
+                    expected: None,
+                    key: None,
+                })
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+/// What a player asks of a tournament.
+#[derive(Clone, Copy, Debug)]
+pub enum TournamentAct {
+    Join,
+    Withdraw,
+    Start,
+}
+
+enum Step {
+    Create {
+        tournament: String,
+        game: String,
+        players: Vec<String>,
+        /// Which seats are taken (empty: the game does not exist yet).
+        seated: Vec<bool>,
+    },
+    Record {
+        tournament: String,
+        result: GameResultEvent,
+    },
+}
+
+/// The steps the book shows missing.
+fn missing_work(book: &Book) -> Vec<Step> {
+    let mut steps = Vec::new();
+    for (id, entry) in &book.tournaments {
+        let state = &entry.state;
+        if state.phase() != Phase::Running {
+            continue;
+        }
+        let Some(round) = state.rounds.last() else {
+            continue;
+        };
+        for (table, result) in round.tables.iter().zip(&round.results) {
+            if result.is_some() {
+                continue;
+            }
+            let Some(game) = book.games.get(&table.game) else {
+                steps.push(Step::Create {
+                    tournament: id.clone(),
+                    game: table.game.clone(),
+                    players: table.players.clone(),
+                    seated: Vec::new(),
+                });
+                continue;
+            };
+            let seated: Vec<bool> = table
+                .players
+                .iter()
+                .enumerate()
+                .map(|(seat, p)| game.players.get(seat).cloned().flatten().as_ref() == Some(p))
+                .collect();
+            if seated.iter().any(|s| !s) {
+                steps.push(Step::Create {
+                    tournament: id.clone(),
+                    game: table.game.clone(),
+                    players: table.players.clone(),
+                    seated,
+                });
+                continue;
+            }
+            let Some(outcome) = game.outcome.as_ref().filter(|_| !game.superseded) else {
+                continue;
+            };
+            let places = domain::rating::places(outcome, table.players.len())
+                .unwrap_or_else(|| vec![1; table.players.len()]);
+            steps.push(Step::Record {
+                tournament: id.clone(),
+                result: GameResultEvent {
+                    round: round.number,
+                    table: table.table,
+                    game: table.game.clone(),
+                    places,
+                    scores: outcome.scores.clone(),
+                    draw: outcome.draw,
+                    reason: outcome.reason.clone(),
+                },
+            });
+        }
+    }
+    steps
+}
+
+/// Which tournament and round a game belongs to, when it does.
+pub fn tournament_of(book: &Book, game: &str) -> Option<(String, u32)> {
+    book.tournaments.iter().find_map(|(id, entry)| {
+        entry
+            .state
+            .table_of(game)
+            .map(|(round, _)| (id.clone(), round))
+    })
+}
+
+/// Whether `format` is one the decider knows (for parsing a query).
+pub fn parse_status(text: &str) -> Option<Phase> {
+    match text {
+        "open" => Some(Phase::Open),
+        "running" => Some(Phase::Running),
+        "finished" => Some(Phase::Finished),
+        _ => None,
+    }
+}
