@@ -376,6 +376,31 @@ def main():
     status, rematch = call("POST", f"/v1/games/{won['id']}/rematch", b, {})
     keep("offerRematch", status, rematch)
 
+    # Tournaments: Alice creates a round robin of two chess players, Bruno joins, a third
+    # player joins and withdraws, Alice starts it; its list, page and audit.
+    tournament_body = {"name": "Autumn cup", "kind": "avalanche-chess", "format": "round_robin",
+                       "seats": 2, "entry_until": "2100-01-01T00:00:00Z",
+                       "min_players": 2, "max_players": 8,
+                       "time_control": {"type": "days_per_move", "days": 3}}
+    status, cup = call("POST", "/v1/tournaments", a, tournament_body)
+    keep("createTournament", status, cup, tournament_body)
+    call("POST", f"/v1/tournaments/{cup['id']}/join", a, {})
+    status, joined = call("POST", f"/v1/tournaments/{cup['id']}/join", b, {})
+    keep("joinTournament", status, joined)
+    _, carla = call("POST", "/v1/players", body={"name": "Carla"})
+    c = carla["token"]
+    call("POST", f"/v1/tournaments/{cup['id']}/join", c, {})
+    status, left = call("POST", f"/v1/tournaments/{cup['id']}/withdraw", c, {})
+    keep("withdrawFromTournament", status, left)
+    status, started = call("POST", f"/v1/tournaments/{cup['id']}/start", a, {})
+    keep("startTournament", status, started)
+    status, listed = call("GET", "/v1/tournaments?status=running")
+    keep("listTournaments", status, listed)
+    status, got = call("GET", f"/v1/tournaments/{cup['id']}")
+    keep("getTournament", status, got)
+    status, audited = call("GET", f"/v1/tournaments/{cup['id']}/audit")
+    keep("auditTournament", status, audited)
+
     # Last, as it revokes every token Alice holds: she takes her account back by the link
     # mailed to her confirmed address; the page's button (a form's POST) gives her a new key,
     # a program's POST (JSON) another.

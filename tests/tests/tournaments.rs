@@ -305,7 +305,7 @@ fn a_round_robin_of_a_three_seat_card_game_plays_to_its_end() {
     let id = entered(
         &app,
         &players,
-        json!({"kind": "avalanche", "format": "round_robin", "seats": 3, "rounds": 2}),
+        json!({"kind": "avalanche", "format": "round_robin", "seats": 3, "rounds": 2, "min_players": 3}),
     );
     let t = play_out(&app, &id, &players, 4);
     let rounds = t["rounds_played"].as_array().unwrap();

@@ -28,6 +28,8 @@ use utoipa::ToSchema;
 pub const TOURNAMENT_PREFIX: &str = "t-";
 /// The name of a tournament's sealed seed among its stream's secrets.
 const SEED: &str = "seed";
+/// Passes of the driver at most per call.
+const PASSES: usize = 4;
 
 /// A tournament as the book holds it: its events (with their times) and their fold.
 #[derive(Clone, Debug, Default)]
@@ -546,10 +548,21 @@ impl Club {
     /// copied in. Every step is found missing before it is done and is safe twice.
     pub async fn drive_tournaments(&self, games: &Games) {
         let _one = self.driving.lock().await;
-        let work = {
-            let book = self.read();
-            missing_work(&book)
-        };
+        // A result copied in may close a round and pair the next, whose games are then
+        // missing: a few passes, until nothing is (a step that fails waits for the next call).
+        for _ in 0..PASSES {
+            let work = {
+                let book = self.read();
+                missing_work(&book)
+            };
+            if work.is_empty() {
+                return;
+            }
+            self.drive_once(games, work).await;
+        }
+    }
+
+    async fn drive_once(&self, games: &Games, work: Vec<Step>) {
         for step in work {
             let outcome = match step {
                 Step::Create {
