@@ -286,7 +286,7 @@ pub fn power_of(n: usize, seats: usize) -> bool {
         return false;
     }
     while count > 1 {
-        if count % seats != 0 {
+        if !count.is_multiple_of(seats) {
             return false;
         }
         count /= seats;
