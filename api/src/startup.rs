@@ -430,7 +430,9 @@ pub fn run_with_mail(
                 // is logged, and the mails after it are still read, one at a time, in order.
                 let one = receiving.clone();
                 let read = actix_web::rt::spawn(async move {
-                    one.mail.receive(&one.games, &raw, &recipients).await;
+                    one.mail
+                        .receive_any(&one.club, &one.games, &raw, &recipients)
+                        .await;
                 });
                 if let Err(error) = read.await {
                     tracing::error!(%error, "an inbound mail failed; the next ones are read");

@@ -15,6 +15,7 @@ mod browser_records;
 mod browser_table;
 mod clocks;
 mod club;
+mod club_mail;
 mod commands;
 mod complete_games;
 mod continuations;

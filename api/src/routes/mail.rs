@@ -70,7 +70,10 @@ pub async fn inbound(
         )
         .into());
     }
-    let verdict = state.mail.receive(&state.games, &body, &[]).await;
+    let verdict = state
+        .mail
+        .receive_any(&state.club, &state.games, &body, &[])
+        .await;
     Ok(HttpResponse::Ok().json(Received::from(&verdict)))
 }
 

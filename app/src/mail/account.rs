@@ -46,7 +46,7 @@ pub struct Preferences {
     #[serde(default = "on")]
     #[schema(default = true)]
     pub clock: bool,
-    /// Another player invited you to a game.
+    /// Another player invited you to a game, or challenged you by name (a rematch too).
     #[serde(default = "on")]
     #[schema(default = true)]
     pub invited: bool,
@@ -82,10 +82,10 @@ impl Preferences {
             | NotificationType::TakebackWithdrawn => self.offers,
             NotificationType::GameFinished => self.game_finished,
             NotificationType::ClockLow => self.clock,
-            NotificationType::Invited => self.invited,
+            NotificationType::Invited | NotificationType::Challenged => self.invited,
             NotificationType::GameStarted => self.game_started,
             // Only on the player's stream, never mailed.
-            NotificationType::OpponentMoved | NotificationType::Challenged => false,
+            NotificationType::OpponentMoved => false,
         }
     }
 }

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use utoipa::ToSchema;
 
 /// Inbound mails already handled, by the SHA-256 of their `Message-ID`.
-const SEEN: &str = "mail_inbound";
+pub(crate) const SEEN: &str = "mail_inbound";
 
 /// What became of an inbound mail.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,7 +171,7 @@ fn answers_offer(command: &Value) -> bool {
 }
 
 /// Whether the mail says it was sent by a machine (RFC 3834, `Precedence`, out-of-office).
-fn automatic(message: &mail_parser::Message) -> bool {
+pub(crate) fn automatic(message: &mail_parser::Message) -> bool {
     let header = |name: &str| {
         message
             .header(name)
@@ -209,7 +209,7 @@ fn automatic(message: &mail_parser::Message) -> bool {
     .any(|s| subject.starts_with(s))
 }
 
-fn addresses(list: Option<&mail_parser::Address>) -> Vec<String> {
+pub(crate) fn addresses(list: Option<&mail_parser::Address>) -> Vec<String> {
     list.map(|a| {
         a.iter()
             .filter_map(|addr| addr.address().map(str::to_string))

@@ -1,8 +1,9 @@
 //! Mail that goes out: the durable outbox (`outbox`), the worker that derives notices from the
 //! event log into it and sends them (`worker`), the letters it composes (`compose`), the
-//! clock's warnings (`clock`), invitations to a game (`invitation`), and the hold
-//! that keeps a restored store from sending (`hold`).
+//! clock's warnings (`clock`), invitations to a game (`invitation`), challenges to a player by
+//! name (`challenge`), and the hold that keeps a restored store from sending (`hold`).
 
+pub mod challenge;
 pub mod clock;
 pub mod compose;
 pub mod hold;

@@ -170,6 +170,13 @@ async fn follow(
     takers: &HashSet<String>,
     players: &mut HashMap<String, Vec<String>>,
 ) -> Option<u64> {
+    if envelope
+        .stream
+        .starts_with(crate::notices::CHALLENGE_PREFIX)
+    {
+        mail.mail_challenge(envelope, takers).await;
+        return None;
+    }
     if !envelope.stream.starts_with("g-") {
         return None;
     }
