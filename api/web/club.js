@@ -81,8 +81,6 @@ function challengeForm(to, kinds, onDone) {
  * name to challenge. */
 export function waitingRoom(kinds, app) {
   const list = h('ul', { class: 'games', 'data-testid': 'challenges', 'aria-live': 'polite' });
-  const found = h('ul', { class: 'games', 'data-testid': 'found-players' });
-  const name = h('input', { type: 'search', name: 'player-name', autocomplete: 'off', maxlength: 60 });
 
   function line(c) {
     const mine = app.me && c.by === app.me.id;
@@ -134,26 +132,49 @@ export function waitingRoom(kinds, app) {
     } catch (e) { sayError(e); }
   }
 
+  const box = h('section', { class: 'card', 'aria-labelledby': 'waiting-title', 'data-testid': 'waiting-room' },
+    h('h2', { id: 'waiting-title' }, 'Waiting room'),
+    list,
+    h('h3', {}, 'Find a player'),
+    findPlayer((p) => (app.me && p.id !== app.me.id ? challengeForm(p, kinds, () => draw()) : null)));
+  return { box, draw };
+}
+
+/** A search of players by the start of their name (`GET /v1/players?name=`): each one found
+ * linked to their page, with what `offer(player)` gives to do with them. */
+export function findPlayer(offer) {
+  const found = h('ul', { class: 'games', 'data-testid': 'found-players' });
+  const name = h('input', { type: 'search', name: 'player-name', autocomplete: 'off', maxlength: 60 });
   async function search(event) {
     event.preventDefault();
     if (!name.value.trim()) return;
     try {
       const players = (await get(`/players?name=${encodeURIComponent(name.value.trim())}`)).items;
       mount(found, players.length ? players.map((p) => h('li', { 'data-testid': 'found-player' },
-        h('a', { href: `#/player/${seg(p.id)}` }, h('bdi', {}, p.display_name)),
-        app.me && p.id !== app.me.id ? challengeForm(p, kinds, () => draw()) : null))
+        h('a', { href: `#/player/${seg(p.id)}` }, h('bdi', {}, p.display_name)), ' ', offer(p)))
         : h('li', { class: 'muted' }, 'Nobody by that name.'));
     } catch (e) { sayError(e); }
   }
-
-  const box = h('section', { class: 'card', 'aria-labelledby': 'waiting-title', 'data-testid': 'waiting-room' },
-    h('h2', { id: 'waiting-title' }, 'Waiting room'),
-    list,
-    h('h3', {}, 'Find a player'),
+  return h('div', {},
     h('form', { class: 'row', role: 'search', onsubmit: search },
       field('Name', name), h('button', { type: 'submit' }, 'Find')),
     found);
-  return { box, draw };
+}
+
+/** An open game's invitation by name: a player found, mailed the game's link. */
+export function inviteByName(game, app) {
+  return h('div', { 'data-testid': 'invite-by-name' },
+    h('h3', {}, 'Invite a player by name'),
+    h('p', { class: 'muted' }, 'They are mailed the link to this game if they take invitations by mail.'),
+    findPlayer((p) => (p.id === app.me.id || game.seats.some((x) => x.player_id === p.id) ? null : h('button', {
+      type: 'button', class: 'secondary', 'data-testid': 'invite-player',
+      onclick: async () => {
+        try {
+          await post(`/games/${seg(game.id)}/invitations`, { player_id: p.id });
+          say(`${p.display_name} is invited.`);
+        } catch (e) { sayError(e); }
+      },
+    }, `Invite ${p.display_name}`))));
 }
 
 /** A player's page: #/player/<id>. */

@@ -5,7 +5,7 @@
 
 import { get, post, api, seg } from './api.js';
 import { h, mount, deadline, say, sayError, seatName, withNames, kindTitle, field } from './dom.js';
-import { rematchButton } from './club.js';
+import { rematchButton, inviteByName } from './club.js';
 import { kinds } from './lobby.js';
 
 /** Commands common to every game, as GET /v1/kinds names them (`table_commands`): the shell
@@ -358,7 +358,8 @@ export async function gamePage(main, [first], app) {
                 app.go('#/');
               } catch (e) { sayError(e); }
             },
-          }, 'Cancel this game') : null)));
+          }, 'Cancel this game') : null),
+        inviteByName(game, app)));
     } else if (app.me) {
       out.push(h('button', {
         type: 'button', 'data-command': 'join',

@@ -2,15 +2,20 @@
 // him to a rated game; Bo sees the challenge in his waiting room and accepts it, which starts
 // the game; Bo resigns from the page, which offers a rematch; both players' pages show their
 // ratings moved (Ann up, Bo down) with a chart drawn by the page, and the game linked to its
-// replay. Screenshots at 1280 and 375 px. Prints one line `RESULT {json}` for the Rust test.
+// replay. Then Ann invites Bo by name from the page of a new open game (he is mailed its link:
+// the server writes its mail into MAIL_DIR, where Bo's confirmation code is read too). axe-core
+// on the lobby with its waiting room, the open game's page and a player's page. Screenshots at
+// 1280 and 375 px. Prints one line `RESULT {json}` for the Rust test.
 
-import { BASE, context, unnamedControls, api, check, signUp, run, snapper } from './lib.mjs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { BASE, context, unnamedControls, api, apiPost, check, signUp, run, snapper, axeViolations } from './lib.mjs';
 
-const result = { screenshots: [], overflow: {}, unnamed: {} };
+const result = { screenshots: [], overflow: {}, unnamed: {}, axe: {} };
 const snap = snapper(result);
 
 await run(result, async (browser) => {
-  const annCtx = await context(browser, 'ann');
+  // Ann's pages take axe-core's script (from the lock file's package, added by the test).
+  const annCtx = await context(browser, 'ann', undefined, { options: { bypassCSP: true } });
   const boCtx = await context(browser, 'bo');
   const ann = await annCtx.newPage();
   const bo = await boCtx.newPage();
@@ -31,6 +36,7 @@ await run(result, async (browser) => {
   await found.first().getByRole('button', { name: `Challenge ${boMe.display_name}` }).click();
   await room.getByTestId('challenge').first().waitFor();
   result.unnamed.lobby = await unnamedControls(ann);
+  result.axe.lobby = (await axeViolations(ann)).violations;
   await snap(ann, 'club-waiting-room');
 
   // Bo accepts it from his waiting room: the game starts.
@@ -61,8 +67,42 @@ await run(result, async (browser) => {
   check(await ann.getByTestId('player-game').count() >= 1, 'her games are listed');
   const replayLink = await ann.getByTestId('player-games').getByRole('link').first().getAttribute('href');
   check(replayLink === `#/replay/${game}`, `the finished game links to its replay: ${replayLink}`);
+  result.axe.player = (await axeViolations(ann)).violations;
   await snap(ann, 'club-player');
   const boRating = await ratingOf(bo, boMe.id);
   check(boRating.startsWith('1338'), `Bo's rating went down: ${boRating}`);
   result.ratings = { ann: annRating, bo: boRating };
+
+  // Bo confirms a mail address with the code mailed to him.
+  const address = 'bo@players.test';
+  const put = await fetch(`${BASE}/v1/players/me/email`, {
+    method: 'PUT', headers: { authorization: `Bearer ${boKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ address }),
+  });
+  check(put.status === 202, `Bo's address taken: ${put.status}`);
+  const mailTo = (to, subject) => readdirSync(process.env.MAIL_DIR).filter((f) => f.endsWith('.eml'))
+    .map((f) => readFileSync(`${process.env.MAIL_DIR}/${f}`, 'utf8'))
+    .find((m) => m.includes(to) && subject.test(m));
+  let code;
+  for (let i = 0; i < 100 && !code; i += 1) {
+    const mail = mailTo(address, /code/i);
+    code = mail && (mail.match(/^Subject: .* (\d{6})\r?$/m) || [])[1];
+    if (!code) await new Promise((r) => setTimeout(r, 100));
+  }
+  check(code, 'the confirmation code mailed to Bo');
+  await apiPost('/players/me/email/confirm', boKey, { code });
+
+  // Ann opens a new game and invites Bo by name from its page.
+  const open = (await apiPost('/games', annKey, { kind: 'avalanche-chess', seats: 2 })).id;
+  await ann.goto(`${BASE}/#/game/${open}`);
+  const invite = ann.getByTestId('invite-by-name');
+  await invite.getByLabel('Name').fill('b');
+  await invite.getByRole('button', { name: 'Find' }).click();
+  const button = invite.getByRole('button', { name: `Invite ${boMe.display_name}` });
+  await button.waitFor();
+  await button.click();
+  await ann.locator('#status', { hasText: `${boMe.display_name} is invited.` }).waitFor();
+  result.unnamed.invite = await unnamedControls(ann);
+  result.axe.game = (await axeViolations(ann)).violations;
+  await snap(ann, 'club-invite');
+  result.invited = open;
 });

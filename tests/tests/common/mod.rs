@@ -45,9 +45,29 @@ impl TestApp {
         TestApp::start(app::webhooks::delivery::DeliverySettings::default(), limits)
     }
 
+    /// `spawn`, writing its mail as `.eml` files into `folder` (as a server without a relay).
+    pub fn spawn_with_mail_folder(folder: &std::path::Path) -> TestApp {
+        TestApp::start_with_mail(
+            app::webhooks::delivery::DeliverySettings::default(),
+            app::limits::LimitSettings::unlimited(),
+            app::mail::MailSettings {
+                folder: Some(folder.to_path_buf()),
+                ..app::mail::MailSettings::default()
+            },
+        )
+    }
+
     fn start(
         delivery: app::webhooks::delivery::DeliverySettings,
         limits: app::limits::LimitSettings,
+    ) -> TestApp {
+        TestApp::start_with_mail(delivery, limits, app::mail::MailSettings::default())
+    }
+
+    fn start_with_mail(
+        delivery: app::webhooks::delivery::DeliverySettings,
+        limits: app::limits::LimitSettings,
+        mail: app::mail::MailSettings,
     ) -> TestApp {
         let dir = tempfile::tempdir().expect("temporary directory");
         let store = storage::SledStore::open(dir.path()).expect("store opens");
@@ -68,7 +88,7 @@ impl TestApp {
                     delivery,
                     api::state::CapacitySettings::default(),
                     limits,
-                    app::mail::MailSettings::default(),
+                    mail,
                     None,
                 )
                 .expect("server starts");
