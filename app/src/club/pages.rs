@@ -188,6 +188,30 @@ fn ranked(book: &Book, pool: &str, now: DateTime<Utc>) -> Vec<(String, f64, f64,
     rows
 }
 
+/// Player `player`'s place on pool `pool`'s leaderboard as of `now`: one more than the
+/// players on it ranked above them, counted without sorting the pool (a page shows a place in
+/// each of the player's pools).
+fn rank_of(book: &Book, pool: &str, player: &str, now: DateTime<Utc>) -> Option<usize> {
+    let since = now - Duration::days(LEADERBOARD_RECENT_DAYS);
+    let listed = |id: &str| {
+        let rated = book.players.get(id)?.ratings.get(pool)?;
+        (rated.games >= LEADERBOARD_GAMES && rated.last_game_at >= since)
+            .then_some(rated.standing.rating)
+    };
+    let own = listed(player)?;
+    let above = book
+        .pools
+        .get(pool)
+        .into_iter()
+        .flatten()
+        .filter(|other| {
+            listed(other)
+                .is_some_and(|rating| rating > own || (rating == own && other.as_str() < player))
+        })
+        .count();
+    Some(above + 1)
+}
+
 impl Club {
     /// What the club shows of player `player` (known to exist, named `name`, `display_name`,
     /// since `member_since`).
@@ -210,10 +234,7 @@ impl Club {
                 deviation: rated.standing.deviation,
                 volatility: rated.standing.volatility,
                 games: rated.games,
-                rank: ranked(&book, pool, now)
-                    .iter()
-                    .position(|row| row.0 == player.id)
-                    .map(|i| i + 1),
+                rank: rank_of(&book, pool, &player.id, now),
                 history: rated.history.clone(),
             })
             .collect();
