@@ -6,7 +6,7 @@
 //! answered only to the player's confirmed address. Every other mail goes on to the reader of
 //! moves.
 
-use super::reader::{addresses, automatic, command_line, normalize, Verdict, SEEN};
+use super::reader::{addresses, automatic, command_line, Verdict, SEEN};
 use crate::club::Club;
 use crate::mail::outbound::challenge::challenge_reply_to;
 use crate::mail::outbound::compose::{id_part, Letter};
@@ -99,7 +99,8 @@ impl Mail {
             Some(crate::players::display_name(id, &name))
         };
         let line = message.body_text(0).and_then(|t| command_line(&t));
-        let answer = match line.as_deref().map(normalize).as_deref() {
+        let word = line.map(|l| l.split_whitespace().collect::<String>().to_lowercase());
+        let answer = match word.as_deref() {
             Some("accept") => club.accept(games, &to.game, &to.player, &names).await,
             Some("decline") => club.close(&to.game, &to.player, false, &names).await,
             _ => {
