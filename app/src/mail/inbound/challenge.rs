@@ -162,6 +162,7 @@ impl Mail {
             in_reply_to: Some(message_id.to_string()),
             link: None,
             still: None,
+            turn: None,
         };
         if let Err(error) = self.send(&letter).await {
             tracing::error!(challenge = %to.game, detail = %error.detail, "cannot queue the answer to a challenge reply");

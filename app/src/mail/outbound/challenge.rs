@@ -89,6 +89,7 @@ impl Mail {
             in_reply_to: None,
             link: None,
             still: None,
+            turn: None,
         }
     }
 }
