@@ -229,6 +229,11 @@ def main():
 
     status, got = call("GET", f"/v1/games/{gid}", a)
     keep("getGame", status, got)
+    note = {"text": "Bruno answers e4 with e5: try the Scotch next time."}
+    status, noted = call("PUT", f"/v1/games/{gid}/notes", a, note)
+    keep("setMyNote", status, noted, note)
+    status, noted = call("GET", f"/v1/games/{gid}/notes", a)
+    keep("getMyNote", status, noted)
     status, events = call("GET", f"/v1/games/{gid}/events?after=0&limit=3", a)
     keep("listGameEvents", status, events)
     version = answers[1][1]["events"][-1]["version"]

@@ -50,7 +50,8 @@ impl HttpStatus for ApiCode {
         match *self {
             BadRequest | MalformedJson | DuplicateKey | BadQuery | BadPath | BadIfMatch
             | BadIdempotencyKey | UnknownKind | InvalidName | InvalidLabel | InvalidEmail
-            | InvalidWebhookUrl | InvalidScopes | InvalidChallenge | InvalidTournament => {
+            | InvalidWebhookUrl | InvalidScopes | InvalidChallenge | InvalidTournament
+            | InvalidText => {
                 StatusCode::BAD_REQUEST
             }
             Unauthorized => StatusCode::UNAUTHORIZED,
@@ -66,7 +67,7 @@ impl HttpStatus for ApiCode {
             | GameRunning | CursorAhead | EntryClosed | TournamentFull | TournamentStarted
             | AlreadyJoined | NotJoined | TooFewPlayers | CannotPair => StatusCode::CONFLICT,
             VersionConflict => StatusCode::PRECONDITION_FAILED,
-            PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            PayloadTooLarge | NoteTooLong => StatusCode::PAYLOAD_TOO_LARGE,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             IdempotencyKeyReused | WrongVariant | IllegalRecord | UnfitRecord | GameNotFinished
             | AuditFailed | TextNotRead | TextAmbiguous => StatusCode::UNPROCESSABLE_ENTITY,

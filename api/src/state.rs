@@ -19,6 +19,8 @@ pub struct AppState {
     pub limits: app::limits::Limits,
     pub players: Arc<Players>,
     pub vacations: Vacations,
+    /// Players' private notes on games.
+    pub notes: app::notes::Notes,
     pub registry: Arc<Registry>,
     pub webhooks: Webhooks,
     /// What this node has been doing, for `GET /metrics`.
@@ -131,6 +133,7 @@ impl AppState {
                 leases.clone(),
             )?,
             leases,
+            notes: app::notes::Notes::new(store.clone(), key.clone()),
             games: Games::new(store.clone(), registry.clone(), key, capacity.game_cache)
                 .with_backend(opened.backup, opened.gauges),
             limits: app::limits::Limits::new(limits),

@@ -89,6 +89,8 @@ pub enum ApiCode {
     NotJoined,
     TooFewPlayers,
     CannotPair,
+    NoteTooLong,
+    InvalidText,
 }
 
 impl ApiCode {
@@ -112,7 +114,7 @@ impl ApiCode {
             | InvalidChallenge | ChallengeNotFound | ChallengeClosed | OutsideRatingRange
             | GameRunning | CursorAhead | InvalidTournament | TournamentNotFound | EntryClosed
             | TournamentFull | TournamentStarted | AlreadyJoined | NotJoined | TooFewPlayers
-            | CannotPair => false,
+            | CannotPair | NoteTooLong | InvalidText => false,
         }
     }
 }

@@ -25,6 +25,7 @@ pub mod mail;
 pub mod metered;
 pub mod metrics;
 pub mod nodes;
+pub mod notes;
 pub mod notices;
 pub mod players;
 pub mod randomness;

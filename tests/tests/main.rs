@@ -36,6 +36,7 @@ mod mail_recovery;
 mod mail_security;
 mod manners;
 mod names;
+mod notes;
 mod openapi_contract;
 mod operations;
 mod paging;
