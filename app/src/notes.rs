@@ -176,13 +176,10 @@ mod tests {
         assert!(check_note("first line\nsecond\tcolumn").is_ok());
         for bad in ["a\u{0007}b", "abc\u{202E}fed", "\u{2066}x", "x\u{200F}"] {
             let refused = check_note(bad).unwrap_err();
-            assert_eq!(refused.code, ApiCode::InvalidText.into(), "{bad:?}");
+            assert_eq!(refused.code, ApiCode::InvalidText, "{bad:?}");
         }
         let long = "é".repeat(NOTE_LIMIT + 1);
-        assert_eq!(
-            check_note(&long).unwrap_err().code,
-            ApiCode::NoteTooLong.into()
-        );
+        assert_eq!(check_note(&long).unwrap_err().code, ApiCode::NoteTooLong);
         assert!(check_note(&"é".repeat(NOTE_LIMIT)).is_ok());
     }
 }
