@@ -51,9 +51,7 @@ impl HttpStatus for ApiCode {
             BadRequest | MalformedJson | DuplicateKey | BadQuery | BadPath | BadIfMatch
             | BadIdempotencyKey | UnknownKind | InvalidName | InvalidLabel | InvalidEmail
             | InvalidWebhookUrl | InvalidScopes | InvalidChallenge | InvalidTournament
-            | InvalidText => {
-                StatusCode::BAD_REQUEST
-            }
+            | InvalidText => StatusCode::BAD_REQUEST,
             Unauthorized => StatusCode::UNAUTHORIZED,
             Forbidden | InsufficientScope => StatusCode::FORBIDDEN,
             NotFound | GameNotFound | PlayerNotFound | TokenNotFound | InvalidRecoveryLink

@@ -51,11 +51,19 @@ fn agree(kind_id: &str, game: &dyn LiveGame, step: i64) {
                     .into_iter()
                     .map(|mut o| {
                         let notation = o["notation"].as_str().map(str::to_string);
-                        let object = o.as_object().map(|o| o.len());
-                        assert_eq!(
-                            object,
-                            Some(2),
-                            "{kind_id}: {o} is a command and its notation"
+                        // A command, its notation, and where the game gives one its
+                        // consequence.
+                        let keys: Vec<&str> = o
+                            .as_object()
+                            .map(|o| o.keys().map(String::as_str).collect())
+                            .unwrap_or_default();
+                        assert!(
+                            keys.contains(&"command")
+                                && keys.contains(&"notation")
+                                && keys
+                                    .iter()
+                                    .all(|k| ["command", "notation", "consequence"].contains(k)),
+                            "{kind_id}: {o} is a command, its notation and its consequence"
                         );
                         (o["command"].take(), notation.unwrap_or_default())
                     })

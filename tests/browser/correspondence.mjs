@@ -11,7 +11,7 @@
 
 import {
   BASE, context, unnamedControls, drawnPlacement, api, apiPost, check, problems, signUp, run,
-  snapper,
+  snapper, provoke,
 } from './lib.mjs';
 
 const result = { screenshots: [], overflow: {}, unnamed: {} };
@@ -63,8 +63,12 @@ await run(result, async (browser) => {
   check(await b.locator('[data-command="request_takeback"]').count() === 0, 'no takeback before Ben has moved');
 
   // Ana types her move; a move that is not legal is refused in words, nothing sent.
+  provoke(/\/legal\?text=Ke5$/);
   await typeMove(a, 'Ke5');
-  await a.locator('#status[data-kind="error"]').filter({ hasText: 'not a legal move' }).waitFor();
+  // The server's reader says why (the page asks it what a text means).
+  const refused = a.locator('#status[data-kind="error"]');
+  await refused.waitFor();
+  check(/e5/.test(await refused.innerText()), `the refusal names the square: ${await refused.innerText()}`);
   const anaMove = (await moves(id, anaKey))[0].notation;
   await typeMove(a, anaMove);
   await turnText(b, 'Your turn');

@@ -15,6 +15,11 @@ if (!BASE || !SHOTS) {
 mkdirSync(SHOTS, { recursive: true });
 
 export const problems = { consoleErrors: [], foreignRequests: [], urlsWithToken: [] };
+/** Answers a script provokes on purpose (a 4xx the page shows in words): the browser logs each
+ * as "Failed to load resource", which is then not counted as a console error. */
+const provoked = [];
+/** Declares that a request whose URL matches `pattern` is answered with an error on purpose. */
+export function provoke(pattern) { provoked.push(pattern); }
 const tokens = new Set();
 /** Remembers a bearer token so that any URL carrying it is reported. */
 export function secret(token) { tokens.add(token); }
@@ -53,6 +58,8 @@ export async function context(browser, name, viewport = { width: 1280, height: 9
 
 function watch(page, name) {
   page.on('console', (msg) => {
+    const url = msg.location().url || '';
+    if (msg.type() === 'error' && msg.text().startsWith('Failed to load resource') && provoked.some((p) => p.test(url))) return;
     if (msg.type() === 'error') problems.consoleErrors.push(`${name}: ${msg.text()} @ ${JSON.stringify(msg.location())}`);
   });
   page.on('pageerror', (error) => problems.consoleErrors.push(`${name}: page error ${error.message}`));

@@ -56,7 +56,7 @@ fn a_player_found_by_name_is_challenged_accepts_plays_and_both_ratings_move() {
     eprintln!("INVITATION\n{}\n{}", invitation.subject, invitation.text);
     assert_eq!(
         invitation.subject,
-        format!("Ann invites you to avalanche-chess [{game}]")
+        format!("Ann invites you to Avalanche Chess [{game}]")
     );
     assert!(
         invitation.text.contains(&format!("/#/game/{game}")),

@@ -76,6 +76,11 @@ fn two_nodes_on_one_database_send_each_notice_once() {
             "time_control": {"type": "seconds_per_move", "seconds": 12}}),
     );
     b.join(&bob, &game);
+    // Ann's first turn notice is sent before she moves (a notice whose turn is played before
+    // it is sent is dropped).
+    sink.next("the first turn notice", |m| {
+        m.subject.starts_with("Your move")
+    });
     let seats = [&ann, &bob];
     let moves = 8;
     for n in 0..moves {

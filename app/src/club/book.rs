@@ -14,6 +14,9 @@ use std::collections::{BTreeMap, HashMap};
 use storage::Envelope;
 use utoipa::ToSchema;
 
+/// Names players: their display name, when they are known.
+pub type Names<'a> = &'a dyn Fn(&str) -> Option<String>;
+
 /// One game as the book knows it.
 #[derive(Clone, Debug)]
 pub struct GameEntry {

@@ -279,7 +279,7 @@ impl Club {
         book: &Book,
         id: &str,
         entry: &ChallengeEntry,
-        names: super::pages::Names<'_>,
+        names: super::book::Names<'_>,
     ) -> ChallengeOut {
         let issued = &entry.issued;
         let pool = self.pool_of(issued);
@@ -401,7 +401,7 @@ impl Club {
         player: &str,
         new: NewChallenge,
         exists: &dyn Fn(&str) -> Result<bool, ApiError>,
-        names: super::pages::Names<'_>,
+        names: super::book::Names<'_>,
     ) -> Result<ChallengeOut, ApiError> {
         let mut invited = Vec::new();
         if let Some(to) = &new.to {
@@ -449,7 +449,7 @@ impl Club {
     async fn issue_checked(
         &self,
         issued: Issued,
-        names: super::pages::Names<'_>,
+        names: super::book::Names<'_>,
     ) -> Result<ChallengeOut, ApiError> {
         let kind = self.registry().get(&issued.kind).ok_or_else(|| {
             ApiError::new(
@@ -515,7 +515,7 @@ impl Club {
     pub async fn get_challenge(
         &self,
         id: &str,
-        names: super::pages::Names<'_>,
+        names: super::book::Names<'_>,
     ) -> Result<ChallengeOut, ApiError> {
         self.challenge_after(id, 0, names).await
     }
@@ -526,7 +526,7 @@ impl Club {
         &self,
         id: &str,
         position: u64,
-        names: super::pages::Names<'_>,
+        names: super::book::Names<'_>,
     ) -> Result<ChallengeOut, ApiError> {
         self.catch_up_to(position).await?;
         let book = self.read();
@@ -538,7 +538,7 @@ impl Club {
     pub async fn challenges(
         &self,
         filter: &ChallengeFilter,
-        names: super::pages::Names<'_>,
+        names: super::book::Names<'_>,
     ) -> Result<Vec<ChallengeOut>, ApiError> {
         self.known_kind(filter.kind.as_deref())?;
         self.catch_up().await?;
@@ -572,7 +572,7 @@ impl Club {
         games: &Games,
         id: &str,
         player: &str,
-        names: super::pages::Names<'_>,
+        names: super::book::Names<'_>,
     ) -> Result<ChallengeOut, ApiError> {
         loop {
             self.catch_up().await?;
@@ -660,7 +660,7 @@ impl Club {
         id: &str,
         player: &str,
         cancel: bool,
-        names: super::pages::Names<'_>,
+        names: super::book::Names<'_>,
     ) -> Result<ChallengeOut, ApiError> {
         loop {
             self.catch_up().await?;
@@ -713,7 +713,7 @@ impl Club {
         games: &Games,
         game: &str,
         player: &str,
-        names: super::pages::Names<'_>,
+        names: super::book::Names<'_>,
     ) -> Result<ChallengeOut, ApiError> {
         let slot = games.slot(game)?;
         let slot = slot.lock().await;

@@ -121,8 +121,7 @@ pub struct PlayerGamesFilter {
     pub limit: usize,
 }
 
-/// Names players: their display name, when they are known.
-pub type Names<'a> = &'a dyn Fn(&str) -> Option<String>;
+use super::book::Names;
 
 fn status(game: &GameEntry) -> &'static str {
     if game.finished_at.is_some() {
