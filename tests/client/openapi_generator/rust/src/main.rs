@@ -115,7 +115,7 @@ async fn play_one(base: &str, kind: &str, seats: usize, seed: u64) -> Result<Str
         }
         check(!to_act.is_empty(), "someone is to act in a running game")?;
         let seat = to_act[below(to_act.len())] as usize;
-        let legal = politely(|| play_api::list_legal_commands(&table[seat], &id)).await?;
+        let legal = politely(|| play_api::list_legal_commands(&table[seat], &id, None)).await?;
         let version = of_kind!(&legal, LegalList, l => l.version);
         // Each legal command as its kind's model writes it, then read as the request's union.
         let wire = serde_json::to_value(&legal)?;
