@@ -6,7 +6,7 @@
 //! answered only to the player's confirmed address. Every other mail goes on to the reader of
 //! moves.
 
-use super::reader::{addresses, automatic, command_line, Verdict, SEEN};
+use super::reader::{addresses, automatic, command_line, Admitted, Verdict, SEEN};
 use crate::club::Club;
 use crate::mail::outbound::challenge::challenge_reply_to;
 use crate::mail::outbound::compose::{id_part, Letter};
@@ -69,29 +69,17 @@ impl Mail {
         if automatic(message) {
             return ignored("an automatic mail (auto-reply, bulk, out of office)");
         }
-        let Some(address) = self.accounts.confirmed_address(&to.player) else {
-            return ignored("the player has no confirmed address");
+        let Admitted {
+            address,
+            message_id,
+            seen_key,
+        } = match self.admit(raw, message, &to.player) {
+            Ok(admitted) => admitted,
+            Err(verdict) => return verdict,
         };
-        let sender = addresses(message.from()).into_iter().next();
-        if !sender.is_some_and(|s| s.eq_ignore_ascii_case(&address)) {
-            return ignored("the sender is not the player's confirmed address");
-        }
-        if !self.inbound_seen.allow(
-            &address.to_ascii_lowercase(),
-            self.settings.inbound_per_hour,
-        ) {
-            return ignored("over the rate limit of inbound mail for this address");
-        }
-        let message_id = match message.message_id() {
-            Some(id) => id.to_string(),
-            None => hex::encode(Sha256::digest(raw)),
-        };
-        let seen_key = hex::encode(Sha256::digest(message_id.as_bytes()));
-        let store = self.repository.store();
-        if let Ok(Some(_)) = store.get_record(SEEN, &seen_key) {
-            return ignored("this mail was handled before");
-        }
-        let _ = store
+        let _ = self
+            .repository
+            .store()
             .put_record_async(SEEN, &seen_key, Utc::now().to_rfc3339().as_bytes())
             .await;
         let names = |id: &str| {

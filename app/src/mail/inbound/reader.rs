@@ -254,30 +254,15 @@ impl Mail {
         else {
             return ignored("no reply address of this server with a valid tag");
         };
-        let Some(sender) = addresses(message.from()).into_iter().next() else {
-            return ignored("no sender");
+        let Admitted {
+            address,
+            message_id,
+            seen_key,
+        } = match self.admit(raw, &message, &seat.player) {
+            Ok(admitted) => admitted,
+            Err(verdict) => return verdict,
         };
-        let Some(address) = self.accounts.confirmed_address(&seat.player) else {
-            return ignored("the player has no confirmed address");
-        };
-        if !sender.eq_ignore_ascii_case(&address) {
-            return ignored("the sender is not the player's confirmed address");
-        }
-        if !self.inbound_seen.allow(
-            &address.to_ascii_lowercase(),
-            self.settings.inbound_per_hour,
-        ) {
-            return ignored("over the rate limit of inbound mail for this address");
-        }
-        let message_id = match message.message_id() {
-            Some(id) => id.to_string(),
-            None => hex::encode(Sha256::digest(raw)),
-        };
-        let seen_key = hex::encode(Sha256::digest(message_id.as_bytes()));
         let store = self.repository.store();
-        if let Ok(Some(_)) = store.get_record(SEEN, &seen_key) {
-            return ignored("this mail was handled before");
-        }
         let answered = message.in_reply_to().as_text().map(str::to_string);
         let has_text = message.text_body.iter().any(|&i| {
             matches!(
@@ -467,7 +452,57 @@ impl Mail {
     }
 }
 
+/// A reply that passed [`Mail::admit`].
+pub(crate) struct Admitted {
+    /// The player's confirmed address, which sent it.
+    pub address: String,
+    /// Its `Message-ID` (or, without one, its digest).
+    pub message_id: String,
+    /// The key under [`SEEN`] that marks it handled.
+    pub seen_key: String,
+}
+
 impl Mail {
+    /// What every reply to this server passes before it is read, whatever it answers: it
+    /// comes from `player`'s confirmed address, within that address's hourly limit of inbound
+    /// mail, and was not handled before. The caller marks it handled under `seen_key`.
+    pub(crate) fn admit(
+        &self,
+        raw: &[u8],
+        message: &mail_parser::Message<'_>,
+        player: &str,
+    ) -> Result<Admitted, Verdict> {
+        let ignored = |why: &str| Err(Verdict::Ignored(why.to_string()));
+        let Some(sender) = addresses(message.from()).into_iter().next() else {
+            return ignored("no sender");
+        };
+        let Some(address) = self.accounts.confirmed_address(player) else {
+            return ignored("the player has no confirmed address");
+        };
+        if !sender.eq_ignore_ascii_case(&address) {
+            return ignored("the sender is not the player's confirmed address");
+        }
+        if !self.inbound_seen.allow(
+            &address.to_ascii_lowercase(),
+            self.settings.inbound_per_hour,
+        ) {
+            return ignored("over the rate limit of inbound mail for this address");
+        }
+        let message_id = match message.message_id() {
+            Some(id) => id.to_string(),
+            None => hex::encode(Sha256::digest(raw)),
+        };
+        let seen_key = hex::encode(Sha256::digest(message_id.as_bytes()));
+        if let Ok(Some(_)) = self.repository.store().get_record(SEEN, &seen_key) {
+            return ignored("this mail was handled before");
+        }
+        Ok(Admitted {
+            address,
+            message_id,
+            seen_key,
+        })
+    }
+
     /// Whether one of `actors` appended to `game` after version `since` (up to `head`).
     pub(crate) fn acted_since(
         &self,
