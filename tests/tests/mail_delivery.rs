@@ -195,20 +195,54 @@ fn mail_waiting_for_the_relay_is_not_sent_to_an_address_removed_meanwhile() {
     );
 }
 
+/// A server with its relay up, Ann and Bob with confirmed addresses, and a chess game of
+/// theirs just started (Ann to move; the relay may still be taking its first notices).
+struct RelayUp {
+    server: Server,
+    relay_port: u16,
+    sink: Sink,
+    ann: Player,
+    bob: Player,
+    game: String,
+}
+
+impl RelayUp {
+    fn start(data: &Path) -> RelayUp {
+        let relay_port = free_port();
+        let server = start(
+            data,
+            &relay_args(&format!("smtp://127.0.0.1:{relay_port}"), "100"),
+        );
+        let mut sink = Sink::start_on(relay_port);
+        let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+        let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
+        let game = server
+            .app
+            .create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
+        server.app.join(&bob, &game);
+        RelayUp {
+            server,
+            relay_port,
+            sink,
+            ann,
+            bob,
+            game,
+        }
+    }
+}
+
 #[test]
 fn mail_waiting_for_the_relay_is_not_sent_to_a_player_who_unsubscribed_meanwhile() {
     let data = tempfile::tempdir().unwrap();
-    let relay_port = free_port();
-    let server = start(
-        data.path(),
-        &relay_args(&format!("smtp://127.0.0.1:{relay_port}"), "100"),
-    );
+    let RelayUp {
+        server,
+        relay_port,
+        mut sink,
+        ann,
+        bob,
+        game,
+    } = RelayUp::start(data.path());
     let app = &server.app;
-    let mut sink = Sink::start_on(relay_port);
-    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
-    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
-    let game = app.create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
-    app.join(&bob, &game);
     let started = sink.next("Bob's start notice", |m| {
         m.rcpt_to == "bob@players.test" && m.subject.starts_with("Game started")
     });
@@ -232,17 +266,15 @@ fn mail_waiting_for_the_relay_is_not_sent_to_a_player_who_unsubscribed_meanwhile
 #[test]
 fn a_turn_notice_that_waited_for_the_relay_is_not_sent_once_the_player_has_moved() {
     let data = tempfile::tempdir().unwrap();
-    let relay_port = free_port();
-    let server = start(
-        data.path(),
-        &relay_args(&format!("smtp://127.0.0.1:{relay_port}"), "100"),
-    );
+    let RelayUp {
+        server,
+        relay_port,
+        mut sink,
+        ann,
+        bob,
+        game,
+    } = RelayUp::start(data.path());
     let app = &server.app;
-    let mut sink = Sink::start_on(relay_port);
-    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
-    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
-    let game = app.create_game(&ann, json!({"kind": "avalanche-chess", "seats": 2}));
-    app.join(&bob, &game);
     your_move(&mut sink, "ann@players.test", &game);
     // The relay goes down. Ann moves: Bob's turn notice waits. Bob moves in the browser
     // meanwhile: Ann's waits too, and Bob's tells of a turn he has played.
