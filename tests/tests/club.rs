@@ -47,6 +47,47 @@ fn chess_won_by_white(app: &TestApp, white: &Player, black: &Player, extra: Valu
     id
 }
 
+/// Ann's and Bo's places on the chess leaderboard and on their pages.
+fn places(app: &TestApp, ann: &Player, bo: &Player) -> (Value, Value, Vec<String>) {
+    let board = ok_json(
+        app.get(&format!("/v1/ratings/{CHESS}"), None).send(),
+        StatusCode::OK,
+    );
+    let order = board["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|row| row["player"].as_str().map(str::to_string))
+        .collect();
+    (
+        page(app, ann)["ratings"][0]["rank"].clone(),
+        page(app, bo)["ratings"][0]["rank"].clone(),
+        order,
+    )
+}
+
+#[test]
+fn places_on_the_leaderboard_follow_every_rated_game() {
+    // Pages and the leaderboard read a pool's order as last sorted: a rated game must sort it
+    // again, at once.
+    let app = TestApp::spawn();
+    let ann = app.create_player("Ann");
+    let bo = app.create_player("Bo");
+    chess_won_by_white(&app, &ann, &bo, json!({"rated": true}));
+    assert_eq!(
+        places(&app, &ann, &bo),
+        (json!(1), json!(2), vec![ann.id.clone(), bo.id.clone()])
+    );
+    for _ in 0..3 {
+        chess_won_by_white(&app, &bo, &ann, json!({"rated": true}));
+    }
+    assert!(rating(&app, &bo, CHESS) > rating(&app, &ann, CHESS));
+    assert_eq!(
+        places(&app, &ann, &bo),
+        (json!(2), json!(1), vec![bo.id.clone(), ann.id.clone()])
+    );
+}
+
 #[test]
 fn ratings_move_after_rated_games_and_after_nothing_else() {
     let app = TestApp::spawn();

@@ -125,6 +125,9 @@ pub struct Book {
     pub players: HashMap<String, PlayerEntry>,
     /// Each pool's players, for leaderboards.
     pub pools: BTreeMap<String, Vec<String>>,
+    /// How many rated games have moved each pool's ratings: a pool's leaderboard computed at
+    /// one count stands until the next (see `pages`).
+    pub pool_versions: HashMap<String, u64>,
     /// Every challenge, by id.
     pub challenges: BTreeMap<String, super::challenges::ChallengeEntry>,
     /// Every tournament, by id.
@@ -384,6 +387,7 @@ impl Book {
         if let Some(game) = self.games.get_mut(id) {
             game.changes = Some(changes);
         }
+        *self.pool_versions.entry(pool).or_default() += 1;
     }
 
     /// Every rating of every player, by pool then player: what `avalanche ratings

@@ -29,6 +29,8 @@ pub struct Club {
     following: tokio::sync::Mutex<()>,
     /// One pass of the tournaments' driver at a time on this node.
     driving: tokio::sync::Mutex<()>,
+    /// Each pool's leaderboard as last sorted (`pages`).
+    rankings: std::sync::Mutex<std::collections::HashMap<String, Arc<pages::Ranking>>>,
 }
 
 impl Club {
@@ -39,6 +41,7 @@ impl Club {
             book: RwLock::new(Book::default()),
             following: tokio::sync::Mutex::new(()),
             driving: tokio::sync::Mutex::new(()),
+            rankings: std::sync::Mutex::default(),
         }
     }
 

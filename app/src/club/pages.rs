@@ -9,6 +9,8 @@ use crate::lists::Page;
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use domain::rating::RatingMethod;
 use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::Arc;
 use utoipa::ToSchema;
 
 /// The fewest rated games that put a player on a pool's leaderboard.
@@ -162,56 +164,76 @@ fn brief(id: &str, game: &GameEntry, player: &str, names: Names<'_>) -> GameBrie
     }
 }
 
-/// The pool's players on its leaderboard, best first, as of `now`.
-fn ranked(book: &Book, pool: &str, now: DateTime<Utc>) -> Vec<(String, f64, f64, u32)> {
-    let since = now - Duration::days(LEADERBOARD_RECENT_DAYS);
-    let mut rows: Vec<(String, f64, f64, u32)> = book
-        .pools
-        .get(pool)
-        .into_iter()
-        .flatten()
-        .filter_map(|player| {
-            let rated = book.players.get(player)?.ratings.get(pool)?;
-            (rated.games >= LEADERBOARD_GAMES && rated.last_game_at >= since).then(|| {
-                (
-                    player.clone(),
-                    rated.standing.rating,
-                    rated.standing.deviation,
-                    rated.games,
-                )
-            })
-        })
-        .collect();
-    // Ties by id: every node ranks alike.
-    rows.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    rows
+/// A pool's leaderboard, best first, as sorted at one count of the pool's rated games and one
+/// minute: every page and leaderboard read until either moves finds a player's place by a
+/// lookup instead of going through the pool (a page shows a place in each of its player's
+/// pools, and a pool holds every player who ever played a rated game of it).
+pub(crate) struct Ranking {
+    version: u64,
+    minute: i64,
+    rows: Vec<(String, f64, f64, u32)>,
+    place: HashMap<String, usize>,
 }
 
-/// Player `player`'s place on pool `pool`'s leaderboard as of `now`: one more than the
-/// players on it ranked above them, counted without sorting the pool (a page shows a place in
-/// each of the player's pools).
-fn rank_of(book: &Book, pool: &str, player: &str, now: DateTime<Utc>) -> Option<usize> {
-    let since = now - Duration::days(LEADERBOARD_RECENT_DAYS);
-    let listed = |id: &str| {
-        let rated = book.players.get(id)?.ratings.get(pool)?;
-        (rated.games >= LEADERBOARD_GAMES && rated.last_game_at >= since)
-            .then_some(rated.standing.rating)
-    };
-    let own = listed(player)?;
-    let above = book
-        .pools
-        .get(pool)
-        .into_iter()
-        .flatten()
-        .filter(|other| {
-            listed(other)
-                .is_some_and(|rating| rating > own || (rating == own && other.as_str() < player))
-        })
-        .count();
-    Some(above + 1)
+impl Ranking {
+    /// The pool's players with at least [`LEADERBOARD_GAMES`] rated games, the last one since
+    /// [`LEADERBOARD_RECENT_DAYS`] before `minute` (a Unix minute), best first.
+    fn sort(book: &Book, pool: &str, version: u64, minute: i64) -> Ranking {
+        let now = DateTime::from_timestamp(minute * 60, 0).unwrap_or_default();
+        let since = now - Duration::days(LEADERBOARD_RECENT_DAYS);
+        let mut rows: Vec<(String, f64, f64, u32)> = book
+            .pools
+            .get(pool)
+            .into_iter()
+            .flatten()
+            .filter_map(|player| {
+                let rated = book.players.get(player)?.ratings.get(pool)?;
+                (rated.games >= LEADERBOARD_GAMES && rated.last_game_at >= since).then(|| {
+                    (
+                        player.clone(),
+                        rated.standing.rating,
+                        rated.standing.deviation,
+                        rated.games,
+                    )
+                })
+            })
+            .collect();
+        // Ties by id: every node ranks alike.
+        rows.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let place = rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| (row.0.clone(), i + 1))
+            .collect();
+        Ranking {
+            version,
+            minute,
+            rows,
+            place,
+        }
+    }
 }
 
 impl Club {
+    /// Pool `pool`'s leaderboard in `book` as of `now`: sorted again only when a rated game
+    /// has moved the pool's ratings or the minute has turned since it last was.
+    fn ranking(&self, book: &Book, pool: &str, now: DateTime<Utc>) -> Arc<Ranking> {
+        let version = book.pool_versions.get(pool).copied().unwrap_or(0);
+        let minute = now.timestamp().div_euclid(60);
+        let mut rankings = self
+            .rankings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(ranking) = rankings.get(pool) {
+            if ranking.version == version && ranking.minute == minute {
+                return ranking.clone();
+            }
+        }
+        let ranking = Arc::new(Ranking::sort(book, pool, version, minute));
+        rankings.insert(pool.to_string(), ranking.clone());
+        ranking
+    }
+
     /// What the club shows of player `player` (known to exist, named `name`, `display_name`,
     /// since `member_since`).
     pub async fn player_page(
@@ -233,7 +255,11 @@ impl Club {
                 deviation: rated.standing.deviation,
                 volatility: rated.standing.volatility,
                 games: rated.games,
-                rank: rank_of(&book, pool, &player.id, now),
+                rank: self
+                    .ranking(&book, pool, now)
+                    .place
+                    .get(&player.id)
+                    .copied(),
                 history: rated.history.clone(),
             })
             .collect();
@@ -322,17 +348,19 @@ impl Club {
         }
         self.catch_up().await?;
         let book = self.read();
-        let rows = ranked(&book, pool, Utc::now())
-            .into_iter()
+        let rows = self
+            .ranking(&book, pool, Utc::now())
+            .rows
+            .iter()
             .take(limit)
             .enumerate()
             .map(|(i, (player, rating, deviation, games))| LeaderboardRow {
                 rank: i + 1,
-                display_name: names(&player).unwrap_or_else(|| player.clone()),
-                player,
-                rating,
-                deviation,
-                games,
+                display_name: names(player).unwrap_or_else(|| player.clone()),
+                player: player.clone(),
+                rating: *rating,
+                deviation: *deviation,
+                games: *games,
             })
             .collect();
         let method = book
