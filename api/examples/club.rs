@@ -54,6 +54,11 @@ struct Args {
     reads: usize,
 }
 
+/// The server's allocator, as in the `avalanche` binary (whose `ratings --recompute` and start
+/// run the rebuild timed here): jemalloc with one arena.
+#[global_allocator]
+static ALLOCATOR: api::allocator::Allocator = api::allocator::Allocator {};
+
 /// A small seeded generator (xorshift): the same club at every run.
 struct Draw(u64);
 
