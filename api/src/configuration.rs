@@ -283,6 +283,13 @@ pub struct ServeSettings {
     /// block timeout).
     #[arg(long, env = "AVALANCHE_SMTP_DATA_TIMEOUT", default_value = "3m")]
     pub smtp_data_timeout: Span,
+    /// Whether the SMTP listener checks each mail's SPF, DKIM and DMARC and refuses one that
+    /// fails a DMARC policy of `reject` or `quarantine` (`on` or `off`).
+    #[arg(long, env = "AVALANCHE_MAIL_AUTH", value_enum, default_value_t = MailAuth::On)]
+    pub mail_auth: MailAuth,
+    /// The DNS server (`address:port`) the mail checks ask; unset: the system's resolver.
+    #[arg(long, env = "AVALANCHE_MAIL_DNS")]
+    pub mail_dns: Option<std::net::SocketAddr>,
     /// Take replies posted to `POST /v1/mail/inbound` by a mail provider that sends this
     /// secret (at least 32 bytes) as `Authorization: Bearer <secret>`.
     #[arg(long, env = "AVALANCHE_MAIL_INBOUND_SECRET")]
@@ -349,4 +356,11 @@ fn parse_proxy(text: &str) -> Result<ipnet::IpNet, String> {
     text.parse::<ipnet::IpNet>()
         .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
         .map_err(|_| format!("{text:?} is neither an address nor a range such as 10.0.0.0/8"))
+}
+
+/// Whether inbound mail's senders are checked (`--mail-auth`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MailAuth {
+    On,
+    Off,
 }

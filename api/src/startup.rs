@@ -212,6 +212,12 @@ pub fn mail_settings(settings: &ServeSettings) -> Result<app::mail::MailSettings
                 (Some(cert), Some(key)) => Some(smtp_tls(cert, key)?),
                 _ => None,
             },
+            auth: (settings.mail_auth == crate::configuration::MailAuth::On).then(|| {
+                app::mail::inbound::auth::Checker::new(match settings.mail_dns {
+                    Some(address) => app::mail::inbound::auth::Resolver::Server(address),
+                    None => app::mail::inbound::auth::Resolver::System,
+                })
+            }),
         },
         codes_per_address_per_day: settings.mail_codes_per_address,
         invitations_per_invitee_per_hour: settings.mail_invitations_per_player,

@@ -575,6 +575,17 @@ impl Metrics {
         );
         head(
             &mut out,
+            "avalanche_mail_inbound_refused_total",
+            "counter",
+            "Mails the SMTP listener refused on this node, by reason: authentication (they failed the DMARC policy of their From: domain).",
+        );
+        let _ = writeln!(
+            out,
+            "avalanche_mail_inbound_refused_total{{reason=\"authentication\"}} {}",
+            snapshot.mail.refused_unauthenticated
+        );
+        head(
+            &mut out,
             "avalanche_mail_waiting",
             "gauge",
             "Mails in the outbox waiting to be sent, on the node that sends them (0 on the others).",

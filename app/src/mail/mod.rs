@@ -181,6 +181,8 @@ pub struct Counters {
     pub sender: std::sync::atomic::AtomicBool,
     /// Invitations not mailed: their invitee had their share of the hour.
     pub refused_invitations: AtomicU64,
+    /// Mails the SMTP listener refused: they failed their sender's DMARC policy.
+    pub refused_unauthenticated: AtomicU64,
 }
 
 /// What the metrics show of mail.
@@ -191,6 +193,7 @@ pub struct MailMetrics {
     pub rejected: u64,
     pub refused_codes: u64,
     pub refused_invitations: u64,
+    pub refused_unauthenticated: u64,
     pub waiting: u64,
     pub oldest_waiting_seconds: u64,
     /// Whether this node sends the store's mail (holds the mail lease): only that node
@@ -373,6 +376,10 @@ impl Mail {
             rejected: self.counters.rejected.load(Ordering::Relaxed),
             refused_codes: self.counters.refused_codes.load(Ordering::Relaxed),
             refused_invitations: self.counters.refused_invitations.load(Ordering::Relaxed),
+            refused_unauthenticated: self
+                .counters
+                .refused_unauthenticated
+                .load(Ordering::Relaxed),
             waiting,
             oldest_waiting_seconds: oldest,
         }

@@ -10,8 +10,10 @@
 //! line of a message within `--smtp-data-timeout` (section 4.5.3.2.5's three minutes), however
 //! slowly its bytes trickle in; a session that sends more than [`MOST_IDLE_COMMANDS`] commands
 //! without a mail, or [`MOST_ERRORS`] refused ones, is closed. With `--smtp-tls-cert`, the
-//! listener offers STARTTLS (RFC 3207) with the operator's certificate.
+//! listener offers STARTTLS (RFC 3207) with the operator's certificate. With `--mail-auth on`
+//! each mail's SPF, DKIM and DMARC are checked at the end of `DATA` (see [`super::auth`]).
 
+use super::auth::{Checker, Verdict};
 use crate::mail::tag::parse_reply_address;
 use crate::mail::Mail;
 use mailin::response::{self, Response};
@@ -52,6 +54,8 @@ pub struct ListenerSettings {
     pub data_timeout: Duration,
     /// The operator's certificate and key: STARTTLS is offered when set.
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// Each mail's SPF, DKIM and DMARC checks; `None`: off (the command line's default is on).
+    pub auth: Option<Checker>,
 }
 
 impl Default for ListenerSettings {
@@ -61,6 +65,7 @@ impl Default for ListenerSettings {
             command_timeout: Duration::from_secs(300),
             data_timeout: Duration::from_secs(180),
             tls: None,
+            auth: None,
         }
     }
 }
@@ -91,8 +96,32 @@ fn too_chatty() -> Response {
     )
 }
 
+fn unauthenticated() -> Response {
+    Response::custom(
+        550,
+        "5.7.1 Refused by the DMARC policy of the sender's domain".into(),
+    )
+}
+
+fn cannot_authenticate() -> Response {
+    Response::custom(
+        451,
+        "4.7.0 The sender cannot be authenticated now; try again later".into(),
+    )
+}
+
+/// The envelope of the mail under way: the client's address, its `HELO` name, `MAIL FROM`.
+#[derive(Default)]
+struct Envelope {
+    ip: Option<IpAddr>,
+    helo: String,
+    from: String,
+}
+
 struct Taker {
     mail: Arc<Mail>,
+    auth: Option<Checker>,
+    envelope: Envelope,
     sink: UnboundedSender<Inbound>,
     recipients: Vec<String>,
     raw: Vec<u8>,
@@ -102,7 +131,12 @@ struct Taker {
 }
 
 impl Handler for Taker {
-    fn mail(&mut self, _ip: IpAddr, _domain: &str, _from: &str) -> Response {
+    fn mail(&mut self, ip: IpAddr, domain: &str, from: &str) -> Response {
+        self.envelope = Envelope {
+            ip: Some(ip),
+            helo: domain.to_string(),
+            from: from.to_string(),
+        };
         self.recipients.clear();
         self.raw.clear();
         self.too_big = false;
@@ -146,6 +180,34 @@ impl Handler for Taker {
         if self.too_big {
             self.too_big = false;
             return too_big();
+        }
+        if let (Some(checker), Some(ip)) = (&self.auth, self.envelope.ip) {
+            let envelope = &self.envelope;
+            match checker.check(
+                &self.mail.settings.domain(),
+                ip,
+                &envelope.helo,
+                &envelope.from,
+                &self.raw,
+            ) {
+                Verdict::Take => {}
+                Verdict::Refuse(why) => {
+                    tracing::warn!(%ip, from = %envelope.from, %why, "SMTP listener: a mail refused, it fails its sender's DMARC policy");
+                    self.mail
+                        .counters
+                        .refused_unauthenticated
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    self.recipients.clear();
+                    self.raw.clear();
+                    return unauthenticated();
+                }
+                Verdict::Defer(why) => {
+                    tracing::info!(%ip, from = %envelope.from, %why, "SMTP listener: a mail deferred, its sender cannot be authenticated now");
+                    self.recipients.clear();
+                    self.raw.clear();
+                    return cannot_authenticate();
+                }
+            }
         }
         let inbound = Inbound {
             recipients: std::mem::take(&mut self.recipients),
@@ -219,6 +281,8 @@ fn session(
     let deadline = Rc::new(Cell::new(Instant::now()));
     let in_data = Rc::new(Cell::new(false));
     let taker = Taker {
+        auth: settings.auth.clone(),
+        envelope: Envelope::default(),
         mail,
         sink,
         recipients: Vec::new(),
