@@ -29,6 +29,7 @@ mod layers;
 mod limits;
 mod lobby;
 mod mail;
+mod mail_auth;
 mod mail_delivery;
 mod mail_notices;
 mod mail_postgres;

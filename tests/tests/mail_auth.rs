@@ -1,0 +1,222 @@
+//! Who sent a reply, checked as a mail server checks it: a real DNS server (dnsmasq) publishes
+//! the players' domain's SPF record, DKIM key and DMARC policy (`p=reject`), replies are
+//! DKIM-signed here with a key made for the test and sent over SMTP to the server's listener.
+//! A signed, aligned reply plays; a forged `From:` and a sender that fails SPF are refused at
+//! SMTP time with a `5xx`, play nothing, are counted, and no mail goes back to anyone.
+
+use crate::common;
+use crate::mail::{ann_and_bob_at_chess, first_game_command, server, version, your_move};
+use base64::Engine;
+use common::binary::Server;
+use common::mailbox::{free_port, reply, send, Sink};
+use common::metric;
+use mail_auth::common::crypto::Ed25519Key;
+use mail_auth::common::headers::HeaderWriter;
+use mail_auth::dkim::DkimSigner;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// The players' domain: its SPF allows only 192.0.2.1 (the test sends from 127.0.0.1), its
+/// mail is signed with the key of selector `game`, and its DMARC policy is `reject`.
+const PLAYERS: &str = "players.test";
+/// Mallory's own domain: its SPF allows 127.0.0.1 and its DKIM key is Mallory's.
+const EVIL: &str = "evil.test";
+const SELECTOR: &str = "game";
+
+/// dnsmasq answering for `*.test` from its TXT records only, stopped when dropped.
+struct Dns {
+    child: Child,
+    address: String,
+}
+
+impl Drop for Dns {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A DKIM key: the signer's PKCS#8 and its public key as a DKIM record publishes it.
+struct Key {
+    pkcs8: Vec<u8>,
+    record: String,
+}
+
+fn key() -> Key {
+    let pkcs8 = Ed25519Key::generate_pkcs8().expect("an Ed25519 key");
+    let public = Ed25519Key::from_pkcs8_der(&pkcs8)
+        .expect("the key reads back")
+        .public_key();
+    let record = format!(
+        "v=DKIM1; k=ed25519; p={}",
+        base64::engine::general_purpose::STANDARD.encode(public)
+    );
+    Key { pkcs8, record }
+}
+
+/// `raw` with a DKIM signature of `domain` made with `key`.
+fn signed(key: &Key, domain: &str, raw: &str) -> String {
+    let signer = Ed25519Key::from_pkcs8_der(&key.pkcs8).expect("the key reads back");
+    let signature = DkimSigner::from_key(signer)
+        .domain(domain)
+        .selector(SELECTOR)
+        .headers(["From", "To", "Subject", "Message-ID", "In-Reply-To", "Date"])
+        .sign(raw.as_bytes())
+        .expect("signed");
+    format!("{}{raw}", signature.to_header())
+}
+
+fn dns(players: &Key, evil: &Key) -> Dns {
+    let program = common::debian::program(&["/usr/sbin/dnsmasq"], "dnsmasq-base");
+    let port = free_port();
+    // One argument each: no shell, so no quotes (dnsmasq would keep them); no value has a comma.
+    let record = |name: &str, text: &str| format!("--txt-record={name},{text}");
+    let child = Command::new(program)
+        .args([
+            "--keep-in-foreground",
+            "--conf-file=/dev/null",
+            "--no-resolv",
+            "--no-hosts",
+            "--pid-file=",
+            "--bind-interfaces",
+            "--listen-address=127.0.0.1",
+            "--local=/test/",
+            &format!("--port={port}"),
+            &record(PLAYERS, "v=spf1 ip4:192.0.2.1 -all"),
+            &record(&format!("_dmarc.{PLAYERS}"), "v=DMARC1; p=reject"),
+            &record(&format!("{SELECTOR}._domainkey.{PLAYERS}"), &players.record),
+            &record(EVIL, "v=spf1 ip4:127.0.0.1 -all"),
+            &record(&format!("{SELECTOR}._domainkey.{EVIL}"), &evil.record),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("dnsmasq starts");
+    let address = format!("127.0.0.1:{port}");
+    // Ready when it answers over TCP (it serves UDP and TCP on the same port).
+    common::eventually(Duration::from_secs(10), "dnsmasq listening", || {
+        std::net::TcpStream::connect(&address).is_ok()
+    });
+    Dns { child, address }
+}
+
+fn refused(server: &Server) -> u64 {
+    metric(
+        &server.app,
+        "avalanche_mail_inbound_refused_total{reason=\"authentication\"}",
+    )
+    .unwrap_or(0)
+}
+
+#[test]
+fn a_signed_reply_plays_and_a_forged_sender_is_refused_at_smtp_time() {
+    let (players_key, evil_key) = (key(), key());
+    let dns = dns(&players_key, &evil_key);
+    let mut sink = Sink::start();
+    let data = tempfile::tempdir().unwrap();
+    let (server, smtp) = server(
+        &sink,
+        data.path(),
+        &["--mail-auth", "on", "--mail-dns", &dns.address],
+    );
+    let ann_mail = "ann@players.test";
+    let (ann, _bob, game) = ann_and_bob_at_chess(&server, &mut sink);
+    let notice = your_move(&mut sink, ann_mail, &game);
+    let tag = notice.reply_to.clone().expect("a Reply-To");
+    let legal = first_game_command(&notice);
+    let before = version(&server, &ann, &game);
+    let mails_before = sink.all().len();
+
+    // Mallory forges Ann's From: and envelope, unsigned: SPF fails for players.test, no DKIM.
+    let forged = reply(
+        ann_mail,
+        &tag,
+        "mallory-1@evil.test",
+        &notice.message_id,
+        &legal,
+    );
+    let answer = send(smtp, ann_mail, &tag, &forged).expect_err("refused");
+    assert!(answer.contains("550"), "{answer}");
+    // Mallory sends from her own domain, where SPF passes and she signs with her own key, with
+    // Ann's From: neither passes for players.test, so its policy refuses the mail.
+    let own = signed(
+        &evil_key,
+        EVIL,
+        &reply(
+            ann_mail,
+            &tag,
+            "mallory-2@evil.test",
+            &notice.message_id,
+            &legal,
+        ),
+    );
+    let answer = send(smtp, "mallory@evil.test", &tag, &own).expect_err("refused");
+    assert!(answer.contains("550"), "{answer}");
+    assert_eq!(refused(&server), 2);
+    assert_eq!(version(&server, &ann, &game), before, "nothing played");
+
+    // Ann's own mail server signs her reply: it plays, though SPF fails (DKIM aligns).
+    let genuine = signed(
+        &players_key,
+        PLAYERS,
+        &reply(
+            ann_mail,
+            &tag,
+            "ann-1@players.test",
+            &notice.message_id,
+            &legal,
+        ),
+    );
+    send(smtp, ann_mail, &tag, &genuine).expect("taken");
+    let played = sink.next("the answer to Ann's move", |m| {
+        m.rcpt_to == ann_mail && m.subject.starts_with("Played")
+    });
+    assert!(played.text.contains(&legal), "{}", played.text);
+    assert_eq!(version(&server, &ann, &game), before + 1);
+    assert_eq!(refused(&server), 2);
+    // The refused mails were answered by nobody: the only mails since are the played answer
+    // and the notices of the move it played.
+    for mail in sink.all().iter().skip(mails_before) {
+        assert!(
+            !mail.subject.starts_with("Not played"),
+            "a refused mail was answered: {} to {}",
+            mail.subject,
+            mail.rcpt_to
+        );
+    }
+}
+
+#[test]
+fn the_check_is_off_when_the_operator_turns_it_off() {
+    // The same forged mail, to a server with `--mail-auth off`: taken as before (and then
+    // judged by its tag: the forged sender plays Ann's turn, which is why the check is on by
+    // default).
+    let (players_key, evil_key) = (key(), key());
+    let dns = dns(&players_key, &evil_key);
+    let mut sink = Sink::start();
+    let data = tempfile::tempdir().unwrap();
+    let (server, smtp) = server(
+        &sink,
+        data.path(),
+        &["--mail-auth", "off", "--mail-dns", &dns.address],
+    );
+    let ann_mail = "ann@players.test";
+    let (ann, _bob, game) = ann_and_bob_at_chess(&server, &mut sink);
+    let notice = your_move(&mut sink, ann_mail, &game);
+    let tag = notice.reply_to.clone().expect("a Reply-To");
+    let legal = first_game_command(&notice);
+    let before = version(&server, &ann, &game);
+    let forged = reply(
+        ann_mail,
+        &tag,
+        "mallory-1@evil.test",
+        &notice.message_id,
+        &legal,
+    );
+    send(smtp, ann_mail, &tag, &forged).expect("taken");
+    sink.next("the answer to the forged move", |m| {
+        m.rcpt_to == ann_mail && m.subject.starts_with("Played")
+    });
+    assert_eq!(version(&server, &ann, &game), before + 1);
+    assert_eq!(refused(&server), 0);
+}
