@@ -467,12 +467,18 @@ fn every_link_and_repository_path_of_the_docs_exists() {
 
 /// `1.89` as numbers, for comparing.
 fn parse_version(text: &str) -> Vec<u64> {
-    text.split('.')
+    let mut parts: Vec<u64> = text
+        .split('.')
         .map(|part| {
             part.parse()
                 .unwrap_or_else(|_| panic!("a Rust version: {text}"))
         })
-        .collect()
+        .collect();
+    // `1.89.0` is `1.89`: trailing zeros compare as nothing.
+    while parts.len() > 1 && parts.last() == Some(&0) {
+        parts.pop();
+    }
+    parts
 }
 
 /// The `rust-version` of `[workspace.package]`.
