@@ -108,16 +108,34 @@ fn refused(server: &Server) -> u64 {
     .unwrap_or(0)
 }
 
-#[test]
-fn a_signed_reply_plays_and_a_forged_sender_is_refused_at_smtp_time() {
+/// Ann and Bob at chess on a server with `--mail-auth auth` asking the test's DNS server, and
+/// Ann's turn notice: its reply address, a legal command, and the game's version.
+struct Scene {
+    players_key: Key,
+    evil_key: Key,
+    _dns: Dns,
+    sink: Sink,
+    _data: tempfile::TempDir,
+    server: Server,
+    smtp: u16,
+    ann: common::Player,
+    ann_mail: &'static str,
+    game: String,
+    notice: common::mailbox::Received,
+    tag: String,
+    legal: String,
+    before: u64,
+}
+
+fn scene(auth: &str) -> Scene {
     let (players_key, evil_key) = (key(), key());
-    let dns = dns(&players_key, &evil_key);
+    let dns_server = dns(&players_key, &evil_key);
     let mut sink = Sink::start();
     let data = tempfile::tempdir().unwrap();
     let (server, smtp) = server(
         &sink,
         data.path(),
-        &["--mail-auth", "on", "--mail-dns", &dns.address],
+        &["--mail-auth", auth, "--mail-dns", &dns_server.address],
     );
     let ann_mail = "ann@players.test";
     let (ann, _bob, game) = ann_and_bob_at_chess(&server, &mut sink);
@@ -125,6 +143,42 @@ fn a_signed_reply_plays_and_a_forged_sender_is_refused_at_smtp_time() {
     let tag = notice.reply_to.clone().expect("a Reply-To");
     let legal = first_game_command(&notice);
     let before = version(&server, &ann, &game);
+    Scene {
+        players_key,
+        evil_key,
+        _dns: dns_server,
+        sink,
+        _data: data,
+        server,
+        smtp,
+        ann,
+        ann_mail,
+        game,
+        notice,
+        tag,
+        legal,
+        before,
+    }
+}
+
+#[test]
+fn a_signed_reply_plays_and_a_forged_sender_is_refused_at_smtp_time() {
+    let Scene {
+        players_key,
+        evil_key,
+        _dns,
+        mut sink,
+        _data,
+        server,
+        smtp,
+        ann,
+        ann_mail,
+        game,
+        notice,
+        tag,
+        legal,
+        before,
+    } = scene("on");
     let mails_before = sink.all().len();
 
     // Mallory forges Ann's From: and envelope, unsigned: SPF fails for players.test, no DKIM.
@@ -191,21 +245,21 @@ fn the_check_is_off_when_the_operator_turns_it_off() {
     // The same forged mail, to a server with `--mail-auth off`: taken as before (and then
     // judged by its tag: the forged sender plays Ann's turn, which is why the check is on by
     // default).
-    let (players_key, evil_key) = (key(), key());
-    let dns = dns(&players_key, &evil_key);
-    let mut sink = Sink::start();
-    let data = tempfile::tempdir().unwrap();
-    let (server, smtp) = server(
-        &sink,
-        data.path(),
-        &["--mail-auth", "off", "--mail-dns", &dns.address],
-    );
-    let ann_mail = "ann@players.test";
-    let (ann, _bob, game) = ann_and_bob_at_chess(&server, &mut sink);
-    let notice = your_move(&mut sink, ann_mail, &game);
-    let tag = notice.reply_to.clone().expect("a Reply-To");
-    let legal = first_game_command(&notice);
-    let before = version(&server, &ann, &game);
+    let Scene {
+        _dns,
+        mut sink,
+        _data,
+        server,
+        smtp,
+        ann,
+        ann_mail,
+        game,
+        tag,
+        notice,
+        legal,
+        before,
+        ..
+    } = scene("off");
     let forged = reply(
         ann_mail,
         &tag,
