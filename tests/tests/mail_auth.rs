@@ -26,7 +26,6 @@ const SELECTOR: &str = "game";
 /// dnsmasq answering for `*.test` from its TXT records only, stopped when dropped.
 struct Dns {
     child: Child,
-    address: String,
 }
 
 impl Drop for Dns {
@@ -66,11 +65,26 @@ fn signed(key: &Key, domain: &str, raw: &str) -> String {
     format!("{}{raw}", signature.to_header())
 }
 
-fn dns(players: &Key, evil: &Key) -> Dns {
+/// Whether the players' domain publishes its DMARC policy.
+#[derive(Clone, Copy, PartialEq)]
+enum Dmarc {
+    Reject,
+    None,
+}
+
+fn dns(port: u16, players: &Key, evil: &Key, dmarc: Dmarc) -> Dns {
     let program = common::debian::program(&["/usr/sbin/dnsmasq"], "dnsmasq-base");
-    let port = free_port();
     // One argument each: no shell, so no quotes (dnsmasq would keep them); no value has a comma.
     let record = |name: &str, text: &str| format!("--txt-record={name},{text}");
+    let mut records = vec![
+        record(PLAYERS, "v=spf1 ip4:192.0.2.1 -all"),
+        record(&format!("{SELECTOR}._domainkey.{PLAYERS}"), &players.record),
+        record(EVIL, "v=spf1 ip4:127.0.0.1 -all"),
+        record(&format!("{SELECTOR}._domainkey.{EVIL}"), &evil.record),
+    ];
+    if dmarc == Dmarc::Reject {
+        records.push(record(&format!("_dmarc.{PLAYERS}"), "v=DMARC1; p=reject"));
+    }
     let child = Command::new(program)
         .args([
             "--keep-in-foreground",
@@ -82,12 +96,8 @@ fn dns(players: &Key, evil: &Key) -> Dns {
             "--listen-address=127.0.0.1",
             "--local=/test/",
             &format!("--port={port}"),
-            &record(PLAYERS, "v=spf1 ip4:192.0.2.1 -all"),
-            &record(&format!("_dmarc.{PLAYERS}"), "v=DMARC1; p=reject"),
-            &record(&format!("{SELECTOR}._domainkey.{PLAYERS}"), &players.record),
-            &record(EVIL, "v=spf1 ip4:127.0.0.1 -all"),
-            &record(&format!("{SELECTOR}._domainkey.{EVIL}"), &evil.record),
         ])
+        .args(&records)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -97,7 +107,7 @@ fn dns(players: &Key, evil: &Key) -> Dns {
     common::eventually(Duration::from_secs(10), "dnsmasq listening", || {
         std::net::TcpStream::connect(&address).is_ok()
     });
-    Dns { child, address }
+    Dns { child }
 }
 
 fn refused(server: &Server) -> u64 {
@@ -113,7 +123,9 @@ fn refused(server: &Server) -> u64 {
 struct Scene {
     players_key: Key,
     evil_key: Key,
-    _dns: Dns,
+    /// The test's DNS server; `None` in [`scene_without_dns`].
+    _dns: Option<Dns>,
+    dns_port: u16,
     sink: Sink,
     _data: tempfile::TempDir,
     server: Server,
@@ -128,14 +140,29 @@ struct Scene {
 }
 
 fn scene(auth: &str) -> Scene {
+    scene_with(auth, Some(Dmarc::Reject))
+}
+
+/// A scene whose DNS server is not running (yet): every lookup of the checks fails.
+fn scene_without_dns() -> Scene {
+    scene_with("on", None)
+}
+
+fn scene_with(auth: &str, dmarc: Option<Dmarc>) -> Scene {
     let (players_key, evil_key) = (key(), key());
-    let dns_server = dns(&players_key, &evil_key);
+    let dns_port = free_port();
+    let dns_server = dmarc.map(|dmarc| dns(dns_port, &players_key, &evil_key, dmarc));
     let mut sink = Sink::start();
     let data = tempfile::tempdir().unwrap();
     let (server, smtp) = server(
         &sink,
         data.path(),
-        &["--mail-auth", auth, "--mail-dns", &dns_server.address],
+        &[
+            "--mail-auth",
+            auth,
+            "--mail-dns",
+            &format!("127.0.0.1:{dns_port}"),
+        ],
     );
     let ann_mail = "ann@players.test";
     let (ann, _bob, game) = ann_and_bob_at_chess(&server, &mut sink);
@@ -147,6 +174,7 @@ fn scene(auth: &str) -> Scene {
         players_key,
         evil_key,
         _dns: dns_server,
+        dns_port,
         sink,
         _data: data,
         server,
@@ -167,6 +195,7 @@ fn a_signed_reply_plays_and_a_forged_sender_is_refused_at_smtp_time() {
         players_key,
         evil_key,
         _dns,
+        dns_port: _,
         mut sink,
         _data,
         server,
@@ -273,4 +302,97 @@ fn the_check_is_off_when_the_operator_turns_it_off() {
     });
     assert_eq!(version(&server, &ann, &game), before + 1);
     assert_eq!(refused(&server), 0);
+}
+
+#[test]
+fn a_domain_without_dmarc_is_taken_as_before() {
+    // players.test publishes its SPF and DKIM key but no DMARC policy: it asks receivers for
+    // nothing, so a mail failing SPF and unsigned is taken and judged by its reply tag.
+    let (players_key, evil_key) = (key(), key());
+    let port = free_port();
+    let _dns = dns(port, &players_key, &evil_key, Dmarc::None);
+    let mut sink = Sink::start();
+    let data = tempfile::tempdir().unwrap();
+    let (server, smtp) = server(
+        &sink,
+        data.path(),
+        &[
+            "--mail-auth",
+            "on",
+            "--mail-dns",
+            &format!("127.0.0.1:{port}"),
+        ],
+    );
+    let ann_mail = "ann@players.test";
+    let (ann, _bob, game) = ann_and_bob_at_chess(&server, &mut sink);
+    let notice = your_move(&mut sink, ann_mail, &game);
+    let tag = notice.reply_to.clone().expect("a Reply-To");
+    let legal = first_game_command(&notice);
+    let before = version(&server, &ann, &game);
+    let unsigned = reply(
+        ann_mail,
+        &tag,
+        "ann-1@players.test",
+        &notice.message_id,
+        &legal,
+    );
+    send(smtp, ann_mail, &tag, &unsigned).expect("taken");
+    sink.next("the answer to Ann's move", |m| {
+        m.rcpt_to == ann_mail && m.subject.starts_with("Played")
+    });
+    assert_eq!(version(&server, &ann, &game), before + 1);
+    assert_eq!(refused(&server), 0);
+}
+
+#[test]
+fn a_mail_is_deferred_while_dns_cannot_be_asked_and_plays_once_retried() {
+    let Scene {
+        players_key,
+        evil_key,
+        _dns: _,
+        dns_port,
+        mut sink,
+        _data,
+        server,
+        smtp,
+        ann,
+        ann_mail,
+        game,
+        notice,
+        tag,
+        legal,
+        before,
+    } = scene_without_dns();
+    let genuine = signed(
+        &players_key,
+        PLAYERS,
+        &reply(
+            ann_mail,
+            &tag,
+            "ann-1@players.test",
+            &notice.message_id,
+            &legal,
+        ),
+    );
+    // Nothing answers DNS: the sender cannot be checked, so the mail is deferred (4xx), which
+    // tells Ann's mail server to try again later; nothing is played and nothing is answered.
+    let answer = send(smtp, ann_mail, &tag, &genuine).expect_err("deferred");
+    assert!(answer.contains("451"), "{answer}");
+    assert_eq!(version(&server, &ann, &game), before, "nothing played");
+    assert_eq!(refused(&server), 0, "a deferral is not a refusal");
+
+    // DNS is back: the same mail, sent again as her server would, plays once.
+    let _dns = dns(dns_port, &players_key, &evil_key, Dmarc::Reject);
+    send(smtp, ann_mail, &tag, &genuine).expect("taken");
+    sink.next("the answer to Ann's move", |m| {
+        m.rcpt_to == ann_mail && m.subject.starts_with("Played")
+    });
+    assert_eq!(version(&server, &ann, &game), before + 1);
+    assert!(
+        !sink
+            .all()
+            .iter()
+            .any(|m| m.subject.starts_with("Not played")),
+        "the deferred mail was answered"
+    );
 }

@@ -15,6 +15,13 @@ use mail_auth::hickory_resolver::config::{NameServerConfigGroup, ResolverConfig,
 use mail_auth::spf::verify::SpfParameters;
 use mail_auth::{AuthenticatedMessage, DmarcResult, MessageAuthenticator};
 use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+/// The longest the checks of one mail may take: past it, DNS is taken as unreachable and the
+/// mail is deferred. The sending server waits ten minutes for the answer to `DATA` (RFC 5321
+/// section 4.5.3.2.6), so this is well within its patience and keeps a dead resolver from
+/// holding a session.
+pub const MOST_CHECK_TIME: Duration = Duration::from_secs(10);
 
 /// Where the checks ask DNS.
 #[derive(Clone, Debug)]
@@ -72,7 +79,16 @@ impl Checker {
             Ok(runtime) => runtime,
             Err(error) => return Verdict::Defer(format!("no runtime: {error}")),
         };
-        runtime.block_on(self.check_async(host, ip, helo, from, raw))
+        runtime.block_on(async {
+            tokio::time::timeout(MOST_CHECK_TIME, self.check_async(host, ip, helo, from, raw))
+                .await
+                .unwrap_or_else(|_| {
+                    Verdict::Defer(format!(
+                        "DNS did not answer within {} s",
+                        MOST_CHECK_TIME.as_secs()
+                    ))
+                })
+        })
     }
 
     async fn check_async(
