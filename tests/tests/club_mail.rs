@@ -43,13 +43,13 @@ fn a_direct_challenge_is_mailed_and_a_reply_accept_starts_its_game() {
     eprintln!("CHALLENGE MAIL\n{}\n{}", told.subject, told.text);
     assert!(
         told.subject
-            .starts_with("Ann challenges you to avalanche-chess"),
+            .starts_with("Ann challenges you to Avalanche Chess ["),
         "{}",
         told.subject
     );
     assert!(told.text.contains("Hello Bob"), "{}", told.text);
     assert!(
-        told.text.contains("a rated game of avalanche-chess"),
+        told.text.contains("a rated game of Avalanche Chess."),
         "{}",
         told.text
     );

@@ -42,9 +42,11 @@ impl Mail {
     fn challenge_letter(&self, id: &str, issued: &Issued, player: &str, to: String) -> Letter {
         let name = |p: &str| self.players.name(p).unwrap_or_else(|| p.to_string());
         let by = name(&issued.by);
+        // The game as players know it ("Avalanche Chess"), not its kind's id.
+        let game_name = self.game_name(&issued.kind);
         let kind = match &issued.variant {
-            Some(variant) => format!("{} ({variant})", issued.kind),
-            None => issued.kind.clone(),
+            Some(variant) => format!("{game_name} ({variant})"),
+            None => game_name,
         };
         let rated = if issued.rated { "rated" } else { "unrated" };
         let (subject, what) = match &issued.rematch_of {
