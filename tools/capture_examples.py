@@ -13,11 +13,12 @@ Long lists are cut to their first items so that the document stays readable; the
 test (`tests/tests/openapi_contract.rs`) checks every example against its schema.
 
     data=$(mktemp -d)
-    avalanche --addr 127.0.0.1:8080 --data "$data" --mail-inbound-secret inbound-secret \
+    secret=$(openssl rand -hex 32)
+    avalanche --addr 127.0.0.1:8080 --data "$data" --mail-inbound-secret "$secret" \
         --webhook-allow-http --webhook-allow-host example.com --webhook-allow-host 127.0.0.1 &
-    python3 tools/capture_examples.py http://127.0.0.1:8080 "$data" > openapi/examples.json
+    python3 tools/capture_examples.py http://127.0.0.1:8080 "$data" "$secret" > openapi/examples.json
 
-The inbound secret is `inbound-secret` unless a third argument names another.
+The third argument is the server's inbound secret (at least 32 bytes).
 """
 import email
 import email.policy
@@ -234,6 +235,9 @@ def main():
     keep("setMyNote", status, noted, note)
     status, noted = call("GET", f"/v1/games/{gid}/notes", a)
     keep("getMyNote", status, noted)
+    message = {"text": "Good luck, Bruno: see you on Monday."}
+    status, said = call("POST", f"/v1/games/{gid}/messages", a, message)
+    keep("sayMessage", status, said, message)
     status, events = call("GET", f"/v1/games/{gid}/events?after=0&limit=3", a)
     keep("listGameEvents", status, events)
     version = answers[1][1]["events"][-1]["version"]

@@ -201,6 +201,9 @@ pub struct ServeSettings {
     /// Vacations started or ended per player per day (0: no limit).
     #[arg(long, env = "AVALANCHE_LIMIT_VACATION_CHANGES_PER_DAY", default_value_t = app::limits::LimitSettings::default().vacation_changes_per_day_per_player)]
     pub limit_vacation_changes_per_day: u32,
+    /// Messages said per player per hour, at every game's table together (0: no limit).
+    #[arg(long, env = "AVALANCHE_LIMIT_MESSAGES_PER_HOUR", default_value_t = app::limits::LimitSettings::default().messages_per_hour_per_player)]
+    pub limit_messages_per_hour: u32,
     /// Tokens one player may hold at once (0: no limit).
     #[arg(long, env = "AVALANCHE_LIMIT_TOKENS", default_value_t = app::limits::LimitSettings::default().tokens_per_player)]
     pub limit_tokens: usize,

@@ -51,9 +51,9 @@ impl HttpStatus for ApiCode {
             BadRequest | MalformedJson | DuplicateKey | BadQuery | BadPath | BadIfMatch
             | BadIdempotencyKey | UnknownKind | InvalidName | InvalidLabel | InvalidEmail
             | InvalidWebhookUrl | InvalidScopes | InvalidChallenge | InvalidTournament
-            | InvalidText => StatusCode::BAD_REQUEST,
+            | InvalidText | EmptyMessage => StatusCode::BAD_REQUEST,
             Unauthorized => StatusCode::UNAUTHORIZED,
-            Forbidden | InsufficientScope => StatusCode::FORBIDDEN,
+            Forbidden | InsufficientScope | NotAtTable => StatusCode::FORBIDDEN,
             NotFound | GameNotFound | PlayerNotFound | TokenNotFound | InvalidRecoveryLink
             | VersionNotFound | WebhookNotFound | UnknownPool | ChallengeNotFound
             | TournamentNotFound => StatusCode::NOT_FOUND,
@@ -63,9 +63,10 @@ impl HttpStatus for ApiCode {
             | NoVacationLeft | TooManyWebhooks | AuditNotAvailable | LogNotAvailable
             | NoRecordNotation | BackupNotHere | ChallengeClosed | OutsideRatingRange
             | GameRunning | CursorAhead | EntryClosed | TournamentFull | TournamentStarted
-            | AlreadyJoined | NotJoined | TooFewPlayers | CannotPair => StatusCode::CONFLICT,
+            | AlreadyJoined | NotJoined | TooFewPlayers | CannotPair | TooManyMessages
+            | RoomClosed => StatusCode::CONFLICT,
             VersionConflict => StatusCode::PRECONDITION_FAILED,
-            PayloadTooLarge | NoteTooLong => StatusCode::PAYLOAD_TOO_LARGE,
+            PayloadTooLarge | NoteTooLong | MessageTooLong => StatusCode::PAYLOAD_TOO_LARGE,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             IdempotencyKeyReused | WrongVariant | IllegalRecord | UnfitRecord | GameNotFinished
             | AuditFailed | TextNotRead | TextAmbiguous => StatusCode::UNPROCESSABLE_ENTITY,

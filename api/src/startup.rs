@@ -132,6 +132,7 @@ pub fn serve_blocking(settings: ServeSettings) -> Result<(), StartupError> {
             forks_per_hour_per_player: settings.limit_forks_per_hour,
             imports_per_hour_per_player: settings.limit_imports_per_hour,
             vacation_changes_per_day_per_player: settings.limit_vacation_changes_per_day,
+            messages_per_hour_per_player: settings.limit_messages_per_hour,
             tokens_per_player: settings.limit_tokens,
             tokens_per_hour_per_player: settings.limit_tokens_per_hour,
             connections_per_address: settings.limit_connections_per_address,

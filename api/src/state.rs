@@ -21,6 +21,8 @@ pub struct AppState {
     pub vacations: Vacations,
     /// Players' private notes on games.
     pub notes: app::notes::Notes,
+    /// Messages said at games' tables: their sealed texts' own keys.
+    pub messages: app::messages::Messages,
     pub registry: Arc<Registry>,
     pub webhooks: Webhooks,
     /// What this node has been doing, for `GET /metrics`.
@@ -134,6 +136,7 @@ impl AppState {
             )?,
             leases,
             notes: app::notes::Notes::new(store.clone(), key.clone()),
+            messages: app::messages::Messages::new(store.clone(), key.clone()),
             games: Games::new(store.clone(), registry.clone(), key, capacity.game_cache)
                 .with_backend(opened.backup, opened.gauges),
             limits: app::limits::Limits::new(limits),

@@ -272,8 +272,14 @@ pub fn events_seen(slot: &Slot, envelopes: Vec<Envelope>) -> Vec<EventOut> {
 /// Stored events as the viewer of `slot` for `player` may see them. Only events the game has
 /// folded are shown: the store may show a batch a moment before it is on disk, and nobody
 /// must see an event that a crash could still take back.
-pub fn events_for(slot: &Slot, player: Option<&str>, envelopes: &[Envelope]) -> Vec<EventOut> {
+pub fn events_for(
+    slot: &Slot,
+    player: Option<&str>,
+    envelopes: &[Envelope],
+    messages: &app::messages::Messages,
+) -> Vec<EventOut> {
     let viewer = slot.viewer(player);
+    let seated = player.and_then(|p| slot.game.seat_of(p)).is_some();
     let facts = slot.game.facts();
     let durable = facts.version;
     envelopes
@@ -285,7 +291,14 @@ pub fn events_for(slot: &Slot, player: Option<&str>, envelopes: &[Envelope]) -> 
             event_type: e.event_type.clone(),
             recorded_at: e.recorded_at,
             actor: e.actor.clone(),
-            data: slot.game.redact(&e.payload, viewer),
+            data: {
+                let mut data = slot.game.redact(&e.payload, viewer);
+                if e.event_type == app::messages::SAID {
+                    // A message's text is opened here, for readers who may see it.
+                    messages.open_event(&mut data, seated);
+                }
+                data
+            },
         })
         .collect()
 }

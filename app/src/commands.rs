@@ -875,6 +875,12 @@ impl Games {
             SystemCommand::RecordBreaks { .. } | SystemCommand::Annotate { .. } => {
                 tracing::info!(game = %id, "record import command decided")
             }
+            SystemCommand::Say { message, room, .. } => {
+                tracing::info!(game = %id, %message, ?room, "message said")
+            }
+            SystemCommand::Hide { message } => {
+                tracing::info!(game = %id, %message, "message hidden")
+            }
         }
         Ok((events.len(), facts))
     }

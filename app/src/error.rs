@@ -91,6 +91,11 @@ pub enum ApiCode {
     CannotPair,
     NoteTooLong,
     InvalidText,
+    EmptyMessage,
+    MessageTooLong,
+    TooManyMessages,
+    RoomClosed,
+    NotAtTable,
 }
 
 impl ApiCode {
@@ -114,7 +119,8 @@ impl ApiCode {
             | InvalidChallenge | ChallengeNotFound | ChallengeClosed | OutsideRatingRange
             | GameRunning | CursorAhead | InvalidTournament | TournamentNotFound | EntryClosed
             | TournamentFull | TournamentStarted | AlreadyJoined | NotJoined | TooFewPlayers
-            | CannotPair | NoteTooLong | InvalidText => false,
+            | CannotPair | NoteTooLong | InvalidText | EmptyMessage | MessageTooLong
+            | TooManyMessages | RoomClosed | NotAtTable => false,
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod legacy_secrets;
 pub mod limits;
 pub mod lists;
 pub mod mail;
+pub mod messages;
 pub mod metered;
 pub mod metrics;
 pub mod nodes;

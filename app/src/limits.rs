@@ -38,6 +38,8 @@ pub struct LimitSettings {
     pub imports_per_hour_per_player: u32,
     /// Vacations started or ended per player per day.
     pub vacation_changes_per_day_per_player: u32,
+    /// Messages said per player per hour (at the tables of every game together).
+    pub messages_per_hour_per_player: u32,
     /// Tokens a player may hold at once.
     pub tokens_per_player: usize,
     /// Tokens issued per player per hour.
@@ -65,6 +67,7 @@ impl Default for LimitSettings {
             forks_per_hour_per_player: 60,
             imports_per_hour_per_player: 60,
             vacation_changes_per_day_per_player: 10,
+            messages_per_hour_per_player: 60,
             tokens_per_player: 20,
             tokens_per_hour_per_player: 10,
             connections_per_address: 64,
@@ -87,6 +90,7 @@ impl LimitSettings {
             forks_per_hour_per_player: 0,
             imports_per_hour_per_player: 0,
             vacation_changes_per_day_per_player: 0,
+            messages_per_hour_per_player: 0,
             tokens_per_player: 0,
             tokens_per_hour_per_player: 0,
             connections_per_address: 0,
@@ -106,6 +110,7 @@ pub struct Limits {
     forks: RateLimit,
     imports: RateLimit,
     vacations: RateLimit,
+    messages: RateLimit,
     tokens: RateLimit,
     streams: Arc<Mutex<HashMap<String, usize>>>,
 }
@@ -129,6 +134,11 @@ impl Limits {
                 "vacation_changes_per_player",
                 "vacations started or ended by one player",
                 daily(settings.vacation_changes_per_day_per_player),
+            ),
+            messages: RateLimit::new(
+                "messages_per_player",
+                "messages said by one player",
+                hourly(settings.messages_per_hour_per_player),
             ),
             tokens: RateLimit::new(
                 "tokens_per_hour_per_player",
@@ -189,6 +199,11 @@ impl Limits {
     /// One more player created from `address`.
     pub fn player_created(&self, address: &str) -> Result<(), ApiError> {
         self.players.take(address)
+    }
+
+    /// One more message said by `player`.
+    pub fn message_said(&self, player: &str) -> Result<(), ApiError> {
+        self.messages.take(player)
     }
 
     /// One more game created by `player`.

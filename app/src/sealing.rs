@@ -115,6 +115,11 @@ impl SecretsKey {
         }
     }
 
+    /// A key of 32 bytes held elsewhere (a message's own key).
+    pub fn from_bytes(bytes: &[u8; 32]) -> SecretsKey {
+        SecretsKey::of(bytes, None)
+    }
+
     /// A new random key, for this process only (tests; a store sealed with it cannot be read
     /// by another process).
     pub fn generate() -> Result<SecretsKey, KeyError> {

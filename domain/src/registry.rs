@@ -273,6 +273,8 @@ pub trait LiveGame: Send + Sync {
     fn check_analysis_fork(&self) -> Result<(), RuleError>;
     /// Whether `seat` may claim a timeout at `now` (another seat's deadline has passed).
     fn may_claim_timeout(&self, seat: Seat, now: DateTime<Utc>) -> bool;
+    /// How many messages were said at this game (hidden ones included).
+    fn said_count(&self) -> usize;
     /// Decides a JSON command: a table command or a game command of a player, or a
     /// [`SystemCommand`] when the actor is the server.
     fn decide(
@@ -643,6 +645,9 @@ impl<E: Engine> LiveGame for Live<E> {
     }
     fn may_claim_timeout(&self, seat: Seat, now: DateTime<Utc>) -> bool {
         self.table.may_claim_timeout(seat, now)
+    }
+    fn said_count(&self) -> usize {
+        self.table.messages.len()
     }
 
     fn decide(

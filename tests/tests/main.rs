@@ -36,6 +36,7 @@ mod mail_postgres;
 mod mail_recovery;
 mod mail_security;
 mod manners;
+mod messages;
 mod names;
 mod notes;
 mod openapi_contract;

@@ -87,6 +87,18 @@ pub(super) fn game_event(game_events: &[Value]) -> Value {
             variant("annotated", "The comments and annotation glyphs of an imported record, by the half-turn they follow: its export writes them again.", json!({
                 "notes": { "type": "array", "items": record_note(), "description": "In the record's order." },
             }), &["notes"]),
+            variant("said", "A player said something: to the table (a seat), or in the spectators' room (one who watches without a seat). It changes nothing of the game. Its text is sealed under a key of its own; readers of the events get `text` (the seated are not shown the spectators' room's), or `hidden` once the message was hidden; the game's log (`/log`) keeps only `sealed`.", json!({
+                "seat": seat(),
+                "player": { "type": "string", "description": "The player's id." },
+                "room": { "$ref": "#/components/schemas/MessageRoom" },
+                "message": { "type": "string", "description": "The message's id." },
+                "text": { "type": "string", "description": "What was said (absent when hidden, or not for this reader)." },
+                "hidden": { "type": "boolean", "description": "`true`: the message was hidden, its text is gone." },
+                "sealed": { "type": "string", "description": "The game's log only: the text sealed under the message's own key, in hex." },
+            }), &["player", "room", "message"]),
+            variant("hidden", "Message `message` was hidden: its key is deleted, its text can no longer be read anywhere.", json!({
+                "message": { "type": "string", "description": "The message's id." },
+            }), &["message"]),
             variant("finished", "The game ended.", json!({
                 "outcome": { "$ref": "#/components/schemas/Outcome" },
             }), &["outcome"]),
@@ -151,6 +163,15 @@ pub(super) fn server_command() -> Value {
             variant("annotate", "Keep an imported record's comments and annotation glyphs.", json!({
                 "notes": { "type": "array", "items": record_note() },
             }), &["notes"]),
+            variant("say", "`player` says something (its text sealed as `sealed`): recorded as `said`.", json!({
+                "player": { "type": "string" },
+                "room": { "$ref": "#/components/schemas/MessageRoom" },
+                "message": { "type": "string" },
+                "sealed": { "type": "string" },
+            }), &["player", "room", "message", "sealed"]),
+            variant("hide", "Message `message` is hidden (its key deleted): recorded as `hidden`.", json!({
+                "message": { "type": "string" },
+            }), &["message"]),
             variant("fork", "Make this game a fork of `parent` at `version`.", json!({
                 "parent": { "type": "string" },
                 "version": { "type": "integer", "format": "int64", "minimum": 0 },

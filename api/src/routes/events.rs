@@ -87,7 +87,7 @@ pub async fn events(
     };
     let slot = slot.lock().await;
     let version = slot.game.facts().version;
-    let events = events_for(&slot, player.as_deref(), &envelopes);
+    let events = events_for(&slot, player.as_deref(), &envelopes, &state.messages);
     let next = events
         .last()
         .map(|last| last.version)
@@ -229,7 +229,7 @@ async fn next_frames(mut s: Streaming) -> Option<(Result<Bytes, ApiError>, Strea
         };
         let slot = slot.lock().await;
         let before = s.after;
-        for event in events_for(&slot, s.player.as_deref(), &envelopes) {
+        for event in events_for(&slot, s.player.as_deref(), &envelopes, &s.state.messages) {
             s.after = event.version;
             s.pending.push_back(frame(&event, s.ndjson));
         }

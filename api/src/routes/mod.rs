@@ -11,6 +11,7 @@ pub mod imports;
 pub mod kinds;
 pub mod licence;
 pub mod mail;
+pub mod messages;
 pub mod notes;
 pub mod notices;
 pub mod play;
@@ -77,6 +78,7 @@ pub fn api(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(games::list_games)
         .service(games::get_game)
         .service(games::join_game)
+        .service(messages::say)
         .service(notes::my_note)
         .service(notes::set_my_note)
         .service(events::events)

@@ -123,6 +123,16 @@ pub enum SystemCommand {
     /// The comments and annotation glyphs an imported record gives after its half-turns, kept
     /// so that its export writes them again.
     Annotate { notes: Vec<RecordNote> },
+    /// `player` says something (its text sealed by the server as `sealed`): recorded as
+    /// `said`, at their seat (or in the spectators' room). Nothing of the game changes.
+    Say {
+        player: String,
+        room: super::event::MessageRoom,
+        message: String,
+        sealed: String,
+    },
+    /// Message `message` is hidden (its key was deleted): recorded as `hidden`.
+    Hide { message: String },
 }
 
 /// A comment or an annotation glyph of an imported record, after half-turn `after` (0: before

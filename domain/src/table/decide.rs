@@ -4,7 +4,7 @@ use super::clock::{
     RecordNote, SeatClock, SystemCommand, GLYPHS, MAX_BREAK_REASON, MAX_BREAK_TEXT, MAX_COMMENT,
 };
 use super::command::{Actor, TableCommand};
-use super::event::TableEvent;
+use super::event::{MessageRoom, TableEvent};
 use super::sealed::seed_revealed;
 use super::state::{Status, Table};
 use crate::engine::{Context, Engine, ErrorCode, Legal, Outcome, Refusal, RuleError, Seat};
@@ -57,6 +57,23 @@ impl<E: Engine> Table<E> {
                 reason,
             } => return self.record_breaks(*half_turn, text, reason, ctx),
             SystemCommand::Annotate { notes } => return self.annotate(notes),
+            SystemCommand::Say {
+                player,
+                room,
+                message,
+                sealed,
+            } => return self.say(player, *room, message, sealed),
+            SystemCommand::Hide { message } => {
+                return match self.messages.get(message) {
+                    Some(false) => Ok(vec![TableEvent::Hidden {
+                        message: message.clone(),
+                    }]),
+                    _ => Err(RuleError::new(
+                        ErrorCode::BadCommand,
+                        "No message of this game with that id is shown.",
+                    )),
+                }
+            }
             SystemCommand::Vacation { player, away } => {
                 if self.status == Status::Finished {
                     return Ok(Vec::new());
@@ -78,6 +95,53 @@ impl<E: Engine> Table<E> {
             events.push(clock);
         }
         Ok(events)
+    }
+
+    /// `player` says something: at their seat to the table, or without a seat in the
+    /// spectators' room (closed in games with hidden cards, where a watcher's words could
+    /// only help one side). Nothing of the game changes, so no clock moves.
+    fn say(
+        &self,
+        player: &str,
+        room: MessageRoom,
+        message: &str,
+        sealed: &str,
+    ) -> Result<Vec<TableEvent<E>>, RuleError> {
+        if self.messages.contains_key(message) {
+            return Err(RuleError::new(
+                ErrorCode::BadCommand,
+                "A message of this game already has that id.",
+            ));
+        }
+        let seat = self.seat_of(player);
+        match (room, seat) {
+            (MessageRoom::Table, None) => {
+                return Err(RuleError::new(
+                    ErrorCode::NotSeated,
+                    "Only the players seated at this game speak at its table.",
+                ))
+            }
+            (MessageRoom::Spectators, Some(_)) => {
+                return Err(RuleError::new(
+                    ErrorCode::NotSeated,
+                    "The spectators' room is for those who watch without a seat.",
+                ))
+            }
+            (MessageRoom::Spectators, None) if E::info().hidden_information => {
+                return Err(RuleError::new(
+                    ErrorCode::BadCommand,
+                    "A game with hidden cards has no spectators' room.",
+                ))
+            }
+            _ => {}
+        }
+        Ok(vec![TableEvent::Said {
+            seat,
+            player: player.to_string(),
+            room,
+            message: message.to_string(),
+            sealed: sealed.to_string(),
+        }])
     }
 
     /// An imported record breaks here: the game ends without a winner, its reason saying

@@ -97,6 +97,24 @@ pub enum TableEvent<E: Engine> {
     Annotated {
         notes: Vec<RecordNote>,
     },
+    /// A player said something (see `MessageRoom`): `message` names it, `sealed` is its text
+    /// sealed under a key of its own that the server keeps outside the stream, so that deleting
+    /// the key (hiding the message) leaves nothing readable here. Changes nothing of the game.
+    Said {
+        /// The seat that spoke; absent for a spectator, in the spectators' room.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<Seat>,
+        /// The player who spoke.
+        player: String,
+        room: MessageRoom,
+        message: String,
+        sealed: String,
+    },
+    /// An operator (or the one who wrote it) hid message `message`: its key is deleted, so its
+    /// text can no longer be read anywhere. Changes nothing of the game.
+    Hidden {
+        message: String,
+    },
     /// The game ended.
     Finished {
         outcome: Outcome,
@@ -132,6 +150,15 @@ pub enum TableEvent<E: Engine> {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         commitment: Option<String>,
     },
+}
+
+/// Where a message is said: to the table (every seat, and spectators of a game without hidden
+/// cards), or in the spectators' room (those who watch without a seat).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageRoom {
+    Table,
+    Spectators,
 }
 
 /// The stable type name stored in the envelope of a serialized table event: `created`,

@@ -21,7 +21,7 @@ pub use clock::{
 pub use command::{Actor, TableCommand, TABLE_COMMAND_TYPES};
 pub(crate) use decide::record_break;
 pub use decide::Command;
-pub use event::{type_name, TableEvent};
+pub use event::{type_name, MessageRoom, TableEvent};
 pub use fact::{kind_of_stream, TableFact};
 pub use state::{FoldError, ForkOrigin, Status, Table, TakebackRequest};
 pub use turns::TurnHistory;

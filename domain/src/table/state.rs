@@ -69,6 +69,8 @@ pub struct Table<E: Engine> {
     /// The last table event that can end a game (a resignation, a timeout, an agreed draw or
     /// takeback): why a `finished` the rules did not give came.
     last_exit: Option<TableEnd>,
+    /// The messages said at this table, by id: whether each is hidden.
+    pub messages: std::collections::BTreeMap<String, bool>,
 }
 
 /// A takeback asked for: by whom, to which version, and the seats that accepted so far.
@@ -134,6 +136,7 @@ impl<E: Engine> Table<E> {
             timed_out: vec![false; seats],
             ended_by: None,
             last_exit: None,
+            messages: std::collections::BTreeMap::new(),
         }
     }
 
@@ -252,6 +255,13 @@ impl<E: Engine> Table<E> {
             TableEvent::SeedRevealed { seed, .. } => self.revealed_seed = Some(*seed),
             // Kept in the stream for the record's export; nothing of the table changes.
             TableEvent::RecordBroken { .. } | TableEvent::Annotated { .. } => {}
+            // Words said at the table: nothing of the game changes.
+            TableEvent::Said { message, .. } => {
+                self.messages.insert(message.clone(), false);
+            }
+            TableEvent::Hidden { message } => {
+                self.messages.insert(message.clone(), true);
+            }
             TableEvent::Forked {
                 parent,
                 version,

@@ -35,6 +35,8 @@ const UNLIMITED: &[&str] = &[
     "0",
     "--limit-vacation-changes-per-day",
     "0",
+    "--limit-messages-per-hour",
+    "0",
     "--limit-tokens",
     "0",
     "--limit-tokens-per-hour",

@@ -1,0 +1,49 @@
+//! Messages said at a game: to its table, or in its spectators' room.
+
+use crate::auth::{Authenticated, PLAY};
+use crate::problem::{HttpError, Problem};
+use crate::state::AppState;
+use actix_web::{post, web, HttpResponse};
+use app::messages::MessageText;
+use domain::table::MessageRoom;
+
+/// Say something at a game: to its table when I hold a seat (`room` `table`, the default),
+/// or in its spectators' room when I watch without one (games without hidden cards only).
+/// It is kept in the game's stream as a `said` event, its text sealed under a key of its own;
+/// it changes nothing of the game. Readers of the game's events see its text (the spectators'
+/// room is not shown to the seated).
+#[utoipa::path(operation_id = "sayMessage", tag = "games", security(("bearer" = ["play"])),
+    params(("id" = String, Path, description = "The game id")),
+    request_body = MessageText,
+    responses((status = 201, description = "Said: the message's id and its event's version", body = app::messages::Said),
+        (status = 400, description = "`empty_message`, `invalid_text` (a control or bidirectional character), `malformed_json`", body = Problem),
+        (status = 401, body = Problem),
+        (status = 403, description = "`not_at_table`: only the players seated at the game speak at its table", body = Problem),
+        (status = 404, description = "`game_not_found`", body = Problem),
+        (status = 409, description = "`room_closed` (the spectators' room of a game with hidden cards, or a seated player there), `too_many_messages` (the game holds the most messages it may)", body = Problem),
+        (status = 413, description = "`message_too_long` (more than 1 000 characters)", body = Problem),
+        (status = 415, body = Problem),
+        (status = 429, description = "`rate_limited`: too many messages by this player this hour", body = Problem)))]
+#[post("/v1/games/{id}/messages")]
+pub async fn say(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated<PLAY>,
+    id: web::Path<String>,
+    body: crate::json_body::Json<MessageText>,
+) -> Result<HttpResponse, HttpError> {
+    super::current_game(&state, &id).await?;
+    let body = body.into_inner();
+    let room = body.room.unwrap_or(MessageRoom::Table);
+    let said = state
+        .messages
+        .say(
+            &state.games,
+            &state.limits,
+            &id,
+            &player.id,
+            &body.text,
+            room,
+        )
+        .await?;
+    Ok(HttpResponse::Created().json(said))
+}

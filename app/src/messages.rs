@@ -1,0 +1,287 @@
+//! Messages: what players say at a game's table ("good luck", "away this weekend"), kept in
+//! the game's stream as `said` events so that they replay with the game at their place.
+//!
+//! A message's text is never written in clear: it is sealed under a key of its own (32 random
+//! bytes), and the event holds only the sealed text. The key lives in the records tree
+//! `message_keys`, itself sealed under the secrets key. Hiding a message deletes its key
+//! (crypto-shredding) and appends a `hidden` event: the stream stays append-only, and the text
+//! can no longer be read from it by anyone, nor from a backup made afterwards.
+//!
+//! Who reads a message: the table's messages, everyone who may read the game's events; the
+//! spectators' room, those without a seat (players never read what watchers say about their
+//! game while it runs). The room is closed in games with hidden cards.
+
+use crate::error::{ApiCode, ApiError};
+use crate::limits::Limits;
+use crate::notes::check_note;
+use crate::sealing::SecretsKey;
+use crate::Games;
+use domain::table::{MessageRoom, SystemCommand};
+use rand_core::{OsRng, TryRngCore};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+use storage::Storage;
+use utoipa::ToSchema;
+
+/// The records tree of the messages' own keys, keyed by message id.
+const KEYS: &str = "message_keys";
+/// The longest message, in characters.
+pub const MESSAGE_LIMIT: usize = 1_000;
+/// The most messages one game holds.
+pub const MESSAGES_PER_GAME: usize = 2_000;
+/// The event type of a message.
+pub const SAID: &str = "said";
+
+/// A message to say at a game.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"text": "Good luck, and have fun!"}))]
+pub struct MessageText {
+    /// 1 to 1 000 characters; line breaks and tabs are kept, other control characters and
+    /// the characters that reorder text (bidirectional controls) are refused.
+    pub text: String,
+    /// `table` (the default: a seat speaks to the game's table) or `spectators` (one who
+    /// watches without a seat, in a game without hidden cards).
+    #[serde(default)]
+    pub room: Option<MessageRoom>,
+}
+
+/// A message said, as its `said` event records it.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[schema(example = json!({"message": "m-3fQk9LwZ2hTx", "version": 12, "room": "table", "seat": 0}))]
+pub struct Said {
+    /// The message's id.
+    pub message: String,
+    /// The version of its `said` event in the game's stream.
+    pub version: u64,
+    pub room: MessageRoom,
+    /// The seat that spoke (absent in the spectators' room).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seat: Option<usize>,
+}
+
+pub struct Messages {
+    store: Arc<dyn Storage>,
+    key: Arc<SecretsKey>,
+}
+
+/// What a message's text is bound to: its id, so sealed texts cannot be swapped.
+fn text_context(message: &str) -> Vec<u8> {
+    format!("message {message}").into_bytes()
+}
+
+/// What a message's key is bound to when sealed under the secrets key.
+fn key_context(message: &str) -> Vec<u8> {
+    format!("message key {message}").into_bytes()
+}
+
+fn random_bytes<const N: usize>() -> Result<[u8; N], ApiError> {
+    let mut bytes = [0u8; N];
+    OsRng
+        .try_fill_bytes(&mut bytes)
+        .map_err(|e| ApiError::internal(format!("no random bytes: {e}")))?;
+    Ok(bytes)
+}
+
+/// A new message id: `m-` and 16 random hex digits.
+fn new_id() -> Result<String, ApiError> {
+    Ok(format!("m-{}", hex::encode(random_bytes::<8>()?)))
+}
+
+/// `text` checked for a message: not empty, at most [`MESSAGE_LIMIT`] characters, nothing that
+/// hides or reorders text.
+pub fn check_message(text: &str) -> Result<(), ApiError> {
+    if text.trim().is_empty() {
+        return Err(ApiError::new(
+            ApiCode::EmptyMessage,
+            "A message needs some text.",
+        ));
+    }
+    let length = text.chars().count();
+    if length > MESSAGE_LIMIT {
+        return Err(ApiError::new(
+            ApiCode::MessageTooLong,
+            format!("A message holds at most {MESSAGE_LIMIT} characters; this one has {length}."),
+        ));
+    }
+    // Control and bidirectional characters: the same rule as a note's.
+    check_note(text)
+}
+
+impl Messages {
+    pub fn new(store: Arc<dyn Storage>, key: Arc<SecretsKey>) -> Messages {
+        Messages { store, key }
+    }
+
+    /// `player` says `text` at game `id` (to `room`), alone or beside a command: checked,
+    /// sealed under a key of its own, and appended as a `said` event. Nothing is appended
+    /// when it is refused.
+    pub async fn say(
+        &self,
+        games: &Games,
+        limits: &Limits,
+        id: &str,
+        player: &str,
+        text: &str,
+        room: MessageRoom,
+    ) -> Result<Said, ApiError> {
+        check_message(text)?;
+        {
+            let slot_ref = games.slot(id)?;
+            let slot = slot_ref.lock().await;
+            let facts = slot.game.facts();
+            let seat = slot.game.seat_of(player);
+            match (room, seat) {
+                (MessageRoom::Table, None) => {
+                    return Err(ApiError::new(
+                        ApiCode::NotAtTable,
+                        "Only the players seated at this game speak at its table.",
+                    ))
+                }
+                (MessageRoom::Spectators, Some(_)) => {
+                    return Err(ApiError::new(
+                        ApiCode::RoomClosed,
+                        "The spectators' room is for those who watch without a seat: say it \
+                         at the table.",
+                    ))
+                }
+                (MessageRoom::Spectators, None) if facts.hidden_information => {
+                    return Err(ApiError::new(
+                        ApiCode::RoomClosed,
+                        "A game with hidden cards has no spectators' room.",
+                    ))
+                }
+                _ => {}
+            }
+            let said = slot.game.said_count();
+            if said >= MESSAGES_PER_GAME {
+                return Err(ApiError::new(
+                    ApiCode::TooManyMessages,
+                    format!("This game holds {said} messages, the most one game may."),
+                ));
+            }
+        }
+        limits.message_said(player)?;
+        let message = new_id()?;
+        let sealed = self.seal(&message, text)?;
+        let command = SystemCommand::Say {
+            player: player.to_string(),
+            room,
+            message: message.clone(),
+            sealed,
+        };
+        let appended = games.system(id, &command).await;
+        if let Err(error) = appended {
+            // Nothing was said: its key goes too.
+            let _ = self.store.remove_record_async(KEYS, &message).await;
+            return Err(error);
+        }
+        let slot_ref = games.slot(id)?;
+        let slot = slot_ref.lock().await;
+        let version = slot.game.facts().version;
+        Ok(Said {
+            seat: slot.game.seat_of(player),
+            message,
+            version,
+            room,
+        })
+    }
+
+    /// `text` sealed under a new key of its own, the key kept (sealed) in the records.
+    fn seal(&self, message: &str, text: &str) -> Result<String, ApiError> {
+        let own = random_bytes::<32>()?;
+        let sealed_key = self
+            .key
+            .seal(&key_context(message), &own)
+            .map_err(|e| ApiError::internal(e.to_string()))?;
+        self.store
+            .put_record(KEYS, message, &sealed_key)
+            .map_err(ApiError::from)?;
+        let sealed = SecretsKey::from_bytes(&own)
+            .seal(&text_context(message), text.as_bytes())
+            .map_err(|e| ApiError::internal(e.to_string()))?;
+        Ok(hex::encode(sealed))
+    }
+
+    /// The text of message `message` sealed as `sealed`, while its key exists.
+    pub fn open(&self, message: &str, sealed: &str) -> Option<String> {
+        let stored = self.store.get_record(KEYS, message).ok()??;
+        let own: [u8; 32] = self
+            .key
+            .open(&key_context(message), &stored)
+            .ok()?
+            .try_into()
+            .ok()?;
+        let sealed = hex::decode(sealed).ok()?;
+        let plain = SecretsKey::from_bytes(&own)
+            .open(&text_context(message), &sealed)
+            .ok()?;
+        String::from_utf8(plain).ok()
+    }
+
+    /// A `said` event's data as `seated` (whether the reader holds a seat) may read it: the
+    /// sealed text replaced by the text, or by `"hidden": true` once its key is gone; the
+    /// spectators' room's text withheld from the seated.
+    pub fn open_event(&self, data: &mut Value, seated: bool) {
+        let Some(object) = data.as_object_mut() else {
+            return;
+        };
+        let sealed = object.remove("sealed");
+        let message = object.get("message").and_then(Value::as_str);
+        let room = object.get("room").and_then(Value::as_str);
+        if seated && room == Some("spectators") {
+            return;
+        }
+        let text = match (message, sealed.as_ref().and_then(Value::as_str)) {
+            (Some(message), Some(sealed)) => self.open(message, sealed),
+            _ => None,
+        };
+        match text {
+            Some(text) => object.insert("text".into(), Value::String(text)),
+            None => object.insert("hidden".into(), Value::Bool(true)),
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_is_some_text_of_bounded_length_with_nothing_that_hides_or_reorders_it() {
+        assert!(check_message("good luck\nhave fun").is_ok());
+        for (bad, code) in [
+            ("", ApiCode::EmptyMessage),
+            (" \n\t", ApiCode::EmptyMessage),
+            ("a\u{0007}b", ApiCode::InvalidText),
+            ("abc\u{202E}fed", ApiCode::InvalidText),
+        ] {
+            assert_eq!(check_message(bad).unwrap_err().code, code, "{bad:?}");
+        }
+        let long = "é".repeat(MESSAGE_LIMIT + 1);
+        assert_eq!(
+            check_message(&long).unwrap_err().code,
+            ApiCode::MessageTooLong
+        );
+        assert!(check_message(&"é".repeat(MESSAGE_LIMIT)).is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_sealed_text_opens_while_its_key_lives_and_never_after() {
+        let store: Arc<dyn Storage> = Arc::new(storage::MemoryStore::new());
+        let messages = Messages::new(store.clone(), Arc::new(SecretsKey::generate().unwrap()));
+        let sealed = messages.seal("m-1", "see you on Monday").unwrap();
+        assert!(!sealed.contains("Monday"));
+        assert_eq!(
+            messages.open("m-1", &sealed).as_deref(),
+            Some("see you on Monday")
+        );
+        assert_eq!(messages.open("m-2", &sealed), None, "bound to its id");
+        store
+            .remove_record_async("message_keys", "m-1")
+            .await
+            .unwrap();
+        assert_eq!(messages.open("m-1", &sealed), None);
+    }
+}

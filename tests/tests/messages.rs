@@ -1,0 +1,303 @@
+//! Messages: words said at a game's table, kept in its stream as `said` events with their text
+//! sealed under a key of their own; they change nothing of the game, reach every reader of its
+//! events, and bad input is refused with nothing appended.
+
+use crate::common;
+
+use common::binary::Server;
+use common::{ok_json, problem, TestApp};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+fn say(
+    app: &TestApp,
+    player: &common::Player,
+    game: &str,
+    body: Value,
+) -> reqwest::blocking::Response {
+    app.post(&format!("/v1/games/{game}/messages"), Some(player))
+        .json(&body)
+        .send()
+        .expect("request")
+}
+
+/// The `said` events a reader (a seat's player, or anyone) gets from the events endpoint.
+fn said(app: &TestApp, reader: Option<&common::Player>, game: &str) -> Vec<Value> {
+    let page = app.events(reader, game, 0);
+    page["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["type"] == "said")
+        .map(|e| e["data"].clone())
+        .collect()
+}
+
+/// The player who has a move of the game to play now.
+fn acting<'a>(app: &TestApp, game: &str, players: &'a [common::Player]) -> &'a common::Player {
+    players
+        .iter()
+        .find(|p| {
+            app.legal(p, game)["commands"].as_array().is_some_and(|c| {
+                c.iter()
+                    .any(|l| !common::play::is_table_command(&l["command"]))
+            })
+        })
+        .expect("a seat to act")
+}
+
+#[test]
+fn a_message_reaches_every_seat_and_spectator_and_changes_nothing_of_the_game() {
+    let app = TestApp::spawn();
+    let (game, players) = app.full_game("avalanche", 3, json!({}));
+    let (ana, bea) = (&players[0], &players[1]);
+    let before = app.game(Some(ana), &game);
+    let mover = acting(&app, &game, &players);
+    let legal = app.legal(mover, &game)["commands"].clone();
+    let answer = ok_json(
+        Ok(say(
+            &app,
+            bea,
+            &game,
+            json!({"text": "Good luck, both of you!\nHave fun."}),
+        )),
+        StatusCode::CREATED,
+    );
+    let message = answer["message"].as_str().expect("an id").to_string();
+    assert!(message.starts_with("m-"), "{answer}");
+    assert_eq!(answer["seat"], 1);
+    assert_eq!(answer["room"], "table");
+    let version = before["version"].as_u64().unwrap() + 1;
+    assert_eq!(answer["version"], version);
+
+    // Nothing of the game changed but its version: the same seat acts, with the same choices.
+    let after = app.game(Some(ana), &game);
+    assert_eq!(after["version"], version);
+    assert_eq!(after["to_act"], before["to_act"]);
+    assert_eq!(app.legal(mover, &game)["commands"], legal);
+
+    for reader in [Some(ana), Some(bea), Some(&players[2]), None] {
+        let said = said(&app, reader, &game);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert_eq!(said[0]["text"], "Good luck, both of you!\nHave fun.");
+        assert_eq!(said[0]["seat"], 1);
+        assert_eq!(said[0]["message"], message.as_str());
+        assert!(said[0].get("sealed").is_none(), "{}", said[0]);
+    }
+    // Play goes on after it, and a second message is folded like the first.
+    common::play::play_first(&app, &game, mover);
+    ok_json(
+        Ok(say(&app, ana, &game, json!({"text": "Thanks!"}))),
+        StatusCode::CREATED,
+    );
+    let texts: Vec<Value> = said(&app, Some(bea), &game)
+        .into_iter()
+        .map(|s| s["text"].clone())
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            json!("Good luck, both of you!\nHave fun."),
+            json!("Thanks!")
+        ]
+    );
+}
+
+#[test]
+fn a_chess_game_with_messages_audits_and_replays_and_watchers_speak_in_their_own_room() {
+    let app = TestApp::spawn();
+    let (game, players) = app.full_game("avalanche-chess", 2, json!({}));
+    let watcher = app.create_player("Watcher");
+    ok_json(
+        Ok(say(&app, &players[0], &game, json!({"text": "gl hf"}))),
+        StatusCode::CREATED,
+    );
+    common::play::play_first(&app, &game, acting(&app, &game, &players));
+    let spoken = ok_json(
+        Ok(say(
+            &app,
+            &watcher,
+            &game,
+            json!({"text": "What an opening", "room": "spectators"}),
+        )),
+        StatusCode::CREATED,
+    );
+    assert!(spoken.get("seat").is_none(), "{spoken}");
+    // The watchers read their room; the seated do not (its text is withheld from them).
+    let watched = said(&app, Some(&watcher), &game);
+    assert_eq!(watched[1]["text"], "What an opening");
+    assert_eq!(watched[1]["room"], "spectators");
+    let seated = said(&app, Some(&players[1]), &game);
+    assert_eq!(seated[0]["text"], "gl hf");
+    assert!(seated[1].get("text").is_none(), "{}", seated[1]);
+    // A seated player speaks at the table, not in the watchers' room; a watcher not at it.
+    let refused = say(
+        &app,
+        &players[0],
+        &game,
+        json!({"text": "hi", "room": "spectators"}),
+    );
+    assert_eq!(problem(refused, StatusCode::CONFLICT), "room_closed");
+    let refused = say(&app, &watcher, &game, json!({"text": "hi"}));
+    assert_eq!(problem(refused, StatusCode::FORBIDDEN), "not_at_table");
+
+    // The audit decides every command again, messages included, and finds the game valid;
+    // every state of the replay folds.
+    let audit = ok_json(
+        app.get(&format!("/v1/games/{game}/audit"), None).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+    let version = app.game(None, &game)["version"].as_u64().unwrap();
+    for v in 1..=version {
+        ok_json(
+            app.get(&format!("/v1/games/{game}/states/{v}"), Some(&players[0]))
+                .send(),
+            StatusCode::OK,
+        );
+    }
+}
+
+#[test]
+fn bad_text_a_game_one_does_not_sit_at_or_a_closed_room_is_refused_and_nothing_appended() {
+    let app = TestApp::spawn();
+    let (game, players) = app.full_game("altitude", 2, json!({}));
+    let stranger = app.create_player("Stranger");
+    let ana = &players[0];
+    let version = app.game(None, &game)["version"].clone();
+    let long = "x".repeat(1_001);
+    for (player, body, status, code) in [
+        (
+            ana,
+            json!({"text": ""}),
+            StatusCode::BAD_REQUEST,
+            "empty_message",
+        ),
+        (
+            ana,
+            json!({"text": " \n "}),
+            StatusCode::BAD_REQUEST,
+            "empty_message",
+        ),
+        (
+            ana,
+            json!({"text": "right\u{202E}tfel"}),
+            StatusCode::BAD_REQUEST,
+            "invalid_text",
+        ),
+        (
+            ana,
+            json!({"text": "bell\u{0007}"}),
+            StatusCode::BAD_REQUEST,
+            "invalid_text",
+        ),
+        (
+            ana,
+            json!({"text": long}),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "message_too_long",
+        ),
+        (
+            &stranger,
+            json!({"text": "hello"}),
+            StatusCode::FORBIDDEN,
+            "not_at_table",
+        ),
+        // A game with hidden cards has no spectators' room.
+        (
+            &stranger,
+            json!({"text": "hello", "room": "spectators"}),
+            StatusCode::CONFLICT,
+            "room_closed",
+        ),
+    ] {
+        assert_eq!(
+            problem(say(&app, player, &game, body.clone()), status),
+            code,
+            "{body}"
+        );
+    }
+    assert_eq!(
+        problem(
+            say(&app, ana, "g-nosuchgame", json!({"text": "hi"})),
+            StatusCode::NOT_FOUND
+        ),
+        "game_not_found"
+    );
+    let unknown_field = say(&app, ana, &game, json!({"text": "x", "to": "everyone"}));
+    assert_eq!(unknown_field.status(), StatusCode::BAD_REQUEST);
+    let anonymous = app
+        .post(&format!("/v1/games/{game}/messages"), None)
+        .json(&json!({"text": "hi"}))
+        .send()
+        .unwrap();
+    assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(app.game(None, &game)["version"], version);
+    assert!(said(&app, Some(ana), &game).is_empty());
+}
+
+#[test]
+fn a_player_says_only_so_many_messages_an_hour() {
+    let app = TestApp::spawn_limited(app::limits::LimitSettings {
+        messages_per_hour_per_player: 2,
+        ..app::limits::LimitSettings::unlimited()
+    });
+    let (game, players) = app.full_game("avalanche-chess", 2, json!({}));
+    for text in ["one", "two"] {
+        ok_json(
+            Ok(say(&app, &players[0], &game, json!({ "text": text }))),
+            StatusCode::CREATED,
+        );
+    }
+    let version = app.game(None, &game)["version"].clone();
+    let refused = say(&app, &players[0], &game, json!({"text": "three"}));
+    assert_eq!(
+        problem(refused, StatusCode::TOO_MANY_REQUESTS),
+        "rate_limited"
+    );
+    assert_eq!(app.game(None, &game)["version"], version);
+    // The other player's allowance is their own.
+    ok_json(
+        Ok(say(&app, &players[1], &game, json!({"text": "mine"}))),
+        StatusCode::CREATED,
+    );
+}
+
+#[test]
+fn no_file_of_the_store_holds_a_message_in_clear_and_it_reads_after_a_restart() {
+    let data = tempfile::tempdir().expect("a directory");
+    let mut server = Server::start(data.path(), &[]);
+    let (game, players) = server.app.full_game("avalanche-chess", 2, json!({}));
+    let text = "Zanzibar-quokka says good luck";
+    ok_json(
+        Ok(say(
+            &server.app,
+            &players[0],
+            &game,
+            json!({ "text": text }),
+        )),
+        StatusCode::CREATED,
+    );
+    server.kill();
+    let mut stack = vec![data.path().to_path_buf()];
+    let mut files = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("lists") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            files += 1;
+            let bytes = std::fs::read(&path).expect("reads");
+            assert!(
+                !bytes.windows(14).any(|w| w == b"Zanzibar-quokk"),
+                "{} holds the message in clear",
+                path.display()
+            );
+        }
+    }
+    assert!(files > 0);
+    let server = Server::start(data.path(), &[]);
+    assert_eq!(said(&server.app, Some(&players[1]), &game)[0]["text"], text);
+}
