@@ -48,6 +48,31 @@ pub enum Subcommand {
     /// pool, then player): what the servers of the store serve. A sled store must not be in
     /// use by a server; a PostgreSQL one may be.
     Ratings(RatingsArgs),
+    /// Hide a message said at a game, through a running server's admin listener: its key is
+    /// deleted, so its text is gone from every channel and every backup made afterwards, and
+    /// a `hidden` event records it.
+    Moderate(ModerateArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ModerateArgs {
+    /// The game the message was said at.
+    #[arg(long)]
+    pub game: String,
+    /// The id of the message to hide (`m-...`, from its `said` event).
+    #[arg(long)]
+    pub hide: String,
+    /// The server, as the URL its admin listener (`--admin-addr` of `serve`) answers on.
+    #[arg(
+        long,
+        env = "AVALANCHE_BACKUP_SERVER",
+        default_value = "http://127.0.0.1:9180"
+    )]
+    pub server: String,
+    /// The file of the server's metrics token (`--metrics-token-file` of `serve`): sent as
+    /// its bearer token when asked from an address the server does not allow.
+    #[arg(long, env = "AVALANCHE_METRICS_TOKEN_FILE")]
+    pub token_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]

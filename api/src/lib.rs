@@ -10,6 +10,7 @@ pub mod configuration;
 pub mod connections;
 pub mod json_body;
 pub mod migrate;
+pub mod moderate;
 pub mod offline;
 pub mod openapi;
 pub mod problem;

@@ -55,6 +55,16 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Subcommand::Moderate(args) => match api::moderate::hide(&args) {
+            Ok(said) => {
+                println!("{said}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("avalanche moderate: {error}");
+                ExitCode::FAILURE
+            }
+        },
         Subcommand::Restore(args) => match api::backup::restore::restore(&args.from, &args.data) {
             Ok(restored) => {
                 print!("{restored}");

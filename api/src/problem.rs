@@ -56,7 +56,7 @@ impl HttpStatus for ApiCode {
             Forbidden | InsufficientScope | NotAtTable => StatusCode::FORBIDDEN,
             NotFound | GameNotFound | PlayerNotFound | TokenNotFound | InvalidRecoveryLink
             | VersionNotFound | WebhookNotFound | UnknownPool | ChallengeNotFound
-            | TournamentNotFound => StatusCode::NOT_FOUND,
+            | TournamentNotFound | MessageNotFound => StatusCode::NOT_FOUND,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             InvalidCode | GameNotOpen | NameTaken | AlreadyOnVacation | NotOnVacation

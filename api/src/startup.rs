@@ -640,7 +640,8 @@ where
     Ok(builder.run())
 }
 
-/// The admin listener: the operator's endpoints (`/metrics`, `/backup`, `/mail/release`) and
+/// The admin listener: the operator's endpoints (`/metrics`, `/backup`, `/mail/release`,
+/// hiding a message) and
 /// the probes, apart from the public listener so that no proxy in front of that one ever
 /// reaches them; its writes are bounded in time as the public listener's are.
 fn admin_server(
@@ -657,10 +658,11 @@ fn admin_server(
             .service(routes::health::metrics)
             .service(routes::backup::backup)
             .service(routes::backup::release_mail)
+            .service(routes::messages::hide)
             .default_service(web::route().to(|| async {
                 Err::<actix_web::HttpResponse, _>(crate::problem::HttpError::from(ApiError::new(
                     ApiCode::NotFound,
-                    "The admin listener serves /metrics, /backup, /mail/release, /health and /ready only.",
+                    "The admin listener serves /metrics, /backup, /mail/release, /games/{id}/messages/{message}/hide, /health and /ready only.",
                 )))
             }))
     };

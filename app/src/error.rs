@@ -96,6 +96,7 @@ pub enum ApiCode {
     TooManyMessages,
     RoomClosed,
     NotAtTable,
+    MessageNotFound,
 }
 
 impl ApiCode {
@@ -120,7 +121,7 @@ impl ApiCode {
             | GameRunning | CursorAhead | InvalidTournament | TournamentNotFound | EntryClosed
             | TournamentFull | TournamentStarted | AlreadyJoined | NotJoined | TooFewPlayers
             | CannotPair | NoteTooLong | InvalidText | EmptyMessage | MessageTooLong
-            | TooManyMessages | RoomClosed | NotAtTable => false,
+            | TooManyMessages | RoomClosed | NotAtTable | MessageNotFound => false,
         }
     }
 }

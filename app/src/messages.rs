@@ -188,6 +188,33 @@ impl Messages {
         })
     }
 
+    /// Hides message `message` of game `id`: deletes its key, so that its text can no longer
+    /// be read from the stream (nor from a backup made afterwards), then appends `hidden`. A
+    /// message the game does not hold, or one already hidden, is `message_not_found`.
+    pub async fn hide(&self, games: &Games, id: &str, message: &str) -> Result<u64, ApiError> {
+        {
+            let slot_ref = games.slot(id)?;
+            let slot = slot_ref.lock().await;
+            if slot.game.message_hidden(message) != Some(false) {
+                return Err(ApiError::new(
+                    ApiCode::MessageNotFound,
+                    format!("Game {id} shows no message {message}: none was said, or it is hidden already."),
+                ));
+            }
+        }
+        self.store
+            .remove_record_async(KEYS, message)
+            .await
+            .map_err(ApiError::from)?;
+        let command = SystemCommand::Hide {
+            message: message.to_string(),
+        };
+        games.system(id, &command).await?;
+        let slot_ref = games.slot(id)?;
+        let slot = slot_ref.lock().await;
+        Ok(slot.game.facts().version)
+    }
+
     /// `text` sealed under a new key of its own, the key kept (sealed) in the records.
     fn seal(&self, message: &str, text: &str) -> Result<String, ApiError> {
         let own = random_bytes::<32>()?;

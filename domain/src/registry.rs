@@ -275,6 +275,8 @@ pub trait LiveGame: Send + Sync {
     fn may_claim_timeout(&self, seat: Seat, now: DateTime<Utc>) -> bool;
     /// How many messages were said at this game (hidden ones included).
     fn said_count(&self) -> usize;
+    /// Whether message `id` was said at this game: `Some(true)` once it is hidden.
+    fn message_hidden(&self, id: &str) -> Option<bool>;
     /// Decides a JSON command: a table command or a game command of a player, or a
     /// [`SystemCommand`] when the actor is the server.
     fn decide(
@@ -648,6 +650,9 @@ impl<E: Engine> LiveGame for Live<E> {
     }
     fn said_count(&self) -> usize {
         self.table.messages.len()
+    }
+    fn message_hidden(&self, id: &str) -> Option<bool> {
+        self.table.messages.get(id).copied()
     }
 
     fn decide(

@@ -301,3 +301,172 @@ fn no_file_of_the_store_holds_a_message_in_clear_and_it_reads_after_a_restart() 
     let server = Server::start(data.path(), &[]);
     assert_eq!(said(&server.app, Some(&players[1]), &game)[0]["text"], text);
 }
+
+fn avalanche(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(common::binary::path())
+        .args(args)
+        .output()
+        .expect("the avalanche binary runs")
+}
+
+fn printed(output: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// The `said` events of the restored `backup` (of a store sealed with `key`), as `reader` reads
+/// them from a server started on it.
+fn said_in_backup(
+    dir: &std::path::Path,
+    backup: &std::path::Path,
+    key: &str,
+    reader: &common::Player,
+    game: &str,
+) -> Vec<Value> {
+    let restored = dir.join(format!(
+        "{}-restored",
+        backup.display().to_string().replace('/', "_")
+    ));
+    let restore = avalanche(&[
+        "restore",
+        "--from",
+        backup.to_str().unwrap(),
+        "--data",
+        restored.to_str().unwrap(),
+    ]);
+    assert!(restore.status.success(), "{}", printed(&restore));
+    let copy = Server::start(&restored, &["--secrets-key", key]);
+    said(&copy.app, Some(reader), game)
+}
+
+#[test]
+fn a_hidden_message_is_gone_from_every_reader_and_from_a_backup_made_afterwards() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let key = dir.path().join("secrets.key");
+    let key_arg = key.to_str().unwrap();
+    let server = Server::start(&dir.path().join("data"), &["--secrets-key", key_arg]);
+    let app = &server.app;
+    let (game, players) = app.full_game("avalanche-chess", 2, json!({}));
+    let watcher = app.create_player("Watcher");
+    let rude = "Quokka-zanzibar, you play like a turnip";
+    let said_rude = ok_json(
+        Ok(say(app, &players[1], &game, json!({ "text": rude }))),
+        StatusCode::CREATED,
+    );
+    let message = said_rude["message"].as_str().unwrap().to_string();
+    ok_json(
+        Ok(say(
+            app,
+            &players[0],
+            &game,
+            json!({"text": "Let's just play."}),
+        )),
+        StatusCode::CREATED,
+    );
+    let before = dir.path().join("before.backup");
+    let backup = avalanche(&[
+        "backup",
+        "--to",
+        before.to_str().unwrap(),
+        "--server",
+        &app.admin_url(""),
+    ]);
+    assert!(backup.status.success(), "{}", printed(&backup));
+
+    // Hiding is the operator's: not on the public listener.
+    let public = app
+        .post(&format!("/games/{game}/messages/{message}/hide"), None)
+        .send()
+        .unwrap();
+    assert_eq!(public.status(), StatusCode::NOT_FOUND);
+    let version = app.game(None, &game)["version"].as_u64().unwrap();
+    let hidden = avalanche(&[
+        "moderate",
+        "--game",
+        &game,
+        "--hide",
+        &message,
+        "--server",
+        &app.admin_url(""),
+    ]);
+    assert!(hidden.status.success(), "{}", printed(&hidden));
+    assert!(
+        printed(&hidden).contains("is hidden"),
+        "{}",
+        printed(&hidden)
+    );
+    assert_eq!(app.game(None, &game)["version"], version + 1);
+
+    // No reader gets its text any more, by the events endpoint or the game's stream; the
+    // other message reads as before, and a `hidden` event names the message.
+    for reader in [Some(&players[0]), Some(&players[1]), Some(&watcher), None] {
+        let page = app.events(reader, &game, 0).to_string();
+        assert!(!page.contains("Quokka"), "{page}");
+        let said = said(app, reader, &game);
+        assert_eq!(said[0]["hidden"], true, "{}", said[0]);
+        assert!(said[0].get("text").is_none());
+        assert_eq!(said[1]["text"], "Let's just play.");
+        let events = app.events(reader, &game, 0);
+        let last = events["events"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(last["type"], "hidden");
+        assert_eq!(last["data"]["message"], message.as_str());
+    }
+    // The game's stream (server-sent events) sends every event as the pages do.
+    let response = app
+        .get(&format!("/v1/games/{game}/stream"), Some(&players[0]))
+        .send()
+        .unwrap();
+    let mut streamed = Vec::new();
+    for line in std::io::BufRead::lines(std::io::BufReader::new(response)) {
+        let line = line.expect("stream line");
+        if let Some(data) = line.strip_prefix("data: ") {
+            streamed.push(serde_json::from_str::<Value>(data).expect("event json"));
+            if streamed.len() as u64 == version + 1 {
+                break;
+            }
+        }
+    }
+    assert_eq!(
+        Value::Array(streamed),
+        app.events(Some(&players[0]), &game, 0)["events"]
+    );
+    // The game still audits: `hidden` is decided again like `said`.
+    let audit = ok_json(
+        app.get(&format!("/v1/games/{game}/audit"), None).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+
+    // Hiding it again, or a message the game never held, is refused and appends nothing.
+    for id in [message.as_str(), "m-0000000000000000"] {
+        let again = app
+            .client
+            .post(app.admin_url(&format!("/games/{game}/messages/{id}/hide")))
+            .send()
+            .unwrap();
+        assert_eq!(problem(again, StatusCode::NOT_FOUND), "message_not_found");
+    }
+    assert_eq!(app.game(None, &game)["version"], version + 1);
+
+    // A backup made afterwards, restored with the store's key, cannot show the text; one
+    // made before could.
+    let after = dir.path().join("after.backup");
+    let backup = avalanche(&[
+        "backup",
+        "--to",
+        after.to_str().unwrap(),
+        "--server",
+        &app.admin_url(""),
+    ]);
+    assert!(backup.status.success(), "{}", printed(&backup));
+    let bytes = std::fs::read(&after).unwrap();
+    assert!(!bytes.windows(14).any(|w| w == b"Quokka-zanziba"));
+    let later = said_in_backup(dir.path(), &after, key_arg, &players[0], &game);
+    assert_eq!(later[0]["hidden"], true, "{later:?}");
+    assert!(later[0].get("text").is_none());
+    let earlier = said_in_backup(dir.path(), &before, key_arg, &players[0], &game);
+    assert_eq!(earlier[0]["text"], rude);
+}

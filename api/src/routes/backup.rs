@@ -83,7 +83,11 @@ pub async fn release_mail(
 
 /// Refuses (403) whoever may not take a backup: with neither `--metrics-allow` nor a metrics
 /// token, anyone but this machine; else anyone those do not allow.
-fn operator_only(state: &AppState, request: &HttpRequest, what: &str) -> Result<(), HttpError> {
+pub(crate) fn operator_only(
+    state: &AppState,
+    request: &HttpRequest,
+    what: &str,
+) -> Result<(), HttpError> {
     let bearer = crate::auth::bearer(request).ok().flatten();
     let settings = &state.limits.settings;
     let client = crate::connections::operator_client(request, &settings.trusted_proxies);

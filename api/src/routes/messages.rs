@@ -47,3 +47,20 @@ pub async fn say(
         .await?;
     Ok(HttpResponse::Created().json(said))
 }
+
+/// `POST /games/{id}/messages/{message}/hide`: an operator hides a message. Its key is
+/// deleted, so its text is gone from every channel and from every backup made afterwards;
+/// a `hidden` event records it. On the admin listener only, like `/backup`.
+#[actix_web::post("/games/{id}/messages/{message}/hide")]
+pub async fn hide(
+    state: web::Data<AppState>,
+    request: actix_web::HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, HttpError> {
+    super::backup::operator_only(&state, &request, "Hiding a message")?;
+    let (id, message) = path.into_inner();
+    let version = state.messages.hide(&state.games, &id, &message).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(serde_json::json!({ "game": id, "message": message, "hidden": true, "version": version })))
+}
