@@ -301,3 +301,58 @@ fn a_takeback_fork_starts_fresh_clocks_and_an_analysis_fork_has_none() {
     let events = analysis.decide(&player(0), &raise, &ctx).unwrap();
     assert!(events.iter().all(|e| e.event_type != "clock_set"));
 }
+
+#[test]
+fn a_message_changes_nothing_of_the_game_and_is_hidden_once() {
+    let mut game = started(2, MINUTE);
+    let facts = game.facts();
+    let say =
+        json!({"type": "say", "player": "p1", "room": "table", "message": "m-1", "sealed": "00"});
+    let events = apply_at(&mut game, &Actor::System, say.clone(), 30).unwrap();
+    assert_eq!(types(&events), ["said"]);
+    assert_eq!(events[0]["seat"], 1);
+    let after = game.facts();
+    assert_eq!(after.version, facts.version + 1);
+    assert_eq!(after.clocks, facts.clocks, "no clock moves");
+    assert_eq!(after.to_act, facts.to_act);
+    assert_eq!(game.said_count(), 1);
+    assert_eq!(game.message_hidden("m-1"), Some(false));
+    // An id is said once; only the seated speak at the table, only watchers in their room.
+    assert_eq!(
+        apply_at(&mut game, &Actor::System, say, 31),
+        Err("bad_command".into())
+    );
+    let stranger =
+        json!({"type": "say", "player": "p9", "room": "table", "message": "m-2", "sealed": "00"});
+    assert_eq!(
+        apply_at(&mut game, &Actor::System, stranger, 31),
+        Err("not_seated".into())
+    );
+    let seated_watcher = json!({"type": "say", "player": "p0", "room": "spectators", "message": "m-3", "sealed": "00"});
+    assert_eq!(
+        apply_at(&mut game, &Actor::System, seated_watcher, 31),
+        Err("not_seated".into())
+    );
+    // A player cannot give the server's command.
+    let forged =
+        json!({"type": "say", "player": "p0", "room": "table", "message": "m-4", "sealed": "00"});
+    assert!(apply_at(&mut game, &player(0), forged, 31).is_err());
+    let hide = json!({"type": "hide", "message": "m-1"});
+    let events = apply_at(&mut game, &Actor::System, hide.clone(), 40).unwrap();
+    assert_eq!(types(&events), ["hidden"]);
+    assert_eq!(game.message_hidden("m-1"), Some(true));
+    assert_eq!(
+        apply_at(&mut game, &Actor::System, hide, 41),
+        Err("bad_command".into())
+    );
+    assert_eq!(
+        apply_at(
+            &mut game,
+            &Actor::System,
+            json!({"type": "hide", "message": "m-9"}),
+            41
+        ),
+        Err("bad_command".into())
+    );
+    assert_eq!(game.facts().clocks, facts.clocks);
+}
