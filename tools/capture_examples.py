@@ -238,6 +238,10 @@ def main():
     message = {"text": "Good luck, Bruno: see you on Monday."}
     status, said = call("POST", f"/v1/games/{gid}/messages", a, message)
     keep("sayMessage", status, said, message)
+    slip = {"text": "Sorry, that was for another game."}
+    status, slipped = call("POST", f"/v1/games/{gid}/messages", a, slip)
+    status, deleted = call("DELETE", f"/v1/games/{gid}/messages/{slipped['message']}", a)
+    keep("deleteMyMessage", status, deleted)
     status, events = call("GET", f"/v1/games/{gid}/events?after=0&limit=3", a)
     keep("listGameEvents", status, events)
     version = answers[1][1]["events"][-1]["version"]

@@ -61,6 +61,17 @@ pub struct Said {
     pub seat: Option<usize>,
 }
 
+/// A message deleted (hidden): its text is gone.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[schema(example = json!({"message": "m-3fQk9LwZ2hTx", "hidden": true, "version": 14}))]
+pub struct Deleted {
+    pub message: String,
+    /// Always `true`.
+    pub hidden: bool,
+    /// The version of its `hidden` event.
+    pub version: u64,
+}
+
 pub struct Messages {
     store: Arc<dyn Storage>,
     key: Arc<SecretsKey>,
@@ -191,10 +202,25 @@ impl Messages {
     /// Hides message `message` of game `id`: deletes its key, so that its text can no longer
     /// be read from the stream (nor from a backup made afterwards), then appends `hidden`. A
     /// message the game does not hold, or one already hidden, is `message_not_found`.
-    pub async fn hide(&self, games: &Games, id: &str, message: &str) -> Result<u64, ApiError> {
+    /// `by`: the player asking, who may hide only what they said themselves (`None`: the
+    /// operator). Another's message is `forbidden`.
+    pub async fn hide(
+        &self,
+        games: &Games,
+        id: &str,
+        message: &str,
+        by: Option<&str>,
+    ) -> Result<u64, ApiError> {
         {
             let slot_ref = games.slot(id)?;
             let slot = slot_ref.lock().await;
+            let author = slot.game.message_author(message);
+            if by.is_some() && author.is_some() && author != by {
+                return Err(ApiError::new(
+                    ApiCode::Forbidden,
+                    "You may delete only what you said yourself; report another's message to the operator.",
+                ));
+            }
             if slot.game.message_hidden(message) != Some(false) {
                 return Err(ApiError::new(
                     ApiCode::MessageNotFound,

@@ -277,6 +277,8 @@ pub trait LiveGame: Send + Sync {
     fn said_count(&self) -> usize;
     /// Whether message `id` was said at this game: `Some(true)` once it is hidden.
     fn message_hidden(&self, id: &str) -> Option<bool>;
+    /// The player who said message `id` at this game.
+    fn message_author(&self, id: &str) -> Option<&str>;
     /// Decides a JSON command: a table command or a game command of a player, or a
     /// [`SystemCommand`] when the actor is the server.
     fn decide(
@@ -652,7 +654,13 @@ impl<E: Engine> LiveGame for Live<E> {
         self.table.messages.len()
     }
     fn message_hidden(&self, id: &str) -> Option<bool> {
-        self.table.messages.get(id).copied()
+        self.table.messages.get(id).map(|(_, hidden)| *hidden)
+    }
+    fn message_author(&self, id: &str) -> Option<&str> {
+        self.table
+            .messages
+            .get(id)
+            .map(|(player, _)| player.as_str())
     }
 
     fn decide(

@@ -470,3 +470,49 @@ fn a_hidden_message_is_gone_from_every_reader_and_from_a_backup_made_afterwards(
     let earlier = said_in_backup(dir.path(), &before, key_arg, &players[0], &game);
     assert_eq!(earlier[0]["text"], rude);
 }
+
+#[test]
+fn a_player_deletes_what_they_said_and_only_that() {
+    let app = TestApp::spawn();
+    let (game, players) = app.full_game("avalanche", 3, json!({}));
+    let (ana, bea) = (&players[0], &players[1]);
+    let mine = ok_json(
+        Ok(say(
+            &app,
+            ana,
+            &game,
+            json!({"text": "Oops, wrong game: ignore me"}),
+        )),
+        StatusCode::CREATED,
+    )["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let delete = |player: &common::Player, id: &str| {
+        app.client
+            .delete(app.url(&format!("/v1/games/{game}/messages/{id}")))
+            .bearer_auth(&player.token)
+            .send()
+            .unwrap()
+    };
+    let version = app.game(None, &game)["version"].as_u64().unwrap();
+    // Another player's message is not theirs to delete.
+    assert_eq!(
+        problem(delete(bea, &mine), StatusCode::FORBIDDEN),
+        "forbidden"
+    );
+    assert_eq!(app.game(None, &game)["version"], version);
+    let deleted = ok_json(Ok(delete(ana, &mine)), StatusCode::OK);
+    assert_eq!(deleted["version"], version + 1);
+    for reader in [Some(ana), Some(bea), None] {
+        let page = app.events(reader, &game, 0).to_string();
+        assert!(!page.contains("wrong game"), "{page}");
+        assert_eq!(said(&app, reader, &game)[0]["hidden"], true);
+    }
+    // Its id cannot be used again: deleting twice is refused and appends nothing.
+    assert_eq!(
+        problem(delete(ana, &mine), StatusCode::NOT_FOUND),
+        "message_not_found"
+    );
+    assert_eq!(app.game(None, &game)["version"], version + 1);
+}

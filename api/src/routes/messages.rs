@@ -3,7 +3,7 @@
 use crate::auth::{Authenticated, PLAY};
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
-use actix_web::{post, web, HttpResponse};
+use actix_web::{delete, post, web, HttpResponse};
 use app::messages::MessageText;
 use domain::table::MessageRoom;
 
@@ -59,8 +59,39 @@ pub async fn hide(
 ) -> Result<HttpResponse, HttpError> {
     super::backup::operator_only(&state, &request, "Hiding a message")?;
     let (id, message) = path.into_inner();
-    let version = state.messages.hide(&state.games, &id, &message).await?;
+    let version = state
+        .messages
+        .hide(&state.games, &id, &message, None)
+        .await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(serde_json::json!({ "game": id, "message": message, "hidden": true, "version": version })))
+}
+
+/// Delete a message I said: its key is deleted, so its text is gone from every channel (and
+/// from every backup made afterwards), and a `hidden` event records it in the game's stream.
+#[utoipa::path(operation_id = "deleteMyMessage", tag = "games", security(("bearer" = ["play"])),
+    params(("id" = String, Path, description = "The game id"),
+        ("message" = String, Path, description = "The message's id, from its `said` event")),
+    responses((status = 200, description = "Deleted: the version of the `hidden` event", body = app::messages::Deleted),
+        (status = 401, body = Problem),
+        (status = 403, description = "`forbidden`: a message another player said", body = Problem),
+        (status = 404, description = "`game_not_found`, `message_not_found` (none said with that id, or deleted already)", body = Problem)))]
+#[delete("/v1/games/{id}/messages/{message}")]
+pub async fn delete_mine(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated<PLAY>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, HttpError> {
+    let (id, message) = path.into_inner();
+    super::current_game(&state, &id).await?;
+    let version = state
+        .messages
+        .hide(&state.games, &id, &message, Some(&player.id))
+        .await?;
+    Ok(HttpResponse::Ok().json(app::messages::Deleted {
+        message,
+        hidden: true,
+        version,
+    }))
 }

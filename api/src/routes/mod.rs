@@ -79,6 +79,7 @@ pub fn api(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(games::get_game)
         .service(games::join_game)
         .service(messages::say)
+        .service(messages::delete_mine)
         .service(notes::my_note)
         .service(notes::set_my_note)
         .service(events::events)

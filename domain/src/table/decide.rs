@@ -65,7 +65,7 @@ impl<E: Engine> Table<E> {
             } => return self.say(player, *room, message, sealed),
             SystemCommand::Hide { message } => {
                 return match self.messages.get(message) {
-                    Some(false) => Ok(vec![TableEvent::Hidden {
+                    Some((_, false)) => Ok(vec![TableEvent::Hidden {
                         message: message.clone(),
                     }]),
                     _ => Err(RuleError::new(

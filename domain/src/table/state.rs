@@ -69,8 +69,8 @@ pub struct Table<E: Engine> {
     /// The last table event that can end a game (a resignation, a timeout, an agreed draw or
     /// takeback): why a `finished` the rules did not give came.
     last_exit: Option<TableEnd>,
-    /// The messages said at this table, by id: whether each is hidden.
-    pub messages: std::collections::BTreeMap<String, bool>,
+    /// The messages said at this table, by id: who said each, and whether it is hidden.
+    pub messages: std::collections::BTreeMap<String, (String, bool)>,
 }
 
 /// A takeback asked for: by whom, to which version, and the seats that accepted so far.
@@ -256,11 +256,16 @@ impl<E: Engine> Table<E> {
             // Kept in the stream for the record's export; nothing of the table changes.
             TableEvent::RecordBroken { .. } | TableEvent::Annotated { .. } => {}
             // Words said at the table: nothing of the game changes.
-            TableEvent::Said { message, .. } => {
-                self.messages.insert(message.clone(), false);
+            TableEvent::Said {
+                message, player, ..
+            } => {
+                self.messages
+                    .insert(message.clone(), (player.clone(), false));
             }
             TableEvent::Hidden { message } => {
-                self.messages.insert(message.clone(), true);
+                if let Some(said) = self.messages.get_mut(message) {
+                    said.1 = true;
+                }
             }
             TableEvent::Forked {
                 parent,
