@@ -74,8 +74,9 @@ pub async fn answer_command(
             key: key.as_deref(),
         })
         .await?;
+    state.club.game_written(&state.games, id).await;
     let slot = played.slot.lock().await;
-    let mut game = summary(&slot, &state.players, Some(player), true);
+    let mut game = summary(&slot, &state.players, &state.club, Some(player), true);
     if played.duplicate {
         // The first answer: the game as it was right after that command.
         let last = played

@@ -461,7 +461,12 @@ pub fn run_with_mail(
     let following = state.clone();
     actix_web::rt::spawn(async move { following.club.follow().await });
     let driving = state.clone();
-    actix_web::rt::spawn(async move { driving.club.follow_tournaments(&driving.games).await });
+    actix_web::rt::spawn(async move {
+        driving
+            .club
+            .follow_tournaments(&driving.games, &driving.leases)
+            .await
+    });
     let forking = state.clone();
     actix_web::rt::spawn(async move { forking.games.keep_owed_forks().await });
     let announcing = state.clone();

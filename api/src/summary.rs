@@ -2,6 +2,7 @@
 
 #[allow(unused_imports)] // named in schema attributes
 use crate::wire::{GameEvent, GameView};
+use app::club::Club;
 use app::players::Players;
 use app::Slot;
 use chrono::{DateTime, Utc};
@@ -106,6 +107,9 @@ pub struct GameSummary {
     /// caller holds a seat (absent elsewhere).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub turns_played: Option<usize>,
+    /// The tournament, round and table the game was paired in (absent for other games).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<app::club::tournaments::GameTournament>,
     /// The game's own state as the caller may see it (absent in lists).
     // Written straight to JSON from the game's typed view, without a `Value` tree between.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -134,12 +138,13 @@ impl GamePage {
     pub async fn of(
         page: app::lists::Page<app::SlotRef>,
         players: &Players,
+        club: &Club,
         player: Option<&str>,
     ) -> GamePage {
         let mut items = Vec::with_capacity(page.items.len());
         for slot in page.items {
             let slot = slot.lock().await;
-            items.push(summary(&slot, players, player, false));
+            items.push(summary(&slot, players, club, player, false));
         }
         GamePage {
             items,
@@ -184,6 +189,7 @@ pub struct EventOut {
 pub fn summary(
     slot: &Slot,
     players: &Players,
+    club: &Club,
     player: Option<&str>,
     with_view: bool,
 ) -> GameSummary {
@@ -246,6 +252,7 @@ pub fn summary(
             accepted: r.accepted,
         }),
         turns_played: None,
+        tournament: club.tournament_of(&slot.id),
         view: with_view.then(|| game.view_json(slot.viewer(player))),
     }
 }

@@ -119,6 +119,12 @@ fn play_out(app: &TestApp, id: &str, players: &[Player], seed: u64) -> Value {
                 view["status"], "active",
                 "the tournament started its game: {view}"
             );
+            assert_eq!(
+                view["tournament"]["id"], id,
+                "the game names its tournament"
+            );
+            assert_eq!(view["tournament"]["round"], round["round"], "{view}");
+            assert_eq!(view["tournament"]["table"], table["table"], "{view}");
             if seats.len() == 2 && view["kind"] == "avalanche-chess" {
                 end_chess(app, game, &seats, &mut chooser);
             } else {

@@ -46,7 +46,7 @@ pub async fn create_fork(
         .analysis_fork(&id, body.version, &player.id)
         .await?;
     let slot = slot.lock().await;
-    let game = summary(&slot, &state.players, Some(&player.id), true);
+    let game = summary(&slot, &state.players, &state.club, Some(&player.id), true);
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/v1/games/{}", game.id)))
         .json(game))
@@ -78,5 +78,5 @@ pub async fn list_forks(
     let limit = super::page_size(query.limit, 50, 200)?;
     let found = state.games.forks(&id, query.after.as_deref(), limit)?;
     let viewer = player.as_ref().map(|p| p.id.as_str());
-    Ok(HttpResponse::Ok().json(GamePage::of(found, &state.players, viewer).await))
+    Ok(HttpResponse::Ok().json(GamePage::of(found, &state.players, &state.club, viewer).await))
 }

@@ -38,7 +38,7 @@ pub async fn create_game(
     )?;
     let slot = state.games.create(&player.id, body.into_inner()).await?;
     let slot = slot.lock().await;
-    let game = summary(&slot, &state.players, Some(&player.id), true);
+    let game = summary(&slot, &state.players, &state.club, Some(&player.id), true);
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/v1/games/{}", game.id)))
         .json(game))
@@ -92,7 +92,7 @@ pub async fn list_games(
     };
     let viewer = player.as_ref().map(|p| p.id.as_str());
     let page = state.games.list(&filter)?;
-    Ok(HttpResponse::Ok().json(GamePage::of(page, &state.players, viewer).await))
+    Ok(HttpResponse::Ok().json(GamePage::of(page, &state.players, &state.club, viewer).await))
 }
 
 /// A game: summary, whose turn, version and the caller's view; for a game superseded by a
@@ -116,6 +116,7 @@ pub async fn get_game(
         summary(
             &slot,
             &state.players,
+            &state.club,
             player.as_ref().map(|p| p.id.as_str()),
             true,
         )

@@ -134,7 +134,7 @@ pub async fn import(
     let earlier = earlier_seeds(&log);
     let slot = state.games.import(&log, seed, &earlier, &player.id).await?;
     let slot = slot.lock().await;
-    let game = summary(&slot, &state.players, Some(&player.id), true);
+    let game = summary(&slot, &state.players, &state.club, Some(&player.id), true);
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/v1/games/{}", game.id)))
         .json(game))

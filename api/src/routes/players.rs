@@ -115,7 +115,8 @@ pub async fn my_games(
     } else {
         state.games.seated(&player.id, after, limit)?
     };
-    Ok(HttpResponse::Ok().json(GamePage::of(page, &state.players, Some(&player.id)).await))
+    Ok(HttpResponse::Ok()
+        .json(GamePage::of(page, &state.players, &state.club, Some(&player.id)).await))
 }
 
 /// My vacation: whether I am on one, and how much of this year's 30 days is left.

@@ -66,7 +66,7 @@ pub async fn list_tournaments(
             )
         })?),
     };
-    let items = state.club.tournaments(&state.games, status).await?;
+    let items = state.club.tournaments(status).await?;
     Ok(HttpResponse::Ok().json(TournamentList { items }))
 }
 
@@ -81,7 +81,7 @@ pub async fn get_tournament(
     state: web::Data<AppState>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
-    let tournament = state.club.tournament(&state.games, &id).await?;
+    let tournament = state.club.tournament(&id).await?;
     Ok(HttpResponse::Ok().json(tournament))
 }
 

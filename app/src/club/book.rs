@@ -132,6 +132,8 @@ pub struct Book {
     pub challenges: BTreeMap<String, super::challenges::ChallengeEntry>,
     /// Every tournament, by id.
     pub tournaments: BTreeMap<String, super::tournaments::TournamentEntry>,
+    /// The tournament, round and table of each game a tournament paired, by game id.
+    pub tournament_games: HashMap<String, super::tournaments::GameTournament>,
 }
 
 /// The stored forms of the events the book reads; any other is `Other`.

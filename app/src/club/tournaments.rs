@@ -10,6 +10,7 @@ use super::book::Book;
 use super::Club;
 use crate::commands::{NewGame, PlayerCommand};
 use crate::error::{ApiCode, ApiError};
+use crate::leases::Leases;
 use crate::randomness;
 use crate::Games;
 use chrono::{DateTime, Utc};
@@ -30,6 +31,10 @@ pub const TOURNAMENT_PREFIX: &str = "t-";
 const SEED: &str = "seed";
 /// Passes of the driver at most per call.
 const PASSES: usize = 4;
+/// The lease of the node that follows the log for the tournaments.
+pub const TOURNAMENTS: &str = "tournaments";
+/// How often a node without the lease asks for it again.
+const LEASE_RETRY: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A tournament as the book holds it: its events (with their times) and their fold.
 #[derive(Clone, Debug, Default)]
@@ -45,11 +50,45 @@ impl Book {
         let Ok(event) = TournamentEvent::deserialize(payload) else {
             return;
         };
+        if let TournamentEvent::RoundPaired { round, tables, .. } = &event {
+            let name = self
+                .tournaments
+                .get(id)
+                .and_then(|t| t.state.settings.as_ref())
+                .map(|s| s.name.clone())
+                .unwrap_or_default();
+            for table in tables {
+                self.tournament_games.insert(
+                    table.game.clone(),
+                    GameTournament {
+                        id: id.to_string(),
+                        name: name.clone(),
+                        round: *round,
+                        table: table.table,
+                    },
+                );
+            }
+        }
         let entry = self.tournaments.entry(id.to_string()).or_default();
         entry.created_at.get_or_insert(at);
         entry.state = std::mem::take(&mut entry.state).evolve(&event);
         entry.events.push((event, at));
     }
+}
+
+/// The tournament a game was paired in: shown with the game, named in its mails.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct GameTournament {
+    /// The tournament's id.
+    #[schema(example = "t-3f9a0c11d2e4b5a6")]
+    pub id: String,
+    /// The tournament's name.
+    #[schema(example = "Autumn cup")]
+    pub name: String,
+    /// The round, from 1.
+    pub round: u32,
+    /// The table of the round, from 1.
+    pub table: usize,
 }
 
 /// A new tournament.
@@ -465,21 +504,19 @@ impl Club {
             .ok_or_else(|| not_found(id))
     }
 
-    /// Tournament `id` as it stands (its games' results copied in first).
-    pub async fn tournament(&self, games: &Games, id: &str) -> Result<TournamentOut, ApiError> {
+    /// Tournament `id` as the log shows it. A read writes nothing: the results of its games
+    /// are copied in by the node that wrote the game's end, or by the one following the log.
+    pub async fn tournament(&self, id: &str) -> Result<TournamentOut, ApiError> {
         self.catch_up().await?;
-        self.drive_tournaments(games).await;
         self.tournament_now(id)
     }
 
     /// Every tournament, newest first, in `status` when given.
     pub async fn tournaments(
         &self,
-        games: &Games,
         status: Option<Phase>,
     ) -> Result<Vec<TournamentSummary>, ApiError> {
         self.catch_up().await?;
-        self.drive_tournaments(games).await;
         let book = self.read();
         let mut list: Vec<(Option<DateTime<Utc>>, TournamentSummary)> = book
             .tournaments
@@ -588,17 +625,32 @@ impl Club {
         }
     }
 
-    /// Drives the tournaments for as long as the node runs: once at the start (a crash may
-    /// have left a round's games unmade) and whenever the log grows (a game may have ended).
-    pub async fn follow_tournaments(&self, games: &Games) {
+    /// Drives the tournaments for as long as the node runs, while it holds the lease
+    /// [`TOURNAMENTS`] (one node of those sharing a store; on sled, this one): when it takes
+    /// the lease (a crash may have left a round's games unmade) and whenever the log grows (a
+    /// game may have ended, by mail or on another node). Commands drive too, on the node that
+    /// wrote them; reads never do.
+    pub async fn follow_tournaments(&self, games: &Games, leases: &Leases) {
         let mut positions = self.store().subscribe_all();
         loop {
-            if self.catch_up().await.is_ok() {
+            if leases.hold(TOURNAMENTS) && self.catch_up().await.is_ok() {
                 self.drive_tournaments(games).await;
             }
-            if positions.changed().await.is_err() {
-                return;
+            // Woken by the log, or after a while to ask for the lease again (its holder may
+            // have died).
+            match tokio::time::timeout(LEASE_RETRY, positions.changed()).await {
+                Ok(Err(_)) => return,
+                Ok(Ok(())) | Err(_) => {}
             }
+        }
+    }
+
+    /// Copies game `game`'s result into its tournament (and pairs what follows) when it is a
+    /// tournament's game: called by the node that wrote a command, so that the answer's next
+    /// read of the tournament shows it.
+    pub async fn game_written(&self, games: &Games, game: &str) {
+        if self.tournament_of(game).is_some() && self.catch_up().await.is_ok() {
+            self.drive_tournaments(games).await;
         }
     }
 
@@ -740,14 +792,11 @@ fn missing_work(book: &Book) -> Vec<Step> {
     steps
 }
 
-/// Which tournament and round a game belongs to, when it does.
-pub fn tournament_of(book: &Book, game: &str) -> Option<(String, u32)> {
-    book.tournaments.iter().find_map(|(id, entry)| {
-        entry
-            .state
-            .table_of(game)
-            .map(|(round, _)| (id.clone(), round))
-    })
+impl Club {
+    /// The tournament, round and table game `game` was paired in, when it was.
+    pub fn tournament_of(&self, game: &str) -> Option<GameTournament> {
+        self.read().tournament_games.get(game).cloned()
+    }
 }
 
 /// Whether `format` is one the decider knows (for parsing a query).
