@@ -638,9 +638,8 @@ impl Club {
             }
             // Woken by the log, or after a while to ask for the lease again (its holder may
             // have died).
-            match tokio::time::timeout(LEASE_RETRY, positions.changed()).await {
-                Ok(Err(_)) => return,
-                Ok(Ok(())) | Err(_) => {}
+            if let Ok(Err(_)) = tokio::time::timeout(LEASE_RETRY, positions.changed()).await {
+                return;
             }
         }
     }
