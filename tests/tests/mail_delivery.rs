@@ -143,8 +143,11 @@ impl RelayDown {
     fn start(data: &Path) -> RelayDown {
         let relay_port = free_port();
         let args = relay_args(&format!("smtp://127.0.0.1:{relay_port}"), "100");
-        let server = start(data, &args);
+        // The relay takes its port before the server starts: a port found free and left unbound
+        // while a server starts can be taken by another test meanwhile, and the relay then
+        // cannot listen and receives nothing.
         let mut sink = Sink::start_on(relay_port);
+        let server = start(data, &args);
         let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
         let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
         stop_relay(sink, relay_port);
