@@ -308,27 +308,21 @@ fn the_check_is_off_when_the_operator_turns_it_off() {
 fn a_domain_without_dmarc_is_taken_as_before() {
     // players.test publishes its SPF and DKIM key but no DMARC policy: it asks receivers for
     // nothing, so a mail failing SPF and unsigned is taken and judged by its reply tag.
-    let (players_key, evil_key) = (key(), key());
-    let port = free_port();
-    let _dns = dns(port, &players_key, &evil_key, Dmarc::None);
-    let mut sink = Sink::start();
-    let data = tempfile::tempdir().unwrap();
-    let (server, smtp) = server(
-        &sink,
-        data.path(),
-        &[
-            "--mail-auth",
-            "on",
-            "--mail-dns",
-            &format!("127.0.0.1:{port}"),
-        ],
-    );
-    let ann_mail = "ann@players.test";
-    let (ann, _bob, game) = ann_and_bob_at_chess(&server, &mut sink);
-    let notice = your_move(&mut sink, ann_mail, &game);
-    let tag = notice.reply_to.clone().expect("a Reply-To");
-    let legal = first_game_command(&notice);
-    let before = version(&server, &ann, &game);
+    let Scene {
+        _dns,
+        _data,
+        mut sink,
+        server,
+        smtp,
+        ann,
+        ann_mail,
+        game,
+        notice,
+        tag,
+        legal,
+        before,
+        ..
+    } = scene_with("on", Some(Dmarc::None));
     let unsigned = reply(
         ann_mail,
         &tag,
