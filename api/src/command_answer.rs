@@ -59,20 +59,22 @@ pub async fn answer_command(
     request: &HttpRequest,
     id: &str,
     player: &str,
-    command: Value,
+    mut command: Value,
 ) -> Result<HttpResponse, HttpError> {
     state.limits.command(player)?;
     let expected = expected_version(request)?;
     let key = idempotency_key(request)?;
+    let text = app::messages::take_message(&mut command)?;
+    let command = PlayerCommand {
+        game: id,
+        player,
+        command,
+        expected,
+        key: key.as_deref(),
+    };
     let played = state
-        .games
-        .play(PlayerCommand {
-            game: id,
-            player,
-            command,
-            expected,
-            key: key.as_deref(),
-        })
+        .messages
+        .play(&state.games, &state.limits, command, text.as_deref())
         .await?;
     state.club.game_written(&state.games, id).await;
     let slot = played.slot.lock().await;
@@ -89,7 +91,7 @@ pub async fn answer_command(
     let answer = CommandAnswer {
         version: played.envelopes.last().map_or(game.version, |e| e.version),
         replayed: played.duplicate,
-        events: events_seen(&slot, played.envelopes),
+        events: events_seen(&slot, Some(player), played.envelopes, &state.messages),
         game,
     };
     // The view is most of the answer; each event and the rest of the summary take some

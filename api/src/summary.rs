@@ -257,23 +257,43 @@ pub fn summary(
     }
 }
 
-/// Events already redacted for the one who asks (see `Played::envelopes`), as shown: only
-/// those the game of `slot` has folded, as [`events_for`] does.
-pub fn events_seen(slot: &Slot, envelopes: Vec<Envelope>) -> Vec<EventOut> {
+/// Events already redacted for `player`, the one who asks (see `Played::envelopes`), as
+/// shown: only those the game of `slot` has folded, as [`events_for`] does, a message's text
+/// opened.
+pub fn events_seen(
+    slot: &Slot,
+    player: Option<&str>,
+    envelopes: Vec<Envelope>,
+    messages: &app::messages::Messages,
+) -> Vec<EventOut> {
     let facts = slot.game.facts();
     let durable = facts.version;
+    let seated = player.and_then(|p| slot.game.seat_of(p)).is_some();
     envelopes
         .into_iter()
         .filter(|e| e.version <= durable)
         .map(|e| EventOut {
             kind: facts.kind.to_string(),
             version: e.version,
+            data: opened(e.payload, &e.event_type, seated, messages),
             event_type: e.event_type,
             recorded_at: e.recorded_at,
             actor: e.actor,
-            data: e.payload,
         })
         .collect()
+}
+
+/// An event's data with a message's text opened, for readers who may see it.
+fn opened(
+    mut data: serde_json::Value,
+    event_type: &str,
+    seated: bool,
+    messages: &app::messages::Messages,
+) -> serde_json::Value {
+    if event_type == app::messages::SAID {
+        messages.open_event(&mut data, seated);
+    }
+    data
 }
 
 /// Stored events as the viewer of `slot` for `player` may see them. Only events the game has
@@ -298,14 +318,12 @@ pub fn events_for(
             event_type: e.event_type.clone(),
             recorded_at: e.recorded_at,
             actor: e.actor.clone(),
-            data: {
-                let mut data = slot.game.redact(&e.payload, viewer);
-                if e.event_type == app::messages::SAID {
-                    // A message's text is opened here, for readers who may see it.
-                    messages.open_event(&mut data, seated);
-                }
-                data
-            },
+            data: opened(
+                slot.game.redact(&e.payload, viewer),
+                &e.event_type,
+                seated,
+                messages,
+            ),
         })
         .collect()
 }

@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 use domain::engine::{Context, ErrorCode, Seat};
 use domain::log::GameLog;
 use domain::registry::{EventRecord, LiveGame};
-use domain::table::{Actor, SystemCommand, TableCommand, TableFact, TimeControl};
+use domain::table::{Actor, MessageRoom, SystemCommand, TableCommand, TableFact, TimeControl};
 use domain::{Registry, RuleError, Seed};
 use serde::Deserialize;
 use serde_json::Value;
@@ -110,6 +110,14 @@ pub struct PlayerCommand<'a> {
     pub expected: Option<u64>,
     /// From `Idempotency-Key`: a retry returns the first answer without new events.
     pub key: Option<&'a str>,
+}
+
+/// A message said with a player's command (see [`crate::messages`]): its id and its text
+/// sealed under a key of its own. It is recorded as a `said` event after the command's
+/// events, in the same append, so that both are stored or neither.
+pub struct SealedMessage {
+    pub message: String,
+    pub sealed: String,
 }
 
 pub struct Games {
@@ -476,6 +484,16 @@ impl Games {
     /// unseals the games it superseded. What follows is ours: a failure there is logged, as
     /// the command itself is already durable.
     pub async fn play(&self, command: PlayerCommand<'_>) -> Result<Played, ApiError> {
+        self.play_saying(command, None).await
+    }
+
+    /// [`Games::play`] with `message` said at the table beside the command, in the same
+    /// append (see [`crate::messages::Messages::play`], which seals it).
+    pub async fn play_saying(
+        &self,
+        command: PlayerCommand<'_>,
+        message: Option<SealedMessage>,
+    ) -> Result<Played, ApiError> {
         let (id, player) = (command.game, command.player);
         // Only a takeback request is read here (the others are read once, by the rules).
         let takeback = command.command["type"] == "request_takeback";
@@ -490,7 +508,7 @@ impl Games {
             )
             .into());
         }
-        let (played, facts) = self.decide_and_append(command).await?;
+        let (played, facts) = self.decide_and_append(command, message.as_ref()).await?;
         if played.duplicate {
             return Ok(played);
         }
@@ -517,6 +535,7 @@ impl Games {
     async fn decide_and_append(
         &self,
         command: PlayerCommand<'_>,
+        message: Option<&SealedMessage>,
     ) -> Result<(Played, Vec<TableFact>), ApiError> {
         let PlayerCommand {
             game: id,
@@ -528,7 +547,8 @@ impl Games {
         let slot_ref = self.repository.slot(id)?;
         let command_id = key.map(|k| format!("{player}:{k}"));
         let decide = |slot: &mut Slot| {
-            self.decide_for(slot, player, &command, expected, command_id.as_deref())
+            let ids = (command_id.as_deref(), message);
+            self.decide_for(slot, player, &command, expected, ids)
         };
         let (mut slot, executed) = self
             .execute(&slot_ref, command_id.as_deref(), decide)
@@ -615,14 +635,16 @@ impl Games {
     }
 
     /// What a player's command does to the game as `slot` folds it: the batch to append, and
-    /// what [`Games::decide_and_append`] keeps of the decision for after the append.
+    /// what [`Games::decide_and_append`] keeps of the decision for after the append. A message
+    /// with it is said after its events, by the game as they leave it (a `join` with "hello"
+    /// speaks from the seat it takes).
     fn decide_for(
         &self,
         slot: &mut Slot,
         player: &str,
         command: &Value,
         expected: Option<u64>,
-        command_id: Option<&str>,
+        (command_id, message): (Option<&str>, Option<&SealedMessage>),
     ) -> Result<(Batch, Decided), ApiError> {
         let version = slot.game.facts().version;
         if let Some(expected) = expected.filter(|expected| *expected != version) {
@@ -640,6 +662,17 @@ impl Games {
             ctx = ctx.with_turns(self.repository.turns(slot)?.clone());
         }
         let mut events = slot.game.decide(&Actor::player(player), command, &ctx)?;
+        if let Some(said) = message {
+            let say = SystemCommand::Say {
+                player: player.to_string(),
+                room: MessageRoom::Table,
+                message: said.message.clone(),
+                sealed: said.sealed.clone(),
+            };
+            let say = serde_json::to_value(&say).map_err(ApiError::internal)?;
+            let after = after(slot.game.as_ref(), &events)?;
+            events.extend(after.decide(&Actor::System, &say, &ctx)?);
+        }
         let facts: Vec<TableFact> = events.iter().filter_map(|e| e.fact.clone()).collect();
         let new_tags = if facts.iter().any(TableFact::changes_index) {
             Some(tags(after(slot.game.as_ref(), &events)?.as_ref()))

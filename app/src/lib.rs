@@ -37,6 +37,6 @@ pub mod sealing;
 pub mod vacations;
 pub mod webhooks;
 
-pub use commands::{Games, NewGame, Played, PlayerCommand};
+pub use commands::{Games, NewGame, Played, PlayerCommand, SealedMessage};
 pub use error::{ApiCode, ApiError, Code};
 pub use repository::{Repository, Slot, SlotRef};

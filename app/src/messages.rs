@@ -15,7 +15,7 @@ use crate::error::{ApiCode, ApiError};
 use crate::limits::Limits;
 use crate::notes::check_note;
 use crate::sealing::SecretsKey;
-use crate::Games;
+use crate::{Games, Played, PlayerCommand, SealedMessage};
 use domain::table::{MessageRoom, SystemCommand};
 use rand_core::{OsRng, TryRngCore};
 use serde::{Deserialize, Serialize};
@@ -120,6 +120,34 @@ pub fn check_message(text: &str) -> Result<(), ApiError> {
     check_note(text)
 }
 
+/// Refuses one more message in a game that holds `said` already, the most it may.
+fn room_for_more(said: usize) -> Result<(), ApiError> {
+    if said >= MESSAGES_PER_GAME {
+        return Err(ApiError::new(
+            ApiCode::TooManyMessages,
+            format!("This game holds {said} messages, the most one game may."),
+        ));
+    }
+    Ok(())
+}
+
+/// Takes the `"message"` out of a command's body: the text said with the command, the rest
+/// the command itself as the rules read it (and as it is stored). A `message` that is not a
+/// string is `bad_command`.
+pub fn take_message(command: &mut Value) -> Result<Option<String>, ApiError> {
+    let Some(object) = command.as_object_mut() else {
+        return Ok(None);
+    };
+    match object.remove("message") {
+        None => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(_) => Err(ApiError::new(
+            domain::ErrorCode::BadCommand,
+            "A command's `message` is the text said with it: a string.",
+        )),
+    }
+}
+
 impl Messages {
     pub fn new(store: Arc<dyn Storage>, key: Arc<SecretsKey>) -> Messages {
         Messages { store, key }
@@ -165,13 +193,7 @@ impl Messages {
                 }
                 _ => {}
             }
-            let said = slot.game.said_count();
-            if said >= MESSAGES_PER_GAME {
-                return Err(ApiError::new(
-                    ApiCode::TooManyMessages,
-                    format!("This game holds {said} messages, the most one game may."),
-                ));
-            }
+            room_for_more(slot.game.said_count())?;
         }
         limits.message_said(player)?;
         let message = new_id()?;
@@ -197,6 +219,40 @@ impl Messages {
             version,
             room,
         })
+    }
+
+    /// Plays `command`, with `text` (if any) said at the table beside it: the `said` event is
+    /// stored in the same append as the command's events, after them. Bad text is refused
+    /// before anything is played; a refused command says nothing either.
+    pub async fn play(
+        &self,
+        games: &Games,
+        limits: &Limits,
+        command: PlayerCommand<'_>,
+        text: Option<&str>,
+    ) -> Result<Played, ApiError> {
+        let Some(text) = text else {
+            return games.play(command).await;
+        };
+        check_message(text)?;
+        {
+            let slot_ref = games.slot(command.game)?;
+            let slot = slot_ref.lock().await;
+            room_for_more(slot.game.said_count())?;
+        }
+        limits.message_said(command.player)?;
+        let message = new_id()?;
+        let sealed = self.seal(&message, text)?;
+        let enclosed = SealedMessage {
+            message: message.clone(),
+            sealed,
+        };
+        let played = games.play_saying(command, Some(enclosed)).await;
+        // Refused, or a retry answered by the first time's events: this message was not said.
+        if played.as_ref().map_or(true, |played| played.duplicate) {
+            let _ = self.store.remove_record_async(KEYS, &message).await;
+        }
+        played
     }
 
     /// Hides message `message` of game `id`: deletes its key, so that its text can no longer

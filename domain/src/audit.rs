@@ -6,7 +6,8 @@
 //! A fork made by a takeback in a game with hidden cards holds two commitments or more: each
 //! command is decided with the seed of the last one made up to its events, and a reveal
 //! gives every seed (see `table/sealed.rs`). The server's own `fork` and `reveal_seed`
-//! commands are decided again like the players'.
+//! commands are decided again like the players'. A message said with a player's command is
+//! stored after its events and skipped: words are not the rules' to decide.
 
 use crate::engine::{Context, Outcome, Refusal};
 use crate::fairness::Seed;
@@ -145,7 +146,7 @@ pub fn audit_with_secrets(
             .events
             .get((stored_from - 1) as usize..stored_to as usize)
             .unwrap_or_default();
-        compare(stored_from, &expected, stored)?;
+        compare(stored_from, &expected, decided_part(batch, stored))?;
         for event in stored {
             game.evolve(&event.payload)
                 .map_err(|e| Divergence::at(event.version, e.to_string()))?;
@@ -347,6 +348,29 @@ fn decide_again(
             ..Divergence::at(version, why)
         }
     })
+}
+
+/// The events of a batch that its command decides: all but the message a player said with
+/// the command (`"message"` in its body), stored as `said` events after them. The rules do not
+/// decide what a player says, so the audit folds those and does not decide them again; a
+/// message said alone is the server's `say` command, decided again like any other.
+fn decided_part<'a>(
+    batch: &LoggedCommand,
+    stored: &'a [crate::log::LoggedEvent],
+) -> &'a [crate::log::LoggedEvent] {
+    let said_alone = batch
+        .command
+        .as_ref()
+        .is_some_and(|command| command["type"] == "say");
+    if said_alone {
+        return stored;
+    }
+    let said = stored
+        .iter()
+        .rev()
+        .take_while(|event| event.event_type == "said")
+        .count();
+    &stored[..stored.len() - said]
 }
 
 /// The actor of a stored command: `seat:<n>` is the player at that seat then.

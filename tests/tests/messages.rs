@@ -516,3 +516,159 @@ fn a_player_deletes_what_they_said_and_only_that() {
     );
     assert_eq!(app.game(None, &game)["version"], version + 1);
 }
+
+/// The first game command `player` may play now in `game`.
+fn first_move(app: &TestApp, player: &common::Player, game: &str) -> Value {
+    app.legal(player, game)["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .map(|l| l["command"].clone())
+        .find(|c| !common::play::is_table_command(c))
+        .expect("a move to play")
+}
+
+/// `command` with `"message": text` beside its fields.
+fn with_message(command: &Value, text: Value) -> Value {
+    let mut command = command.clone();
+    command["message"] = text;
+    command
+}
+
+#[test]
+fn a_message_goes_with_a_move_in_the_same_append_and_the_game_still_audits() {
+    let app = TestApp::spawn();
+    let (game, players) = app.full_game("avalanche-chess", 2, json!({}));
+    let mover = acting(&app, &game, &players);
+    let other = players.iter().find(|p| p.id != mover.id).unwrap();
+    let before = app.game(None, &game)["version"].as_u64().unwrap();
+    let command = first_move(&app, mover, &game);
+    let answer = ok_json(
+        Ok(app.play(
+            mover,
+            &game,
+            &with_message(&command, json!("Your move. Away this weekend!")),
+        )),
+        StatusCode::OK,
+    );
+    // The answer holds the move's events, then the message, its text opened for the mover.
+    let events = answer["events"].as_array().expect("events");
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "said", "{answer}");
+    assert_eq!(last["data"]["text"], "Your move. Away this weekend!");
+    assert!(last["data"].get("sealed").is_none(), "{last}");
+    assert!(
+        events.len() >= 2
+            && events[..events.len() - 1]
+                .iter()
+                .all(|e| e["type"] != "said")
+    );
+    let version = answer["version"].as_u64().unwrap();
+    assert_eq!(version, before + events.len() as u64);
+    // The other seat reads it among the game's events, and it is now their turn.
+    let said = said(&app, Some(other), &game);
+    assert_eq!(said.len(), 1);
+    assert_eq!(said[0]["text"], "Your move. Away this weekend!");
+    assert_eq!(said[0]["seat"], last["data"]["seat"]);
+    assert_eq!(acting(&app, &game, &players).id, other.id);
+
+    // One append: the log keeps one command (the move, without its words) for every event
+    // from the move to the message.
+    common::play::play_first(&app, &game, other);
+    let log = ok_json(
+        app.get(&format!("/v1/games/{game}/log"), None).send(),
+        StatusCode::OK,
+    );
+    let batch = log["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["first_version"] == before + 1)
+        .expect("the move's command")
+        .clone();
+    assert_eq!(batch["last_version"], version, "{batch}");
+    assert_eq!(batch["command"], command, "{batch}");
+    assert!(!log.to_string().contains("Away this weekend"), "{log}");
+    // The audit decides the move again and skips what was said with it.
+    let audit = ok_json(
+        app.get(&format!("/v1/games/{game}/audit"), None).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+    // The ended game's whole log imports (an import is audited before it is accepted).
+    ok_json(
+        Ok(app.play(mover, &game, &json!({"type": "resign"}))),
+        StatusCode::OK,
+    );
+    let log = ok_json(
+        app.get(&format!("/v1/games/{game}/log"), None).send(),
+        StatusCode::OK,
+    );
+    let imported = app
+        .post("/v1/imports", Some(mover))
+        .json(&json!({"format": "log", "log": log}))
+        .send()
+        .unwrap();
+    assert_eq!(
+        imported.status(),
+        StatusCode::CREATED,
+        "{:?}",
+        imported.text()
+    );
+}
+
+#[test]
+fn bad_words_with_a_move_are_refused_and_the_move_is_not_played() {
+    let app = TestApp::spawn();
+    let (game, players) = app.full_game("avalanche", 3, json!({}));
+    let mover = acting(&app, &game, &players);
+    let command = first_move(&app, mover, &game);
+    let version = app.game(None, &game)["version"].clone();
+    let long = "y".repeat(1_001);
+    for (text, status, code) in [
+        (json!(""), StatusCode::BAD_REQUEST, "empty_message"),
+        (json!("a\u{202E}b"), StatusCode::BAD_REQUEST, "invalid_text"),
+        (
+            json!("ding\u{0007}"),
+            StatusCode::BAD_REQUEST,
+            "invalid_text",
+        ),
+        (
+            json!(long),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "message_too_long",
+        ),
+        (json!(7), StatusCode::BAD_REQUEST, "bad_command"),
+    ] {
+        let refused = app.play(mover, &game, &with_message(&command, text.clone()));
+        assert_eq!(problem(refused, status), code, "{text}");
+        assert_eq!(app.game(None, &game)["version"], version);
+    }
+    // A move refused by the rules says nothing either: another seat's move is not theirs.
+    let waiting = players.iter().find(|p| p.id != mover.id).unwrap();
+    let refused = app.play(waiting, &game, &with_message(&command, json!("hi")));
+    assert!(refused.status().is_client_error());
+    assert_eq!(app.game(None, &game)["version"], version);
+    assert!(said(&app, Some(mover), &game).is_empty());
+
+    // A retry with the same Idempotency-Key says it once.
+    let body = with_message(&command, json!("Good luck, all"));
+    let send = || {
+        app.post(&format!("/v1/games/{game}/commands"), Some(mover))
+            .json(&body)
+            .header("Idempotency-Key", "move-with-words")
+            .send()
+            .unwrap()
+    };
+    let first = ok_json(Ok(send()), StatusCode::OK);
+    let again = ok_json(Ok(send()), StatusCode::OK);
+    assert_eq!(again["replayed"], true);
+    assert_eq!(again["version"], first["version"]);
+    assert_eq!(
+        again["events"].as_array().unwrap().last().unwrap()["data"]["text"],
+        "Good luck, all"
+    );
+    let said = said(&app, Some(waiting), &game);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert_eq!(said[0]["text"], "Good luck, all");
+}
