@@ -15,13 +15,14 @@ use crate::error::{ApiCode, ApiError};
 use crate::limits::Limits;
 use crate::notes::check_note;
 use crate::sealing::SecretsKey;
-use crate::{Games, Played, PlayerCommand, SealedMessage};
+use crate::webhooks::notification::{Notification, NotificationType};
+use crate::{Games, Played, PlayerCommand, Repository, SealedMessage};
 use domain::table::{MessageRoom, SystemCommand};
 use rand_core::{OsRng, TryRngCore};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
-use storage::Storage;
+use storage::{Envelope, Storage};
 use utoipa::ToSchema;
 
 /// The records tree of the messages' own keys, keyed by message id.
@@ -146,6 +147,52 @@ pub fn take_message(command: &mut Value) -> Result<Option<String>, ApiError> {
             "A command's `message` is the text said with it: a string.",
         )),
     }
+}
+
+/// The text of message `message` sealed as `sealed`, while its key (in `store`, sealed under
+/// `key`) exists.
+fn open_sealed(
+    store: &dyn Storage,
+    key: &SecretsKey,
+    message: &str,
+    sealed: &str,
+) -> Option<String> {
+    let stored = store.get_record(KEYS, message).ok()??;
+    let own: [u8; 32] = key
+        .open(&key_context(message), &stored)
+        .ok()?
+        .try_into()
+        .ok()?;
+    let sealed = hex::decode(sealed).ok()?;
+    let plain = SecretsKey::from_bytes(&own)
+        .open(&text_context(message), &sealed)
+        .ok()?;
+    String::from_utf8(plain).ok()
+}
+
+/// Gives each `message` notice of `notices` the text said in its `said` event among
+/// `events`; a message that can no longer be opened (hidden since) is not told at all.
+pub(crate) fn tell_texts(
+    repository: &Repository,
+    notices: &mut Vec<Notification>,
+    events: &[Envelope],
+) {
+    notices.retain_mut(|notice| {
+        if notice.kind_of_notification != NotificationType::Message {
+            return true;
+        }
+        let Some(id) = notice.message.as_deref() else {
+            return false;
+        };
+        let sealed = events.iter().find_map(|e| {
+            (e.payload["type"] == SAID && e.payload["message"] == id)
+                .then(|| e.payload["sealed"].as_str())
+                .flatten()
+        });
+        notice.text =
+            sealed.and_then(|sealed| open_sealed(repository.store(), repository.key(), id, sealed));
+        notice.text.is_some()
+    });
 }
 
 impl Messages {
@@ -315,18 +362,7 @@ impl Messages {
 
     /// The text of message `message` sealed as `sealed`, while its key exists.
     pub fn open(&self, message: &str, sealed: &str) -> Option<String> {
-        let stored = self.store.get_record(KEYS, message).ok()??;
-        let own: [u8; 32] = self
-            .key
-            .open(&key_context(message), &stored)
-            .ok()?
-            .try_into()
-            .ok()?;
-        let sealed = hex::decode(sealed).ok()?;
-        let plain = SecretsKey::from_bytes(&own)
-            .open(&text_context(message), &sealed)
-            .ok()?;
-        String::from_utf8(plain).ok()
+        open_sealed(self.store.as_ref(), &self.key, message, sealed)
     }
 
     /// A `said` event's data as `seated` (whether the reader holds a seat) may read it: the

@@ -94,6 +94,8 @@ impl ClockWarning {
             takeback_to_version: None,
             outcome: None,
             deadline: Some(self.deadline),
+            message: None,
+            text: None,
         }
     }
 }
@@ -224,6 +226,7 @@ impl Folds {
                 ));
             }
         }
+        crate::messages::tell_texts(repository, &mut found, events);
         if after.facts().status != Status::Finished {
             if self.games.len() >= MOST_FOLDS {
                 self.games.clear();
@@ -463,6 +466,8 @@ impl Follower {
                         takeback_to_version: None,
                         outcome: None,
                         deadline: None,
+                        message: None,
+                        text: None,
                     }
                 })
                 .into_iter()

@@ -672,3 +672,144 @@ fn bad_words_with_a_move_are_refused_and_the_move_is_not_played() {
     assert_eq!(said.len(), 1, "{said:?}");
     assert_eq!(said[0]["text"], "Good luck, all");
 }
+
+/// The `message` notices among `lines`, as `(by_seat, text)`.
+fn told_messages(lines: &[Value]) -> Vec<(Value, Value)> {
+    lines
+        .iter()
+        .filter(|l| l["type"] == "message")
+        .map(|l| (l["by_seat"].clone(), l["text"].clone()))
+        .collect()
+}
+
+#[test]
+fn the_other_seats_are_told_what_was_said_by_stream_and_webhook_but_never_the_watchers_room_nor_a_hidden_text(
+) {
+    use crate::player_stream::{deliveries_to_localhost, listen, receiver, NDJSON};
+    use std::time::Duration;
+    let app = TestApp::spawn_with(deliveries_to_localhost());
+    let (ana, ben) = (app.create_player("Ana"), app.create_player("Ben"));
+    let watcher = app.create_player("Watcher");
+    let game = app.create_game(&ana, json!({"kind": "avalanche-chess", "seats": 2}));
+    app.join(&ben, &game);
+    let players = [ana.clone(), ben.clone()];
+    let said_alone = |player: &common::Player, body: Value| {
+        ok_json(Ok(say(&app, player, &game, body)), StatusCode::CREATED)
+    };
+    // Said and deleted before anyone could be told: the streams, read from the start, never
+    // tell it (the webhooks, which tell at once, are registered after it).
+    let slip = said_alone(&ana, json!({"text": "Quokka-slip, sorry"}));
+    let deleted = app
+        .client
+        .delete(app.url(&format!(
+            "/v1/games/{game}/messages/{}",
+            slip["message"].as_str().unwrap()
+        )))
+        .bearer_auth(&ana.token)
+        .send()
+        .unwrap();
+    assert_eq!(deleted.status(), StatusCode::OK);
+    let mut hooks = Vec::new();
+    for player in [&ana, &ben] {
+        let (url, received) = receiver();
+        ok_json(
+            app.post("/v1/players/me/webhooks", Some(player))
+                .json(&json!({ "url": url }))
+                .send(),
+            StatusCode::CREATED,
+        );
+        hooks.push(received);
+    }
+    said_alone(
+        &watcher,
+        json!({"text": "Watchers-only words", "room": "spectators"}),
+    );
+    said_alone(&ana, json!({"text": "Hello Ben"}));
+    let mover = acting(&app, &game, &players);
+    let command = first_move(&app, mover, &game);
+    ok_json(
+        Ok(app.play(mover, &game, &with_message(&command, json!("Your move!")))),
+        StatusCode::OK,
+    );
+    let ana_seat = json!(0);
+    let ben_seat = json!(1);
+    let mover_seat = if mover.id == ana.id {
+        &ana_seat
+    } else {
+        &ben_seat
+    };
+    ok_json(
+        Ok(say(&app, &ben, &game, json!({"text": "Thanks, Ana"}))),
+        StatusCode::CREATED,
+    );
+
+    // Each seat's stream, read from the start: the others' table words, in order; never its
+    // own, never the watchers' room, never the hidden one.
+    let mut expected_for_ben = vec![(ana_seat.clone(), json!("Hello Ben"))];
+    let mut expected_for_ana = vec![];
+    if mover.id == ana.id {
+        expected_for_ben.push((mover_seat.clone(), json!("Your move!")));
+    } else {
+        expected_for_ana.push((mover_seat.clone(), json!("Your move!")));
+    }
+    expected_for_ana.push((ben_seat.clone(), json!("Thanks, Ana")));
+    for (player, expected, hook) in [
+        (&ben, &expected_for_ben, &hooks[1]),
+        (&ana, &expected_for_ana, &hooks[0]),
+    ] {
+        let mut stream = listen(
+            &app.base,
+            "/v1/players/me/stream?after=0",
+            &player.token,
+            NDJSON,
+            None,
+        );
+        let want = expected.len();
+        stream.until(Duration::from_secs(10), "the messages", |lines| {
+            told_messages(lines).len() >= want
+        });
+        let notices = stream.notices();
+        assert_eq!(&told_messages(&notices), expected, "{notices:#?}");
+        let all = Value::Array(notices.clone()).to_string();
+        assert!(
+            !all.contains("Watchers-only") && !all.contains("Quokka"),
+            "{all}"
+        );
+        for line in notices.iter().filter(|l| l["type"] == "message") {
+            assert!(
+                line["message"].as_str().unwrap().starts_with("m-"),
+                "{line}"
+            );
+            assert_eq!(line["game_id"], game.as_str());
+        }
+        // Its webhook is sent the same messages, with the same ids.
+        let ids: Vec<Value> = notices
+            .iter()
+            .filter(|l| l["type"] == "message")
+            .map(|l| l["id"].clone())
+            .collect();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let got = hook.lock().unwrap().clone();
+            let told: Vec<Value> = got
+                .iter()
+                .filter(|n| n["type"] == "message")
+                .map(|n| n["id"].clone())
+                .collect();
+            if told == ids && told_messages(&got) == *expected {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the webhook of {}: {got:#?}",
+                player.id
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let sent = Value::Array(hook.lock().unwrap().clone()).to_string();
+        assert!(
+            !sent.contains("Watchers-only") && !sent.contains("Quokka"),
+            "{sent}"
+        );
+    }
+}

@@ -175,7 +175,7 @@ impl Listening {
     }
 
     /// The notices so far (every line but `keep_alive`).
-    fn notices(&self) -> Vec<Value> {
+    pub(crate) fn notices(&self) -> Vec<Value> {
         self.lines
             .iter()
             .filter(|l| l["type"] != "keep_alive")
@@ -325,7 +325,7 @@ fn holds_nothing_secret(line: &Value, player: &Player, game: &str, kind: &str) {
 }
 
 /// A webhook receiver on 127.0.0.1: the notifications POSTed to it, in order.
-fn receiver() -> (String, Arc<Mutex<Vec<Value>>>) {
+pub(crate) fn receiver() -> (String, Arc<Mutex<Vec<Value>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("free port");
     let url = format!("http://{}/hook", listener.local_addr().expect("address"));
     let received = Arc::new(Mutex::new(Vec::new()));
@@ -353,7 +353,7 @@ fn receiver() -> (String, Arc<Mutex<Vec<Value>>>) {
     (url, received)
 }
 
-fn deliveries_to_localhost() -> DeliverySettings {
+pub(crate) fn deliveries_to_localhost() -> DeliverySettings {
     DeliverySettings {
         addresses: Arc::new(AddressPolicy {
             allow_http: true,

@@ -53,6 +53,15 @@ fn particular(kind: NotificationType) -> (&'static str, Value, &'static [&'stati
             json!({ "by_seat": by_seat() }),
             &["by_seat"],
         ),
+        NotificationType::Message => (
+            "Another seat said something at the table (`by_seat`; absent for a player who spoke after leaving their seat). A message hidden by the time it would be told is not told, nor one of a player you muted.",
+            json!({
+                "by_seat": by_seat(),
+                "message": { "type": "string", "description": "The message's id, as its `said` event names it." },
+                "text": { "type": "string", "description": "What was said: plain text, never HTML." },
+            }),
+            &["message", "text"],
+        ),
         NotificationType::DrawOffered => (
             "Another seat offered you a draw.",
             json!({ "by_seat": by_seat() }),

@@ -121,18 +121,20 @@ pub async fn legal(
     params(("id" = String, Path, description = "The game id"),
         ("If-Match" = Option<String>, Header, description = "The version you played on (`\"12\"`, the `ETag` of the game): a stale one gives 412 and nothing is played"),
         ("Idempotency-Key" = Option<String>, Header, description = "1 to 200 visible characters: a retry with the same key and body returns the first answer (`replayed: true`) and records nothing twice; the same key with another body gives 422")),
-    request_body(content = GameCommand, description = "A command of the table or of the game; `GET /v1/games/{id}/legal` lists those you may post now, exactly as they are"),
+    request_body(content = GameCommand, description = "A command of the table or of the game; `GET /v1/games/{id}/legal` lists those you may post now, exactly as they are. A `message` beside its fields (a string of 1 to 1 000 characters) is said at the table with it: its `said` event follows the command's events in the same append"),
     responses(
         (status = 200, description = "Played: its events, once durable, and the caller's new view", body = CommandAnswer,
             headers(("ETag" = String, description = "The game's version after the command, quoted"))),
-        (status = 400, description = "`bad_command` (not a command of this game, or a field it does not have), unreadable JSON, a repeated key, or a malformed `If-Match` or `Idempotency-Key`", body = Problem),
+        (status = 400, description = "`bad_command` (not a command of this game, a field it does not have, or a `message` that is not a string), unreadable JSON, a repeated key, a malformed `If-Match` or `Idempotency-Key`, or the `message`'s `empty_message` or `invalid_text`: nothing is played", body = Problem),
         (status = 401, body = Problem),
         (status = 403, description = "`not_seated`: the caller holds no seat in this game", body = Problem),
         (status = 404, body = Problem),
-        (status = 409, description = "Not now: `not_your_turn`, `game_over`, `not_started`, `out_of_time`, `no_draw_offered`, ...", body = Problem),
-        (status = 412, body = Problem), (status = 413, body = Problem), (status = 415, body = Problem),
+        (status = 409, description = "Not now: `not_your_turn`, `game_over`, `not_started`, `out_of_time`, `no_draw_offered`, ...; or `too_many_messages` with a `message`", body = Problem),
+        (status = 412, body = Problem),
+        (status = 413, description = "The body is too large, or its `message` is (`message_too_long`)", body = Problem),
+        (status = 415, body = Problem),
         (status = 422, description = "`illegal_command` by the rules (or another refusal of the rules, such as `draw_not_available`), or `idempotency_key_reused` with another body", body = Problem),
-        (status = 429, description = "`rate_limited`: too many commands a second; `Retry-After` says when to try again", body = Problem),
+        (status = 429, description = "`rate_limited`: too many commands a second, or messages an hour; `Retry-After` says when to try again", body = Problem),
         (status = 503, description = "`store_unavailable`: the store cannot be reached or takes no write, nothing was changed, `Retry-After` says when to try again; or `outcome_unknown`: the store did not confirm the write, which may have been recorded: send it again with the same `Idempotency-Key`", body = Problem)))]
 #[post("/v1/games/{id}/commands")]
 pub async fn play(

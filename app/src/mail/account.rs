@@ -84,8 +84,9 @@ impl Preferences {
             NotificationType::ClockLow => self.clock,
             NotificationType::Invited | NotificationType::Challenged => self.invited,
             NotificationType::GameStarted => self.game_started,
-            // Only on the player's stream, never mailed.
-            NotificationType::OpponentMoved => false,
+            // Only on the player's stream (and webhooks), never mailed on their own: a turn
+            // mail shows the messages since.
+            NotificationType::OpponentMoved | NotificationType::Message => false,
         }
     }
 }

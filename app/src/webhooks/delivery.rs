@@ -348,7 +348,7 @@ impl Worker {
         ) {
             Ok(found) => found
                 .into_iter()
-                .filter(|n| n.kind_of_notification.delivered())
+                .filter(|n| n.kind_of_notification.hooked())
                 .collect(),
             Err(error) => {
                 tracing::error!(game = %batch.stream, %error, "cannot fold the game");

@@ -25,6 +25,10 @@ pub enum NotificationType {
     YourTurn,
     /// Another seat played a move of the game (`by_seat`). Only on the player's stream.
     OpponentMoved,
+    /// Another seat said something at the table (`by_seat`): `message` names it, `text` is
+    /// what they said. On the player's stream and webhooks (mail shows it in the next turn
+    /// mail); a message hidden by then is not told, nor one of a player you muted.
+    Message,
     /// Another seat offered you a draw.
     DrawOffered,
     /// Another seat asked to take the game back; you may accept or decline.
@@ -53,6 +57,7 @@ impl NotificationType {
             NotificationType::GameStarted => "game_started",
             NotificationType::YourTurn => "your_turn",
             NotificationType::OpponentMoved => "opponent_moved",
+            NotificationType::Message => "message",
             NotificationType::DrawOffered => "draw_offered",
             NotificationType::TakebackRequested => "takeback_requested",
             NotificationType::TakebackWithdrawn => "takeback_withdrawn",
@@ -64,9 +69,10 @@ impl NotificationType {
     }
 
     /// Every type, in the order a batch's notices come in.
-    pub const ALL: [NotificationType; 9] = [
+    pub const ALL: [NotificationType; 10] = [
         NotificationType::GameStarted,
         NotificationType::OpponentMoved,
+        NotificationType::Message,
         NotificationType::DrawOffered,
         NotificationType::TakebackRequested,
         NotificationType::TakebackWithdrawn,
@@ -87,6 +93,12 @@ impl NotificationType {
                 | NotificationType::TakebackWithdrawn
                 | NotificationType::GameFinished
         )
+    }
+
+    /// Whether webhooks carry notices of this type: those of [`NotificationType::delivered`],
+    /// and messages (which mail shows in the next turn mail instead).
+    pub fn hooked(self) -> bool {
+        self.delivered() || self == NotificationType::Message
     }
 }
 
@@ -125,6 +137,12 @@ pub struct Notification {
     /// When your seat's clock runs out, for `clock_low`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline: Option<DateTime<Utc>>,
+    /// The message's id, for `message`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// What was said, for `message`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// The seats `player` holds (several in an analysis fork).
@@ -213,6 +231,31 @@ pub fn game_started(
         takeback_to_version: None,
         outcome: None,
         deadline: None,
+        message: None,
+        text: None,
+    })
+}
+
+/// A message said at the table, as its stored `said` event names it.
+struct SaidAtTable<'a> {
+    player: &'a str,
+    seat: Option<Seat>,
+    message: &'a str,
+}
+
+/// The message `payload` says at the table, if it is one.
+fn said_at_table(payload: &serde_json::Value) -> Option<SaidAtTable<'_>> {
+    let field = |name: &str| payload.get(name).and_then(serde_json::Value::as_str);
+    if field("type") != Some("said") || field("room") != Some("table") {
+        return None;
+    }
+    Some(SaidAtTable {
+        player: field("player")?,
+        seat: payload
+            .get("seat")
+            .and_then(serde_json::Value::as_u64)
+            .map(|s| s as Seat),
+        message: field("message")?,
     })
 }
 
@@ -253,6 +296,8 @@ pub fn notifications(
         takeback_to_version: None,
         outcome: None,
         deadline: None,
+        message: None,
+        text: None,
     };
     let mut found = Vec::new();
     let started = events
@@ -264,6 +309,15 @@ pub fn notifications(
     }
     if let Some(by) = moved_by_another(&seats, events) {
         found.push(make(NotificationType::OpponentMoved, Some(by)));
+    }
+    for said in events.iter().filter_map(|e| said_at_table(&e.payload)) {
+        // The spectators' room is never told to a seat; one's own words are not news.
+        if said.player != player {
+            found.push(Notification {
+                message: Some(said.message.to_string()),
+                ..make(NotificationType::Message, said.seat)
+            });
+        }
     }
     for event in events {
         match TableFact::of_stored(&event.payload) {

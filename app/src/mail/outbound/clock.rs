@@ -301,6 +301,8 @@ impl Mail {
             takeback_to_version: None,
             outcome: None,
             deadline: Some(warning.deadline),
+            message: None,
+            text: None,
         };
         let mut letter = self.notice_letter(game, &notice, address, false);
         letter.id = id_part(&notice.id);

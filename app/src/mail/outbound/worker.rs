@@ -546,6 +546,11 @@ impl Mail {
                 format!("{} moved in {kind}.", by(notice.by_seat)),
                 "",
             ),
+            NotificationType::Message => (
+                format!("{} said something in {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} said something in {kind}.", by(notice.by_seat)),
+                "",
+            ),
             NotificationType::Challenged => (
                 format!("A challenge to {kind} [{}]", notice.game_id),
                 format!("Another player challenges you to a game of {kind}."),
