@@ -170,6 +170,17 @@ fn open_sealed(
     String::from_utf8(plain).ok()
 }
 
+/// The text of a stored `said` event at the table, while it can be opened (the spectators'
+/// room's and hidden ones: `None`).
+pub(crate) fn table_text(repository: &Repository, said: &Value) -> Option<String> {
+    if said["room"] != "table" {
+        return None;
+    }
+    let message = said["message"].as_str()?;
+    let sealed = said["sealed"].as_str()?;
+    open_sealed(repository.store(), repository.key(), message, sealed)
+}
+
 /// Gives each `message` notice of `notices` the text said in its `said` event among
 /// `events`; a message that can no longer be opened (hidden since) is not told at all.
 pub(crate) fn tell_texts(

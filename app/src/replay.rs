@@ -7,7 +7,7 @@ use crate::repository::Slot;
 use domain::audit::{audit_with_secrets, AuditReport, Divergence};
 use domain::engine::Viewer;
 use domain::log::GameLog;
-use domain::records::{export_record, has_record_notation, record_tags};
+use domain::records::{export_record_saying, has_record_notation, record_tags};
 use domain::registry::LiveGame;
 use domain::Seed;
 use serde_json::Value;
@@ -150,7 +150,13 @@ impl Games {
             Some(name(&player).unwrap_or(player))
         };
         let tags = record_tags(id, slot.game.facts().variant, seat(0), seat(1));
-        export_record(&payloads, &tags).map_err(ApiError::internal)
+        // What was said at the table, as comments: "Ana: good luck".
+        let words = |said: &Value| {
+            let text = crate::messages::table_text(self.repository(), said)?;
+            let by = said["seat"].as_u64().and_then(|s| seat(s as usize));
+            Some(format!("{}: {text}", by.as_deref().unwrap_or("someone")))
+        };
+        export_record_saying(&payloads, &tags, words).map_err(ApiError::internal)
     }
 
     /// The view `player` had of the game in `slot` at `version`.

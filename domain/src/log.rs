@@ -99,7 +99,7 @@ impl GameLog {
         for event in &mut log.events {
             let payload = &mut event.payload;
             match payload["type"].as_str() {
-                Some("seat_taken") => players.replace(&mut payload["player"]),
+                Some("seat_taken") | Some("said") => players.replace(&mut payload["player"]),
                 Some("forked") => {
                     imported_game(&mut payload["parent"]);
                     for player in payload["players"].as_array_mut().into_iter().flatten() {
@@ -120,6 +120,9 @@ impl GameLog {
                     for player in body["players"].as_array_mut().into_iter().flatten() {
                         players.replace(player);
                     }
+                }
+                if body["type"] == "say" {
+                    players.replace(&mut body["player"]);
                 }
             }
         }

@@ -223,6 +223,18 @@ fn shortened(text: &str, max: usize) -> String {
 /// Writes the stored events of an Avalanche Chess game as a record in the canonical notation,
 /// with `tags` first. A game still running has no result line.
 pub fn export_record(payloads: &[Value], tags: &[(String, String)]) -> Result<String, String> {
+    export_record_saying(payloads, tags, |_| None)
+}
+
+/// [`export_record`] with what was said at the game's table as comments at their place, after
+/// the half-turn before them: `words` gives the comment of a stored `said` event (such as
+/// `Ana: good luck`), or `None` to leave it out (a hidden message, the spectators' room). A
+/// comment holds no brace, so that the record reads again.
+pub fn export_record_saying(
+    payloads: &[Value],
+    tags: &[(String, String)],
+    words: impl Fn(&Value) -> Option<String>,
+) -> Result<String, String> {
     let mut moves: Vec<Event> = Vec::new();
     let mut resigned = None;
     let mut drawn = false;
@@ -241,6 +253,28 @@ pub fn export_record(payloads: &[Value], tags: &[(String, String)]) -> Result<St
                 text,
                 reason,
             } => broken = Some(crate::table::record_break(half_turn, &text, &reason)),
+            TableEvent::Said { .. } => {
+                if let Some(comment) = words(payload) {
+                    let played = moves
+                        .iter()
+                        .filter(|e| matches!(e, Event::TurnPlayed { .. }))
+                        .count();
+                    let comment: String = comment
+                        .chars()
+                        .map(|c| match c {
+                            '{' => '(',
+                            '}' => ')',
+                            c if c.is_whitespace() => ' ',
+                            c => c,
+                        })
+                        .collect();
+                    notes.push(RecordNote {
+                        after: u32::try_from(played).unwrap_or(u32::MAX),
+                        glyph: None,
+                        comment: Some(shortened(&comment, crate::table::MAX_COMMENT)),
+                    });
+                }
+            }
             _ => {}
         }
     }

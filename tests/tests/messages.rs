@@ -813,3 +813,150 @@ fn the_other_seats_are_told_what_was_said_by_stream_and_webhook_but_never_the_wa
         );
     }
 }
+
+#[test]
+fn the_replay_shows_what_was_said_up_to_each_version_and_the_record_writes_it_as_comments() {
+    let app = TestApp::spawn();
+    let (game, players) = app.full_game("avalanche-chess", 2, json!({}));
+    let (ana, ben) = (&players[0], &players[1]);
+    let watcher = app.create_player("Watcher");
+    let greeted = ok_json(
+        Ok(say(
+            &app,
+            ana,
+            &game,
+            json!({"text": "Good luck {and} have fun"}),
+        )),
+        StatusCode::CREATED,
+    )["version"]
+        .as_u64()
+        .unwrap();
+    let mover = acting(&app, &game, &players);
+    let command = first_move(&app, mover, &game);
+    let moved = ok_json(
+        Ok(app.play(
+            mover,
+            &game,
+            &with_message(&command, json!("Your move\nfriend")),
+        )),
+        StatusCode::OK,
+    )["version"]
+        .as_u64()
+        .unwrap();
+    ok_json(
+        Ok(say(
+            &app,
+            &watcher,
+            &game,
+            json!({"text": "Watchers-only words", "room": "spectators"}),
+        )),
+        StatusCode::CREATED,
+    );
+    let slip = ok_json(
+        Ok(say(&app, ben, &game, json!({"text": "Quokka-slip"}))),
+        StatusCode::CREATED,
+    )["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let deleted = app
+        .client
+        .delete(app.url(&format!("/v1/games/{game}/messages/{slip}")))
+        .bearer_auth(&ben.token)
+        .send()
+        .unwrap();
+    assert_eq!(deleted.status(), StatusCode::OK);
+
+    // Each state of the replay carries what was said up to it, at its place.
+    let state_at = |reader: Option<&common::Player>, version: u64| {
+        ok_json(
+            app.get(&format!("/v1/games/{game}/states/{version}"), reader)
+                .send(),
+            StatusCode::OK,
+        )
+    };
+    let texts = |state: &Value| -> Vec<Value> {
+        state["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .map(|m| m["data"]["text"].clone())
+            .collect()
+    };
+    assert!(texts(&state_at(Some(ben), greeted - 1)).is_empty());
+    assert_eq!(
+        texts(&state_at(Some(ben), greeted)),
+        vec![json!("Good luck {and} have fun")]
+    );
+    assert_eq!(texts(&state_at(Some(ben), moved - 1)).len(), 1);
+    let now = app.game(None, &game)["version"].as_u64().unwrap();
+    let last = state_at(Some(ben), now);
+    assert_eq!(
+        texts(&last),
+        vec![
+            json!("Good luck {and} have fun"),
+            json!("Your move\nfriend"),
+            Value::Null,
+            Value::Null
+        ],
+        "{last}"
+    );
+    assert_eq!(last["messages"][2]["data"]["room"], "spectators");
+    assert_eq!(last["messages"][3]["data"]["hidden"], true);
+    assert_eq!(last["messages"][1]["version"], moved);
+    // The watcher reads their room in the replay too.
+    assert_eq!(
+        state_at(Some(&watcher), now)["messages"][2]["data"]["text"],
+        "Watchers-only words"
+    );
+
+    // The record writes the table's words as comments after the half-turn before them; never
+    // the watchers' room, never a hidden message; and it reads again.
+    ok_json(
+        Ok(app.play(ana, &game, &json!({"type": "resign"}))),
+        StatusCode::OK,
+    );
+    let record = app
+        .get(&format!("/v1/games/{game}/record"), None)
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(record.contains(": Good luck (and) have fun}"), "{record}");
+    assert!(record.contains(": Your move friend}"), "{record}");
+    assert!(
+        record.find("Good luck").unwrap() < record.find("Your move").unwrap(),
+        "{record}"
+    );
+    assert!(
+        !record.contains("Watchers-only") && !record.contains("Quokka"),
+        "{record}"
+    );
+    let imported = app
+        .post("/v1/imports", Some(ana))
+        .json(&json!({"format": "record", "record": record}))
+        .send()
+        .unwrap();
+    assert_eq!(
+        imported.status(),
+        StatusCode::CREATED,
+        "{:?}",
+        imported.text()
+    );
+    // The game's log, with a message said alone among its commands, imports and audits.
+    let log = ok_json(
+        app.get(&format!("/v1/games/{game}/log"), None).send(),
+        StatusCode::OK,
+    );
+    let imported = app
+        .post("/v1/imports", Some(ana))
+        .json(&json!({"format": "log", "log": log}))
+        .send()
+        .unwrap();
+    assert_eq!(
+        imported.status(),
+        StatusCode::CREATED,
+        "{:?}",
+        imported.text()
+    );
+}

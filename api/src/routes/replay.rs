@@ -36,6 +36,9 @@ pub struct StateAt {
     /// own seat's secrets while it runs, everything once it has ended.
     #[schema(value_type = crate::wire::GameView)]
     pub view: Value,
+    /// What was said up to that version, at its place: the game's `said` events as the events
+    /// endpoint shows them to the caller (the text, or `hidden`), oldest first.
+    pub messages: Vec<crate::summary::EventOut>,
 }
 
 /// The state of a game at any version, as the caller may see it.
@@ -53,10 +56,17 @@ pub async fn state_at(
     path: web::Path<(String, u64)>,
 ) -> Result<HttpResponse, HttpError> {
     let (id, version) = path.into_inner();
-    let past = state
-        .games
-        .state_at(&id, version, player.as_ref().map(|p| p.id.as_str()))
-        .await?;
+    let reader = player.as_ref().map(|p| p.id.as_str());
+    let past = state.games.state_at(&id, version, reader).await?;
+    let messages = {
+        let (slot, mut envelopes) = state
+            .games
+            .events(&id, 0, version as usize, std::time::Duration::ZERO)
+            .await?;
+        envelopes.retain(|e| e.event_type == app::messages::SAID);
+        let slot = slot.lock().await;
+        crate::summary::events_for(&slot, reader, &envelopes, &state.messages)
+    };
     Ok(HttpResponse::Ok().json(StateAt {
         game: id,
         kind: past.kind,
@@ -67,6 +77,7 @@ pub async fn state_at(
         outcome: past.then.facts().outcome,
         seed: past.seed,
         view: past.view,
+        messages,
     }))
 }
 
