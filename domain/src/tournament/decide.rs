@@ -94,18 +94,21 @@ pub fn decide(
             }])
         }
         Command::Withdraw { player } => {
-            if state.phase() != Phase::Open {
-                return Err(refuse(
-                    "tournament_started",
-                    "A tournament under way cannot be left: your games are played out (resign one to end it).",
-                ));
+            if state.phase() == Phase::Finished {
+                return Err(refuse("tournament_not_running", "This tournament is over."));
             }
             if !state.players.contains(player) {
                 return Err(refuse("not_joined", "You have not joined this tournament."));
             }
-            Ok(vec![TournamentEvent::PlayerWithdrew {
+            let withdrew = TournamentEvent::PlayerWithdrew {
                 player: player.clone(),
-            }])
+            };
+            let after = state.clone().evolve(&withdrew);
+            let mut events = vec![withdrew];
+            if after.phase() == Phase::Running {
+                events.extend(settle(after, id, seed));
+            }
+            Ok(events)
         }
         Command::Start { by } => {
             open(state)?;
@@ -181,17 +184,51 @@ pub fn decide(
             let finished = TournamentEvent::GameFinished(result.clone());
             let after = state.clone().evolve(&finished);
             let mut events = vec![finished];
-            if after.rounds.last().is_some_and(|r| r.complete()) {
-                let closed = TournamentEvent::RoundClosed {
-                    round: result.round,
-                };
-                let after = after.evolve(&closed);
-                events.push(closed);
-                events.extend(next_round(&after, id, seed));
-            }
+            events.extend(settle(after, id, seed));
             Ok(events)
         }
     }
+}
+
+/// Forfeits every open game of the current round that has a withdrawn player, closes the
+/// round once complete and pairs the next, until a round waits for a game or the end.
+fn settle(mut state: Tournament, id: &str, seed: &Seed) -> Vec<TournamentEvent> {
+    let mut events = Vec::new();
+    while let Some(round) = state.rounds.last().filter(|r| !r.closed) {
+        let forfeits: Vec<TournamentEvent> = round
+            .tables
+            .iter()
+            .zip(&round.results)
+            .filter(|(_, result)| result.is_none())
+            .filter_map(|(table, _)| {
+                let player = table.players.iter().find(|p| state.withdrawn(p))?;
+                Some(TournamentEvent::Forfeited {
+                    round: round.number,
+                    table: table.table,
+                    game: table.game.clone(),
+                    player: player.clone(),
+                    reason: "withdrawal".into(),
+                })
+            })
+            .collect();
+        let number = round.number;
+        for event in forfeits {
+            state = state.evolve(&event);
+            events.push(event);
+        }
+        if !state.rounds.last().is_some_and(|r| r.complete()) {
+            break;
+        }
+        let closed = TournamentEvent::RoundClosed { round: number };
+        state = state.evolve(&closed);
+        events.push(closed);
+        let next = next_round(&state, id, seed);
+        for event in next {
+            state = state.evolve(&event);
+            events.push(event);
+        }
+    }
+    events
 }
 
 fn open(state: &Tournament) -> Result<(), TournamentError> {
@@ -321,6 +358,7 @@ fn next_round(state: &Tournament, id: &str, seed: &Seed) -> Vec<TournamentEvent>
                         .order
                         .iter()
                         .enumerate()
+                        .filter(|(_, p)| !state.withdrawn(p))
                         .map(|(i, p)| {
                             let points = rows
                                 .iter()
@@ -383,7 +421,7 @@ fn remaining(state: &Tournament) -> Vec<String> {
     state
         .order
         .iter()
-        .filter(|p| on.contains(p))
+        .filter(|p| on.contains(p) && !state.withdrawn(p))
         .cloned()
         .collect()
 }

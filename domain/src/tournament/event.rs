@@ -104,6 +104,15 @@ pub enum TournamentEvent {
         byes: Vec<String>,
     },
     GameFinished(GameResultEvent),
+    /// A game lost by forfeit: its player withdrew after the start. The other seats share
+    /// first place, the player who forfeited is last; games played before stand.
+    Forfeited {
+        round: u32,
+        table: usize,
+        game: String,
+        player: String,
+        reason: String,
+    },
     RoundClosed {
         round: u32,
     },
@@ -124,6 +133,7 @@ impl TournamentEvent {
             TournamentEvent::TournamentStarted { .. } => "tournament_started",
             TournamentEvent::RoundPaired { .. } => "round_paired",
             TournamentEvent::GameFinished(_) => "game_finished",
+            TournamentEvent::Forfeited { .. } => "forfeited",
             TournamentEvent::RoundClosed { .. } => "round_closed",
             TournamentEvent::TournamentFinished { .. } => "tournament_finished",
         }

@@ -103,6 +103,35 @@ impl Tournament {
                     *slot = Some(result.clone());
                 }
             }
+            TournamentEvent::Forfeited {
+                round,
+                table,
+                game,
+                player,
+                reason,
+            } => {
+                if let Some(r) = self.rounds.iter_mut().find(|r| r.number == *round) {
+                    if let (Some(seats), Some(slot)) = (
+                        r.tables.get(table.wrapping_sub(1)),
+                        r.results.get_mut(table.wrapping_sub(1)),
+                    ) {
+                        let n = seats.players.len();
+                        *slot = Some(GameResultEvent {
+                            round: *round,
+                            table: *table,
+                            game: game.clone(),
+                            places: seats
+                                .players
+                                .iter()
+                                .map(|p| if p == player { n } else { 1 })
+                                .collect(),
+                            scores: None,
+                            draw: false,
+                            reason: reason.clone(),
+                        });
+                    }
+                }
+            }
             TournamentEvent::RoundClosed { round } => {
                 if let Some(r) = self.rounds.iter_mut().find(|r| r.number == *round) {
                     r.closed = true;
@@ -113,6 +142,11 @@ impl Tournament {
             }
         }
         self
+    }
+
+    /// Whether `player` withdrew after the start (their games from then on are forfeited).
+    pub fn withdrawn(&self, player: &str) -> bool {
+        self.order.iter().any(|p| p == player) && !self.players.iter().any(|p| p == player)
     }
 
     /// The table of `game`: its round, table number and players.

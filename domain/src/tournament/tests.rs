@@ -335,3 +335,140 @@ fn a_game_id_is_derived_from_tournament_round_and_table() {
     assert_ne!(game_id("t-1", 2, 3), game_id("t-1", 3, 2));
     assert_eq!(game_id("t-1", 1, 1).len(), 18);
 }
+
+/// Plays the first table of the current round open: seat one first, the rest second.
+fn first_wins(
+    state: &mut Tournament,
+    log: &mut Vec<(TournamentEvent, chrono::DateTime<Utc>)>,
+    id: &str,
+    seed: &Seed,
+) {
+    let now = Utc.with_ymd_and_hms(2029, 6, 1, 0, 0, 0).unwrap();
+    let round = state.rounds.last().unwrap().clone();
+    let (i, table) = round
+        .tables
+        .iter()
+        .enumerate()
+        .find(|(i, _)| round.results[*i].is_none())
+        .unwrap();
+    let result = GameResultEvent {
+        round: round.number,
+        table: i + 1,
+        game: table.game.clone(),
+        places: (0..table.players.len())
+            .map(|s| if s == 0 { 1 } else { 2 })
+            .collect(),
+        scores: None,
+        draw: false,
+        reason: "won".into(),
+    };
+    for e in decide(state, id, &Command::RecordResult(result), now, seed).expect("recorded") {
+        *state = state.clone().evolve(&e);
+        log.push((e, now));
+    }
+}
+
+#[test]
+fn a_player_who_withdraws_after_the_start_forfeits_the_games_left_and_played_ones_stand() {
+    for format in [Format::RoundRobin, Format::Swiss] {
+        let seed = Seed([7; 32]);
+        let id = "t-0011223344556677";
+        let now = Utc.with_ymd_and_hms(2029, 6, 1, 0, 0, 0).unwrap();
+        let rounds = (format == Format::Swiss).then_some(3);
+        let mut state = Tournament::default();
+        let mut log = Vec::new();
+        let mut commands = vec![Command::Create(Box::new(settings(
+            format, 2, rounds, &seed,
+        )))];
+        commands.extend((0..6).map(|p| Command::Join {
+            player: format!("p{p}"),
+        }));
+        commands.push(Command::Start { by: "p0".into() });
+        for command in commands {
+            for e in decide(&state, id, &command, now, &seed).expect("decided") {
+                state = state.clone().evolve(&e);
+                log.push((e, now));
+            }
+        }
+        // Round one played out in full, then p3 leaves before round two is played.
+        while state.rounds.len() == 1 {
+            first_wins(&mut state, &mut log, id, &seed);
+        }
+        let played: Vec<GameResultEvent> =
+            state.rounds[0].results.iter().flatten().cloned().collect();
+        let withdraw = Command::Withdraw {
+            player: "p3".into(),
+        };
+        for e in decide(&state, id, &withdraw, now, &seed).expect("withdrawn") {
+            state = state.clone().evolve(&e);
+            log.push((e, now));
+        }
+        assert_eq!(
+            decide(&state, id, &withdraw, now, &seed).unwrap_err().code,
+            "not_joined"
+        );
+        while state.phase() == Phase::Running {
+            first_wins(&mut state, &mut log, id, &seed);
+        }
+        // Round one stands as played.
+        assert_eq!(
+            state.rounds[0]
+                .results
+                .iter()
+                .flatten()
+                .cloned()
+                .collect::<Vec<_>>(),
+            played
+        );
+        // Every later table of p3 is a forfeit with p3 last; a Swiss pairs p3 no more.
+        let forfeits: Vec<(u32, usize)> = log
+            .iter()
+            .filter_map(|(e, _)| match e {
+                TournamentEvent::Forfeited {
+                    round,
+                    table,
+                    player,
+                    ..
+                } => {
+                    assert_eq!(player, "p3");
+                    Some((*round, *table))
+                }
+                _ => None,
+            })
+            .collect();
+        let mut later = Vec::new();
+        for round in &state.rounds[1..] {
+            for (table, result) in round.tables.iter().zip(&round.results) {
+                if let Some(seat) = table.players.iter().position(|p| p == "p3") {
+                    let result = result.as_ref().unwrap();
+                    assert_eq!(result.places[seat], table.players.len());
+                    assert!(result
+                        .places
+                        .iter()
+                        .enumerate()
+                        .all(|(s, &p)| s == seat || p == 1));
+                    later.push((round.number, table.table));
+                }
+            }
+        }
+        assert_eq!(forfeits, later, "{format:?}");
+        if format == Format::RoundRobin {
+            assert_eq!(later.len(), 4, "p3's four games left are forfeited");
+        } else {
+            // Round two was paired when round one closed: that game is forfeited, and no
+            // later round pairs p3.
+            assert_eq!(
+                later,
+                vec![(2, later[0].1)],
+                "a Swiss pairs a withdrawn player no more"
+            );
+        }
+        // Points count the forfeits as the rule says, and the audit re-decides every event.
+        let points = independent_points(&state);
+        let rows = standings::standings(&state);
+        for row in &rows {
+            assert_eq!(row.points, points[&row.player], "{format:?} {}", row.player);
+        }
+        audit(id, &log, &seed).expect("the audit re-decides the forfeits");
+    }
+}
