@@ -27,4 +27,6 @@ pub fn game_id(tournament: &str, round: u32, table: usize) -> String {
 }
 
 #[cfg(test)]
+mod properties;
+#[cfg(test)]
 mod tests;

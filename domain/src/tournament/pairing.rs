@@ -6,8 +6,11 @@
 //!   of the two white; the fixed place is white in odd rounds. Each player sits in the top row
 //!   as often as in the bottom one, so colours end within one. A double round robin plays the
 //!   same rounds again with colours swapped.
-//! - **Round robin, three seats or more**: each round, the players with the fewest byes so far
-//!   sit out while the count is not a multiple of the seats (ties by the round's draw); the
+//! - **Round robin, three seats or more**: the seed's stream of the round draws the players in
+//!   order 32 times; each draw is seated as follows, and the round is the first draw whose
+//!   tables repeat least (the most times a pair seated together met before, then the sum of
+//!   those times). In a draw, the players with the fewest byes so far
+//!   sit out while the count is not a multiple of the seats (ties by the draw); the
 //!   tables are filled one at a time, each from the first player left in the round's draw,
 //!   then the player who met those already seated least often (ties by the draw); at a table
 //!   the player first seated least often sits first.
@@ -17,6 +20,11 @@
 //!   with one white more must have black); when that leads nowhere, the next candidate is
 //!   tried (a full search), so no repeat pairing is ever made. The player with fewer whites
 //!   is white; equal, the one black last time; still equal, the higher-placed in odd rounds.
+//! - **Swiss, three seats or more**: players by points, then seeding order. The lowest-placed
+//!   players with the fewest byes sit out while the count is not a multiple of the seats (a
+//!   bye scores 1). Each table is filled from the highest-placed player left, then the player
+//!   who met those already seated least often, the higher-placed first among equals; at a
+//!   table the player first seated least often sits first.
 //! - **Knock-out**: the remaining players in seeding order. Two seats: the top seeds have
 //!   byes until the count is a power of two, then the highest seed meets the lowest; the
 //!   higher seed is white in odd rounds. More seats: the count is a power of the seats; the
@@ -123,13 +131,66 @@ impl Past {
 /// stream `round`.
 pub fn round_robin_tables(state: &Tournament, seats: usize, round: u32, seed: &Seed) -> Pairing {
     let past = Past::of(state);
-    let mut drawn = state.order.clone();
-    seed.dealer(u64::from(round)).shuffle(&mut drawn);
-    let byes_count = drawn.len() % seats;
-    let mut by_byes = drawn.clone();
+    let mut dealer = seed.dealer(u64::from(round));
+    let mut best: Option<((u32, u32), Pairing)> = None;
+    for _ in 0..DRAWS {
+        let mut drawn = state.order.clone();
+        dealer.shuffle(&mut drawn);
+        let pairing = tables_of(&past, drawn, seats, false);
+        let cost = repeats(&past, &pairing);
+        if best.as_ref().is_none_or(|(least, _)| cost < *least) {
+            best = Some((cost, pairing));
+        }
+    }
+    best.map(|(_, pairing)| pairing).unwrap_or(Pairing {
+        tables: Vec::new(),
+        byes: Vec::new(),
+    })
+}
+
+/// Draws a round robin of tables of three or more tries, keeping the first of the fewest
+/// repeats.
+const DRAWS: usize = 32;
+
+/// What a pairing repeats: the most times a pair at one of its tables has met before, then
+/// the sum over its tables' pairs of the times they met before.
+fn repeats(past: &Past, pairing: &Pairing) -> (u32, u32) {
+    let mut most = 0;
+    let mut sum = 0;
+    for table in &pairing.tables {
+        for (i, a) in table.iter().enumerate() {
+            for b in &table[i + 1..] {
+                let met = past.met(a, b);
+                most = most.max(met);
+                sum += met;
+            }
+        }
+    }
+    (most, sum)
+}
+
+/// The next Swiss round at tables of `seats` (three or more) of the players `ranked` (by
+/// points, then seeding order): the lowest-placed players with the fewest byes sit out while
+/// the count is not a multiple of the seats; each table is filled from the highest-placed
+/// player left, then the player who met those already seated least often, the higher-placed
+/// first among equals; at a table the player first seated least often sits first.
+pub fn swiss_tables(state: &Tournament, ranked: &[String], seats: usize) -> Pairing {
+    tables_of(&Past::of(state), ranked.to_vec(), seats, true)
+}
+
+/// Tables of `seats` from `order`: byes (fewest byes first; from the bottom of `order` when
+/// `byes_from_bottom`, else from its top), then tables filled greedily by fewest meetings,
+/// ties by `order`.
+fn tables_of(past: &Past, order: Vec<String>, seats: usize, byes_from_bottom: bool) -> Pairing {
+    let byes_count = order.len() % seats;
+    let mut by_byes = order.clone();
+    if byes_from_bottom {
+        by_byes.reverse();
+    }
+    // Stable: equal counts keep the order.
     by_byes.sort_by_key(|p| past.byes.get(p).copied().unwrap_or(0));
     let byes: Vec<String> = by_byes.into_iter().take(byes_count).collect();
-    let mut left: Vec<String> = drawn.into_iter().filter(|p| !byes.contains(p)).collect();
+    let mut left: Vec<String> = order.into_iter().filter(|p| !byes.contains(p)).collect();
     let mut tables = Vec::new();
     while !left.is_empty() {
         let mut table = vec![left.remove(0)];
@@ -142,7 +203,7 @@ pub fn round_robin_tables(state: &Tournament, seats: usize, round: u32, seed: &S
                 .unwrap_or(0);
             table.push(left.remove(best));
         }
-        // Stable: equal counts keep the draw's order.
+        // Stable: equal counts keep the order.
         table.sort_by_key(|p| past.first.get(p).copied().unwrap_or(0));
         tables.push(table);
     }
