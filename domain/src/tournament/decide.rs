@@ -276,12 +276,9 @@ fn check_settings(
         return Err(invalid("The seed commitment is not the seed's.".into()));
     }
     match (settings.format, settings.seats, settings.rounds) {
-        (Format::Swiss, 2, Some(r)) if r >= 1 => {}
-        (Format::Swiss, 2, _) => {
-            return Err(invalid("A Swiss names its rounds (1 or more).".into()))
-        }
+        (Format::Swiss, _, Some(r)) if r >= 1 => {}
         (Format::Swiss, _, _) => {
-            return Err(invalid("A Swiss is of two-seat games for now.".into()))
+            return Err(invalid("A Swiss names its rounds (1 or more).".into()))
         }
         (Format::RoundRobin, 2, None | Some(1) | Some(2)) => {}
         (Format::RoundRobin, 2, _) => {
@@ -374,7 +371,11 @@ fn next_round(state: &Tournament, id: &str, seed: &Seed) -> Vec<TournamentEvent>
                     });
                     players.into_iter().map(|p| p.2).collect()
                 };
-                pairing::swiss(state, &ranked, round)
+                if settings.seats == 2 {
+                    pairing::swiss(state, &ranked, round)
+                } else {
+                    Some(pairing::swiss_tables(state, &ranked, settings.seats))
+                }
             }
         }
         Format::KnockOut => {

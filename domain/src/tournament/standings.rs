@@ -7,8 +7,9 @@
 //!   - round robin of two seats: Sonneborn-Berger (for each game, the points scored in it
 //!     times the opponent's final points), then head-to-head (points scored against the players
 //!     on the same points);
-//!   - round robin of more seats: the game's own score, summed over the player's games;
-//!   - Swiss: Buchholz (the sum of every opponent's final points, once a game);
+//!   - round robin and Swiss of more seats: the game's own score, summed over the player's
+//!     games;
+//!   - Swiss of two seats: Buchholz (the sum of every opponent's final points, once a game);
 //!   - knock-out: first the round a player went out in (later is better, the winner first),
 //!     then points.
 //!
@@ -41,7 +42,8 @@ pub fn tie_break_names(format: Format, seats: usize) -> Vec<&'static str> {
     match (format, seats) {
         (Format::RoundRobin, 2) => vec!["sonneborn_berger", "head_to_head"],
         (Format::RoundRobin, _) => vec!["game_score"],
-        (Format::Swiss, _) => vec!["buchholz"],
+        (Format::Swiss, 2) => vec!["buchholz"],
+        (Format::Swiss, _) => vec!["game_score"],
         (Format::KnockOut, _) => vec![],
     }
 }
@@ -105,11 +107,12 @@ pub fn standings(state: &Tournament) -> Vec<StandingRow> {
                 vec![sb, h2h]
             }
             (Format::RoundRobin, _) => vec![game_score.get(player).copied().unwrap_or(0.0)],
-            (Format::Swiss, _) => vec![meetings
+            (Format::Swiss, 2) => vec![meetings
                 .iter()
                 .filter(|m| m.0 == player)
                 .map(|m| points.get(m.1).copied().unwrap_or(0.0))
                 .sum()],
+            (Format::Swiss, _) => vec![game_score.get(player).copied().unwrap_or(0.0)],
             (Format::KnockOut, _) => vec![],
         }
     };
