@@ -3,7 +3,6 @@
 //! for standings equal to a computation of their own, and for an audit that re-decides it.
 
 use super::*;
-use crate::table::TimeControl;
 use crate::Seed;
 use chrono::{TimeZone, Utc};
 use proptest::prelude::*;
@@ -36,22 +35,7 @@ fn play(shape: usize, n: usize, draws: u64, withdraw: Option<(usize, usize)>) ->
     bytes[9] = n as u8;
     let seed = Seed(bytes);
     let now = Utc.with_ymd_and_hms(2029, 6, 1, 0, 0, 0).unwrap();
-    let settings = Settings {
-        name: "Random cup".into(),
-        creator: "p0".into(),
-        kind: "some-game".into(),
-        variant: None,
-        options: None,
-        format,
-        seats,
-        rounds,
-        time_control: TimeControl::None,
-        rated: false,
-        entry_until: Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap(),
-        min_players: seats,
-        max_players: 64,
-        seed_commitment: seed.commitment(),
-    };
+    let settings = super::tests::settings(format, seats, rounds, &seed);
     let mut state = Tournament::default();
     let mut log = Vec::new();
     let mut apply = |state: &mut Tournament, command: Command| {

@@ -7,7 +7,7 @@ use crate::Seed;
 use chrono::{Duration, TimeZone, Utc};
 use std::collections::{HashMap, HashSet};
 
-fn settings(format: Format, seats: usize, rounds: Option<u32>, seed: &Seed) -> Settings {
+pub(super) fn settings(format: Format, seats: usize, rounds: Option<u32>, seed: &Seed) -> Settings {
     Settings {
         name: "Autumn cup".into(),
         creator: "p0".into(),
