@@ -438,7 +438,7 @@ pub fn run_with_mail(
                 let one = receiving.clone();
                 let read = actix_web::rt::spawn(async move {
                     one.mail
-                        .receive_any(&one.club, &one.games, &raw, &recipients)
+                        .receive_any(&one.club, &one.games, &one.talk(), &raw, &recipients)
                         .await;
                 });
                 if let Err(error) = read.await {

@@ -39,6 +39,14 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// What words mailed to the server are said through (see `app::mail`).
+    pub fn talk(&self) -> app::mail::inbound::reader::Talk<'_> {
+        app::mail::inbound::reader::Talk {
+            messages: &self.messages,
+            limits: &self.limits,
+        }
+    }
+
     /// The application's own counts and gauges, for `GET /metrics`.
     pub fn snapshot(&self) -> Snapshot {
         let gauges = self.games.store_gauges();

@@ -31,6 +31,7 @@ mod lobby;
 mod mail;
 mod mail_auth;
 mod mail_delivery;
+mod mail_messages;
 mod mail_notices;
 mod mail_postgres;
 mod mail_recovery;

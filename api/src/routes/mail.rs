@@ -72,7 +72,7 @@ pub async fn inbound(
     }
     let verdict = state
         .mail
-        .receive_any(&state.club, &state.games, &body, &[])
+        .receive_any(&state.club, &state.games, &state.talk(), &body, &[])
         .await;
     Ok(HttpResponse::Ok().json(Received::from(&verdict)))
 }

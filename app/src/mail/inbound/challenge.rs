@@ -6,7 +6,7 @@
 //! answered only to the player's confirmed address. Every other mail goes on to the reader of
 //! moves.
 
-use super::reader::{addresses, automatic, command_line, Admitted, Verdict, SEEN};
+use super::reader::{addresses, automatic, command_line, Admitted, Talk, Verdict, SEEN};
 use crate::club::Club;
 use crate::mail::outbound::challenge::challenge_reply_to;
 use crate::mail::outbound::compose::{id_part, Letter};
@@ -25,6 +25,7 @@ impl Mail {
         &self,
         club: &Club,
         games: &Games,
+        talk: &Talk<'_>,
         raw: &[u8],
         recipients: &[String],
     ) -> Verdict {
@@ -35,11 +36,13 @@ impl Mail {
             let to = self.challenge_address(&m, recipients)?;
             Some((m, to))
         }) else {
-            return self.receive(games, raw, recipients).await;
+            return self.receive(games, talk, raw, recipients).await;
         };
         let verdict = self.answer_challenge(club, games, raw, &message, &to).await;
         match &verdict {
-            Verdict::Played(why) => tracing::info!(%why, "challenge answered by mail"),
+            Verdict::Played(why) | Verdict::Said(why) => {
+                tracing::info!(%why, "challenge answered by mail")
+            }
             Verdict::Refused(why) => tracing::info!(%why, "challenge reply refused"),
             Verdict::Ignored(why) => tracing::info!(%why, "challenge reply ignored"),
         }

@@ -7,12 +7,15 @@
 //! through the outbox, only ever to the player's confirmed address: a mail that fails the
 //! checks is dropped without an answer, so nothing is sent to a forged sender.
 
+use crate::limits::Limits;
 use crate::mail::outbound::compose::Letter;
 use crate::mail::tag::{parse_reply_address, ReplyTo};
 use crate::mail::Mail;
+use crate::messages::Messages;
 use crate::{Games, PlayerCommand};
 use chrono::Utc;
 use domain::registry::LegalCommand;
+use domain::table::MessageRoom;
 use domain::text::Unread;
 use mail_parser::{MessageParser, PartType};
 use serde::Serialize;
@@ -34,6 +37,9 @@ pub enum Verdict {
     /// The mail was the player's but its command could not be played; they are told why by
     /// mail.
     Refused(String),
+    /// The mail held words but no command: they were said at the table, and the player is
+    /// told by mail ("Message sent").
+    Said(String),
     /// The mail was dropped without an answer (not a player's reply, an auto-reply, a repeat,
     /// over the rate limit).
     Ignored(String),
@@ -42,8 +48,8 @@ pub enum Verdict {
 /// What became of an inbound mail, as `POST /v1/mail/inbound` answers.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct Received {
-    /// `played`, `refused` (the player is told why by mail) or `ignored` (dropped without an
-    /// answer).
+    /// `played`, `said` (words without a command, said at the table), `refused` (the player
+    /// is told why by mail) or `ignored` (dropped without an answer).
     #[schema(example = "played")]
     pub outcome: String,
     /// Why, in words.
@@ -54,6 +60,7 @@ impl From<&Verdict> for Received {
     fn from(verdict: &Verdict) -> Received {
         let (outcome, reason) = match verdict {
             Verdict::Played(r) => ("played", r),
+            Verdict::Said(r) => ("said", r),
             Verdict::Refused(r) => ("refused", r),
             Verdict::Ignored(r) => ("ignored", r),
         };
@@ -108,41 +115,122 @@ pub fn command_line(text: &str) -> Option<String> {
     command_line_at(text).map(|(_, line)| line)
 }
 
+/// What one line of a reply is to its reader.
+#[derive(PartialEq)]
+enum LineKind {
+    /// The player's own words.
+    Own,
+    /// Passed over: empty, quoted (`>`), an HTML remnant, or an attribution ("… wrote:") that
+    /// a quote follows.
+    Skipped,
+    /// Ends the player's text: a signature, a forwarded or unquoted history's header, an
+    /// attribution that no quote follows.
+    End,
+}
+
+/// What line `at` of a reply's `lines` is (see [`LineKind`]).
+fn line_kind(lines: &[&str], at: usize) -> LineKind {
+    let line = lines[at];
+    let trimmed = line.trim();
+    let lower = trimmed.to_ascii_lowercase();
+    if lower.ends_with("wrote:") {
+        let quote_follows = lines[at + 1..]
+            .iter()
+            .map(|l| l.trim())
+            .find(|l| !l.is_empty())
+            .is_some_and(|l| l.starts_with('>'));
+        return if quote_follows {
+            LineKind::Skipped
+        } else {
+            LineKind::End
+        };
+    }
+    if line.starts_with("-- ")
+        || trimmed == "--"
+        || lower.starts_with("-----original message")
+        || lower.starts_with("________________")
+        || lower.starts_with("from:")
+    {
+        return LineKind::End;
+    }
+    if trimmed.is_empty()
+        || trimmed.starts_with('>')
+        || (trimmed.starts_with('<') && trimmed.ends_with('>'))
+    {
+        return LineKind::Skipped;
+    }
+    LineKind::Own
+}
+
 /// The command line of a reply's text (see [`command_line`]) and its index among the text's
 /// `lines()`: what the player wrote after it starts on the next line.
 pub fn command_line_at(text: &str) -> Option<(usize, String)> {
     let lines: Vec<&str> = text.lines().collect();
-    for (at, line) in lines.iter().enumerate() {
-        let trimmed = line.trim();
-        let lower = trimmed.to_ascii_lowercase();
-        if lower.ends_with("wrote:") {
-            let quote_follows = lines[at + 1..]
-                .iter()
-                .map(|l| l.trim())
-                .find(|l| !l.is_empty())
-                .is_some_and(|l| l.starts_with('>'));
-            if quote_follows {
-                continue;
-            }
-            return None;
+    for at in 0..lines.len() {
+        match line_kind(&lines, at) {
+            LineKind::End => return None,
+            LineKind::Skipped => continue,
+            LineKind::Own => return Some((at, lines[at].trim().chars().take(200).collect())),
         }
-        if line.starts_with("-- ")
-            || trimmed == "--"
-            || lower.starts_with("-----original message")
-            || lower.starts_with("________________")
-            || lower.starts_with("from:")
-        {
-            return None;
-        }
-        if trimmed.is_empty()
-            || trimmed.starts_with('>')
-            || (trimmed.starts_with('<') && trimmed.ends_with('>'))
-        {
-            continue;
-        }
-        return Some((at, trimmed.chars().take(200).collect()));
     }
     None
+}
+
+/// What the player wrote below the command line `at` of a reply's text (see
+/// [`command_line_at`]): the lines up to the quote, the signature or the history below them,
+/// without the blank lines around them, and without the invisible characters mail programs
+/// put in (zero-width spaces and joiners, byte-order marks). `None` when there are none.
+pub fn words_after(text: &str, at: usize) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut words: Vec<&str> = Vec::new();
+    for (index, line) in lines.iter().enumerate().skip(at + 1) {
+        let trimmed = line.trim();
+        if trimmed.starts_with('>') || trimmed.to_ascii_lowercase().ends_with("wrote:") {
+            break;
+        }
+        match line_kind(&lines, index) {
+            LineKind::End => break,
+            // An HTML remnant is no one's words; a blank line may part two paragraphs.
+            LineKind::Skipped if !trimmed.is_empty() => continue,
+            _ => words.push(line.trim_end()),
+        }
+    }
+    let words = words.join("\n");
+    let words: String = words
+        .chars()
+        .filter(|c| {
+            !matches!(
+                c,
+                '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}'
+            )
+        })
+        .collect();
+    let words = words.trim_matches(|c: char| c.is_whitespace());
+    (!words.is_empty()).then(|| words.to_string())
+}
+
+/// Whether a reply's first line, which reads as none of the player's commands, is words to
+/// the table rather than a command mistyped: it holds no digit (every chess square and card
+/// number has one), so that a mistyped move or card is refused and never told to the others.
+fn reads_as_words(line: &str) -> bool {
+    !line.chars().any(|c| c.is_ascii_digit())
+}
+
+/// What a reply did.
+enum Done {
+    /// Its command was played (`said`: with the words below it).
+    Played { notation: String, said: bool },
+    /// Its words were said alone.
+    Said,
+}
+
+/// Whether a refusal of a command with words is about the words.
+fn about_words(code: crate::error::Code) -> bool {
+    use crate::error::{ApiCode::*, Code};
+    matches!(
+        code,
+        Code::Api(EmptyMessage | MessageTooLong | InvalidText | TooManyMessages | RateLimited)
+    )
 }
 
 /// Why a reply's text was not read, and every command it could mean or the nearest ones.
@@ -218,20 +306,40 @@ pub(crate) fn addresses(list: Option<&mail_parser::Address>) -> Vec<String> {
     .unwrap_or_default()
 }
 
+/// What the words of a reply are said through: the games' messages (each text sealed under
+/// a key of its own) and the players' limits (messages an hour).
+pub struct Talk<'a> {
+    pub messages: &'a Messages,
+    pub limits: &'a Limits,
+}
+
 impl Mail {
     /// Handles one inbound mail sent to `recipients` (the SMTP envelope's, if known; the
     /// headers' otherwise).
-    pub async fn receive(&self, games: &Games, raw: &[u8], recipients: &[String]) -> Verdict {
-        let verdict = self.judge(games, raw, recipients).await;
+    pub async fn receive(
+        &self,
+        games: &Games,
+        talk: &Talk<'_>,
+        raw: &[u8],
+        recipients: &[String],
+    ) -> Verdict {
+        let verdict = self.judge(games, talk, raw, recipients).await;
         match &verdict {
             Verdict::Played(why) => tracing::info!(%why, "mail reply played"),
+            Verdict::Said(why) => tracing::info!(%why, "mail reply said at the table"),
             Verdict::Refused(why) => tracing::info!(%why, "mail reply refused"),
             Verdict::Ignored(why) => tracing::info!(%why, "inbound mail ignored"),
         }
         verdict
     }
 
-    async fn judge(&self, games: &Games, raw: &[u8], recipients: &[String]) -> Verdict {
+    async fn judge(
+        &self,
+        games: &Games,
+        talk: &Talk<'_>,
+        raw: &[u8],
+        recipients: &[String],
+    ) -> Verdict {
         let ignored = |why: &str| Verdict::Ignored(why.to_string());
         if raw.len() > self.settings.max_inbound {
             return ignored("the mail is over the size limit");
@@ -270,16 +378,17 @@ impl Mail {
                 Some(PartType::Text(_))
             )
         });
-        let line = if has_text {
-            message.body_text(0).and_then(|t| command_line(&t))
-        } else {
-            None
+        let body = if has_text { message.body_text(0) } else { None };
+        let (line, words) = match body.as_deref().and_then(|t| Some((t, command_line_at(t)?))) {
+            Some((text, (at, line))) => (Some(line), words_after(text, at)),
+            None => (None, None),
         };
         let verdict = self
             .act(
                 games,
+                talk,
                 &seat,
-                line,
+                (line, words),
                 has_text,
                 &message_id,
                 answered.as_deref(),
@@ -292,13 +401,15 @@ impl Mail {
         verdict
     }
 
-    /// Plays the line for the seat and answers the player.
+    /// Plays the line for the seat, with the words below it said at the table, or says the
+    /// words alone when the line is none of the seat's commands, and answers the player.
     #[allow(clippy::too_many_arguments)]
     async fn act(
         &self,
         games: &Games,
+        talk: &Talk<'_>,
         seat: &ReplyTo,
-        line: Option<String>,
+        (line, words): (Option<String>, Option<String>),
         has_text: bool,
         message_id: &str,
         answered: Option<&str>,
@@ -308,7 +419,7 @@ impl Mail {
             Ok(slot) => slot,
             Err(_) => return Verdict::Ignored("the game of the reply address is gone".into()),
         };
-        let (reading, version, holds, finished, to_act, own_actors) = {
+        let (reading, version, held, holds, finished, to_act, own_actors) = {
             let slot = slot_ref.lock().await;
             let game = slot.game.as_ref();
             let players = game.facts().players;
@@ -323,6 +434,7 @@ impl Mail {
                 line.as_deref()
                     .map(|line| game.read(reader, line, Utc::now())),
                 game.facts().version,
+                held,
                 held || invited,
                 game.facts().status == domain::table::Status::Finished,
                 game.facts().to_act.contains(&seat.seat),
@@ -347,7 +459,41 @@ impl Mail {
                 .and_then(|v| v.parse::<u64>().ok())
                 .is_some_and(|v| v < version);
         let refuse = |why: String| why;
-        let outcome: Result<String, String> = match (&line, has_text, finished) {
+        // A refusal that says itself why the words were not said.
+        let words_refused = std::cell::Cell::new(false);
+        let refuse_words = |why: String| {
+            words_refused.set(true);
+            why
+        };
+        // A first line that is none of the seat's commands, and reads as words rather than a
+        // command mistyped, is said at the table with the lines below it: a message alone.
+        let alone = match (&line, &reading) {
+            (Some(line), Some(Err(unread)))
+                if held && has_text && !unread.ambiguous && reads_as_words(line) =>
+            {
+                Some(match &words {
+                    Some(words) => format!("{line}\n{words}"),
+                    None => line.clone(),
+                })
+            }
+            _ => None,
+        };
+        let outcome: Result<Done, String> = match (&line, has_text, finished) {
+            _ if alone.is_some() => {
+                let text = alone.as_deref().unwrap_or_default();
+                let said = talk
+                    .messages
+                    .say(games, talk.limits, &seat.game, &seat.player, text, MessageRoom::Table)
+                    .await;
+                match said {
+                    Ok(_) => Ok(Done::Said),
+                    Err(error) if error.code.is_ours() => {
+                        tracing::error!(game = %seat.game, code = %error.code, detail = %error.detail, "a mailed message failed");
+                        Err(refuse("the server could not send your message just now; please send it again later.".into()))
+                    }
+                    Err(error) => Err(refuse(format!("your message was not sent: {}", error.detail))),
+                }
+            }
             _ if acted_since => Err(refuse("your mail answered a mail of a turn you have played since, and its reply address is good for that turn only: reply to this mail instead.".into())),
             (_, false, _) => Err(refuse("your mail has no plain text part: send the command as plain text (most mail programs have a \"plain text\" setting).".into())),
             (None, true, _) => Err(refuse("no command was found in your mail: write it on the first line, above any quoted text.".into())),
@@ -363,21 +509,27 @@ impl Mail {
                 )),
                 Some(Ok(LegalCommand { command, notation, .. })) => {
                     let key = format!("mail:{message_id}");
-                    let played = games
-                        .play(PlayerCommand {
-                            game: &seat.game,
-                            player: &seat.player,
-                            command,
-                            expected: None,
-                            key: Some(&key),
-                        })
-                        .await;
+                    let command = PlayerCommand {
+                        game: &seat.game,
+                        player: &seat.player,
+                        command,
+                        expected: None,
+                        key: Some(&key),
+                    };
+                    // The words below the command go with it, in the same append; an invited
+                    // player taking a seat has no table to speak at yet.
+                    let with = words.as_deref().filter(|_| held);
+                    let played = talk.messages.play(games, talk.limits, command, with).await;
                     match played {
-                        Ok(_) => Ok(notation),
+                        Ok(_) => Ok(Done::Played { notation, said: with.is_some() }),
                         Err(error) if error.code.is_ours() => {
                             tracing::error!(game = %seat.game, code = %error.code, detail = %error.detail, "a mail reply failed");
                             Err(refuse("the server could not play it just now; please send it again later.".into()))
                         }
+                        Err(error) if with.is_some() && about_words(error.code) => Err(refuse_words(format!(
+                            "the words below \"{notation}\" could not be said, and a command is played only with its words: {} Send the command again with shorter words, or alone.",
+                            error.detail
+                        ))),
                         Err(error) => Err(refuse(format!("\"{notation}\" cannot be played: {}", error.detail))),
                     }
                 }
@@ -408,14 +560,29 @@ impl Mail {
         } else {
             ""
         };
+        let unsaid = if words.is_some() && !words_refused.get() {
+            "\n\nYour words below it were not said either."
+        } else {
+            ""
+        };
         let (subject, text, verdict) = match &outcome {
-            Ok(notation) => (
+            Ok(Done::Played { notation, said }) => (
                 format!("Played: {notation} in {line_of_game} [{}]", seat.game),
-                format!("{older_note}Your command \"{notation}\" was played.\n\n{text_after}"),
+                format!(
+                    "{older_note}Your command \"{notation}\" was played{}.\n\n{text_after}",
+                    if *said { ", and your words below it were said at the table" } else { "" }
+                ),
                 Verdict::Played(format!(
                     "{} played {notation} in {}",
                     seat.player, seat.game
                 )),
+            ),
+            Ok(Done::Said) => (
+                format!("Message sent in {line_of_game} [{}]", seat.game),
+                format!(
+                    "Message sent: your words were said at the table. Nothing was played, as your first line is none of your commands; to play and speak at once, write the command on the first line and your words below it.\n\n{text_after}"
+                ),
+                Verdict::Said(format!("{} said something in {}", seat.player, seat.game)),
             ),
             Err(why) => (
                 format!(
@@ -425,7 +592,7 @@ impl Mail {
                         .unwrap_or_else(|| "no command".into()),
                     seat.game
                 ),
-                format!("{older_note}Nothing was played: {why}\n\n{text_after}"),
+                format!("{older_note}Nothing was played: {why}{unsaid}\n\n{text_after}"),
                 Verdict::Refused(why.clone()),
             ),
         };
@@ -557,5 +724,23 @@ mod tests {
             command_line_at("\n“a2/h5”\nwell played\n"),
             Some((1, "“a2/h5”".to_string()))
         );
+    }
+
+    #[test]
+    fn the_words_below_the_command_end_at_the_quote_or_the_signature() {
+        let text =
+            "\n e4/e5 \nGood luck!\n\nSee you.\n\nOn Sunday, Avalanche wrote:\n> Your move\n";
+        let (at, line) = command_line_at(text).unwrap();
+        assert_eq!(line, "e4/e5");
+        assert_eq!(
+            words_after(text, at).as_deref(),
+            Some("Good luck!\n\nSee you.")
+        );
+        let signed = "e4/e5\nthanks\u{200B}\n-- \nAnn\n";
+        assert_eq!(words_after(signed, 0).as_deref(), Some("thanks"));
+        assert_eq!(words_after("e4/e5\n\n> quoted\nbelow", 0), None);
+        assert_eq!(words_after("e4/e5\n<div>\n</div>\n", 0), None);
+        assert!(reads_as_words("Thanks, and to you!"));
+        assert!(!reads_as_words("Zz9/a3"));
     }
 }

@@ -443,7 +443,12 @@ impl Mail {
         let lines: Vec<String> = events[start..]
             .iter()
             .filter(|e| e.actor != own)
-            .filter_map(|e| game.event_text(&e.payload, viewer, &names))
+            .filter_map(|e| {
+                if e.payload["type"] == crate::messages::SAID {
+                    return said_text(&self.repository, &e.payload, &names, seat);
+                }
+                game.event_text(&e.payload, viewer, &names)
+            })
             .collect();
         if lines.is_empty() {
             return String::new();
@@ -836,4 +841,36 @@ fn deliver(
     std::fs::write(&part, &message).map_err(|e| format!("{}: {e}", part.display()))?;
     std::fs::rename(&part, &path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path.display().to_string())
+}
+
+/// What another seat said at the table, as a turn mail tells it: "Ann said: Good luck!", a
+/// text of several lines below its speaker. Nothing for the reader's own words, the
+/// spectators' room or a message hidden since.
+fn said_text(
+    repository: &crate::repository::Repository,
+    said: &serde_json::Value,
+    names: &[String],
+    reader: usize,
+) -> Option<String> {
+    let seat = said["seat"].as_u64().map(|s| s as usize)?;
+    if seat == reader {
+        return None;
+    }
+    let text = crate::messages::table_text(repository, said)?;
+    let who = domain::text::seat_name(names, seat);
+    Some(if text.contains('\n') {
+        let indented: Vec<String> = text
+            .lines()
+            .map(|l| {
+                if l.is_empty() {
+                    String::new()
+                } else {
+                    format!("    {l}")
+                }
+            })
+            .collect();
+        format!("{who} said:\n{}", indented.join("\n"))
+    } else {
+        format!("{who} said: {text}")
+    })
 }
