@@ -458,7 +458,7 @@ fn bad_mail_changes_nothing_and_is_answered_to_no_stranger() {
         &tag,
         "g1@x",
         &notice.message_id,
-        "Hello! Lovely weather.",
+        "Hello! 25 degrees today.",
     );
     send(smtp, ann_mail, &tag, &garbage).unwrap();
     let answer = sink.next("the answer to garbage", |m| {
@@ -467,7 +467,7 @@ fn bad_mail_changes_nothing_and_is_answered_to_no_stranger() {
     assert!(
         answer
             .text
-            .contains("\"Hello! Lovely weather.\" is not a move"),
+            .contains("\"Hello! 25 degrees today.\" is not a move"),
         "{}",
         answer.text
     );
@@ -476,6 +476,7 @@ fn bad_mail_changes_nothing_and_is_answered_to_no_stranger() {
         "{}",
         answer.text
     );
+    // (Words without a digit are a message alone: see `mail_messages`.)
     unchanged("mails without a command");
     // Bob's reply to his own seat's mail, a move while it is not his turn: refused by the
     // rules, and he is told why.

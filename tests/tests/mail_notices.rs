@@ -195,21 +195,22 @@ fn inbound_mail_over_the_hourly_limit_is_neither_played_nor_answered() {
         );
         send(smtp, "mallory@evil.test", &tag, &raw).unwrap();
     }
-    // Ann's first three mails are answered ("Not played": no command in them).
+    // Ann's first three mails are answered ("Not played": no command in them, and a digit, so
+    // that they are no message alone either).
     for n in 0..3 {
         let raw = reply(
             ann_mail,
             &tag,
             &format!("chat-{n}@players.test"),
             &notice.message_id,
-            "Hello there!",
+            "Hello there 2!",
         );
         send(smtp, ann_mail, &tag, &raw).unwrap();
         let answer = sink.next("an answer within the limit", |m| {
             m.rcpt_to == ann_mail && m.subject.starts_with("Not played")
         });
         assert!(
-            answer.text.contains("\"Hello there!\" is not a move")
+            answer.text.contains("\"Hello there 2!\" is not a move")
                 && answer.text.contains("The nearest of your commands:"),
             "{}",
             answer.text
@@ -295,7 +296,7 @@ fn inbound_mail_over_the_hourly_limit_is_neither_played_nor_answered() {
             &to,
             "bob-1@players.test",
             &started.message_id,
-            "hello",
+            "hello 2",
         ),
     )
     .unwrap();
