@@ -50,18 +50,22 @@ pub enum Subcommand {
     Ratings(RatingsArgs),
     /// Hide a message said at a game, through a running server's admin listener: its key is
     /// deleted, so its text is gone from every channel and every backup made afterwards, and
-    /// a `hidden` event records it.
+    /// a `hidden` event records it. With `--reports`, list the messages players reported.
     Moderate(ModerateArgs),
 }
 
 #[derive(Debug, Clone, Args)]
 pub struct ModerateArgs {
     /// The game the message was said at.
-    #[arg(long)]
-    pub game: String,
+    #[arg(long, requires = "hide", required_unless_present = "reports")]
+    pub game: Option<String>,
     /// The id of the message to hide (`m-...`, from its `said` event).
-    #[arg(long)]
-    pub hide: String,
+    #[arg(long, requires = "game")]
+    pub hide: Option<String>,
+    /// List the messages players reported (game, message, who reported it and why, who said
+    /// it and its text while it can be read) instead of hiding one.
+    #[arg(long, conflicts_with_all = ["game", "hide"])]
+    pub reports: bool,
     /// The server, as the URL its admin listener (`--admin-addr` of `serve`) answers on.
     #[arg(
         long,

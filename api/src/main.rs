@@ -55,7 +55,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Subcommand::Moderate(args) => match api::moderate::hide(&args) {
+        Subcommand::Moderate(args) => match api::moderate::run(&args) {
             Ok(said) => {
                 println!("{said}");
                 ExitCode::SUCCESS

@@ -664,10 +664,11 @@ fn admin_server(
             .service(routes::backup::backup)
             .service(routes::backup::release_mail)
             .service(routes::messages::hide)
+            .service(routes::messages::reports)
             .default_service(web::route().to(|| async {
                 Err::<actix_web::HttpResponse, _>(crate::problem::HttpError::from(ApiError::new(
                     ApiCode::NotFound,
-                    "The admin listener serves /metrics, /backup, /mail/release, /games/{id}/messages/{message}/hide, /health and /ready only.",
+                    "The admin listener serves /metrics, /backup, /mail/release, /games/{id}/messages/{message}/hide, /reports, /health and /ready only.",
                 )))
             }))
     };

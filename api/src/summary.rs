@@ -275,7 +275,7 @@ pub fn events_seen(
         .map(|e| EventOut {
             kind: facts.kind.to_string(),
             version: e.version,
-            data: opened(e.payload, &e.event_type, seated, messages),
+            data: opened(e.payload, &e.event_type, (seated, player), messages),
             event_type: e.event_type,
             recorded_at: e.recorded_at,
             actor: e.actor,
@@ -287,11 +287,11 @@ pub fn events_seen(
 fn opened(
     mut data: serde_json::Value,
     event_type: &str,
-    seated: bool,
+    (seated, reader): (bool, Option<&str>),
     messages: &app::messages::Messages,
 ) -> serde_json::Value {
     if event_type == app::messages::SAID {
-        messages.open_event(&mut data, seated);
+        messages.open_event(&mut data, seated, reader);
     }
     data
 }
@@ -321,7 +321,7 @@ pub fn events_for(
             data: opened(
                 slot.game.redact(&e.payload, viewer),
                 &e.event_type,
-                seated,
+                (seated, player),
                 messages,
             ),
         })

@@ -27,6 +27,12 @@ use utoipa::ToSchema;
 
 /// The records tree of the messages' own keys, keyed by message id.
 const KEYS: &str = "message_keys";
+/// The records tree of mutes: `<muter> <muted>`, one record a pair.
+const MUTES: &str = "message_mutes";
+/// The records tree of reports: `<game> <message> <reporter>`, one record each.
+const REPORTS: &str = "message_reports";
+/// The longest reason a report gives, in characters.
+pub const REASON_LIMIT: usize = 500;
 /// The longest message, in characters.
 pub const MESSAGE_LIMIT: usize = 1_000;
 /// The most messages one game holds.
@@ -71,6 +77,45 @@ pub struct Deleted {
     pub hidden: bool,
     /// The version of its `hidden` event.
     pub version: u64,
+}
+
+/// Why a message is reported to the operator.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"reason": "Insults, again."}))]
+pub struct ReportReason {
+    /// Up to 500 characters (optional).
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// A message reported by a player, as the operator sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Report {
+    pub game: String,
+    pub message: String,
+    /// The player who reported it.
+    pub reporter: String,
+    /// The player who said it.
+    pub author: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub reported_at: chrono::DateTime<chrono::Utc>,
+    /// Its text while it can be read (for the operator only); absent once hidden.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Whether the message is hidden by now.
+    #[serde(default)]
+    pub hidden: bool,
+}
+
+/// A report as kept: with the text as sealed in its `said` event, to open it for the operator
+/// while its key lives.
+#[derive(Serialize, Deserialize)]
+struct KeptReport {
+    #[serde(flatten)]
+    report: Report,
+    sealed: String,
 }
 
 pub struct Messages {
@@ -119,6 +164,14 @@ pub fn check_message(text: &str) -> Result<(), ApiError> {
     }
     // Control and bidirectional characters: the same rule as a note's.
     check_note(text)
+}
+
+/// Whether `muter` muted `author`.
+fn is_muted(store: &dyn Storage, muter: &str, author: &str) -> bool {
+    matches!(
+        store.get_record(MUTES, &format!("{muter} {author}")),
+        Ok(Some(_))
+    )
 }
 
 /// Refuses one more message in a game that holds `said` already, the most it may.
@@ -195,11 +248,17 @@ pub(crate) fn tell_texts(
         let Some(id) = notice.message.as_deref() else {
             return false;
         };
-        let sealed = events.iter().find_map(|e| {
-            (e.payload["type"] == SAID && e.payload["message"] == id)
-                .then(|| e.payload["sealed"].as_str())
-                .flatten()
-        });
+        let Some(said) = events
+            .iter()
+            .find(|e| e.payload["type"] == SAID && e.payload["message"] == id)
+        else {
+            return false;
+        };
+        let author = said.payload["player"].as_str().unwrap_or_default();
+        if is_muted(repository.store(), &notice.player_id, author) {
+            return false;
+        }
+        let sealed = said.payload["sealed"].as_str();
         notice.text =
             sealed.and_then(|sealed| open_sealed(repository.store(), repository.key(), id, sealed));
         notice.text.is_some()
@@ -355,6 +414,132 @@ impl Messages {
         Ok(slot.game.facts().version)
     }
 
+    /// `muter` mutes `muted` (`on`) or hears them again: a muted player's messages are withheld
+    /// from the muter in every read of theirs (events, streams, notices, replay).
+    pub async fn mute(&self, muter: &str, muted: &str, on: bool) -> Result<(), ApiError> {
+        if muter == muted {
+            return Err(ApiError::new(
+                ApiCode::BadRequest,
+                "You cannot mute yourself.",
+            ));
+        }
+        let key = format!("{muter} {muted}");
+        if on {
+            self.store.put_record_async(MUTES, &key, b"1").await
+        } else {
+            self.store
+                .remove_record_async(MUTES, &key)
+                .await
+                .map(|_| ())
+        }
+        .map_err(ApiError::from)
+    }
+
+    /// The players `muter` muted, in id order.
+    pub fn muted_by(&self, muter: &str) -> Result<Vec<String>, ApiError> {
+        let prefix = format!("{muter} ");
+        Ok(self
+            .store
+            .records_with_prefix(MUTES, &prefix)
+            .map_err(ApiError::from)?
+            .into_iter()
+            .filter_map(|(key, _)| key.strip_prefix(&prefix).map(str::to_string))
+            .collect())
+    }
+
+    /// `reporter` reports message `message` of game `id` to the operator (for `reason`). Only
+    /// a message the reporter may read, and that is not hidden, can be reported; reporting
+    /// one again replaces the reason.
+    pub async fn report(
+        &self,
+        games: &Games,
+        id: &str,
+        message: &str,
+        reporter: &str,
+        reason: Option<String>,
+    ) -> Result<Report, ApiError> {
+        if let Some(reason) = &reason {
+            if reason.chars().count() > REASON_LIMIT {
+                return Err(ApiError::new(
+                    ApiCode::BadRequest,
+                    format!("A report's reason holds at most {REASON_LIMIT} characters."),
+                ));
+            }
+            check_note(reason)?;
+        }
+        let not_found = || {
+            ApiError::new(
+                ApiCode::MessageNotFound,
+                format!("Game {id} shows you no message {message}."),
+            )
+        };
+        let version = {
+            let slot = games.slot(id)?;
+            let version = slot.lock().await.game.facts().version;
+            version
+        };
+        let (slot, envelopes) = games
+            .events(id, 0, version as usize, std::time::Duration::ZERO)
+            .await?;
+        let seated = slot.lock().await.game.seat_of(reporter).is_some();
+        let hidden = envelopes
+            .iter()
+            .any(|e| e.event_type == "hidden" && e.payload["message"] == message);
+        let said = envelopes
+            .iter()
+            .find(|e| e.event_type == SAID && e.payload["message"] == message)
+            .filter(|_| !hidden)
+            .filter(|e| !(seated && e.payload["room"] == "spectators"))
+            .ok_or_else(not_found)?;
+        let report = Report {
+            game: id.to_string(),
+            message: message.to_string(),
+            reporter: reporter.to_string(),
+            author: said.payload["player"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            reason,
+            reported_at: chrono::Utc::now(),
+            text: None,
+            hidden: false,
+        };
+        let kept = KeptReport {
+            report: report.clone(),
+            sealed: said.payload["sealed"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        };
+        let record = serde_json::to_vec(&kept).map_err(ApiError::internal)?;
+        let key = format!("{id} {message} {reporter}");
+        self.store
+            .put_record_async(REPORTS, &key, &record)
+            .await
+            .map_err(ApiError::from)?;
+        tracing::info!(game = %id, %message, %reporter, "message reported");
+        Ok(report)
+    }
+
+    /// Every report, oldest game and message first, each with its message's text while it can
+    /// be read: what the operator sees.
+    pub fn reports(&self) -> Result<Vec<Report>, ApiError> {
+        let mut reports = Vec::new();
+        for (_, record) in self
+            .store
+            .records_with_prefix(REPORTS, "")
+            .map_err(ApiError::from)?
+        {
+            let Ok(KeptReport { mut report, sealed }) = serde_json::from_slice(&record) else {
+                continue;
+            };
+            report.text = self.open(&report.message, &sealed);
+            report.hidden = report.text.is_none();
+            reports.push(report);
+        }
+        Ok(reports)
+    }
+
     /// `text` sealed under a new key of its own, the key kept (sealed) in the records.
     fn seal(&self, message: &str, text: &str) -> Result<String, ApiError> {
         let own = random_bytes::<32>()?;
@@ -376,10 +561,11 @@ impl Messages {
         open_sealed(self.store.as_ref(), &self.key, message, sealed)
     }
 
-    /// A `said` event's data as `seated` (whether the reader holds a seat) may read it: the
-    /// sealed text replaced by the text, or by `"hidden": true` once its key is gone; the
-    /// spectators' room's text withheld from the seated.
-    pub fn open_event(&self, data: &mut Value, seated: bool) {
+    /// A `said` event's data as `reader` (`seated`: whether they hold a seat) may read it:
+    /// the sealed text replaced by the text, or by `"hidden": true` once its key is gone; the
+    /// spectators' room's text withheld from the seated; a muted player's text withheld from
+    /// the one who muted them (`"muted": true`).
+    pub fn open_event(&self, data: &mut Value, seated: bool, reader: Option<&str>) {
         let Some(object) = data.as_object_mut() else {
             return;
         };
@@ -388,6 +574,13 @@ impl Messages {
         let room = object.get("room").and_then(Value::as_str);
         if seated && room == Some("spectators") {
             return;
+        }
+        let author = object.get("player").and_then(Value::as_str);
+        if let (Some(reader), Some(author)) = (reader, author) {
+            if is_muted(self.store.as_ref(), reader, author) {
+                object.insert("muted".into(), Value::Bool(true));
+                return;
+            }
         }
         let text = match (message, sealed.as_ref().and_then(Value::as_str)) {
             (Some(message), Some(sealed)) => self.open(message, sealed),

@@ -960,3 +960,199 @@ fn the_replay_shows_what_was_said_up_to_each_version_and_the_record_writes_it_as
         imported.text()
     );
 }
+
+#[test]
+fn a_muted_players_words_are_withheld_from_the_one_who_muted_them_in_every_read_of_theirs() {
+    use crate::player_stream::{listen, NDJSON};
+    use std::time::Duration;
+    let app = TestApp::spawn();
+    let (game, players) = app.full_game("avalanche", 3, json!({}));
+    let (ana, ben, cy) = (&players[0], &players[1], &players[2]);
+    let mutes = |player: &common::Player, method: reqwest::Method, who: &str| {
+        app.client
+            .request(method, app.url(&format!("/v1/players/me/mutes/{who}")))
+            .bearer_auth(&player.token)
+            .send()
+            .unwrap()
+    };
+    let muted = ok_json(
+        Ok(mutes(ana, reqwest::Method::PUT, &ben.id)),
+        StatusCode::OK,
+    );
+    assert_eq!(muted["muted"], json!([ben.id]));
+    assert_eq!(
+        ok_json(
+            app.get("/v1/players/me/mutes", Some(ana)).send(),
+            StatusCode::OK
+        )["muted"],
+        json!([ben.id])
+    );
+    assert_eq!(
+        problem(
+            mutes(ana, reqwest::Method::PUT, &ana.id),
+            StatusCode::BAD_REQUEST
+        ),
+        "bad_request"
+    );
+    assert_eq!(
+        problem(
+            mutes(ana, reqwest::Method::PUT, "p-0000000000000000"),
+            StatusCode::NOT_FOUND
+        ),
+        "player_not_found"
+    );
+    ok_json(
+        Ok(say(&app, ben, &game, json!({"text": "Muttered by Ben"}))),
+        StatusCode::CREATED,
+    );
+    ok_json(
+        Ok(say(&app, cy, &game, json!({"text": "Cy says hi"}))),
+        StatusCode::CREATED,
+    );
+    let version = app.game(None, &game)["version"].as_u64().unwrap();
+
+    // Ana's reads: the events (and the game's stream), the replay and her own stream.
+    let for_ana = said(&app, Some(ana), &game);
+    assert_eq!(for_ana[0]["muted"], true, "{}", for_ana[0]);
+    assert!(for_ana[0].get("text").is_none());
+    assert_eq!(for_ana[1]["text"], "Cy says hi");
+    let state = ok_json(
+        app.get(&format!("/v1/games/{game}/states/{version}"), Some(ana))
+            .send(),
+        StatusCode::OK,
+    );
+    assert!(!state.to_string().contains("Muttered"), "{state}");
+    let mut stream = listen(
+        &app.base,
+        &format!("/v1/games/{game}/stream"),
+        &ana.token,
+        "text/event-stream",
+        None,
+    );
+    stream.until(Duration::from_secs(10), "the game's events", |lines| {
+        lines.iter().any(|l| l["version"] == version)
+    });
+    let streamed = Value::Array(stream.notices()).to_string();
+    assert!(
+        !streamed.contains("Muttered") && streamed.contains("Cy says hi"),
+        "{streamed}"
+    );
+    let mut mine = listen(
+        &app.base,
+        "/v1/players/me/stream?after=0",
+        &ana.token,
+        NDJSON,
+        None,
+    );
+    mine.until(Duration::from_secs(10), "Cy's message", |lines| {
+        told_messages(lines).len() == 1
+    });
+    assert_eq!(
+        told_messages(&mine.notices()),
+        vec![(json!(2), json!("Cy says hi"))]
+    );
+    // Nobody else is affected: Cy reads Ben.
+    assert_eq!(said(&app, Some(cy), &game)[0]["text"], "Muttered by Ben");
+    // Heard again once unmuted.
+    let muted = ok_json(
+        Ok(mutes(ana, reqwest::Method::DELETE, &ben.id)),
+        StatusCode::OK,
+    );
+    assert_eq!(muted["muted"], json!([]));
+    assert_eq!(said(&app, Some(ana), &game)[0]["text"], "Muttered by Ben");
+}
+
+#[test]
+fn a_player_reports_a_message_and_the_operator_reads_the_reports() {
+    let app = TestApp::spawn();
+    let (game, players) = app.full_game("avalanche-chess", 2, json!({}));
+    let (ana, ben) = (&players[0], &players[1]);
+    let rude = ok_json(
+        Ok(say(&app, ben, &game, json!({"text": "Quokka-rude words"}))),
+        StatusCode::CREATED,
+    )["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let report = |player: &common::Player, message: &str, body: Value| {
+        app.post(
+            &format!("/v1/games/{game}/messages/{message}/report"),
+            Some(player),
+        )
+        .json(&body)
+        .send()
+        .unwrap()
+    };
+    let version = app.game(None, &game)["version"].clone();
+    let reported = ok_json(
+        Ok(report(ana, &rude, json!({"reason": "Insults"}))),
+        StatusCode::ACCEPTED,
+    );
+    assert_eq!(reported["reported"], true);
+    // Reporting changes nothing of the game; bad reports are refused.
+    assert_eq!(app.game(None, &game)["version"], version);
+    assert_eq!(
+        problem(
+            report(ana, "m-0000000000000000", json!({})),
+            StatusCode::NOT_FOUND
+        ),
+        "message_not_found"
+    );
+    assert_eq!(
+        problem(
+            report(ana, &rude, json!({"reason": "x".repeat(501)})),
+            StatusCode::BAD_REQUEST
+        ),
+        "bad_request"
+    );
+    assert_eq!(
+        problem(
+            report(ana, &rude, json!({"reason": "a\u{202E}b"})),
+            StatusCode::BAD_REQUEST
+        ),
+        "invalid_text"
+    );
+    // Not on the public listener.
+    let public = app.get("/reports", None).send().unwrap();
+    assert_eq!(public.status(), StatusCode::NOT_FOUND);
+    let listed = ok_json(app.admin_get("/reports").send(), StatusCode::OK);
+    let reports = listed["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 1, "{listed}");
+    assert_eq!(reports[0]["game"], game.as_str());
+    assert_eq!(reports[0]["message"], rude.as_str());
+    assert_eq!(reports[0]["reporter"], ana.id.as_str());
+    assert_eq!(reports[0]["author"], ben.id.as_str());
+    assert_eq!(reports[0]["reason"], "Insults");
+    assert_eq!(reports[0]["text"], "Quokka-rude words");
+    assert!(reports[0].get("sealed").is_none());
+
+    // The operator's command line lists them, then hides the message: the report stays,
+    // its text gone.
+    let moderate = |args: &[&str]| {
+        let mut all = vec!["moderate"];
+        all.extend_from_slice(args);
+        let admin = app.admin_url("");
+        all.extend_from_slice(&["--server", &admin]);
+        let output = avalanche(&all);
+        assert!(output.status.success(), "{}", printed(&output));
+        printed(&output)
+    };
+    let listing = moderate(&["--reports"]);
+    assert!(
+        listing.contains(&rude)
+            && listing.contains("Quokka-rude words")
+            && listing.contains("Insults"),
+        "{listing}"
+    );
+    moderate(&["--game", &game, "--hide", &rude]);
+    let listing = moderate(&["--reports"]);
+    assert!(
+        listing.contains("(hidden)") && !listing.contains("Quokka"),
+        "{listing}"
+    );
+    // A hidden message cannot be reported any more.
+    assert_eq!(
+        problem(report(ben, &rude, json!({})), StatusCode::NOT_FOUND),
+        "message_not_found"
+    );
+}

@@ -1,11 +1,14 @@
 //! Messages said at a game: to its table, or in its spectators' room.
 
-use crate::auth::{Authenticated, PLAY};
+use crate::auth::{Authenticated, PLAY, READ};
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
-use actix_web::{delete, post, web, HttpResponse};
-use app::messages::MessageText;
+use actix_web::{delete, get, post, put, web, HttpResponse};
+use app::error::{ApiCode, ApiError};
+use app::messages::{MessageText, ReportReason};
 use domain::table::MessageRoom;
+use serde::Serialize;
+use utoipa::ToSchema;
 
 /// Say something at a game: to its table when I hold a seat (`room` `table`, the default),
 /// or in its spectators' room when I watch without one (games without hidden cards only).
@@ -94,4 +97,125 @@ pub async fn delete_mine(
         hidden: true,
         version,
     }))
+}
+
+/// A message reported: the operator will look at it.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"game": "g-3f9a0c11d2e4b5a6", "message": "m-3fQk9LwZ2hTx", "reported": true}))]
+pub struct Reported {
+    pub game: String,
+    pub message: String,
+    /// Always `true`.
+    pub reported: bool,
+}
+
+/// Report a message to the operator (with an optional reason): a message you may read, that
+/// is not hidden. The operator sees the reports (`avalanche moderate --reports`) and may hide
+/// the message; reporting it again replaces your reason.
+#[utoipa::path(operation_id = "reportMessage", tag = "games", security(("bearer" = ["play"])),
+    params(("id" = String, Path, description = "The game id"),
+        ("message" = String, Path, description = "The message's id, from its `said` event")),
+    request_body(content = ReportReason, description = "Why (`{}` without a reason; up to 500 characters)"),
+    responses((status = 202, description = "Reported", body = Reported),
+        (status = 400, description = "`bad_request` (a reason over 500 characters), `invalid_text`", body = Problem),
+        (status = 401, body = Problem),
+        (status = 404, description = "`game_not_found`, `message_not_found` (none you may read with that id, or hidden already)", body = Problem)))]
+#[post("/v1/games/{id}/messages/{message}/report")]
+pub async fn report(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated<PLAY>,
+    path: web::Path<(String, String)>,
+    body: crate::json_body::Json<ReportReason>,
+) -> Result<HttpResponse, HttpError> {
+    let (id, message) = path.into_inner();
+    super::current_game(&state, &id).await?;
+    let reason = body.into_inner().reason;
+    state
+        .messages
+        .report(&state.games, &id, &message, &player.id, reason)
+        .await?;
+    Ok(HttpResponse::Accepted().json(Reported {
+        game: id,
+        message,
+        reported: true,
+    }))
+}
+
+/// `GET /reports`: the messages players reported, with their text while it can be read, for
+/// the operator. On the admin listener only, like `/backup`.
+#[actix_web::get("/reports")]
+pub async fn reports(
+    state: web::Data<AppState>,
+    request: actix_web::HttpRequest,
+) -> Result<HttpResponse, HttpError> {
+    super::backup::operator_only(&state, &request, "Reading the reports")?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(serde_json::json!({ "reports": state.messages.reports()? })))
+}
+
+/// The players I muted.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"muted": ["p-0011223344556677"]}))]
+pub struct Muted {
+    /// Their ids, in order.
+    pub muted: Vec<String>,
+}
+
+/// The players I muted: their messages are withheld from me everywhere I read (events,
+/// streams, notices, replay).
+#[utoipa::path(operation_id = "listMyMutes", tag = "players", security(("bearer" = ["read"])),
+    responses((status = 200, description = "Whom I muted", body = Muted),
+        (status = 401, body = Problem)))]
+#[get("/v1/players/me/mutes")]
+pub async fn mutes(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated<READ>,
+) -> Result<HttpResponse, HttpError> {
+    let muted = state.messages.muted_by(&player.id)?;
+    Ok(HttpResponse::Ok().json(Muted { muted }))
+}
+
+/// Mute a player: their messages are withheld from me in every read of mine (events show
+/// `"muted": true` without the text, and my stream, webhooks and replay leave them out).
+/// Nothing changes for anyone else, and they are not told.
+#[utoipa::path(operation_id = "mutePlayer", tag = "players", security(("bearer" = ["play"])),
+    params(("player" = String, Path, description = "The player to mute")),
+    responses((status = 200, description = "Muted: whom I muted now", body = Muted),
+        (status = 400, description = "`bad_request`: yourself", body = Problem),
+        (status = 401, body = Problem),
+        (status = 404, description = "`player_not_found`", body = Problem)))]
+#[put("/v1/players/me/mutes/{player}")]
+pub async fn mute(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated<PLAY>,
+    muted: web::Path<String>,
+) -> Result<HttpResponse, HttpError> {
+    if state.players.get(&muted)?.is_none() {
+        return Err(ApiError::new(
+            ApiCode::PlayerNotFound,
+            format!("There is no player {muted} to mute."),
+        )
+        .into());
+    }
+    state.messages.mute(&player.id, &muted, true).await?;
+    let muted = state.messages.muted_by(&player.id)?;
+    Ok(HttpResponse::Ok().json(Muted { muted }))
+}
+
+/// Hear a muted player again.
+#[utoipa::path(operation_id = "unmutePlayer", tag = "players", security(("bearer" = ["play"])),
+    params(("player" = String, Path, description = "The player to hear again")),
+    responses((status = 200, description = "Whom I muted now", body = Muted),
+        (status = 400, description = "`bad_request`: yourself", body = Problem),
+        (status = 401, body = Problem)))]
+#[delete("/v1/players/me/mutes/{player}")]
+pub async fn unmute(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated<PLAY>,
+    muted: web::Path<String>,
+) -> Result<HttpResponse, HttpError> {
+    state.messages.mute(&player.id, &muted, false).await?;
+    let muted = state.messages.muted_by(&player.id)?;
+    Ok(HttpResponse::Ok().json(Muted { muted }))
 }
