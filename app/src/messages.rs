@@ -27,6 +27,10 @@ use utoipa::ToSchema;
 
 /// The records tree of the messages' own keys, keyed by message id.
 const KEYS: &str = "message_keys";
+/// The records tree of who said what: `<player> <game> <message>`, so that a player's texts
+/// can all be deleted. Written before the message is appended: one that was refused after is
+/// passed over when they are.
+const AUTHORED: &str = "message_authors";
 /// The records tree of mutes: `<muter> <muted>`, one record a pair.
 const MUTES: &str = "message_mutes";
 /// The records tree of reports: `<game> <message> <reporter>`, one record each.
@@ -315,6 +319,7 @@ impl Messages {
         limits.message_said(player)?;
         let message = new_id()?;
         let sealed = self.seal(&message, text)?;
+        self.authored(player, id, &message).await?;
         let command = SystemCommand::Say {
             player: player.to_string(),
             room,
@@ -360,6 +365,8 @@ impl Messages {
         limits.message_said(command.player)?;
         let message = new_id()?;
         let sealed = self.seal(&message, text)?;
+        self.authored(command.player, command.game, &message)
+            .await?;
         let enclosed = SealedMessage {
             message: message.clone(),
             sealed,
@@ -412,6 +419,45 @@ impl Messages {
         let slot_ref = games.slot(id)?;
         let slot = slot_ref.lock().await;
         Ok(slot.game.facts().version)
+    }
+
+    /// Notes that `player` says `message` at game `game`.
+    async fn authored(&self, player: &str, game: &str, message: &str) -> Result<(), ApiError> {
+        self.store
+            .put_record_async(AUTHORED, &format!("{player} {game} {message}"), b"")
+            .await
+            .map_err(ApiError::from)
+    }
+
+    /// Deletes every text `player` said, at every game, as [`Messages::hide`] deletes one
+    /// (its key deleted, a `hidden` event appended); returns how many were deleted now (those
+    /// hidden before, or never appended, are passed over).
+    pub async fn delete_all(&self, games: &Games, player: &str) -> Result<usize, ApiError> {
+        let prefix = format!("{player} ");
+        let said = self
+            .store
+            .records_with_prefix(AUTHORED, &prefix)
+            .map_err(ApiError::from)?;
+        let mut deleted = 0;
+        for (key, _) in said {
+            let Some((game, message)) = key
+                .strip_prefix(&prefix)
+                .and_then(|rest| rest.split_once(' '))
+            else {
+                continue;
+            };
+            match self.hide(games, game, message, Some(player)).await {
+                Ok(_) => deleted += 1,
+                Err(e) if e.code == ApiCode::MessageNotFound || e.code == ApiCode::GameNotFound => {
+                }
+                Err(e) => return Err(e),
+            }
+            self.store
+                .remove_record_async(AUTHORED, &key)
+                .await
+                .map_err(ApiError::from)?;
+        }
+        Ok(deleted)
     }
 
     /// `muter` mutes `muted` (`on`) or hears them again: a muted player's messages are withheld

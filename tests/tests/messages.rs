@@ -1156,3 +1156,71 @@ fn a_player_reports_a_message_and_the_operator_reads_the_reports() {
         "message_not_found"
     );
 }
+
+#[test]
+fn a_player_deletes_all_their_texts_at_every_game_and_only_theirs() {
+    let app = TestApp::spawn();
+    let (chess, players) = app.full_game("avalanche-chess", 2, json!({}));
+    let (ana, ben) = (&players[0], &players[1]);
+    let cards = app.create_game(ana, json!({"kind": "avalanche", "seats": 2}));
+    app.join(ben, &cards);
+    let watched = app.create_game(ben, json!({"kind": "avalanche-chess", "seats": 2}));
+    let third = app.create_player("Third");
+    app.join(&third, &watched);
+    for (game, body) in [
+        (&chess, json!({"text": "Quokka-one"})),
+        (&cards, json!({"text": "Quokka-two"})),
+        (
+            &watched,
+            json!({"text": "Quokka-three", "room": "spectators"}),
+        ),
+    ] {
+        ok_json(Ok(say(&app, ana, game, body)), StatusCode::CREATED);
+    }
+    // One said with a move (when the move is hers).
+    let mover = acting(&app, &chess, &players);
+    let command = first_move(&app, mover, &chess);
+    ok_json(
+        Ok(app.play(mover, &chess, &with_message(&command, json!("Quokka-four")))),
+        StatusCode::OK,
+    );
+    ok_json(
+        Ok(say(&app, ben, &chess, json!({"text": "Ben stays"}))),
+        StatusCode::CREATED,
+    );
+    let delete_all = |player: &common::Player| {
+        app.client
+            .delete(app.url("/v1/players/me/messages"))
+            .bearer_auth(&player.token)
+            .send()
+            .unwrap()
+    };
+    let answer = ok_json(Ok(delete_all(ana)), StatusCode::OK);
+    let by_ana = if mover.id == ana.id { 4 } else { 3 };
+    assert_eq!(answer["deleted"], by_ana, "{answer}");
+    for game in [&chess, &cards, &watched] {
+        for reader in [Some(ana), Some(ben), Some(&third), None] {
+            let page = app.events(reader, game, 0).to_string();
+            assert!(!page.contains("Quokka"), "{page}");
+        }
+    }
+    if mover.id != ana.id {
+        // Ben's words with his move are his.
+        let texts = said(&app, Some(ana), &chess);
+        assert!(texts.iter().any(|s| s["text"] == "Quokka-four"));
+    }
+    assert!(said(&app, Some(ana), &chess)
+        .iter()
+        .any(|s| s["text"] == "Ben stays"));
+    let hidden = app.events(None, &watched, 0)["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "hidden")
+        .count();
+    assert_eq!(hidden, 1);
+    // Again: nothing left to delete, nothing appended.
+    let version = app.game(None, &chess)["version"].clone();
+    assert_eq!(ok_json(Ok(delete_all(ana)), StatusCode::OK)["deleted"], 0);
+    assert_eq!(app.game(None, &chess)["version"], version);
+}

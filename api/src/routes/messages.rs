@@ -219,3 +219,27 @@ pub async fn unmute(
     let muted = state.messages.muted_by(&player.id)?;
     Ok(HttpResponse::Ok().json(Muted { muted }))
 }
+
+/// My texts deleted.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"deleted": 3}))]
+pub struct DeletedAll {
+    /// How many messages were deleted now.
+    pub deleted: usize,
+}
+
+/// Delete every message I said, at every game: each as one deleted alone (its key deleted,
+/// its text gone everywhere and from backups made afterwards, a `hidden` event in its game's
+/// stream). Those deleted before are passed over.
+#[utoipa::path(operation_id = "deleteAllMyMessages", tag = "players", security(("bearer" = ["play"])),
+    responses((status = 200, description = "Deleted: how many", body = DeletedAll),
+        (status = 401, body = Problem)))]
+#[delete("/v1/players/me/messages")]
+pub async fn delete_all_mine(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated<PLAY>,
+) -> Result<HttpResponse, HttpError> {
+    let deleted = state.messages.delete_all(&state.games, &player.id).await?;
+    tracing::info!(player = %player.id, deleted, "a player's messages deleted");
+    Ok(HttpResponse::Ok().json(DeletedAll { deleted }))
+}

@@ -81,6 +81,7 @@ pub fn api(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(messages::say)
         .service(messages::delete_mine)
         .service(messages::report)
+        .service(messages::delete_all_mine)
         .service(messages::mutes)
         .service(messages::mute)
         .service(messages::unmute)
