@@ -119,7 +119,8 @@ pub struct Reported {
     responses((status = 202, description = "Reported", body = Reported),
         (status = 400, description = "`bad_request` (a reason over 500 characters), `invalid_text`", body = Problem),
         (status = 401, body = Problem),
-        (status = 404, description = "`game_not_found`, `message_not_found` (none you may read with that id, or hidden already)", body = Problem)))]
+        (status = 404, description = "`game_not_found`, `message_not_found` (none you may read with that id, or hidden already)", body = Problem),
+        (status = 415, body = Problem)))]
 #[post("/v1/games/{id}/messages/{message}/report")]
 pub async fn report(
     state: web::Data<AppState>,
