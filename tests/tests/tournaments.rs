@@ -436,3 +436,123 @@ fn bad_entries_are_refused_with_clear_answers() {
         "entry_closed"
     );
 }
+
+/// The table of `player` in the last round of `t`.
+fn table_of<'a>(t: &'a Value, player: &Player) -> &'a Value {
+    let rounds = t["rounds_played"].as_array().expect("rounds");
+    rounds
+        .last()
+        .expect("a round")
+        .get("tables")
+        .and_then(Value::as_array)
+        .expect("tables")
+        .iter()
+        .find(|table| {
+            table["players"]
+                .as_array()
+                .is_some_and(|ps| ps.iter().any(|p| p == player.id.as_str()))
+        })
+        .expect("a table of the player")
+}
+
+#[test]
+fn a_player_withdrawing_mid_event_forfeits_the_games_left_and_their_running_game_ends() {
+    let app = TestApp::spawn();
+    let p = players(&app, 4);
+    let id = entered(
+        &app,
+        &p,
+        json!({"kind": "avalanche-chess", "format": "round_robin", "seats": 2}),
+    );
+    let quitter = &p[3];
+    let before = tournament(&app, &id);
+    let table = table_of(&before, quitter).clone();
+    let game = table["game"].as_str().expect("game").to_string();
+    assert_eq!(app.game(None, &game)["status"], "active");
+
+    let after = ok_json(
+        act(&app, quitter, &id, "withdraw").send_ok(),
+        StatusCode::OK,
+    );
+    assert_eq!(after["status"], "running", "{after}");
+    // The running game is ended by the withdrawal: the player resigned it, and the
+    // tournament's result for the table is the forfeit.
+    let ended = app.game(None, &game);
+    assert_eq!(ended["status"], "finished", "{ended}");
+    let round1 = &after["rounds_played"][0];
+    let forfeited = round1["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["game"] == game.as_str())
+        .expect("the table");
+    assert_eq!(forfeited["result"]["reason"], "withdrawal", "{after}");
+    let quitter_seat = forfeited["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|x| x == quitter.id.as_str())
+        .unwrap();
+    assert_eq!(forfeited["result"]["places"][quitter_seat], 2, "{after}");
+    assert_eq!(forfeited["points"][quitter_seat], 0.0, "{after}");
+    // A second withdrawal is refused, nothing changed.
+    assert_eq!(
+        problem(act(&app, quitter, &id, "withdraw"), StatusCode::CONFLICT),
+        "not_joined"
+    );
+
+    // The other games are played; every later table of the player is decided by forfeit and
+    // gets no game.
+    let mut chooser = Chooser::new(7);
+    let by_id: HashMap<&str, &Player> = p.iter().map(|x| (x.id.as_str(), x)).collect();
+    let mut forfeits_later = 0;
+    for _ in 0..10 {
+        let now = tournament(&app, &id);
+        if now["status"] == "finished" {
+            break;
+        }
+        let round = now["rounds_played"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
+        for table in round["tables"].as_array().unwrap() {
+            let g = table["game"].as_str().unwrap();
+            let seats: Vec<&Player> = table["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| by_id[x.as_str().unwrap()])
+                .collect();
+            if seats.iter().any(|s| s.id == quitter.id) {
+                assert_eq!(table["result"]["reason"], "withdrawal", "{round}");
+                if round["round"] != 1 {
+                    forfeits_later += 1;
+                    problem(
+                        app.get(&format!("/v1/games/{g}"), None).send().unwrap(),
+                        StatusCode::NOT_FOUND,
+                    );
+                }
+                continue;
+            }
+            if table["result"].is_null() {
+                end_chess(&app, g, &seats, &mut chooser);
+            }
+        }
+    }
+    assert_eq!(forfeits_later, 2, "rounds 2 and 3 each forfeit a table");
+    let t = tournament(&app, &id);
+    assert_eq!(t["status"], "finished", "{t}");
+    let points = points_from_rounds(&t);
+    for row in t["standings"].as_array().unwrap() {
+        let player = row["player"].as_str().unwrap();
+        assert_eq!(row["points"].as_f64().unwrap(), points[player], "{t}");
+    }
+    assert_eq!(points[quitter.id.as_str()], 0.0);
+    let audit = ok_json(
+        app.get(&format!("/v1/tournaments/{id}/audit"), None).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+}

@@ -32,6 +32,8 @@ pub struct GameEntry {
     copy: bool,
     pub analysis: bool,
     pub players: Vec<Option<String>>,
+    /// The seats that left while it ran (resigned or out of time).
+    pub left: Vec<bool>,
     pub started: bool,
     pub superseded: bool,
     pub created_at: DateTime<Utc>,
@@ -155,6 +157,12 @@ enum Read {
         analysis: bool,
     },
     TakebackAgreed {},
+    Resigned {
+        seat: usize,
+    },
+    TimedOut {
+        seat: usize,
+    },
     Finished {
         outcome: Outcome,
     },
@@ -224,6 +232,7 @@ impl Book {
                     copy,
                     analysis: false,
                     players: vec![None; setup.seats],
+                    left: vec![false; setup.seats],
                     started: false,
                     superseded: false,
                     created_at: at,
@@ -274,6 +283,11 @@ impl Book {
                 }
             }
             Read::TakebackAgreed {} => game.superseded = true,
+            Read::Resigned { seat } | Read::TimedOut { seat } => {
+                if let Some(left) = game.left.get_mut(seat) {
+                    *left = true;
+                }
+            }
             Read::Finished { outcome } => {
                 game.finished_at = Some(at);
                 game.places = if game.superseded {

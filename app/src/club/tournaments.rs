@@ -615,6 +615,27 @@ impl Club {
                     .tournament_command(games, &tournament, "system", Command::RecordResult(result))
                     .await
                     .map(|_| ()),
+                Step::Resign {
+                    tournament,
+                    game,
+                    player,
+                } => {
+                    // The player withdrew: the tournament recorded the forfeit, the game
+                    // records the player's resignation.
+                    let outcome = games
+                        .play(PlayerCommand {
+                            game: &game,
+                            player: &player,
+                            command: serde_json::json!({"type": "resign"}),
+                            expected: None,
+                            key: None,
+                        })
+                        .await;
+                    if outcome.is_ok() {
+                        tracing::info!(%tournament, %game, %player, "forfeited game resigned");
+                    }
+                    outcome.map(|_| ())
+                }
             };
             if let Err(error) = outcome {
                 tracing::debug!(%error, "tournament step left for the next pass");
@@ -728,6 +749,12 @@ enum Step {
         tournament: String,
         result: GameResultEvent,
     },
+    /// A game forfeited by a player who withdrew, still running with them seated.
+    Resign {
+        tournament: String,
+        game: String,
+        player: String,
+    },
 }
 
 /// The steps the book shows missing.
@@ -735,6 +762,26 @@ fn missing_work(book: &Book) -> Vec<Step> {
     let mut steps = Vec::new();
     for (id, entry) in &book.tournaments {
         let state = &entry.state;
+        for (event, _) in &entry.events {
+            let TournamentEvent::Forfeited { game, player, .. } = event else {
+                continue;
+            };
+            let Some(running) = book.games.get(game) else {
+                continue;
+            };
+            let seated = running
+                .players
+                .iter()
+                .zip(&running.left)
+                .any(|(seat, left)| seat.as_deref() == Some(player.as_str()) && !left);
+            if running.started && running.outcome.is_none() && !running.superseded && seated {
+                steps.push(Step::Resign {
+                    tournament: id.clone(),
+                    game: game.clone(),
+                    player: player.clone(),
+                });
+            }
+        }
         if state.phase() != Phase::Running {
             continue;
         }
