@@ -7,6 +7,7 @@ import { get, post, api, seg } from './api.js';
 import { h, mount, deadline, say, sayError, seatName, withNames, kindTitle, field } from './dom.js';
 import { rematchButton, inviteByName } from './club.js';
 import { kinds } from './lobby.js';
+import { talk } from './talk.js';
 
 /** Commands common to every game, as GET /v1/kinds names them (`table_commands`): the shell
  * offers them, the table modules never see them. */
@@ -104,7 +105,11 @@ export async function gamePage(main, [first], app) {
   const actions = h('div', { class: 'table-actions', role: 'group', 'aria-label': 'Table commands' });
   const table = h('div', { class: 'table', 'data-testid': 'table' });
   const links = h('p', { class: 'links' });
-  mount(main, h('article', { class: 'game' }, head, seats, notices, table, actions, links));
+  // The thread beside the table (below it on a phone).
+  const side = h('div', { class: 'game-side' });
+  let chat = null;
+  mount(main, h('article', { class: 'game' }, head, seats, notices,
+    h('div', { class: 'game-body' }, h('div', { class: 'game-main' }, table, actions), side), links));
   const seated = () => state.game && state.game.your_seat !== null && state.game.your_seat !== undefined;
 
   async function load() {
@@ -279,6 +284,11 @@ export async function gamePage(main, [first], app) {
       memo: state.memo,
     });
     if (!readOnly) table.append(moveBox());
+    if (!chat || chat.id !== game.id) {
+      chat = { id: game.id, ...talk(game.id, app.me && app.me.id) };
+      mount(side, chat.el);
+    }
+    try { await chat.update(game, controller.signal); } catch (e) { if (e.name !== 'AbortError') sayError(e); }
     main.dataset.version = String(game.version);
     main.dataset.status = game.status;
     main.dataset.game = game.id;

@@ -3,6 +3,7 @@
 // finished game; the record (Avalanche Chess) or the log exported. Import: paste a record.
 
 import { get, post, api, seg } from './api.js';
+import { replayThread } from './talk.js';
 import { h, mount, field, say, sayError, kindTitle } from './dom.js';
 import { drawTable, outcomeText, eventWords } from './game.js';
 import { kinds } from './lobby.js';
@@ -88,10 +89,11 @@ export async function replayPage(main, [id, wanted], app) {
       i === 0 ? st.label : `${i}. ${st.label}`)));
   const moveList = h('ol', { class: 'replay-moves', 'data-testid': 'replay-moves', 'aria-label': 'Moves' }, stepButtons);
   const tools = h('div', { class: 'card replay-tools' });
+  const said = h('div');
   mount(main, h('article', { class: 'game replay' },
     h('div', { class: 'game-head' }, h('h1', {}, `Replay: ${kindTitle(game.kind)}`),
       h('p', {}, h('a', { href: `#/game/${seg(id)}` }, 'Back to the game'), game.status === 'finished' ? ` · ${outcomeText(game)}` : '')),
-    controls, eventLine, h('div', { class: 'replay-body' }, table, h('nav', { class: 'card replay-list', 'aria-label': 'Moves of the game' }, h('h2', { class: 'small' }, 'Moves'), moveList)), tools));
+    controls, eventLine, h('div', { class: 'replay-body' }, table, h('div', {}, h('nav', { class: 'card replay-list', 'aria-label': 'Moves of the game' }, h('h2', { class: 'small' }, 'Moves'), moveList), said)), tools));
 
   /** The step shown: the last step at or before the version. */
   const stepAt = (v) => {
@@ -116,6 +118,7 @@ export async function replayPage(main, [id, wanted], app) {
         if (i === current) b.setAttribute('aria-current', 'step'); else b.removeAttribute('aria-current');
       });
       stepButtons[current]?.firstChild.scrollIntoView({ block: 'nearest' });
+      mount(said, replayThread(game, at.messages || [], version));
       for (const k of Object.keys(memo)) delete memo[k];
       const root = h('div', { class: 'table-root' });
       table.replaceChildren(root);

@@ -11,6 +11,7 @@ mod browser_account;
 mod browser_cards;
 mod browser_chess;
 mod browser_club;
+mod browser_messages;
 mod browser_records;
 mod browser_table;
 mod clocks;

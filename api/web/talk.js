@@ -1,0 +1,91 @@
+// What is said at a game: its `said` events as the reader may read them (text as text), a box
+// (the table when seated, the spectators' room when watching), Delete on one's own, and the
+// count of others' messages unread (the last read kept in this browser).
+import { api, get, post, seg } from './api.js';
+import { h, mount, say, sayError, seatName } from './dom.js';
+
+function line(game, ev, del) {
+  const d = ev.data || {};
+  return h('li', { class: [d.room === 'spectators' && 'room'], 'data-testid': 'said' },
+    h('b', {}, `${typeof d.seat !== 'number' ? 'A watcher' : seatName(game, d.seat)}: `),
+    d.hidden ? h('i', {}, 'deleted') : h('span', {}, d.text),
+    del && !d.hidden ? h('button', { type: 'button', class: 'link', onclick: () => del(d.message) }, 'Delete') : null);
+}
+
+const box = (list, ...more) => h('section', { class: 'card talk', 'aria-label': 'Messages' }, h('h2', { class: 'small' }, 'Messages ', ...more.slice(0, 1)), list, ...more.slice(1));
+const none = () => h('li', { class: 'muted' }, 'Nothing said yet.');
+
+/** A replay's thread at one version: what was said up to it, what was said at it marked. */
+export function replayThread(game, all, version) {
+  const messages = all.filter((ev) => 'text' in ev.data || ev.data.hidden);
+  return box(h('ol', { class: 'thread', 'data-testid': 'thread' }, messages.length ? messages.map((ev) => {
+    const li = line(game, ev);
+    if (ev.version === version) li.classList.add('now');
+    return li;
+  }) : none()));
+}
+
+/** The game page's thread and box; `update(game)` reads the events after those it has. */
+export function talk(id, me) {
+  const said = new Map();
+  let game;
+  let closed = false;
+  let upto = 0;
+  const key = `avalanche.read.${id}`;
+  const seen = () => Number(localStorage.getItem(key) || 0);
+  const count = h('span', { class: 'badge', 'data-testid': 'unread' });
+  const list = h('ol', { class: 'thread', 'data-testid': 'thread', 'aria-live': 'polite' });
+  const input = h('textarea', { rows: 2, maxlength: 1000, 'aria-label': 'Message', 'data-testid': 'message-input', onfocus: read });
+  const form = h('form', { class: 'say', onsubmit: send }, input, h('button', { type: 'submit', class: 'secondary' }, 'Send'));
+  const el = box(list, count, form);
+  el.onclick = read;
+  const del = async (m) => {
+    try { await api('DELETE', `/games/${seg(id)}/messages/${seg(m)}`); say('Message deleted.'); } catch (e) { sayError(e); }
+  };
+  const seated = () => game.your_seat !== null && game.your_seat !== undefined;
+
+  function read() {
+    const last = Math.max(0, ...said.keys());
+    if (last > seen()) localStorage.setItem(key, String(last));
+    draw();
+  }
+  function draw() {
+    const n = [...said.values()].filter((ev) => ev.version > seen() && ev.data.player !== me && !ev.data.hidden).length;
+    count.textContent = `${n} unread`;
+    count.hidden = !n;
+    form.hidden = closed || !me || (!seated() && game.status !== 'active');
+    input.placeholder = seated() ? 'Say something to the table' : 'Say something to the other watchers';
+    mount(list, said.size ? [...said.values()].map((ev) => line(game, ev, me && ev.data.player === me && del)) : none());
+    list.scrollTop = list.scrollHeight;
+  }
+  async function send(e) {
+    e.preventDefault();
+    const text = input.value.trim();
+    if (!text) return;
+    try {
+      await post(`/games/${seg(id)}/messages`, seated() ? { text } : { text, room: 'spectators' });
+      input.value = '';
+      say('');
+    } catch (err) {
+      closed = err.code === 'room_closed';
+      sayError(err);
+      draw();
+    }
+  }
+  async function update(g, signal) {
+    game = g;
+    while (upto < g.version) {
+      const page = await get(`/games/${seg(id)}/events?after=${upto}&limit=1000`, { signal });
+      if (!page.events.length) break;
+      upto = page.events.at(-1).version;
+      for (const ev of page.events) {
+        // The spectators' room reaches the seated without its text: not shown to them.
+        if (ev.type === 'said' && ('text' in ev.data || ev.data.hidden)) said.set(ev.version, ev);
+        const gone = ev.type === 'hidden' && [...said.values()].find((s) => s.data.message === ev.data.message);
+        if (gone) { gone.data.hidden = true; delete gone.data.text; }
+      }
+    }
+    draw();
+  }
+  return { el, update };
+}
