@@ -86,6 +86,7 @@ export function eventWords(game, ev) {
     seed_revealed: 'The seed was revealed', forked: 'Play went on from here in a new game',
     record_broken: `The record breaks at half-turn ${data.half_turn} (${data.text}): ${data.reason}`,
     annotated: "The record's comments and annotation glyphs were kept",
+    said: `${name} wrote a message`, hidden: 'A message was deleted',
   }[ev.type];
   if (words) return words;
   const type = String(ev.type || '').replace(/^game\./, '').replaceAll('_', ' ');
@@ -108,7 +109,8 @@ export async function gamePage(main, [first], app) {
   // The thread beside the table (below it on a phone).
   const side = h('div', { class: 'game-side' });
   let chat = null;
-  mount(main, h('article', { class: 'game' }, head, seats, notices,
+  const jump = h('div');
+  mount(main, h('article', { class: 'game' }, head, seats, jump, notices,
     h('div', { class: 'game-body' }, h('div', { class: 'game-main' }, table, actions), side), links));
   const seated = () => state.game && state.game.your_seat !== null && state.game.your_seat !== undefined;
 
@@ -287,6 +289,7 @@ export async function gamePage(main, [first], app) {
     if (!chat || chat.id !== game.id) {
       chat = { id: game.id, ...talk(game.id, app.me && app.me.id) };
       mount(side, chat.el);
+      mount(jump, chat.jump);
     }
     try { await chat.update(game, controller.signal); } catch (e) { if (e.name !== 'AbortError') sayError(e); }
     main.dataset.version = String(game.version);

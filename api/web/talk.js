@@ -1,31 +1,26 @@
-// What is said at a game: its `said` events as the reader may read them (text as text), a box
-// (the table when seated, the spectators' room when watching), Delete on one's own, and the
-// count of others' messages unread (the last read kept in this browser).
+// What is said at a game (text as text): the thread, a box, Delete on one's own, the unread
+// count (the last read kept in this browser). Watchers speak in the spectators' room.
 import { api, get, post, seg } from './api.js';
 import { h, mount, say, sayError, seatName } from './dom.js';
 
-function line(game, ev, del) {
-  const d = ev.data || {};
-  return h('li', { class: [d.room === 'spectators' && 'room'], 'data-testid': 'said' },
+function line(game, ev, del, now) {
+  const d = ev.data;
+  return h('li', { class: [d.room === 'spectators' && 'room', now && 'now'], 'data-testid': 'said' },
     h('b', {}, `${typeof d.seat !== 'number' ? 'A watcher' : seatName(game, d.seat)}: `),
     d.hidden ? h('i', {}, 'deleted') : h('span', {}, d.text),
     del && !d.hidden ? h('button', { type: 'button', class: 'link', onclick: () => del(d.message) }, 'Delete') : null);
 }
 
-const box = (list, ...more) => h('section', { class: 'card talk', 'aria-label': 'Messages' }, h('h2', { class: 'small' }, 'Messages ', ...more.slice(0, 1)), list, ...more.slice(1));
+const box = (list, count, form) => h('section', { class: 'card talk', 'aria-label': 'Messages' }, h('h2', { class: 'small' }, 'Messages ', count), list, form);
 const none = () => h('li', { class: 'muted' }, 'Nothing said yet.');
 
-/** A replay's thread at one version: what was said up to it, what was said at it marked. */
+/** A replay's thread: what was said up to `version`, what was said at it marked. */
 export function replayThread(game, all, version) {
   const messages = all.filter((ev) => 'text' in ev.data || ev.data.hidden);
-  return box(h('ol', { class: 'thread', 'data-testid': 'thread' }, messages.length ? messages.map((ev) => {
-    const li = line(game, ev);
-    if (ev.version === version) li.classList.add('now');
-    return li;
-  }) : none()));
+  return box(h('ol', { class: 'thread', 'data-testid': 'thread' }, messages.length ? messages.map((ev) => line(game, ev, null, ev.version === version)) : none()));
 }
 
-/** The game page's thread and box; `update(game)` reads the events after those it has. */
+/** The game page's; `update(game)` reads the events after those it has. */
 export function talk(id, me) {
   const said = new Map();
   let game;
@@ -34,13 +29,14 @@ export function talk(id, me) {
   const key = `avalanche.read.${id}`;
   const seen = () => Number(localStorage.getItem(key) || 0);
   const count = h('span', { class: 'badge', 'data-testid': 'unread' });
+  const jump = h('button', { type: 'button', class: 'secondary', 'data-testid': 'unread-jump', onclick: () => { read(); input.focus(); } });
   const list = h('ol', { class: 'thread', 'data-testid': 'thread', 'aria-live': 'polite' });
   const input = h('textarea', { rows: 2, maxlength: 1000, 'aria-label': 'Message', 'data-testid': 'message-input', onfocus: read });
   const form = h('form', { class: 'say', onsubmit: send }, input, h('button', { type: 'submit', class: 'secondary' }, 'Send'));
   const el = box(list, count, form);
   el.onclick = read;
   const del = async (m) => {
-    try { await api('DELETE', `/games/${seg(id)}/messages/${seg(m)}`); say('Message deleted.'); } catch (e) { sayError(e); }
+    try { await api('DELETE', `/games/${seg(id)}/messages/${seg(m)}`); } catch (e) { sayError(e); }
   };
   const seated = () => game.your_seat !== null && game.your_seat !== undefined;
 
@@ -52,7 +48,8 @@ export function talk(id, me) {
   function draw() {
     const n = [...said.values()].filter((ev) => ev.version > seen() && ev.data.player !== me && !ev.data.hidden).length;
     count.textContent = `${n} unread`;
-    count.hidden = !n;
+    jump.textContent = `${n} unread message${n > 1 ? 's' : ''}: read`;
+    count.hidden = jump.hidden = !n;
     form.hidden = closed || !me || (!seated() && game.status !== 'active');
     input.placeholder = seated() ? 'Say something to the table' : 'Say something to the other watchers';
     mount(list, said.size ? [...said.values()].map((ev) => line(game, ev, me && ev.data.player === me && del)) : none());
@@ -79,7 +76,7 @@ export function talk(id, me) {
       if (!page.events.length) break;
       upto = page.events.at(-1).version;
       for (const ev of page.events) {
-        // The spectators' room reaches the seated without its text: not shown to them.
+        // The seated get the spectators' room without its text: not shown.
         if (ev.type === 'said' && ('text' in ev.data || ev.data.hidden)) said.set(ev.version, ev);
         const gone = ev.type === 'hidden' && [...said.values()].find((s) => s.data.message === ev.data.message);
         if (gone) { gone.data.hidden = true; delete gone.data.text; }
@@ -87,5 +84,5 @@ export function talk(id, me) {
     }
     draw();
   }
-  return { el, update };
+  return { el, jump, update };
 }
