@@ -848,3 +848,59 @@ fn urlencode(text: &str) -> String {
         })
         .collect()
 }
+
+#[test]
+fn in_a_timed_game_every_seats_mail_shows_every_clock() {
+    let mut sink = Sink::start();
+    let data = tempfile::tempdir().unwrap();
+    let (server, smtp) = server(&sink, data.path(), &[]);
+    let ann = player_with_mail(&server, &mut sink, "Ann", "ann@players.test");
+    let bob = player_with_mail(&server, &mut sink, "Bob", "bob@players.test");
+    let game = server.app.create_game(
+        &ann,
+        json!({"kind": "avalanche-chess", "seats": 2,
+               "time_control": {"type": "seconds_per_move", "seconds": 3600}}),
+    );
+    server.app.join(&bob, &game);
+    let notice = your_move(&mut sink, "ann@players.test", &game);
+    assert!(notice.text.contains("Clocks ("), "{}", notice.text);
+    assert!(notice.text.contains("to move, due by"), "{}", notice.text);
+    assert!(
+        notice.text.contains("not to move, no clock running"),
+        "{}",
+        notice.text
+    );
+    assert!(!notice.text.contains("no time limit"), "{}", notice.text);
+    // Ann plays by mail: her answer, the mail of the seat no longer to move, shows Bob's clock
+    // running and hers waiting, not "no time limit".
+    let command = first_game_command(&notice);
+    let answer = answer_to(
+        &mut sink,
+        smtp,
+        "ann@players.test",
+        &notice,
+        "timed@players.test",
+        &format!("  “{command}”  "),
+    );
+    assert_eq!(
+        answer.subject.split(" in ").next(),
+        Some(format!("Played: {command}").as_str()),
+        "the subject shows the notation played, not the text typed: {}",
+        answer.subject
+    );
+    assert!(answer.text.contains("to move, due by"), "{}", answer.text);
+    assert!(
+        answer.text.contains("not to move, no clock running"),
+        "{}",
+        answer.text
+    );
+    assert!(!answer.text.contains("no time limit"), "{}", answer.text);
+    let theirs = your_move(&mut sink, "bob@players.test", &game);
+    assert!(theirs.text.contains("to move, due by"), "{}", theirs.text);
+    assert!(
+        theirs.text.contains("not to move, no clock running"),
+        "{}",
+        theirs.text
+    );
+    assert!(!theirs.text.contains("no time limit"), "{}", theirs.text);
+}
