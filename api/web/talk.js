@@ -29,7 +29,7 @@ export function talk(id, me) {
   const key = `avalanche.read.${id}`;
   const seen = () => Number(localStorage.getItem(key) || 0);
   const count = h('span', { class: 'badge', 'data-testid': 'unread' });
-  const jump = h('button', { type: 'button', class: 'secondary', 'data-testid': 'unread-jump', onclick: () => { read(); input.focus(); } });
+  const jump = h('button', { type: 'button', class: 'secondary', hidden: true, 'data-testid': 'unread-jump', onclick: () => { read(); input.focus(); } });
   const list = h('ol', { class: 'thread', 'data-testid': 'thread', 'aria-live': 'polite' });
   const input = h('textarea', { rows: 2, maxlength: 1000, 'aria-label': 'Message', 'data-testid': 'message-input', onfocus: read });
   const form = h('form', { class: 'say', onsubmit: send }, input, h('button', { type: 'submit', class: 'secondary' }, 'Send'));
