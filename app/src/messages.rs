@@ -238,6 +238,20 @@ pub(crate) fn table_text(repository: &Repository, said: &Value) -> Option<String
     open_sealed(repository.store(), repository.key(), message, sealed)
 }
 
+/// The text of a stored `said` event at the table as `reader` may read it (see
+/// [`table_text`]): nothing of a player `reader` muted.
+pub(crate) fn table_text_for(
+    repository: &Repository,
+    said: &Value,
+    reader: &str,
+) -> Option<String> {
+    let author = said["player"].as_str()?;
+    if is_muted(repository.store(), reader, author) {
+        return None;
+    }
+    table_text(repository, said)
+}
+
 /// Gives each `message` notice of `notices` the text said in its `said` event among
 /// `events`; a message that can no longer be opened (hidden since) is not told at all.
 pub(crate) fn tell_texts(

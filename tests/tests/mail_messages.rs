@@ -177,4 +177,54 @@ fn words_go_with_a_mailed_move_or_alone_and_the_next_turn_mail_shows_them() {
         "{}",
         notice.text
     );
+
+    // Ann mutes Bob: his next words reach the table, but not Ann's turn mail.
+    let muted = server
+        .app
+        .client
+        .put(server.app.url(&format!("/v1/players/me/mutes/{}", bob.id)))
+        .bearer_auth(&ann.token)
+        .send()
+        .unwrap();
+    assert_eq!(muted.status(), reqwest::StatusCode::OK);
+    let ann_move = first_game_command(&notice);
+    let played = answer(
+        &mut sink,
+        smtp,
+        "ann@players.test",
+        &notice,
+        "ann-2@players.test",
+        &ann_move,
+    );
+    assert!(played.subject.starts_with("Played"), "{}", played.text);
+    let notice = your_move(&mut sink, "bob@players.test", &game);
+    let bob_move = first_game_command(&notice);
+    let body = format!("{bob_move}\nYou will not read this.");
+    let played = answer(
+        &mut sink,
+        smtp,
+        "bob@players.test",
+        &notice,
+        "bob-5@players.test",
+        &body,
+    );
+    assert!(
+        played.text.contains("your words below it were said"),
+        "{}",
+        played.text
+    );
+    assert_eq!(said(&server, &bob, &game).len(), 3);
+    let notice = your_move(&mut sink, "ann@players.test", &game);
+    assert!(
+        notice.text.contains(&format!(
+            "Since your last turn:\n  Bob played {bob_move}\n\n"
+        )),
+        "{}",
+        notice.text
+    );
+    assert!(
+        !notice.text.contains("You will not read this"),
+        "{}",
+        notice.text
+    );
 }

@@ -445,7 +445,7 @@ impl Mail {
             .filter(|e| e.actor != own)
             .filter_map(|e| {
                 if e.payload["type"] == crate::messages::SAID {
-                    return said_text(&self.repository, &e.payload, &names, seat);
+                    return said_text(&self.repository, &e.payload, &names, (seat, player));
                 }
                 game.event_text(&e.payload, viewer, &names)
             })
@@ -844,19 +844,19 @@ fn deliver(
 }
 
 /// What another seat said at the table, as a turn mail tells it: "Ann said: Good luck!", a
-/// text of several lines below its speaker. Nothing for the reader's own words, the
-/// spectators' room or a message hidden since.
+/// text of several lines below its speaker. Nothing for the reader's own words (`reader`: its
+/// seat and player), the spectators' room, a message hidden since, or a player it muted.
 fn said_text(
     repository: &crate::repository::Repository,
     said: &serde_json::Value,
     names: &[String],
-    reader: usize,
+    (reader, player): (usize, &str),
 ) -> Option<String> {
     let seat = said["seat"].as_u64().map(|s| s as usize)?;
     if seat == reader {
         return None;
     }
-    let text = crate::messages::table_text(repository, said)?;
+    let text = crate::messages::table_text_for(repository, said, player)?;
     let who = domain::text::seat_name(names, seat);
     Some(if text.contains('\n') {
         let indented: Vec<String> = text
