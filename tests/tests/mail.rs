@@ -151,7 +151,7 @@ pub(crate) fn check_notice(mail: &Received, game: &str) {
 }
 
 /// Replies `body` to `notice` from `address` (with `id` as its `Message-ID`) over SMTP, and
-/// returns the server's answer.
+/// returns the server's answer ("Played", "Not played" or "Message sent").
 pub(crate) fn answer_to(
     sink: &mut Sink,
     smtp: u16,
@@ -165,7 +165,9 @@ pub(crate) fn answer_to(
     send(smtp, address, &tag, &raw).expect("the listener takes the reply");
     sink.next(&format!("the answer to {body:?}"), |m| {
         m.rcpt_to == address
-            && (m.subject.starts_with("Played") || m.subject.starts_with("Not played"))
+            && ["Played", "Not played", "Message sent"]
+                .iter()
+                .any(|s| m.subject.starts_with(s))
             && m.header("In-Reply-To").as_deref() == Some(&format!("<{id}>"))
     })
 }
@@ -602,7 +604,9 @@ fn three_seats_play_avalanche_by_mail_and_no_mail_shows_another_seats_cards() {
         send(smtp, addresses[seat], mail.reply_to.as_ref().unwrap(), &raw).unwrap();
         let answer = sink.next("the answer", |m| {
             m.rcpt_to == addresses[seat]
-                && (m.subject.starts_with("Played") || m.subject.starts_with("Not played"))
+                && ["Played", "Not played", "Message sent"]
+                    .iter()
+                    .any(|s| m.subject.starts_with(s))
         });
         assert!(
             answer.subject.starts_with("Played"),

@@ -5,10 +5,12 @@
 //! their move from being played.
 
 use crate::common;
-use crate::mail::{ann_and_bob_at_chess, first_game_command, server, your_move};
+use crate::mail::{
+    ann_and_bob_at_chess, answer_to as answer, first_game_command, server, your_move,
+};
 
 use common::binary::Server;
-use common::mailbox::{reply, send, Received, Sink};
+use common::mailbox::Sink;
 use common::Player;
 use serde_json::Value;
 
@@ -22,24 +24,6 @@ fn said(server: &Server, reader: &Player, game: &str) -> Vec<Value> {
         .filter(|e| e["type"] == "said")
         .map(|e| e["data"]["text"].clone())
         .collect()
-}
-
-/// Replies `body` to `notice` from `address` over SMTP and returns the server's answer, whatever
-/// its subject.
-fn answer(
-    sink: &mut Sink,
-    smtp: u16,
-    address: &str,
-    notice: &Received,
-    id: &str,
-    body: &str,
-) -> Received {
-    let tag = notice.reply_to.clone().expect("a Reply-To");
-    let raw = reply(address, &tag, id, &notice.message_id, body);
-    send(smtp, address, &tag, &raw).expect("the listener takes the reply");
-    sink.next(&format!("the answer to {body:?}"), |m| {
-        m.rcpt_to == address && m.header("In-Reply-To").as_deref() == Some(&format!("<{id}>"))
-    })
 }
 
 #[test]
