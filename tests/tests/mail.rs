@@ -544,7 +544,7 @@ fn bad_mail_changes_nothing_and_is_answered_to_no_stranger() {
 }
 
 #[test]
-fn three_seats_play_avalanche_by_mail_and_no_mail_shows_another_seats_cards() {
+fn three_seats_play_avalanche_by_mail_with_words_and_no_mail_shows_another_seats_cards() {
     let mut sink = Sink::start();
     let data = tempfile::tempdir().unwrap();
     let (server, smtp) = server(&sink, data.path(), &[]);
@@ -565,6 +565,8 @@ fn three_seats_play_avalanche_by_mail_and_no_mail_shows_another_seats_cards() {
     // The mail to act on: a turn notice, or the answer to a command when the same seat acts
     // again.
     let mut pending: Option<Received> = None;
+    // Each seat says a few words with each command; the turn mails tell the others' words.
+    let mut told = 0;
     while plays < 9 {
         let current = server.app.game(Some(&players[0]), &game);
         if current["status"] != "active" {
@@ -592,6 +594,16 @@ fn three_seats_play_avalanche_by_mail_and_no_mail_shows_another_seats_cards() {
             None => version(&server, &players[seat], &game),
         };
         check_only_own_cards(&server, &game, &players, &names, seat, shown, &mail);
+        let own_words = format!("{} said:", names[seat]);
+        assert!(!mail.text.contains(&own_words), "{}", mail.text);
+        if (0..3).any(|other| {
+            other != seat
+                && mail
+                    .text
+                    .contains(&format!("{} said: Words from", names[other]))
+        }) {
+            told += 1;
+        }
         let command = first_game_command(&mail);
         let id = format!("av-{plays}@players.test");
         let raw = reply(
@@ -599,7 +611,7 @@ fn three_seats_play_avalanche_by_mail_and_no_mail_shows_another_seats_cards() {
             mail.reply_to.as_ref().unwrap(),
             &id,
             &mail.message_id,
-            &command,
+            &format!("{command}\nWords from {} with play {plays}.", names[seat]),
         );
         send(smtp, addresses[seat], mail.reply_to.as_ref().unwrap(), &raw).unwrap();
         let answer = sink.next("the answer", |m| {
@@ -614,12 +626,30 @@ fn three_seats_play_avalanche_by_mail_and_no_mail_shows_another_seats_cards() {
             answer.subject,
             answer.text
         );
+        assert!(
+            answer
+                .text
+                .contains("your words below it were said at the table"),
+            "{}",
+            answer.text
+        );
         plays += 1;
         if answer.text.contains("Your legal commands") {
             pending = Some(answer);
         }
     }
     assert!(plays >= 3, "only {plays} commands were played by mail");
+    assert!(told >= 1, "no turn mail told another seat's words");
+    // Every seat reads every word said at the table.
+    for player in &players {
+        let said = server.app.events(Some(player), &game, 0)["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .filter(|e| e["type"] == "said")
+            .count();
+        assert_eq!(said, plays, "the words {} reads", player.id);
+    }
 }
 
 /// Checks that `mail` to `seat` shows that seat's own view at version `shown`, and no other
