@@ -458,6 +458,39 @@ fn a_reply_to_an_older_notice_of_the_same_turn_plays_only_a_legal_command_on_the
     assert!(answer.subject.starts_with("Played"), "{}", answer.text);
     assert!(answer.text.contains("older position"), "{}", answer.text);
     assert_eq!(version(&server, &ann, &game), now + 1);
+    // Bob, who offered the draw, is told that Ann declined it; then that she declined his
+    // takeback too (over HTTP).
+    let told = sink.next("the declined draw", |m| {
+        m.rcpt_to == "bob@players.test" && m.subject.contains("declined your draw offer")
+    });
+    assert!(
+        told.text
+            .starts_with("Ann declined your offer of a draw in Avalanche Chess: play goes on."),
+        "{}",
+        told.text
+    );
+    assert_eq!(
+        app.play(&ann, &game, &json!({"type": "decline_takeback"}))
+            .status(),
+        StatusCode::OK
+    );
+    let told = sink.next("the declined takeback", |m| {
+        m.rcpt_to == "bob@players.test" && m.subject.contains("declined your takeback")
+    });
+    assert!(
+        told.text
+            .contains("Ann declined your request to take back play"),
+        "{}",
+        told.text
+    );
+    // Ann, who declined, is told nothing of her own answers.
+    assert!(
+        !sink
+            .all()
+            .iter()
+            .any(|m| m.rcpt_to == ann_mail && m.subject.contains("declined")),
+        "Ann was told of her own decline"
+    );
 }
 
 /// A notation as the server compares them: without spaces, lowercased.

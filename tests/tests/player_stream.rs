@@ -243,8 +243,16 @@ impl Oracle {
             if other.is_some() && types.iter().any(|t| t.starts_with("game.")) {
                 say("opponent_moved", other);
             }
+            let moved = types.iter().any(|t| t.starts_with("game."));
             for kind in types.iter().copied() {
                 if ["draw_offered", "takeback_requested", "takeback_withdrawn"].contains(&kind)
+                    && other.is_some()
+                {
+                    say(kind, other);
+                }
+                // Two seats: the one that did not answer made the offer, and is told of its
+                // decline (a draw declined by playing on is told by the turn instead).
+                if (kind == "takeback_declined" || (kind == "draw_declined" && !moved))
                     && other.is_some()
                 {
                     say(kind, other);
@@ -450,6 +458,8 @@ fn each_seat_is_told_exactly_its_notices_in_order_and_as_its_webhook_is() {
             "draw_offered",
             "takeback_requested",
             "takeback_withdrawn",
+            "draw_declined",
+            "takeback_declined",
             "game_finished",
         ];
         let expected: Vec<Value> = notices

@@ -361,14 +361,21 @@ fn each_player_is_told_once_of_each_turn_offer_and_end_with_a_valid_signature() 
         &players[0].id,
         "draw_offered",
     );
-    command(
+    // Ana declines: Ben, who offered, is told.
+    let declined = command(
         &app,
         &players[0],
         &game,
         &json!({"type": "decline_draw"}),
         &mut expected,
     );
-    // Ana asks for a takeback: Ben is told; Ben declines.
+    expected.note(
+        &game,
+        declined["version"].as_u64().unwrap(),
+        &players[1].id,
+        "draw_declined",
+    );
+    // Ana asks for a takeback: Ben is told; Ben declines, and Ana is told.
     let request = json!({"type": "request_takeback"});
     let asked = command(&app, &players[0], &game, &request, &mut expected);
     expected.note(
@@ -377,12 +384,18 @@ fn each_player_is_told_once_of_each_turn_offer_and_end_with_a_valid_signature() 
         &players[1].id,
         "takeback_requested",
     );
-    command(
+    let declined = command(
         &app,
         &players[1],
         &game,
         &json!({"type": "decline_takeback"}),
         &mut expected,
+    );
+    expected.note(
+        &game,
+        declined["version"].as_u64().unwrap(),
+        &players[0].id,
+        "takeback_declined",
     );
     moves(&app, &game, &players, 2, &mut expected);
     // Ana asks again, then moves on before Ben answers: her request is withdrawn, and Ben is

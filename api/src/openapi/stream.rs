@@ -80,6 +80,16 @@ fn particular(kind: NotificationType) -> (&'static str, Value, &'static [&'stati
             json!({ "by_seat": by_seat() }),
             &["by_seat"],
         ),
+        NotificationType::DrawDeclined => (
+            "The seat you offered a draw declined it by answering: play goes on.",
+            json!({ "by_seat": by_seat() }),
+            &["by_seat"],
+        ),
+        NotificationType::TakebackDeclined => (
+            "A seat declined the takeback you asked for: play goes on.",
+            json!({ "by_seat": by_seat() }),
+            &["by_seat"],
+        ),
         NotificationType::GameFinished => (
             "One of your games ended (also when a takeback supersedes it by a fork).",
             json!({ "outcome": { "$ref": "#/components/schemas/Outcome", "description": "How the game ended." } }),

@@ -79,7 +79,9 @@ impl Preferences {
             NotificationType::YourTurn => self.your_turn,
             NotificationType::DrawOffered
             | NotificationType::TakebackRequested
-            | NotificationType::TakebackWithdrawn => self.offers,
+            | NotificationType::TakebackWithdrawn
+            | NotificationType::DrawDeclined
+            | NotificationType::TakebackDeclined => self.offers,
             NotificationType::GameFinished => self.game_finished,
             NotificationType::ClockLow => self.clock,
             NotificationType::Invited | NotificationType::Challenged => self.invited,

@@ -36,6 +36,10 @@ pub enum NotificationType {
     /// The seat that asked for a takeback moved before everyone answered: its request is
     /// withdrawn, there is nothing more to answer.
     TakebackWithdrawn,
+    /// The seat you offered a draw declined it (`by_seat`), by answering it: play goes on.
+    DrawDeclined,
+    /// A seat declined the takeback you asked for (`by_seat`): play goes on.
+    TakebackDeclined,
     /// One of your games ended (also when a takeback supersedes it by a fork).
     GameFinished,
     /// Another player invited you to take a seat in an open game. By mail only.
@@ -61,6 +65,8 @@ impl NotificationType {
             NotificationType::DrawOffered => "draw_offered",
             NotificationType::TakebackRequested => "takeback_requested",
             NotificationType::TakebackWithdrawn => "takeback_withdrawn",
+            NotificationType::DrawDeclined => "draw_declined",
+            NotificationType::TakebackDeclined => "takeback_declined",
             NotificationType::GameFinished => "game_finished",
             NotificationType::Invited => "invited",
             NotificationType::ClockLow => "clock_low",
@@ -69,13 +75,15 @@ impl NotificationType {
     }
 
     /// Every type, in the order a batch's notices come in.
-    pub const ALL: [NotificationType; 10] = [
+    pub const ALL: [NotificationType; 12] = [
         NotificationType::GameStarted,
         NotificationType::OpponentMoved,
         NotificationType::Message,
         NotificationType::DrawOffered,
         NotificationType::TakebackRequested,
         NotificationType::TakebackWithdrawn,
+        NotificationType::DrawDeclined,
+        NotificationType::TakebackDeclined,
         NotificationType::YourTurn,
         NotificationType::GameFinished,
         NotificationType::ClockLow,
@@ -91,6 +99,8 @@ impl NotificationType {
                 | NotificationType::DrawOffered
                 | NotificationType::TakebackRequested
                 | NotificationType::TakebackWithdrawn
+                | NotificationType::DrawDeclined
+                | NotificationType::TakebackDeclined
                 | NotificationType::GameFinished
         )
     }
@@ -333,6 +343,28 @@ pub fn notifications(
             }
             Some(TableFact::TakebackWithdrawn { seat: by }) if !seats.contains(&by) => {
                 found.push(make(NotificationType::TakebackWithdrawn, Some(by)))
+            }
+            // A declined offer is told to the seat that made it, when another seat answered
+            // it (playing on, which declines a draw too, is told by the turn that follows).
+            Some(TableFact::DrawDeclined { seat: by })
+                if !seats.contains(&by)
+                    && moved_by_another(&seats, events).is_none()
+                    && before.is_some_and(|b| {
+                        b.facts().draw_offer.is_some_and(|s| seats.contains(&s))
+                    }) =>
+            {
+                found.push(make(NotificationType::DrawDeclined, Some(by)))
+            }
+            Some(TableFact::TakebackDeclined { seat: by })
+                if !seats.contains(&by)
+                    && before.is_some_and(|b| {
+                        b.facts()
+                            .takeback_request
+                            .as_ref()
+                            .is_some_and(|r| seats.contains(&r.seat))
+                    }) =>
+            {
+                found.push(make(NotificationType::TakebackDeclined, Some(by)))
             }
             _ => {}
         }

@@ -21,6 +21,10 @@ pub enum TableFact {
     TakebackRequested { seat: Seat, version: u64 },
     /// The seat that asked for a takeback moved: its request is withdrawn.
     TakebackWithdrawn { seat: Seat },
+    /// A seat declined the draw offered (by answering it, or by playing on).
+    DrawDeclined { seat: Seat },
+    /// A seat declined the takeback asked for.
+    TakebackDeclined { seat: Seat },
     /// Every seat is taken: play begins (clocks start, vacations matter).
     Started,
     /// The game ended.
@@ -54,6 +58,10 @@ impl TableFact {
             TableEvent::TakebackWithdrawn { seat } => {
                 Some(TableFact::TakebackWithdrawn { seat: *seat })
             }
+            TableEvent::DrawDeclined { seat } => Some(TableFact::DrawDeclined { seat: *seat }),
+            TableEvent::TakebackDeclined { seat } => {
+                Some(TableFact::TakebackDeclined { seat: *seat })
+            }
             TableEvent::Finished { outcome } => Some(TableFact::Finished {
                 outcome: outcome.clone(),
             }),
@@ -86,6 +94,8 @@ impl TableFact {
                 Some(TableFact::TakebackRequested { seat, version })
             }
             Stored::TakebackWithdrawn { seat } => Some(TableFact::TakebackWithdrawn { seat }),
+            Stored::DrawDeclined { seat } => Some(TableFact::DrawDeclined { seat }),
+            Stored::TakebackDeclined { seat } => Some(TableFact::TakebackDeclined { seat }),
             Stored::Finished { outcome } => Some(TableFact::Finished { outcome }),
             Stored::TakebackAgreed { version } => Some(TableFact::TakebackAgreed { version }),
             Stored::Forked { parent, version } => Some(TableFact::Forked { parent, version }),
@@ -133,6 +143,12 @@ enum Stored {
         version: u64,
     },
     TakebackWithdrawn {
+        seat: Seat,
+    },
+    DrawDeclined {
+        seat: Seat,
+    },
+    TakebackDeclined {
         seat: Seat,
     },
     Finished {

@@ -539,6 +539,16 @@ impl Mail {
                 format!("{} asks to take back play in {kind}.", by(notice.by_seat)),
                 "Reply with \"accept takeback\" or \"decline takeback\" on the first line.",
             ),
+            NotificationType::DrawDeclined => (
+                format!("{} declined your draw offer in {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} declined your offer of a draw in {kind}: play goes on.", by(notice.by_seat)),
+                "",
+            ),
+            NotificationType::TakebackDeclined => (
+                format!("{} declined your takeback in {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} declined your request to take back play in {kind}: play goes on from the position below.", by(notice.by_seat)),
+                "",
+            ),
             NotificationType::TakebackWithdrawn => (
                 format!("{} withdrew the takeback request in {kind} [{}]", by(notice.by_seat), notice.game_id),
                 format!("{} played on: the takeback request is withdrawn.", by(notice.by_seat)),
