@@ -294,7 +294,7 @@ export async function gamePage(main, [first], app) {
     main.dataset.version = String(game.version);
     main.dataset.status = game.status;
     main.dataset.game = game.id;
-    try { await chat.update(game, controller.signal); } catch (e) { if (e.name !== 'AbortError') sayError(e); }
+    chat.update(game, controller.signal).catch((e) => { if (e.name !== 'AbortError') sayError(e); });
   }
 
   /** A box to type a move in the game's notation, the legal list as its suggestions. The
