@@ -1,6 +1,5 @@
-// Tournaments: the list (open, running, finished, with Join and Withdraw while entry is open)
-// and a tournament's page: its rounds with every game linked to its table or replay, the
-// standings with their tie-breaks, and the crosstable. Everything shown is the server's answer.
+// Tournaments: the list, and a tournament's page (entry, rounds with every game linked, standings,
+// crosstable). Everything shown is the server's answer.
 
 import { get, post, seg } from './api.js';
 import { h, mount, say, sayError, kindTitle } from './dom.js';
@@ -12,16 +11,16 @@ function points(value) {
   return whole === 0 && half ? '½' : `${whole}${half ? '½' : ''}`;
 }
 
-function playerLink(id) {
-  return h('a', { href: `#/player/${encodeURIComponent(id)}` }, id);
-}
+let named = {};
+const who = (id) => named[id] || id;
+const playerLink = (id) => h('a', { href: `#/player/${encodeURIComponent(id)}` }, who(id));
 
 /** #/tournaments */
 export async function tournamentsPage(main, _params, app) {
   app.title('Tournaments');
   let list;
   try {
-    list = await get('/v1/tournaments');
+    list = await get('/tournaments');
   } catch (error) {
     sayError(error);
     return;
@@ -42,17 +41,18 @@ export async function tournamentsPage(main, _params, app) {
 export async function tournamentPage(main, [id], app) {
   let t;
   try {
-    t = await get(`/v1/tournaments/${seg(id)}`);
+    t = await get(`/tournaments/${seg(id)}`);
   } catch (error) {
     sayError(error);
     return;
   }
   app.title(t.name);
+  named = t.names;
   const me = app.me ? app.me.id : null;
   const joined = me && t.players.includes(me);
   const act = (what) => async () => {
     try {
-      await post(`/v1/tournaments/${seg(id)}/${what}`);
+      await post(`/tournaments/${seg(id)}/${what}`);
       say(what === 'join' ? 'You have joined.' : what === 'start' ? 'Started.' : 'You have withdrawn.');
       app.go(`#/tournament/${encodeURIComponent(id)}`);
     } catch (error) {
@@ -84,9 +84,9 @@ export async function tournamentPage(main, [id], app) {
     h('h3', {}, `Round ${round.round}`),
     h('ul', {}, round.tables.map((table) => h('li', {},
       h('a', { href: `#/${table.result ? 'replay' : 'game'}/${encodeURIComponent(table.game)}` }, `Table ${table.table}`),
-      ': ', table.players.join(' – '),
+      ': ', table.players.map(who).join(' – '),
       table.points ? ` (${table.points.map(points).join(' – ')})` : ' (playing)'))),
-    round.byes.length ? h('p', {}, `Bye: ${round.byes.join(', ')}`) : null));
+    round.byes.length ? h('p', {}, `Bye: ${round.byes.map(who).join(', ')}`) : null));
   mount(main,
     h('h1', {}, t.name),
     h('p', {}, `${kindTitle(t.kind)} · ${t.format.replace('_', ' ')} · ${t.seats} seats a table · ${t.status} · ${t.players.length} of ${t.max_players} players`),

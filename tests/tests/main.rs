@@ -14,6 +14,7 @@ mod browser_club;
 mod browser_messages;
 mod browser_records;
 mod browser_table;
+mod browser_tournaments;
 mod clocks;
 mod club;
 mod club_mail;

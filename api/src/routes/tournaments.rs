@@ -31,7 +31,8 @@ pub async fn create_tournament(
         .club
         .create_tournament(&state.games, &player.id, body.into_inner())
         .await?;
-    Ok(HttpResponse::Created().json(tournament))
+    let names = super::club::names(&state.players);
+    Ok(HttpResponse::Created().json(tournament.named(&names)))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -82,7 +83,8 @@ pub async fn get_tournament(
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
     let tournament = state.club.tournament(&id).await?;
-    Ok(HttpResponse::Ok().json(tournament))
+    let names = super::club::names(&state.players);
+    Ok(HttpResponse::Ok().json(tournament.named(&names)))
 }
 
 async fn act(
@@ -95,7 +97,8 @@ async fn act(
         .club
         .tournament_act(&state.games, id, player, act)
         .await?;
-    Ok(HttpResponse::Ok().json(tournament))
+    let names = super::club::names(&state.players);
+    Ok(HttpResponse::Ok().json(tournament.named(&names)))
 }
 
 /// Join a tournament open for entry.

@@ -22,6 +22,7 @@ use domain::tournament::{
 use domain::Seed;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use storage::{AppendError, Batch, NewEvent};
 use utoipa::ToSchema;
 
@@ -171,6 +172,20 @@ pub struct TournamentOut {
     pub crosstable: Vec<CrossRow>,
     pub version: u64,
     pub created_at: Option<DateTime<Utc>>,
+    /// Each player's display name, by id (a player whose account is gone has none).
+    pub names: BTreeMap<String, String>,
+}
+
+impl TournamentOut {
+    /// The tournament with its players' display names.
+    pub fn named(mut self, names: super::book::Names<'_>) -> Self {
+        self.names = self
+            .players
+            .iter()
+            .filter_map(|p| Some((p.clone(), names(p)?)))
+            .collect();
+        self
+    }
 }
 
 /// A tournament in a list.
@@ -303,6 +318,7 @@ fn out(id: &str, entry: &TournamentEntry) -> Option<TournamentOut> {
         standings: rows,
         version: state.version,
         created_at: entry.created_at,
+        names: BTreeMap::new(),
         settings,
     })
 }
