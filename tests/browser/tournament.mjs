@@ -4,6 +4,7 @@
 // rule fixed here (Ann beats everyone, Ben draws with Cy and beats Di, Di beats Cy), so the
 // crosstable the page draws is checked cell by cell against what was played, mid-event and at
 // the end, and each finished game's link opens its replay. axe-core on the tournament page.
+// Then a Swiss of the four over two rounds, whose crosstable has a column a round.
 // Screenshots at 1280 and 375 px. Prints one line `RESULT {json}` for the Rust test.
 
 import {
@@ -171,4 +172,44 @@ await run(result, async (browser) => {
   check(t.rounds_played[0].tables.some((table) => table.game === result.replay), `the replay is of a round-1 game: ${result.replay}`);
   result.tournament = id;
   result.rounds = t.rounds_played.length;
+
+  // A Swiss of the same four over two rounds: its crosstable has a column a round, each cell
+  // the points scored and the line of the one met.
+  const swiss = (await apiPost('/tournaments', tokens.Ann, {
+    name: 'Spring Swiss', kind: 'avalanche-chess', format: 'swiss', seats: 2, rounds: 2,
+    entry_until: '2100-01-01T00:00:00Z', min_players: 4, max_players: 8,
+  })).id;
+  for (const name of ['Ann', 'Ben', 'Cy', 'Di']) await apiPost(`/tournaments/${swiss}/join`, tokens[name], {});
+  await apiPost(`/tournaments/${swiss}/start`, tokens.Ann, {});
+  const met = [];
+  for (let round = 1; round <= 2; round += 1) {
+    let s = await api(`/tournaments/${swiss}`);
+    for (let i = 0; i < 100 && s.rounds_played.length < round; i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      s = await api(`/tournaments/${swiss}`);
+    }
+    for (const table of s.rounds_played[round - 1].tables) {
+      const names = table.players.map((p) => byId[p]);
+      await finish(table.game, names.map((n) => tokens[n]), names);
+      met.push([round, ...names]);
+    }
+  }
+  await ann.goto(`${BASE}/#/tournament/${swiss}`);
+  await ann.getByText('finished').first().waitFor();
+  const heads = await ann.getByTestId('crosstable').evaluate((table) => [...table.querySelectorAll('thead th')].map((c) => c.textContent));
+  check(heads.join(',') === '#,Player,R1,R2,Points', `a column a round: ${heads}`);
+  const swissRows = await drawnCrosstable(ann);
+  const line = Object.fromEntries(swissRows.map((r, i) => [r[1].split(' #')[0], i + 1]));
+  for (const row of swissRows) {
+    const me = row[1].split(' #')[0];
+    for (const round of [1, 2]) {
+      const [, a, b] = met.find(([r, x, y]) => r === round && (x === me || y === me));
+      const them = a === me ? b : a;
+      const want = `${shown(score(me, them))} v ${line[them]}`;
+      check(row[1 + round] === want, `${me} in round ${round}: the page shows "${row[1 + round]}", the games say "${want}"`);
+    }
+  }
+  result.swiss = swissRows;
+  result.unnamed.swiss = await unnamedControls(ann);
+  await snap(ann, 'tournament-swiss');
 });

@@ -13,11 +13,11 @@ use serde_json::json;
 fn a_round_robin_entered_and_started_from_the_page_shows_its_crosstable() {
     let app = TestApp::spawn();
     let result = browser_harness::run("tournament.mjs", &app.base);
-    assert_eq!(result["games"], 6, "{result}");
+    assert_eq!(result["games"], 10, "{result}");
     assert_eq!(result["rounds"], 3, "{result}");
     assert_eq!(result["axe"]["tournament"], json!([]), "{result}");
     browser_harness::no_overflow_nor_unnamed(&result);
-    assert_eq!(result["screenshots"].as_array().map(Vec::len), Some(4));
+    assert_eq!(result["screenshots"].as_array().map(Vec::len), Some(6));
     // The standings name the players and give the winner all three points.
     let first = &result["standings"][0];
     assert!(

@@ -22,7 +22,7 @@ use domain::tournament::{
 use domain::Seed;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use storage::{AppendError, Batch, NewEvent};
 use utoipa::ToSchema;
 
@@ -141,14 +141,31 @@ pub struct RoundOut {
     pub closed: bool,
 }
 
-/// One line of the crosstable: a player (in standings order) and the points they scored
-/// against each player of the standings, in the same order (`null`: never met).
+/// One line of the crosstable: a player (in standings order), the points they scored against
+/// each player of the standings in a round robin, and their every round in any format.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct CrossRow {
     pub player: String,
     pub rank: usize,
     pub points: f64,
+    /// A round robin's: the points scored against each player of the standings, in the same
+    /// order (`null`: not met yet). Empty for a Swiss or a knock-out, where most never meet
+    /// (a Swiss of 1,000 would carry a million cells): their rows are read by `rounds`.
     pub against: Vec<Option<f64>>,
+    /// Each round the player was paired or given a bye in, in order.
+    pub rounds: Vec<CrossRound>,
+}
+
+/// A player's round in the crosstable.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct CrossRound {
+    pub round: u32,
+    /// The crosstable lines (from 1) of the others at the table; empty for a bye.
+    pub opponents: Vec<usize>,
+    /// The player's seat at the table (0: White in chess); `null` for a bye.
+    pub seat: Option<usize>,
+    /// The points the player scored at the table; `null` while the game runs and for a bye.
+    pub points: Option<f64>,
 }
 
 /// A tournament as it stands.
@@ -242,34 +259,84 @@ fn refused(error: TournamentError) -> ApiError {
     ApiError::new(code, error.message)
 }
 
-/// The crosstable of `state` in the order of `rows`.
+/// The crosstable of `state` in the order of `rows`: every round of every player, and for a
+/// round robin the points against each other player.
 fn crosstable(state: &Tournament, rows: &[StandingRow]) -> Vec<CrossRow> {
-    let index = |p: &str| rows.iter().position(|r| r.player == p);
+    let index: HashMap<&str, usize> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.player.as_str(), i))
+        .collect();
+    let dense = state
+        .settings
+        .as_ref()
+        .is_some_and(|s| s.format == Format::RoundRobin);
     let mut cross: Vec<CrossRow> = rows
         .iter()
         .map(|r| CrossRow {
             player: r.player.clone(),
             rank: r.rank,
             points: r.points,
-            against: vec![None; rows.len()],
+            against: if dense {
+                vec![None; rows.len()]
+            } else {
+                Vec::new()
+            },
+            rounds: Vec::new(),
         })
         .collect();
-    for (table, result) in state.results() {
-        for (seat, player) in table.players.iter().enumerate() {
-            for (other_seat, other) in table.players.iter().enumerate() {
-                let (Some(me), Some(them)) = (index(player), index(other)) else {
+    for round in &state.rounds {
+        for (table, result) in round.tables.iter().zip(&round.results) {
+            let scored = result.as_ref().map(|r| standings::table_points(&r.places));
+            for (seat, player) in table.players.iter().enumerate() {
+                let Some(&me) = index.get(player.as_str()) else {
                     continue;
                 };
-                if seat == other_seat {
-                    continue;
+                let opponents: Vec<usize> = table
+                    .players
+                    .iter()
+                    .filter(|other| *other != player)
+                    .filter_map(|other| index.get(other.as_str()).map(|i| i + 1))
+                    .collect();
+                cross[me].rounds.push(CrossRound {
+                    round: round.number,
+                    opponents,
+                    seat: Some(seat),
+                    points: scored.as_ref().and_then(|s| s.get(seat).copied()),
+                });
+            }
+        }
+        for player in &round.byes {
+            if let Some(&me) = index.get(player.as_str()) {
+                cross[me].rounds.push(CrossRound {
+                    round: round.number,
+                    opponents: Vec::new(),
+                    seat: None,
+                    points: None,
+                });
+            }
+        }
+    }
+    if dense {
+        for (table, result) in state.results() {
+            for (seat, player) in table.players.iter().enumerate() {
+                for (other_seat, other) in table.players.iter().enumerate() {
+                    let (Some(&me), Some(&them)) =
+                        (index.get(player.as_str()), index.get(other.as_str()))
+                    else {
+                        continue;
+                    };
+                    if seat == other_seat {
+                        continue;
+                    }
+                    let scored = match result.places[seat].cmp(&result.places[other_seat]) {
+                        std::cmp::Ordering::Less => 1.0,
+                        std::cmp::Ordering::Equal => 0.5,
+                        std::cmp::Ordering::Greater => 0.0,
+                    };
+                    let cell = &mut cross[me].against[them];
+                    *cell = Some(cell.unwrap_or(0.0) + scored);
                 }
-                let scored = match result.places[seat].cmp(&result.places[other_seat]) {
-                    std::cmp::Ordering::Less => 1.0,
-                    std::cmp::Ordering::Equal => 0.5,
-                    std::cmp::Ordering::Greater => 0.0,
-                };
-                let cell = &mut cross[me].against[them];
-                *cell = Some(cell.unwrap_or(0.0) + scored);
             }
         }
     }
