@@ -20,10 +20,13 @@
 //! holds it; and `--reads` times each of a random player's page, the leaderboard of the
 //! first pool and the waiting room's open challenges, as the routes ask them (p50, p99).
 
+mod draw;
+
 use app::club::challenges::ChallengeFilter;
 use app::club::Club;
 use clap::Parser;
 use domain::Registry;
+use draw::Draw;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -58,18 +61,6 @@ struct Args {
 /// run the rebuild timed here): jemalloc with one arena.
 #[global_allocator]
 static ALLOCATOR: api::allocator::Allocator = api::allocator::Allocator {};
-
-/// A small seeded generator (xorshift): the same club at every run.
-struct Draw(u64);
-
-impl Draw {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
 
 fn rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")

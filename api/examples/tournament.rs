@@ -18,6 +18,8 @@
 //! the tournament as `GET /v1/tournaments/{id}` asks it (standings and crosstable), with the
 //! size of its JSON.
 
+mod draw;
+
 use app::club::tournaments::{NewTournament, TournamentAct};
 use app::club::Club;
 use app::sealing::{SecretsKey, DEFAULT_KEY_FILE};
@@ -25,6 +27,7 @@ use app::{Games, PlayerCommand};
 use clap::Parser;
 use domain::tournament::{self, standings, Command, Format, Tournament, TournamentEvent};
 use domain::Registry;
+use draw::Draw;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -50,18 +53,6 @@ struct Args {
 /// The server's allocator, as in the `avalanche` binary.
 #[global_allocator]
 static ALLOCATOR: api::allocator::Allocator = api::allocator::Allocator {};
-
-/// A small seeded generator (xorshift): the same results at every run.
-struct Draw(u64);
-
-impl Draw {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
 
 fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
