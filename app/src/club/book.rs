@@ -136,6 +136,9 @@ pub struct Book {
     pub tournaments: BTreeMap<String, super::tournaments::TournamentEntry>,
     /// The tournament, round and table of each game a tournament paired, by game id.
     pub tournament_games: HashMap<String, super::tournaments::GameTournament>,
+    /// A tournament's game superseded by a takeback by consent -> the game that went on from
+    /// it (which the tournament's table then follows), by game id.
+    pub tournament_continuations: HashMap<String, String>,
 }
 
 /// The stored forms of the events the book reads; any other is `Other`.
@@ -152,6 +155,8 @@ enum Read {
     },
     Started,
     Forked {
+        #[serde(default)]
+        parent: String,
         players: Vec<Option<String>>,
         #[serde(default)]
         analysis: bool,
@@ -259,6 +264,7 @@ impl Book {
             .or_else(|| envelope.actor.strip_prefix("player:").map(str::to_string));
         let mut joined: Vec<String> = Vec::new();
         let mut finished = None;
+        let mut continued = None;
         match read {
             Read::SeatTaken { seat, player } => {
                 if let Some(slot) = game.players.get_mut(seat) {
@@ -267,7 +273,14 @@ impl Book {
                 }
             }
             Read::Started => game.started = true,
-            Read::Forked { players, analysis } => {
+            Read::Forked {
+                parent,
+                players,
+                analysis,
+            } => {
+                if !analysis {
+                    continued = Some((parent, players.clone()));
+                }
                 game.copy = false;
                 game.analysis = analysis;
                 game.players = players;
@@ -315,6 +328,9 @@ impl Book {
         }
         if let Some(id) = finished {
             self.finish(&id, at);
+        }
+        if let Some((parent, players)) = continued {
+            self.fold_continuation(&parent, id, &players);
         }
     }
 

@@ -75,6 +75,45 @@ impl Book {
         entry.state = std::mem::take(&mut entry.state).evolve(&event);
         entry.events.push((event, at));
     }
+
+    /// Game `fork` was forked from `parent` with `players` (not for analysis): when `parent`
+    /// is a tournament's game that a takeback by consent superseded, `fork` is the game that
+    /// goes on and replaces it at its table. The first such fork only, with the same players
+    /// (a log imported later may name the same parent).
+    pub(super) fn fold_continuation(
+        &mut self,
+        parent: &str,
+        fork: &str,
+        players: &[Option<String>],
+    ) {
+        let Some(paired) = self.tournament_games.get(parent).cloned() else {
+            return;
+        };
+        let superseded = self
+            .games
+            .get(parent)
+            .is_some_and(|g| g.superseded && g.players == players);
+        if !superseded
+            || self.tournament_continuations.contains_key(parent)
+            || self.tournament_games.contains_key(fork)
+        {
+            return;
+        }
+        self.tournament_continuations
+            .insert(parent.to_string(), fork.to_string());
+        self.tournament_games.insert(fork.to_string(), paired);
+    }
+
+    /// The game a tournament's table is played in now: the game paired, or the game that
+    /// went on from it after each takeback by consent.
+    pub(super) fn table_game<'a>(&'a self, paired: &'a str) -> &'a str {
+        let mut current = paired;
+        // Each continuation is a game new to the map when it is added: no cycle.
+        while let Some(next) = self.tournament_continuations.get(current) {
+            current = next;
+        }
+        current
+    }
 }
 
 /// The tournament a game was paired in: shown with the game, named in its mails.
@@ -123,6 +162,8 @@ pub struct NewTournament {
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct TableOut {
     pub table: usize,
+    /// The table's game: the one paired, or after a takeback by consent the game that went
+    /// on from it (its continuation replaces it, and its result counts).
     #[schema(example = "g-3f9a0c11d2e4b5a6")]
     pub game: String,
     /// In seat order.
@@ -390,6 +431,19 @@ fn out(id: &str, entry: &TournamentEntry) -> Option<TournamentOut> {
     })
 }
 
+/// `shown` with each table's game the one played now: a game superseded by a takeback by
+/// consent is replaced by the game that went on from it.
+fn with_continuations(book: &Book, mut shown: TournamentOut) -> TournamentOut {
+    for table in shown
+        .rounds_played
+        .iter_mut()
+        .flat_map(|round| round.tables.iter_mut())
+    {
+        table.game = book.table_game(&table.game).to_string();
+    }
+    shown
+}
+
 impl Club {
     /// Tournament `id`'s secret seed.
     fn tournament_seed(&self, games: &Games, id: &str) -> Result<Seed, ApiError> {
@@ -584,6 +638,7 @@ impl Club {
         book.tournaments
             .get(id)
             .and_then(|entry| out(id, entry))
+            .map(|shown| with_continuations(&book, shown))
             .ok_or_else(|| not_found(id))
     }
 
@@ -694,6 +749,15 @@ impl Club {
                     self.start_table(games, &tournament, &game, &players, &seated)
                         .await
                 }
+                Step::Close {
+                    tournament,
+                    game,
+                    players,
+                    seated,
+                } => {
+                    self.close_forfeited(games, &tournament, &game, &players, &seated)
+                        .await
+                }
                 Step::Record { tournament, result } => self
                     .tournament_command(games, &tournament, "system", Command::RecordResult(result))
                     .await
@@ -755,6 +819,36 @@ impl Club {
         if self.tournament_of(game).is_some() && self.catch_up().await.is_ok() {
             self.drive_tournaments(games).await;
         }
+    }
+
+    /// Ends game `game` of a table forfeited before it seated every one of `players`: its
+    /// one seated player cancels it (it never began, so it counts for nobody); with more
+    /// seated, the rest are seated and the player who withdrew resigns it, as from a game
+    /// that had begun.
+    async fn close_forfeited(
+        &self,
+        games: &Games,
+        tournament: &str,
+        game: &str,
+        players: &[String],
+        seated: &[bool],
+    ) -> Result<(), ApiError> {
+        let mut holders = players.iter().zip(seated).filter(|(_, s)| **s);
+        if let (Some((player, _)), None) = (holders.next(), holders.next()) {
+            games
+                .play(PlayerCommand {
+                    game,
+                    player,
+                    command: serde_json::json!({"type": "cancel"}),
+                    expected: None,
+                    key: None,
+                })
+                .await?;
+            tracing::info!(%tournament, %game, "forfeited table's game cancelled");
+            return Ok(());
+        }
+        self.start_table(games, tournament, game, players, seated)
+            .await
     }
 
     /// Creates a table's game under its derived id (unless it exists) and seats the players
@@ -832,12 +926,43 @@ enum Step {
         tournament: String,
         result: GameResultEvent,
     },
+    /// A game whose table was forfeited before it seated everyone: cancelled when one
+    /// player holds a seat, else seated in full (it starts, and `Resign` ends it for the
+    /// player who withdrew).
+    Close {
+        tournament: String,
+        game: String,
+        players: Vec<String>,
+        seated: Vec<bool>,
+    },
     /// A game forfeited by a player who withdrew, still running with them seated.
     Resign {
         tournament: String,
         game: String,
         player: String,
     },
+}
+
+/// The step that ends game `game` of tournament `id` when its table was forfeited before
+/// the game seated every player: the game must not wait for a seat nobody will take.
+fn unseated_forfeit(book: &Book, id: &str, game: &str) -> Option<Step> {
+    let open = book.games.get(game)?;
+    if open.started || open.outcome.is_some() {
+        return None;
+    }
+    let (_, table) = book.tournaments.get(id)?.state.table_of(game)?;
+    let seated: Vec<bool> = table
+        .players
+        .iter()
+        .enumerate()
+        .map(|(seat, p)| open.players.get(seat).cloned().flatten().as_ref() == Some(p))
+        .collect();
+    Some(Step::Close {
+        tournament: id.to_string(),
+        game: game.to_string(),
+        players: table.players.clone(),
+        seated,
+    })
 }
 
 /// The steps the book shows missing.
@@ -849,6 +974,11 @@ fn missing_work(book: &Book) -> Vec<Step> {
             let TournamentEvent::Forfeited { game, player, .. } = event else {
                 continue;
             };
+            if let Some(step) = unseated_forfeit(book, id, game) {
+                steps.push(step);
+                continue;
+            }
+            let game = book.table_game(game);
             let Some(running) = book.games.get(game) else {
                 continue;
             };
@@ -860,7 +990,7 @@ fn missing_work(book: &Book) -> Vec<Step> {
             if running.started && running.outcome.is_none() && !running.superseded && seated {
                 steps.push(Step::Resign {
                     tournament: id.clone(),
-                    game: game.clone(),
+                    game: game.to_string(),
                     player: player.clone(),
                 });
             }
@@ -899,6 +1029,10 @@ fn missing_work(book: &Book) -> Vec<Step> {
                 });
                 continue;
             }
+            // After a takeback by consent the game that went on counts for the table.
+            let Some(game) = book.games.get(book.table_game(&table.game)) else {
+                continue;
+            };
             let Some(outcome) = game.outcome.as_ref().filter(|_| !game.superseded) else {
                 continue;
             };
@@ -937,3 +1071,6 @@ pub fn parse_status(text: &str) -> Option<Phase> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod faults_tests;
