@@ -63,5 +63,6 @@ mod slow_clients;
 mod takeback_forks;
 mod takebacks;
 mod tokens;
+mod tournament_faults;
 mod tournaments;
 mod webhooks;

@@ -12,7 +12,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 
-fn tournament(app: &TestApp, id: &str) -> Value {
+pub(crate) fn tournament(app: &TestApp, id: &str) -> Value {
     ok_json(
         app.get(&format!("/v1/tournaments/{id}"), None).send(),
         StatusCode::OK,
@@ -26,7 +26,18 @@ fn act(app: &TestApp, player: &Player, id: &str, what: &str) -> reqwest::blockin
 }
 
 /// Creates a tournament by `players[0]` with `body`, has every player join and starts it.
-fn entered(app: &TestApp, players: &[Player], body: Value) -> String {
+pub(crate) fn entered(app: &TestApp, players: &[Player], body: Value) -> String {
+    let id = joined(app, players, body);
+    let started = ok_json(
+        act(app, &players[0], &id, "start").send_ok(),
+        StatusCode::OK,
+    );
+    assert_eq!(started["status"], "running", "{started}");
+    id
+}
+
+/// Creates a tournament by `players[0]` with `body` and has every player join it.
+pub(crate) fn joined(app: &TestApp, players: &[Player], body: Value) -> String {
     let mut full = json!({"name": "Club cup", "entry_until": "2100-01-01T00:00:00Z",
         "min_players": 2, "max_players": 64});
     if let (Some(full), Some(body)) = (full.as_object_mut(), body.as_object()) {
@@ -44,17 +55,12 @@ fn entered(app: &TestApp, players: &[Player], body: Value) -> String {
     for player in players {
         ok_json(act(app, player, &id, "join").send_ok(), StatusCode::OK);
     }
-    let started = ok_json(
-        act(app, &players[0], &id, "start").send_ok(),
-        StatusCode::OK,
-    );
-    assert_eq!(started["status"], "running", "{started}");
     id
 }
 
 /// Ends a two-seat chess game: a move by White, then a resignation or a draw by consent, as
 /// `chooser` draws.
-fn end_chess(app: &TestApp, game: &str, seats: &[&Player], chooser: &mut Chooser) {
+pub(crate) fn end_chess(app: &TestApp, game: &str, seats: &[&Player], chooser: &mut Chooser) {
     let legal = app.legal(seats[0], game);
     let first = legal["commands"]
         .as_array()
@@ -171,7 +177,7 @@ fn points_from_rounds(t: &Value) -> HashMap<String, f64> {
 }
 
 /// Checks a finished tournament: pairing rules, standings, seed, games' results, audit.
-fn check_finished(app: &TestApp, t: &Value, players: usize, two_seat_rules: bool) {
+pub(crate) fn check_finished(app: &TestApp, t: &Value, players: usize, two_seat_rules: bool) {
     let id = t["id"].as_str().unwrap();
     assert_eq!(t["status"], "finished");
     let mut met = HashSet::new();
@@ -231,7 +237,7 @@ fn check_finished(app: &TestApp, t: &Value, players: usize, two_seat_rules: bool
     assert_eq!(audit["seed_revealed"], true);
 }
 
-fn players(app: &TestApp, n: usize) -> Vec<Player> {
+pub(crate) fn players(app: &TestApp, n: usize) -> Vec<Player> {
     (0..n)
         .map(|i| app.create_player(&format!("Entrant {i}")))
         .collect()
