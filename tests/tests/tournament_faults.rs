@@ -4,10 +4,12 @@
 //! are being made (after a restart every table has its one game: none twice, none missing).
 
 use crate::common;
-use crate::tournaments::{check_finished, end_chess, entered, joined, players, tournament};
+use crate::tournaments::{
+    check_finished, end_chess, entered, first_move, joined, players, tournament,
+};
 
 use common::binary::Server;
-use common::play::{is_table_command, SendOk};
+use common::play::SendOk;
 use common::{eventually, ok_json, Chooser, Player, TestApp};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -24,20 +26,6 @@ fn seated<'a>(table: &Value, players: &'a [Player]) -> Vec<&'a Player> {
         .iter()
         .map(|p| by_id[p.as_str().expect("a player")])
         .collect()
-}
-
-/// Plays the first legal move of `player` (not a table command) in `game`.
-fn first_move(app: &TestApp, player: &Player, game: &str) {
-    let legal = app.legal(player, game);
-    let command = legal["commands"]
-        .as_array()
-        .expect("commands")
-        .iter()
-        .map(|l| &l["command"])
-        .find(|c| !is_table_command(c))
-        .expect("a move")
-        .clone();
-    ok_json(app.play(player, game, &command).send_ok(), StatusCode::OK);
 }
 
 #[test]

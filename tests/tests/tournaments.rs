@@ -58,19 +58,24 @@ pub(crate) fn joined(app: &TestApp, players: &[Player], body: Value) -> String {
     id
 }
 
-/// Ends a two-seat chess game: a move by White, then a resignation or a draw by consent, as
-/// `chooser` draws.
-pub(crate) fn end_chess(app: &TestApp, game: &str, seats: &[&Player], chooser: &mut Chooser) {
-    let legal = app.legal(seats[0], game);
-    let first = legal["commands"]
+/// Plays the first legal move of `player` (not a table command) in `game`.
+pub(crate) fn first_move(app: &TestApp, player: &Player, game: &str) {
+    let legal = app.legal(player, game);
+    let command = legal["commands"]
         .as_array()
         .expect("commands")
         .iter()
         .map(|l| &l["command"])
         .find(|c| !is_table_command(c))
-        .expect("a first move")
+        .expect("a move")
         .clone();
-    ok_json(app.play(seats[0], game, &first).send_ok(), StatusCode::OK);
+    ok_json(app.play(player, game, &command).send_ok(), StatusCode::OK);
+}
+
+/// Ends a two-seat chess game: a move by White, then a resignation or a draw by consent, as
+/// `chooser` draws.
+pub(crate) fn end_chess(app: &TestApp, game: &str, seats: &[&Player], chooser: &mut Chooser) {
+    first_move(app, seats[0], game);
     match chooser.below(3) {
         0 => ok_json(
             app.play(seats[0], game, &json!({"type": "resign"}))
