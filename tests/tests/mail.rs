@@ -721,14 +721,22 @@ fn find_hand(view: &Value, seat: usize) -> Value {
 }
 
 #[test]
-fn an_agreed_takeback_is_mailed_as_taken_back_and_the_game_that_goes_on_mails_the_next_move() {
+fn an_agreed_takeback_names_the_game_that_goes_on_and_its_mail_keeps_the_thread_and_subject() {
     let mut sink = Sink::start();
     let data = tempfile::tempdir().unwrap();
     let (server, _smtp) = server(&sink, data.path(), &[]);
     let (ann, bob, game) = ann_and_bob_at_chess(&server, &mut sink);
-    for player in [&ann, &bob, &ann] {
-        common::play::play_first(&server.app, &game, player);
-    }
+    let ann_mail = "ann@players.test";
+    // Ann's first turn notice opens her thread of this game.
+    let first = your_move(&mut sink, ann_mail, &game);
+    assert_eq!(first.header("In-Reply-To"), None, "{}", first.raw);
+    let subject = first.subject.clone();
+    common::play::play_first(&server.app, &game, &ann);
+    common::play::play_first(&server.app, &game, &bob);
+    // Each turn mail is awaited before its move: a turn played before its mail is sent is
+    // never mailed.
+    let second = your_move(&mut sink, ann_mail, &game);
+    common::play::play_first(&server.app, &game, &ann);
     let asked = json!({"type": "request_takeback"});
     assert!(server.app.play(&ann, &game, &asked).status().is_success());
     let accepted = json!({"type": "accept_takeback"});
@@ -737,7 +745,12 @@ fn an_agreed_takeback_is_mailed_as_taken_back_and_the_game_that_goes_on_mails_th
         .play(&bob, &game, &accepted)
         .status()
         .is_success());
-    for address in ["ann@players.test", "bob@players.test"] {
+    let fork = server.app.game(None, &game)["continued_in"]
+        .as_str()
+        .expect("the game that goes on")
+        .to_string();
+    let mut ended_to_ann = None;
+    for address in [ann_mail, "bob@players.test"] {
         let ended = sink.next(
             &format!("the end of the game taken back, to {address}"),
             |m| {
@@ -747,24 +760,61 @@ fn an_agreed_takeback_is_mailed_as_taken_back_and_the_game_that_goes_on_mails_th
             },
         );
         assert!(
-            ended.subject.starts_with("Taken back: "),
+            ended
+                .subject
+                .starts_with("Taken back: Avalanche Chess with "),
             "{}",
             ended.subject
         );
-        assert!(ended.subject.contains(&game), "{}", ended.subject);
         assert!(
-            ended.text.contains("play goes on in a new game") && !ended.text.contains("nobody won"),
+            ended.text.contains("play goes on in a new game")
+                && !ended.text.contains("nobody won")
+                && ended.text.contains(&fork)
+                && ended
+                    .text
+                    .contains(&format!("https://play.avalanche.test/#/game/{fork}")),
+            "the mail names and links the game that goes on:\n{}",
+            ended.text
+        );
+        assert!(
+            !ended
+                .text
+                .contains(&format!("https://play.avalanche.test/#/game/{game}")),
             "{}",
             ended.text
         );
+        if address == ann_mail {
+            ended_to_ann = Some(ended);
+        }
     }
-    // Ann's move taken back is hers to play again, in the game that goes on.
-    let fork = server.app.game(None, &game)["continued_in"]
-        .as_str()
-        .expect("the game that goes on")
-        .to_string();
-    let notice = your_move(&mut sink, "ann@players.test", &fork);
+    let ended = ended_to_ann.expect("Ann's takeback mail");
+    // Ann's move taken back is hers to play again, in the game that goes on: its mail keeps
+    // the subject of the game it continues, links the new game, and its reply address plays
+    // there.
+    let notice = your_move(&mut sink, ann_mail, &game);
     check_notice(&notice, &fork);
+    assert_eq!(notice.subject, subject);
+    assert!(!notice.subject.contains(&fork), "{}", notice.subject);
+    // One thread: every mail of the line to Ann answers the one before it and names the first.
+    let references = |mail: &Received| -> Vec<String> {
+        mail.header("References")
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(|id| id.trim_matches(['<', '>']).to_string())
+            .collect()
+    };
+    for (mail, before) in [(&second, &first), (&ended, &second), (&notice, &ended)] {
+        assert_eq!(
+            mail.header("In-Reply-To"),
+            Some(format!("<{}>", before.message_id)),
+            "{}: {}",
+            mail.subject,
+            mail.raw
+        );
+        let named = references(mail);
+        assert_eq!(named.first(), Some(&first.message_id), "{}", mail.raw);
+        assert_eq!(named.last(), Some(&before.message_id), "{}", mail.raw);
+    }
 }
 
 /// Plays a turn over HTTP.

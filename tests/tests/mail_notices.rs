@@ -1,6 +1,7 @@
 //! The notices that are not a turn or an answer, with real mail: the game started, the clock
 //! running low (short warnings on a fast clock, so that time passes within the test), and
-//! inbound mail over the hourly limit, which is neither played nor answered.
+//! inbound mail over the hourly limit, which is not played and is answered once an hour, to the
+//! confirmed address only.
 
 use crate::common;
 use crate::mail::{check_notice, first_game_command, player_with_mail, server, version, your_move};
@@ -159,7 +160,7 @@ fn clock_notices_come_once_a_warning_and_a_turn_and_never_after_the_move() {
 }
 
 #[test]
-fn inbound_mail_over_the_hourly_limit_is_neither_played_nor_answered() {
+fn inbound_mail_over_the_hourly_limit_is_not_played_and_answered_once_to_the_confirmed_address() {
     let mut sink = Sink::start();
     let data = tempfile::tempdir().unwrap();
     let (server, smtp) = server(
@@ -216,9 +217,10 @@ fn inbound_mail_over_the_hourly_limit_is_neither_played_nor_answered() {
             answer.text
         );
     }
-    // Over the limit: a legal move is not played, by SMTP or forwarded over HTTP, and a storm
-    // of mail gets no storm of answers. One of them comes with another envelope sender (a
-    // forged return path): nothing goes to it either.
+    // Over the limit: a legal move is not played, by SMTP or forwarded over HTTP. The first
+    // mail over it is answered, at Ann's confirmed address, with when she may write again; a
+    // storm of mail after it gets no storm of answers. One of them comes with another envelope
+    // sender (a forged return path): nothing goes to it.
     let raw = reply(
         ann_mail,
         &tag,
@@ -227,6 +229,29 @@ fn inbound_mail_over_the_hourly_limit_is_neither_played_nor_answered() {
         &legal,
     );
     send(smtp, ann_mail, &tag, &raw).unwrap();
+    let told = sink.next("the answer to the first mail over the limit", |m| {
+        m.rcpt_to == ann_mail && m.subject.starts_with("Too many replies")
+    });
+    assert_eq!(
+        told.header("In-Reply-To").as_deref(),
+        Some("<move-1@players.test>")
+    );
+    assert!(told.reply_to.is_none(), "a reply to it plays nothing");
+    assert!(
+        told.subject.contains("try again after ") && told.subject.ends_with(" UTC"),
+        "{}",
+        told.subject
+    );
+    assert!(
+        told.text.contains("at most 3 mails an hour")
+            && told
+                .text
+                .contains("it was not read, and nothing was played")
+            && told.text.contains("Try again after ")
+            && told.text.contains("the only such answer this hour"),
+        "{}",
+        told.text
+    );
     send(
         smtp,
         "bounce@forged.test",
@@ -264,25 +289,9 @@ fn inbound_mail_over_the_hourly_limit_is_neither_played_nor_answered() {
         StatusCode::OK,
     );
     assert_eq!(forwarded["outcome"], "ignored", "{forwarded}");
-    std::thread::sleep(Duration::from_secs(2));
-    assert_eq!(
-        version(&server, &ann, &game),
-        start,
-        "a mail over the limit was played"
-    );
-    assert_eq!(app.game(Some(&ann), &game)["status"], "active");
-    for address in [ann_mail, "mallory@evil.test", "bounce@forged.test"] {
-        let unseen: Vec<String> = sink
-            .unseen_to(address)
-            .iter()
-            .map(|m| m.subject.clone())
-            .collect();
-        assert!(
-            unseen.is_empty(),
-            "mail sent to {address} over the limit: {unseen:?}"
-        );
-    }
-    // The limit is per address: Bob, answering his start notice, is still answered.
+    // The limit is per address: Bob, answering his start notice, is still answered. The
+    // listener reads its mails one at a time in order, so by his answer every mail of Ann's
+    // storm was read; once the outbox is empty after it, whatever they caused was sent.
     let started = sink.next("Bob's start notice", |m| {
         m.rcpt_to == "bob@players.test" && m.subject.starts_with("Game started")
     });
@@ -303,6 +312,31 @@ fn inbound_mail_over_the_hourly_limit_is_neither_played_nor_answered() {
     sink.next("the answer to Bob", |m| {
         m.rcpt_to == "bob@players.test" && m.subject.starts_with("Not played")
     });
+    let waiting = std::time::Instant::now();
+    while common::metric(app, "avalanche_mail_waiting") != Some(0) {
+        assert!(
+            waiting.elapsed() < Duration::from_secs(30),
+            "the outbox never emptied"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        version(&server, &ann, &game),
+        start,
+        "a mail over the limit was played"
+    );
+    assert_eq!(app.game(Some(&ann), &game)["status"], "active");
+    for address in [ann_mail, "mallory@evil.test", "bounce@forged.test"] {
+        let unseen: Vec<String> = sink
+            .unseen_to(address)
+            .iter()
+            .map(|m| m.subject.clone())
+            .collect();
+        assert!(
+            unseen.is_empty(),
+            "mail sent to {address} over the limit, past the one answer: {unseen:?}"
+        );
+    }
     assert_eq!(version(&server, &bob, &game), start);
 }
 

@@ -76,7 +76,7 @@ impl Mail {
             address,
             message_id,
             seen_key,
-        } = match self.admit(raw, message, &to.player) {
+        } = match self.admit(raw, message, &to.player).await {
             Ok(admitted) => admitted,
             Err(verdict) => return verdict,
         };

@@ -5,7 +5,8 @@
 //! the candidates), and the command is played through the command service as any HTTP
 //! command, with the mail's `Message-ID` as its idempotency key. The answer goes
 //! through the outbox, only ever to the player's confirmed address: a mail that fails the
-//! checks is dropped without an answer, so nothing is sent to a forged sender.
+//! checks is dropped without an answer, so nothing is sent to a forged sender; a mail from the
+//! confirmed address over its hourly limit gets one short answer an hour, to that address.
 
 use crate::limits::Limits;
 use crate::mail::outbound::compose::Letter;
@@ -28,6 +29,8 @@ use utoipa::ToSchema;
 
 /// Inbound mails already handled, by the SHA-256 of their `Message-ID`.
 pub(crate) const SEEN: &str = "mail_inbound";
+/// The quota of answers to mail over the inbound limit: one an hour per address.
+const OVER_LIMIT: &str = "over_limit";
 
 /// What became of an inbound mail.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,6 +98,22 @@ impl RateLimit {
         let times = seen.entry(key.to_string()).or_default();
         times.retain(|t| t.elapsed() < hour);
         times.len() >= per_hour as usize
+    }
+
+    /// How long until `key` is below `per_hour` again: until the oldest of its counts within
+    /// the hour leaves it (zero when it is below already).
+    pub fn free_in(&self, key: &str, per_hour: u32) -> Duration {
+        let hour = Duration::from_secs(3600);
+        let mut seen = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let times = seen.entry(key.to_string()).or_default();
+        times.retain(|t| t.elapsed() < hour);
+        if per_hour == 0 || times.len() < per_hour as usize {
+            return Duration::ZERO;
+        }
+        // The counts are in the order counted: the one that frees a place is the last but
+        // `per_hour - 1`.
+        let freeing = times[times.len() - per_hour as usize];
+        hour.saturating_sub(freeing.elapsed())
     }
 
     /// Counts `key` once now.
@@ -366,7 +385,7 @@ impl Mail {
             address,
             message_id,
             seen_key,
-        } = match self.admit(raw, &message, &seat.player) {
+        } = match self.admit(raw, &message, &seat.player).await {
             Ok(admitted) => admitted,
             Err(verdict) => return verdict,
         };
@@ -537,7 +556,7 @@ impl Mail {
         };
         // The answer shows the game as it stands after the command, at the seat the player
         // holds then (an invitation's `join` seats them), in the game's name.
-        let (text_after, held_after, line_of_game, now) = match games.slot(&seat.game) {
+        let (text_after, held_after, line_of_game, thread, now) = match games.slot(&seat.game) {
             Ok(slot) => {
                 let slot = slot.lock().await;
                 let game = slot.game.as_ref();
@@ -549,10 +568,17 @@ impl Mail {
                     self.table_text(game, &seat.player, held),
                     held,
                     self.game_line(game, &seat.player),
+                    self.line_of(&seat.game, game),
                     game.facts().version,
                 )
             }
-            Err(_) => (String::new(), None, seat.game.clone(), version),
+            Err(_) => (
+                String::new(),
+                None,
+                seat.game.clone(),
+                seat.game.clone(),
+                version,
+            ),
         };
         let id_hash = &hex::encode(Sha256::digest(message_id.as_bytes()))[..20];
         let older_note = if older && !acted_since {
@@ -567,7 +593,7 @@ impl Mail {
         };
         let (subject, text, verdict) = match &outcome {
             Ok(Done::Played { notation, said }) => (
-                format!("Played: {notation} in {line_of_game} [{}]", seat.game),
+                format!("Played: {notation} in {line_of_game} [{thread}]"),
                 format!(
                     "{older_note}Your command \"{notation}\" was played{}.\n\n{text_after}",
                     if *said { ", and your words below it were said at the table" } else { "" }
@@ -578,7 +604,7 @@ impl Mail {
                 )),
             ),
             Ok(Done::Said) => (
-                format!("Message sent in {line_of_game} [{}]", seat.game),
+                format!("Message sent in {line_of_game} [{thread}]"),
                 format!(
                     "Message sent: your words were said at the table. Nothing was played, as your first line is none of your commands; to play and speak at once, write the command on the first line and your words below it.\n\n{text_after}"
                 ),
@@ -586,11 +612,10 @@ impl Mail {
             ),
             Err(why) => (
                 format!(
-                    "Not played: {} in {line_of_game} [{}]",
+                    "Not played: {} in {line_of_game} [{thread}]",
                     line.as_deref()
                         .map(|l| l.chars().take(40).collect::<String>())
                         .unwrap_or_else(|| "no command".into()),
-                    seat.game
                 ),
                 format!("{older_note}Nothing was played: {why}{unsaid}\n\n{text_after}"),
                 Verdict::Refused(why.clone()),
@@ -612,7 +637,7 @@ impl Mail {
             still: None,
             turn: None,
         };
-        if let Err(error) = self.send(&letter).await {
+        if let Err(error) = self.send_in_line(&letter, &thread, &seat.player).await {
             tracing::error!(game = %seat.game, detail = %error.detail, "cannot queue the answer to a mail reply");
         }
         verdict
@@ -632,8 +657,9 @@ pub(crate) struct Admitted {
 impl Mail {
     /// What every reply to this server passes before it is read, whatever it answers: it
     /// comes from `player`'s confirmed address, within that address's hourly limit of inbound
-    /// mail, and was not handled before. The caller marks it handled under `seen_key`.
-    pub(crate) fn admit(
+    /// mail (the first mail over it is answered, see [`Mail::tell_over_limit`]), and was not
+    /// handled before. The caller marks it handled under `seen_key`.
+    pub(crate) async fn admit(
         &self,
         raw: &[u8],
         message: &mail_parser::Message<'_>,
@@ -649,16 +675,19 @@ impl Mail {
         if !sender.eq_ignore_ascii_case(&address) {
             return ignored("the sender is not the player's confirmed address");
         }
-        if !self.inbound_seen.allow(
-            &address.to_ascii_lowercase(),
-            self.settings.inbound_per_hour,
-        ) {
-            return ignored("over the rate limit of inbound mail for this address");
-        }
         let message_id = match message.message_id() {
             Some(id) => id.to_string(),
             None => hex::encode(Sha256::digest(raw)),
         };
+        let limited = address.to_ascii_lowercase();
+        if !self
+            .inbound_seen
+            .allow(&limited, self.settings.inbound_per_hour)
+        {
+            self.tell_over_limit(player, &address, message.message_id(), &message_id)
+                .await;
+            return ignored("over the rate limit of inbound mail for this address");
+        }
         let seen_key = hex::encode(Sha256::digest(message_id.as_bytes()));
         if let Ok(Some(_)) = self.repository.store().get_record(SEEN, &seen_key) {
             return ignored("this mail was handled before");
@@ -668,6 +697,59 @@ impl Mail {
             message_id,
             seen_key,
         })
+    }
+
+    /// Answers `player`, at their confirmed `address` (never the mail's sender or return
+    /// path), that their mail (`answered`: its `Message-ID`, if it has one; `key`: that or its
+    /// digest) came over the hourly limit and was not read, and
+    /// when they may send again: once an hour at most, whatever the number of mails over it
+    /// (counted in the store, so on every node and across a restart), so that a storm of
+    /// mail, or a forger of the address's `From:`, gets one answer and not a storm.
+    async fn tell_over_limit(
+        &self,
+        player: &str,
+        address: &str,
+        answered: Option<&str>,
+        key: &str,
+    ) {
+        let hour = Duration::from_secs(3600);
+        match self.quotas.take(OVER_LIMIT, address, 1, hour).await {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(error) => {
+                tracing::warn!(detail = %error.detail, "cannot count the answers over the inbound limit: none is sent");
+                return;
+            }
+        }
+        let most = self.settings.inbound_per_hour;
+        let wait = self
+            .inbound_seen
+            .free_in(&address.to_ascii_lowercase(), most);
+        let after = Utc::now()
+            + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::hours(1))
+            + chrono::Duration::minutes(1);
+        let id_hash = &hex::encode(Sha256::digest(key.as_bytes()))[..20];
+        let letter = Letter {
+            id: format!("limit.{id_hash}"),
+            to: address.to_string(),
+            subject: format!(
+                "Too many replies: try again after {} UTC",
+                after.format("%H:%M")
+            ),
+            text: format!(
+                "This server reads at most {most} mails an hour from your address, and your last one came over that limit: it was not read, and nothing was played or said.\n\nTry again after {} UTC, by replying to the last mail of your game.\n\nThis is the only such answer this hour: mails before then are dropped without one.\n",
+                after.format("%Y-%m-%d %H:%M")
+            ),
+            reply_to: None,
+            unsubscribe: Some(player.to_string()),
+            in_reply_to: answered.map(str::to_string),
+            link: None,
+            still: None,
+            turn: None,
+        };
+        if let Err(error) = self.send(&letter).await {
+            tracing::error!(detail = %error.detail, "cannot queue the answer to a mail over the inbound limit");
+        }
     }
 
     /// Whether one of `actors` appended to `game` after version `since` (up to `head`).

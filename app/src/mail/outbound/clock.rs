@@ -311,7 +311,10 @@ impl Mail {
             seat: warning.seat,
             deadline: warning.deadline,
         });
-        self.send(&letter).await.map_err(|e| e.detail.clone())?;
+        let line = self.line_of(id, game);
+        self.send_in_line(&letter, &line, &warning.player)
+            .await
+            .map_err(|e| e.detail.clone())?;
         Ok(())
     }
 

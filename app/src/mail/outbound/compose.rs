@@ -143,6 +143,18 @@ pub fn id_part(notice: &str) -> String {
 impl Mail {
     /// The whole message of `letter`, as sent.
     pub fn compose(&self, letter: &Letter) -> Result<Vec<u8>, String> {
+        let answered: Vec<String> = letter.in_reply_to.iter().cloned().collect();
+        self.compose_in_thread(letter, letter.in_reply_to.as_deref(), &answered)
+    }
+
+    /// The whole message of `letter` as a mail of a thread: it answers `answered` and names
+    /// `references` (`Message-ID`s, with or without their brackets), oldest first.
+    pub(crate) fn compose_in_thread(
+        &self,
+        letter: &Letter,
+        answered: Option<&str>,
+        references: &[String],
+    ) -> Result<Vec<u8>, String> {
         let from: Mailbox = self
             .settings
             .from
@@ -163,9 +175,13 @@ impl Mail {
             let mailbox: Mailbox = address.parse().map_err(|e| format!("{address}: {e}"))?;
             builder = builder.reply_to(mailbox);
         }
-        if let Some(answered) = &letter.in_reply_to {
-            let answered = format!("<{}>", answered.trim_matches(['<', '>']));
-            builder = builder.in_reply_to(answered.clone()).references(answered);
+        let bracketed = |id: &str| format!("<{}>", id.trim_matches(['<', '>']));
+        if let Some(answered) = answered {
+            builder = builder.in_reply_to(bracketed(answered));
+        }
+        if !references.is_empty() {
+            let references: Vec<String> = references.iter().map(|id| bracketed(id)).collect();
+            builder = builder.references(references.join(" "));
         }
         let mut text = letter.text.clone();
         let mut html = format!(
@@ -202,13 +218,22 @@ impl Mail {
         let message = self
             .compose(letter)
             .map_err(crate::error::ApiError::internal)?;
+        self.enqueue(letter, &message).await
+    }
+
+    /// Puts `message`, the whole mail of `letter`, in the outbox; whether it was new.
+    pub(crate) async fn enqueue(
+        &self,
+        letter: &Letter,
+        message: &[u8],
+    ) -> Result<bool, crate::error::ApiError> {
         let queued = self
             .outbox
             .enqueue(
                 &letter.id,
                 &self.settings.from_address(),
                 &letter.to,
-                &message,
+                message,
                 super::outbox::SentOnlyWhile {
                     player: letter.unsubscribe.clone(),
                     clock: letter.still.clone(),

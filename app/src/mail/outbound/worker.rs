@@ -263,12 +263,46 @@ async fn notify(
     let after = repository
         .game_at(game, last_version)
         .map_err(|e| e.to_string())?;
+    // A game that goes on after an agreed takeback: its appearance tells the players of the
+    // game it supersedes that it was taken back, and where play goes on.
+    let continued = match (
+        &after.facts().parent,
+        before.is_none(),
+        after.facts().analysis,
+    ) {
+        (Some(origin), true, false) => mail
+            .game_now(&origin.game)
+            .ok()
+            .filter(|parent| parent.facts().superseded)
+            .map(|parent| (origin.game.clone(), parent)),
+        _ => None,
+    };
+    let line = mail.line_of(game, after.as_ref());
     for player in players {
+        if let Some((parent_id, parent)) = &continued {
+            if let Some(address) = mail.accounts.wants(player, NotificationType::GameFinished) {
+                let letter = mail.taken_back_letter(
+                    (parent_id, parent.as_ref()),
+                    (game, after.as_ref()),
+                    player,
+                    &address,
+                );
+                if let Err(error) = mail.send_in_line(&letter, &line, player).await {
+                    tracing::error!(%game, detail = %error.detail, "mail: cannot queue a takeback's notice");
+                }
+            }
+        }
         // What mail carries of the derived notices (the player's stream has them all); the
         // start of a game is mail's own, below.
         let mut notices: Vec<_> = notifications(before.as_deref(), after.as_ref(), &events, player)
             .into_iter()
             .filter(|n| n.kind_of_notification.delivered())
+            // The end of a game taken back is told once the game that goes on is written,
+            // naming it (above).
+            .filter(|n| {
+                !(n.kind_of_notification == NotificationType::GameFinished
+                    && after.facts().superseded)
+            })
             // A turn told again (seats that act at once) is for programs: a player by mail
             // was told the turn once, and replies to that mail whenever they like.
             .filter(|n| {
@@ -298,7 +332,7 @@ async fn notify(
                 continue;
             };
             let letter = mail.notice_letter(after.as_ref(), &notice, &address, started_in_turn);
-            if let Err(error) = mail.send(&letter).await {
+            if let Err(error) = mail.send_in_line(&letter, &line, player).await {
                 tracing::error!(notice = %notice.id, %error, "mail: cannot queue a notice");
             }
         }
@@ -479,6 +513,9 @@ impl Mail {
             names => names.join(", "),
         };
         let kind = &self.game_name(&notice.kind);
+        // The subject names the game line: a game that goes on after a takeback keeps the
+        // subject of the game it continues.
+        let line = self.line_of(&notice.game_id, game);
         let by = |seat: Option<usize>| {
             seat.and_then(|s| game.facts().players.get(s).cloned().flatten())
                 .map(|p| self.players.name(&p).unwrap_or(p))
@@ -486,7 +523,7 @@ impl Mail {
         };
         let (subject, intro, reply_hint) = match notice.kind_of_notification {
             NotificationType::YourTurn => (
-                format!("Your move in {kind} with {opponents} [{}]", notice.game_id),
+                format!("Your move in {kind} with {opponents} [{line}]"),
                 format!(
                     "{}It is your move in {kind} against {opponents}.",
                     if started { "Every seat is taken: the game started. " } else { "" }
@@ -502,7 +539,7 @@ impl Mail {
                     .map(|s| super::clock::span(chrono::Duration::seconds(s)))
                     .unwrap_or_else(|| "little time".into());
                 (
-                    format!("Your clock: {left} left in {kind} with {opponents} [{}]", notice.game_id),
+                    format!("Your clock: {left} left in {kind} with {opponents} [{line}]"),
                     format!("Your clock runs low: {left} left for your move in {kind} against {opponents}. If the deadline passes, you lose on time."),
                     REPLY_WITH_A_COMMAND,
                 )
@@ -516,7 +553,7 @@ impl Mail {
                     .map(|p| self.players.name(&p).unwrap_or(p))
                     .collect();
                 (
-                    format!("Game started: {kind} with {opponents} [{}]", notice.game_id),
+                    format!("Game started: {kind} with {opponents} [{line}]"),
                     format!(
                         "Every seat is taken: your game of {kind} against {opponents} started. To act first: {}. You are mailed when it is your move.",
                         if first.is_empty() { "nobody".to_string() } else { first.join(", ") }
@@ -525,57 +562,50 @@ impl Mail {
                 )
             }
             NotificationType::Invited => (
-                format!("{} invites you to {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} invites you to {kind} [{line}]", by(notice.by_seat)),
                 format!("{} invites you to a game of {kind}: take a seat at the table (the link below). The game starts when every seat is taken.", by(notice.by_seat)),
                 "",
             ),
             NotificationType::DrawOffered => (
-                format!("{} offers a draw in {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} offers a draw in {kind} [{line}]", by(notice.by_seat)),
                 format!("{} offers a draw in {kind}.", by(notice.by_seat)),
                 "Reply with \"accept draw\" or \"decline draw\" on the first line.",
             ),
             NotificationType::TakebackRequested => (
-                format!("{} asks for a takeback in {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} asks for a takeback in {kind} [{line}]", by(notice.by_seat)),
                 format!("{} asks to take back play in {kind}.", by(notice.by_seat)),
                 "Reply with \"accept takeback\" or \"decline takeback\" on the first line.",
             ),
             NotificationType::DrawDeclined => (
-                format!("{} declined your draw offer in {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} declined your draw offer in {kind} [{line}]", by(notice.by_seat)),
                 format!("{} declined your offer of a draw in {kind}: play goes on.", by(notice.by_seat)),
                 "",
             ),
             NotificationType::TakebackDeclined => (
-                format!("{} declined your takeback in {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} declined your takeback in {kind} [{line}]", by(notice.by_seat)),
                 format!("{} declined your request to take back play in {kind}: play goes on from the position below.", by(notice.by_seat)),
                 "",
             ),
             NotificationType::TakebackWithdrawn => (
-                format!("{} withdrew the takeback request in {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} withdrew the takeback request in {kind} [{line}]", by(notice.by_seat)),
                 format!("{} played on: the takeback request is withdrawn.", by(notice.by_seat)),
                 "",
             ),
             // Only on the player's stream (see `NotificationType::delivered`), never mailed, but
             // written should it ever be.
             NotificationType::OpponentMoved => (
-                format!("{} moved in {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} moved in {kind} [{line}]", by(notice.by_seat)),
                 format!("{} moved in {kind}.", by(notice.by_seat)),
                 "",
             ),
             NotificationType::Message => (
-                format!("{} said something in {kind} [{}]", by(notice.by_seat), notice.game_id),
+                format!("{} said something in {kind} [{line}]", by(notice.by_seat)),
                 format!("{} said something in {kind}.", by(notice.by_seat)),
                 "",
             ),
             NotificationType::Challenged => (
-                format!("A challenge to {kind} [{}]", notice.game_id),
+                format!("A challenge to {kind} [{line}]"),
                 format!("Another player challenges you to a game of {kind}."),
-                "",
-            ),
-            // A game taken back was neither won nor drawn: play goes on in its fork, whose
-            // own mails follow (as the game page says it).
-            NotificationType::GameFinished if game.facts().superseded => (
-                format!("Taken back: {kind} with {opponents} [{}]", notice.game_id),
-                format!("The takeback was agreed in your game of {kind} against {opponents}: play goes on in a new game from before the moves taken back. You are mailed when it is your move there."),
                 "",
             ),
             NotificationType::GameFinished => {
@@ -584,7 +614,7 @@ impl Mail {
                     None => "over".into(),
                 };
                 (
-                    format!("Game over: {kind} with {opponents} [{}]", notice.game_id),
+                    format!("Game over: {kind} with {opponents} [{line}]"),
                     format!("Your game of {kind} against {opponents} is over. Result: {result}"),
                     "",
                 )
