@@ -1,6 +1,7 @@
 //! How mail is delivered and to whom, with real parts: a removed address, or a player who
 //! unsubscribed, is mailed nothing more, even what waited for the relay; a turn notice that
-//! waited for the relay is not sent once its player has acted; a reply to an older notice plays only while its turn is not played, if its command is legal now and it is the
+//! waited for the relay is not sent once its player has acted, and is written again from the
+//! game as it stands if the game moved on meanwhile; a reply to an older notice plays only while its turn is not played, if its command is legal now and it is the
 //! seat's move, and its answer says so; a relay's temporary failure is tried again with the
 //! same `Message-ID`, later each time; a mail waiting in the outbox survives a crash (SIGKILL)
 //! and is sent once after the restart; without a relay, mail is written as `.eml` files under
@@ -305,6 +306,60 @@ fn a_turn_notice_that_waited_for_the_relay_is_not_sent_once_the_player_has_moved
         turns(&to_bob),
         0,
         "Bob has played the turn his notice told of: it is not sent: {to_bob:?}"
+    );
+}
+
+#[test]
+fn a_turn_notice_that_waited_while_the_game_moved_on_is_sent_as_the_game_stands() {
+    let data = tempfile::tempdir().unwrap();
+    let RelayUp {
+        server,
+        relay_port,
+        mut sink,
+        ann,
+        bob,
+        game,
+    } = RelayUp::start(data.path());
+    let app = &server.app;
+    your_move(&mut sink, "ann@players.test", &game);
+    // The relay goes down. Ann moves: Bob's turn notice waits. Then, on Bob's move still, Ann
+    // speaks at the table: the game has moved on since the notice was queued.
+    stop_relay(sink, relay_port);
+    fails_to_send(&server, || play_first(app, &game, &ann));
+    let queued_at = version(&server, &bob, &game);
+    let said = app
+        .post(&format!("/v1/games/{game}/messages"), Some(&ann))
+        .json(&json!({"text": "Good luck, Bob!"}))
+        .send()
+        .unwrap();
+    assert!(said.status().is_success(), "{}", said.text().unwrap());
+    assert!(version(&server, &bob, &game) > queued_at);
+    // The relay is back: Bob's one turn notice is the one queued (its Message-ID), written
+    // from the game as it stands, with what Ann said since his last turn.
+    let mut sink = Sink::start_on(relay_port);
+    let notice = your_move(&mut sink, "bob@players.test", &game);
+    check_notice(&notice, &game);
+    assert!(
+        notice
+            .message_id
+            .starts_with(&format!("{game}.{queued_at}.")),
+        "{}",
+        notice.message_id
+    );
+    assert!(
+        notice.text.contains("Since your last turn:")
+            && notice.text.contains("Ann said: Good luck, Bob!"),
+        "the notice shows the game as it was queued:\n{}",
+        notice.text
+    );
+    let to_bob = once_the_outbox_empties(&server, &sink, "bob@players.test");
+    assert_eq!(
+        to_bob
+            .iter()
+            .filter(|s| s.starts_with("Your move") && s.contains(&game))
+            .count(),
+        1,
+        "{to_bob:?}"
     );
 }
 

@@ -526,7 +526,7 @@ impl Mail {
                 format!("Your move in {kind} with {opponents} [{line}]"),
                 format!(
                     "{}It is your move in {kind} against {opponents}.",
-                    if started { "Every seat is taken: the game started. " } else { "" }
+                    if started { STARTED } else { "" }
                 ),
                 REPLY_WITH_A_COMMAND,
             ),
@@ -661,6 +661,9 @@ impl Mail {
     }
 }
 
+/// What a turn notice that also tells the start of the game says first.
+const STARTED: &str = "Every seat is taken: the game started. ";
+
 /// What a notice that a reply may answer with a move says of replying.
 const REPLY_WITH_A_COMMAND: &str = "Reply to this mail with your command on the first line, written as in the list above (a chess piece's letter is a capital: B is a bishop, b the b-file; a card game's play may be its cards alone, such as \"play 7\"); resign, draw, accept, decline and takeback work too.";
 
@@ -727,6 +730,13 @@ async fn send_due(mail: &Mail, leases: &Leases, transport: &mut Option<lettre::S
                 continue;
             }
         }
+        let mut message = match mail.outbox.open(queued) {
+            Ok(message) => message,
+            Err(error) => {
+                tracing::error!(mail = %queued.id, %error, "a mail in the outbox cannot be opened");
+                continue;
+            }
+        };
         if let Some(turn) = &queued.turn {
             if !turn_still_due(mail, turn) {
                 tracing::info!(mail = %queued.id, game = %turn.game, "a turn notice not sent: the player has acted since, or the seat no longer has to act");
@@ -735,8 +745,12 @@ async fn send_due(mail: &Mail, leases: &Leases, transport: &mut Option<lettre::S
                 }
                 continue;
             }
+            if let Some(now) = mail.turn_notice_now(queued, turn, &message) {
+                tracing::info!(mail = %queued.id, game = %turn.game, "a turn notice rewritten: the game moved on since it was queued, and the turn is still the player's");
+                message = now;
+            }
         }
-        match deliver(mail, queued, transport) {
+        match deliver(mail, queued, &message, transport) {
             Ok(place) => {
                 mail.counters.sent.fetch_add(1, Ordering::Relaxed);
                 tracing::info!(mail = %queued.id, to = %queued.to, %place, attempt = queued.attempts + 1, "mail sent");
@@ -806,6 +820,61 @@ fn turn_still_due(mail: &Mail, turn: &super::outbox::TurnStill) -> bool {
     }
 }
 
+impl Mail {
+    /// The turn notice `queued` (whose whole mail is `message`) written again from the game as
+    /// it is now, when the game moved on since it was queued (another seat acted, as seats
+    /// that act at once do, or something was said at the table) while the turn is still the
+    /// player's: a mail shows the position it is sent with, and its reply address is the
+    /// turn's as it stands. The same `Message-ID`, thread and subject. `None`: the mail is
+    /// sent as it was queued (the game did not move on, or cannot be read now).
+    fn turn_notice_now(
+        &self,
+        queued: &Queued,
+        turn: &super::outbox::TurnStill,
+        message: &[u8],
+    ) -> Option<Vec<u8>> {
+        let game = self.game_now(&turn.game).ok()?;
+        if game.facts().version <= turn.version {
+            return None;
+        }
+        let old = mail_parser::MessageParser::default().parse(message)?;
+        let header = |name: &str| -> Vec<String> {
+            match old.header(name) {
+                Some(mail_parser::HeaderValue::Text(id)) => vec![id.to_string()],
+                Some(mail_parser::HeaderValue::TextList(ids)) => {
+                    ids.iter().map(|id| id.to_string()).collect()
+                }
+                _ => Vec::new(),
+            }
+        };
+        let answered = header("In-Reply-To").into_iter().next();
+        let references = header("References");
+        let started = old
+            .body_text(0)
+            .is_some_and(|text| text.contains(STARTED.trim()));
+        let notice = Notification {
+            id: queued.id.clone(),
+            kind_of_notification: NotificationType::YourTurn,
+            game_id: turn.game.clone(),
+            kind: game.facts().kind.to_string(),
+            version: game.facts().version,
+            player_id: turn.player.clone(),
+            seat: turn.seat,
+            occurred_at: Utc::now(),
+            by_seat: None,
+            takeback_to_version: None,
+            outcome: None,
+            deadline: None,
+            message: None,
+            text: None,
+        };
+        let letter = self.notice_letter(game.as_ref(), &notice, &queued.to, started);
+        self.compose_in_thread(&letter, answered.as_deref(), &references)
+            .inspect_err(|error| tracing::warn!(mail = %queued.id, %error, "a turn notice cannot be written again: sent as queued"))
+            .ok()
+    }
+}
+
 /// Whether the clock a clock notice warns of still runs to its deadline.
 fn clock_runs(mail: &Mail, still: &super::outbox::ClockStill) -> bool {
     match mail.game_now(&still.game) {
@@ -845,10 +914,10 @@ impl From<String> for Failure {
 fn deliver(
     mail: &Mail,
     queued: &Queued,
+    message: &[u8],
     transport: &mut Option<lettre::SmtpTransport>,
 ) -> Result<String, Failure> {
     use lettre::Transport;
-    let message = mail.outbox.open(queued)?;
     if let Some(relay) = &mail.settings.relay {
         if transport.is_none() {
             let built = lettre::SmtpTransport::from_url(relay)
@@ -865,7 +934,7 @@ fn deliver(
         let envelope =
             lettre::address::Envelope::new(Some(from), vec![to]).map_err(|e| e.to_string())?;
         transport
-            .send_raw(&envelope, &message)
+            .send_raw(&envelope, message)
             .map_err(|e| Failure {
                 permanent: e.is_permanent(),
                 error: e.to_string(),
@@ -878,7 +947,7 @@ fn deliver(
     std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
     let path = folder.join(format!("{}.eml", queued.id));
     let part = folder.join(format!(".{}.eml.part", queued.id));
-    std::fs::write(&part, &message).map_err(|e| format!("{}: {e}", part.display()))?;
+    std::fs::write(&part, message).map_err(|e| format!("{}: {e}", part.display()))?;
     std::fs::rename(&part, &path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path.display().to_string())
 }
