@@ -235,6 +235,21 @@ impl RelayUp {
     }
 }
 
+impl RelayUp {
+    /// Ann's first turn is mailed; then the relay goes down and Ann moves: Bob's turn notice
+    /// waits in the outbox, tried and failed. The sink is gone (a new one on `relay_port`
+    /// brings the relay back); the game's version when Bob's notice was queued.
+    fn ann_moves_while_the_relay_is_down(data: &Path) -> (RelayUp, u64) {
+        let mut up = RelayUp::start(data);
+        your_move(&mut up.sink, "ann@players.test", &up.game);
+        let sink = std::mem::replace(&mut up.sink, Sink::start());
+        stop_relay(sink, up.relay_port);
+        fails_to_send(&up.server, || play_first(&up.server.app, &up.game, &up.ann));
+        let queued_at = version(&up.server, &up.bob, &up.game);
+        (up, queued_at)
+    }
+}
+
 #[test]
 fn mail_waiting_for_the_relay_is_not_sent_to_a_player_who_unsubscribed_meanwhile() {
     let data = tempfile::tempdir().unwrap();
@@ -270,20 +285,19 @@ fn mail_waiting_for_the_relay_is_not_sent_to_a_player_who_unsubscribed_meanwhile
 #[test]
 fn a_turn_notice_that_waited_for_the_relay_is_not_sent_once_the_player_has_moved() {
     let data = tempfile::tempdir().unwrap();
-    let RelayUp {
-        server,
-        relay_port,
-        mut sink,
-        ann,
-        bob,
-        game,
-    } = RelayUp::start(data.path());
+    let (
+        RelayUp {
+            server,
+            relay_port,
+            bob,
+            game,
+            ..
+        },
+        _,
+    ) = RelayUp::ann_moves_while_the_relay_is_down(data.path());
     let app = &server.app;
-    your_move(&mut sink, "ann@players.test", &game);
-    // The relay goes down. Ann moves: Bob's turn notice waits. Bob moves in the browser
-    // meanwhile: Ann's waits too, and Bob's tells of a turn he has played.
-    stop_relay(sink, relay_port);
-    fails_to_send(&server, || play_first(app, &game, &ann));
+    // Bob moves in the browser meanwhile: Ann's notice waits too, and Bob's tells of a turn
+    // he has played.
     play_first(app, &game, &bob);
     // Ann's notice comes after Bob's in the log: once it is sent, Bob's was sent or dropped,
     // or waits still, and then the outbox empties.
@@ -312,21 +326,20 @@ fn a_turn_notice_that_waited_for_the_relay_is_not_sent_once_the_player_has_moved
 #[test]
 fn a_turn_notice_that_waited_while_the_game_moved_on_is_sent_as_the_game_stands() {
     let data = tempfile::tempdir().unwrap();
-    let RelayUp {
-        server,
-        relay_port,
-        mut sink,
-        ann,
-        bob,
-        game,
-    } = RelayUp::start(data.path());
+    let (
+        RelayUp {
+            server,
+            relay_port,
+            ann,
+            bob,
+            game,
+            ..
+        },
+        queued_at,
+    ) = RelayUp::ann_moves_while_the_relay_is_down(data.path());
     let app = &server.app;
-    your_move(&mut sink, "ann@players.test", &game);
-    // The relay goes down. Ann moves: Bob's turn notice waits. Then, on Bob's move still, Ann
-    // speaks at the table: the game has moved on since the notice was queued.
-    stop_relay(sink, relay_port);
-    fails_to_send(&server, || play_first(app, &game, &ann));
-    let queued_at = version(&server, &bob, &game);
+    // On Bob's move still, Ann speaks at the table: the game has moved on since his turn
+    // notice was queued.
     let said = app
         .post(&format!("/v1/games/{game}/messages"), Some(&ann))
         .json(&json!({"text": "Good luck, Bob!"}))

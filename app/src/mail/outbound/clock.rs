@@ -289,20 +289,12 @@ impl Mail {
             }
         };
         let notice = Notification {
-            id: notice_id,
-            kind_of_notification: NotificationType::ClockLow,
-            game_id: id.to_string(),
-            kind: game.facts().kind.to_string(),
-            version: game.facts().version,
-            player_id: warning.player.clone(),
-            seat: warning.seat,
-            occurred_at: Utc::now(),
-            by_seat: None,
-            takeback_to_version: None,
-            outcome: None,
             deadline: Some(warning.deadline),
-            message: None,
-            text: None,
+            ..super::worker::mail_notice(
+                (&notice_id, NotificationType::ClockLow),
+                (id, game),
+                (&warning.player, warning.seat),
+            )
         };
         let mut letter = self.notice_letter(game, &notice, address, false);
         letter.id = id_part(&notice.id);

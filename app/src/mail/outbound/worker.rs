@@ -852,26 +852,40 @@ impl Mail {
         let started = old
             .body_text(0)
             .is_some_and(|text| text.contains(STARTED.trim()));
-        let notice = Notification {
-            id: queued.id.clone(),
-            kind_of_notification: NotificationType::YourTurn,
-            game_id: turn.game.clone(),
-            kind: game.facts().kind.to_string(),
-            version: game.facts().version,
-            player_id: turn.player.clone(),
-            seat: turn.seat,
-            occurred_at: Utc::now(),
-            by_seat: None,
-            takeback_to_version: None,
-            outcome: None,
-            deadline: None,
-            message: None,
-            text: None,
-        };
+        let notice = mail_notice(
+            (&queued.id, NotificationType::YourTurn),
+            (&turn.game, game.as_ref()),
+            (&turn.player, turn.seat),
+        );
         let letter = self.notice_letter(game.as_ref(), &notice, &queued.to, started);
         self.compose_in_thread(&letter, answered.as_deref(), &references)
             .inspect_err(|error| tracing::warn!(mail = %queued.id, %error, "a turn notice cannot be written again: sent as queued"))
             .ok()
+    }
+}
+
+/// A notice that mail makes of its own, not derived from a batch of events (a clock's warning,
+/// a turn notice written again): `id` of `kind`, to `player` at `seat` of `game` as it is now.
+pub(crate) fn mail_notice(
+    (id, kind): (&str, NotificationType),
+    (game_id, game): (&str, &dyn LiveGame),
+    (player, seat): (&str, usize),
+) -> Notification {
+    Notification {
+        id: id.to_string(),
+        kind_of_notification: kind,
+        game_id: game_id.to_string(),
+        kind: game.facts().kind.to_string(),
+        version: game.facts().version,
+        player_id: player.to_string(),
+        seat,
+        occurred_at: Utc::now(),
+        by_seat: None,
+        takeback_to_version: None,
+        outcome: None,
+        deadline: None,
+        message: None,
+        text: None,
     }
 }
 
