@@ -123,7 +123,7 @@ impl Mail {
         let version = parent.facts().version;
         let link = self.game_link(fork_id);
         let text = format!(
-            "The takeback was agreed in your game of {kind} against {opponents}: play goes on in a new game, {fork_id}, from before the moves taken back ({link}). Your mail of that game follows this one, and you are mailed when it is your move there.\n\n{}",
+            "The takeback was agreed in your game of {kind} against {opponents}: play goes on in a new game, {fork_id}, from before the moves taken back ({link}). Its mail follows in this conversation: you are mailed when it is your move there.\n\n{}",
             self.table_text(fork, player, None)
         );
         Letter {
