@@ -167,6 +167,7 @@ async fn make_game(games: &Games, n: usize, first: &str, kind: &str) -> Result<(
         seat: None,
         time_control: None,
         rated: false,
+        spectators_room: false,
     };
     let slot = games.create(first, new).await.map_err(|e| e.to_string())?;
     let id = slot.lock().await.id.clone();

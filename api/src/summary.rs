@@ -73,6 +73,9 @@ pub struct GameSummary {
     pub time_control: TimeControl,
     /// Whether the game counts for its players' ratings once it ends (a fork never does).
     pub rated: bool,
+    /// Whether those who watch without a seat may speak in the spectators' room: always in a
+    /// game without hidden cards, in one with them when its creator opened it.
+    pub spectators_room: bool,
     /// When the caller's seat must have acted, in a timed game where it must act now and its
     /// clock runs (each seat's clock is in `seats`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -238,6 +241,7 @@ pub fn summary(
         outcome: facts.outcome,
         time_control: facts.time_control,
         rated: facts.rated,
+        spectators_room: facts.spectators_room,
         deadline,
         created_at: slot.created_at,
         updated_at: slot.updated_at,

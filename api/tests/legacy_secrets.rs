@@ -20,6 +20,7 @@ fn new_game(kind: &str, seats: usize) -> NewGame {
         seat: None,
         time_control: None,
         rated: false,
+        spectators_room: false,
     }
 }
 

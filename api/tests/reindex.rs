@@ -19,6 +19,7 @@ fn new_game(kind: &str) -> NewGame {
         seat: None,
         time_control: None,
         rated: false,
+        spectators_room: false,
     }
 }
 

@@ -54,6 +54,11 @@ pub struct NewGame {
     /// game of one seat is never rated.
     #[serde(default)]
     pub rated: bool,
+    /// Whether those who watch without a seat may speak in the game's spectators' room, in a
+    /// game with hidden cards (false when absent: the room is closed there, and the table
+    /// never reads it anyway). A game without hidden cards always has its room open.
+    #[serde(default)]
+    pub spectators_room: bool,
 }
 
 /// What a command left: the events appended (or, for a retry, those of the first time) and the
@@ -412,6 +417,7 @@ impl Games {
             seat,
             time_control,
             rated,
+            spectators_room,
         } = new;
         let kind_id = kind_id.as_str();
         let time_control = time_control.unwrap_or_default();
@@ -426,13 +432,16 @@ impl Games {
             )
         })?;
         let seed = randomness::seed()?;
-        let created = kind.create_rated(
+        let created = kind.create_table(
             variant,
             options,
             seats,
             seed.commitment(),
-            time_control,
-            rated,
+            domain::registry::TableSettings {
+                time_control,
+                rated,
+                spectators_room,
+            },
         )?;
         let mut game = kind
             .fold(std::slice::from_ref(&created.payload))

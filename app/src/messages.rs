@@ -9,7 +9,8 @@
 //!
 //! Who reads a message: the table's messages, everyone who may read the game's events; the
 //! spectators' room, those without a seat (players never read what watchers say about their
-//! game while it runs). The room is closed in games with hidden cards.
+//! game while it runs). The room is closed in games with hidden cards unless their creator
+//! opened it (`spectators_room` when the game is created).
 
 use crate::error::{ApiCode, ApiError};
 use crate::limits::Limits;
@@ -320,10 +321,11 @@ impl Messages {
                          at the table.",
                     ))
                 }
-                (MessageRoom::Spectators, None) if facts.hidden_information => {
+                (MessageRoom::Spectators, None) if !facts.spectators_room => {
                     return Err(ApiError::new(
                         ApiCode::RoomClosed,
-                        "A game with hidden cards has no spectators' room.",
+                        "This game with hidden cards has no spectators' room: its creator did \
+                         not open one.",
                     ))
                 }
                 _ => {}

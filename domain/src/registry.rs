@@ -147,6 +147,18 @@ pub struct EngineSchemas {
     pub components: Vec<(String, RefOr<Schema>)>,
 }
 
+/// What a new game's `created` event records of the table around the game's own setup.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TableSettings {
+    /// How long each move may take.
+    pub time_control: TimeControl,
+    /// Whether the game counts for its players' ratings once it ends.
+    pub rated: bool,
+    /// Whether watchers may speak in the spectators' room of a game with hidden cards (it is
+    /// always open in a game without them).
+    pub spectators_room: bool,
+}
+
 /// One kind of game, type-erased.
 pub trait GameKind: Send + Sync {
     fn info(&self) -> KindInfo;
@@ -177,7 +189,7 @@ pub trait GameKind: Send + Sync {
         self.create_rated(variant, options, seats, commitment, time_control, false)
     }
     /// Checks a setup, a time control and whether such a game can be rated (`rated`); returns
-    /// the `created` event of the game's stream.
+    /// the `created` event of a game with its spectators' room as the kind has it by default.
     fn create_rated(
         &self,
         variant: Option<String>,
@@ -186,6 +198,23 @@ pub trait GameKind: Send + Sync {
         commitment: String,
         time_control: TimeControl,
         rated: bool,
+    ) -> Result<EventRecord, Refusal> {
+        let table = TableSettings {
+            time_control,
+            rated,
+            spectators_room: false,
+        };
+        self.create_table(variant, options, seats, commitment, table)
+    }
+    /// Checks a setup and the table's settings (a time control; whether such a game can be
+    /// rated, `table.rated`); returns the `created` event of the game's stream.
+    fn create_table(
+        &self,
+        variant: Option<String>,
+        options: Option<Value>,
+        seats: usize,
+        commitment: String,
+        table: TableSettings,
     ) -> Result<EventRecord, Refusal>;
     /// How a rated game of `seats` seats moves ratings; `None` when it cannot be rated.
     fn rating_method(&self, seats: usize) -> Option<crate::rating::RatingMethod>;
@@ -226,6 +255,9 @@ pub struct Facts {
     pub revealed_seed: Option<crate::fairness::Seed>,
     /// Whether any information is hidden from some player while the game runs.
     pub hidden_information: bool,
+    /// Whether watchers may speak in the spectators' room (always in a game without hidden
+    /// cards; in one with them when its creator opened it).
+    pub spectators_room: bool,
     /// Whether the game was created rated (a fork, a copy of its past, never counts: see
     /// [`crate::rating`]).
     pub rated: bool,
@@ -446,15 +478,19 @@ impl<E: Engine> GameKind for Kind<E> {
         E::rating_method(seats)
     }
 
-    fn create_rated(
+    fn create_table(
         &self,
         variant: Option<String>,
         options: Option<Value>,
         seats: usize,
         commitment: String,
-        time_control: TimeControl,
-        rated: bool,
+        table: TableSettings,
     ) -> Result<EventRecord, Refusal> {
+        let TableSettings {
+            time_control,
+            rated,
+            spectators_room,
+        } = table;
         time_control.check()?;
         let options: E::Options = match options {
             None | Some(Value::Null) => E::Options::default(),
@@ -483,6 +519,7 @@ impl<E: Engine> GameKind for Kind<E> {
             setup,
             commitment,
             time_control,
+            spectators_room,
         })?)
     }
 
@@ -612,6 +649,7 @@ impl<E: Engine> LiveGame for Live<E> {
             to_act: table.to_act(),
             revealed_seed: table.revealed_seed,
             hidden_information: E::info().hidden_information,
+            spectators_room: table.spectators_room_open(),
             rated: table.setup.rated && table.parent.is_none(),
             parent: table.parent.clone(),
             time_control: table.time_control,

@@ -159,6 +159,100 @@ fn a_chess_game_with_messages_audits_and_replays_and_watchers_speak_in_their_own
 }
 
 #[test]
+fn the_creator_of_a_card_game_opens_its_spectators_room_and_the_table_never_reads_it() {
+    let app = TestApp::spawn();
+    let (game, players) = app.full_game("avalanche", 2, json!({"spectators_room": true}));
+    let (closed, _) = app.full_game("avalanche", 2, json!({}));
+    let watcher = app.create_player("Watcher");
+    // Opened at creation for this game only: the other card game keeps its room closed.
+    assert_eq!(app.game(None, &game)["spectators_room"], true);
+    assert_eq!(app.game(None, &closed)["spectators_room"], false);
+    let refused = say(
+        &app,
+        &watcher,
+        &closed,
+        json!({"text": "hello", "room": "spectators"}),
+    );
+    assert_eq!(problem(refused, StatusCode::CONFLICT), "room_closed");
+
+    ok_json(
+        Ok(say(&app, &players[0], &game, json!({"text": "gl hf"}))),
+        StatusCode::CREATED,
+    );
+    common::play::play_first(&app, &game, acting(&app, &game, &players));
+    let spoken = ok_json(
+        Ok(say(
+            &app,
+            &watcher,
+            &game,
+            json!({"text": "Quokka-room: what a hand", "room": "spectators"}),
+        )),
+        StatusCode::CREATED,
+    );
+    assert!(spoken.get("seat").is_none(), "{spoken}");
+    let talker = app.create_player("Second watcher");
+    ok_json(
+        Ok(say(
+            &app,
+            &talker,
+            &game,
+            json!({"text": "Quokka-room: indeed", "room": "spectators"}),
+        )),
+        StatusCode::CREATED,
+    );
+    // The watchers talk with each other, and read the table too.
+    for reader in [&watcher, &talker] {
+        let texts: Vec<Value> = said(&app, Some(reader), &game)
+            .iter()
+            .map(|s| s["text"].clone())
+            .collect();
+        assert_eq!(
+            texts,
+            [json!("gl hf"), json!("Quokka-room: what a hand"), json!("Quokka-room: indeed")]
+        );
+    }
+    // Not a word of the room reaches a seat: not in the events, the game, its legal moves.
+    for seat in &players {
+        let events = app.events(Some(seat), &game, 0).to_string();
+        assert!(!events.contains("Quokka-room"), "{events}");
+        let room: Vec<Value> = said(&app, Some(seat), &game)
+            .into_iter()
+            .filter(|s| s["room"] == "spectators")
+            .collect();
+        assert_eq!(room.len(), 2);
+        assert!(room.iter().all(|s| s.get("text").is_none()), "{room:?}");
+        let seen = format!("{}{}", app.game(Some(seat), &game), app.legal(seat, &game));
+        assert!(!seen.contains("Quokka-room"), "{seen}");
+    }
+    // A watcher sees the game exactly as anyone without a seat does: no seat's cards. Each seat
+    // sees its own, so its events differ from theirs.
+    let public = app.events(None, &game, 0);
+    assert_eq!(app.events(Some(&watcher), &game, 0), public);
+    assert_eq!(app.game(Some(&watcher), &game)["view"], app.game(None, &game)["view"]);
+    for seat in &players {
+        assert_ne!(app.game(Some(seat), &game)["view"], app.game(None, &game)["view"]);
+    }
+    // Seated players still cannot speak in the room.
+    let refused = say(
+        &app,
+        &players[1],
+        &game,
+        json!({"text": "hi", "room": "spectators"}),
+    );
+    assert_eq!(problem(refused, StatusCode::CONFLICT), "room_closed");
+    // The audit of the ended game decides every command again, the room's words passed over.
+    ok_json(
+        Ok(app.play(&players[1], &game, &json!({"type": "resign"}))),
+        StatusCode::OK,
+    );
+    let audit = ok_json(
+        app.get(&format!("/v1/games/{game}/audit"), None).send(),
+        StatusCode::OK,
+    );
+    assert_eq!(audit["valid"], true, "{audit}");
+}
+
+#[test]
 fn bad_text_a_game_one_does_not_sit_at_or_a_closed_room_is_refused_and_nothing_appended() {
     let app = TestApp::spawn();
     let (game, players) = app.full_game("altitude", 2, json!({}));
@@ -203,7 +297,7 @@ fn bad_text_a_game_one_does_not_sit_at_or_a_closed_room_is_refused_and_nothing_a
             StatusCode::FORBIDDEN,
             "not_at_table",
         ),
-        // A game with hidden cards has no spectators' room.
+        // A game with hidden cards has no spectators' room unless its creator opened it.
         (
             &stranger,
             json!({"text": "hello", "room": "spectators"}),

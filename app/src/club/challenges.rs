@@ -630,6 +630,7 @@ impl Club {
                     seat: seat_of(&issued.by),
                     time_control: Some(issued.time_control),
                     rated: issued.rated,
+                    spectators_room: false,
                 },
             )
             .await?;

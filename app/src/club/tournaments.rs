@@ -882,6 +882,7 @@ impl Club {
                         seat: Some(0),
                         time_control: Some(settings.time_control),
                         rated: settings.rated,
+                        spectators_room: false,
                     },
                     Some(game.to_string()),
                 )

@@ -98,8 +98,8 @@ impl<E: Engine> Table<E> {
     }
 
     /// `player` says something: at their seat to the table, or without a seat in the
-    /// spectators' room (closed in games with hidden cards, where a watcher's words could
-    /// only help one side). Nothing of the game changes, so no clock moves.
+    /// spectators' room (closed by default in games with hidden cards, where a watcher's words
+    /// could only help one side; their creator may open it). Nothing of the game changes, so no clock moves.
     fn say(
         &self,
         player: &str,
@@ -127,10 +127,10 @@ impl<E: Engine> Table<E> {
                     "The spectators' room is for those who watch without a seat.",
                 ))
             }
-            (MessageRoom::Spectators, None) if E::info().hidden_information => {
+            (MessageRoom::Spectators, None) if !self.spectators_room_open() => {
                 return Err(RuleError::new(
                     ErrorCode::BadCommand,
-                    "A game with hidden cards has no spectators' room.",
+                    "This game with hidden cards has no spectators' room: its creator did not open one.",
                 ))
             }
             _ => {}

@@ -18,6 +18,11 @@ pub enum TableEvent<E: Engine> {
         /// How long each move may take; absent for an untimed game.
         #[serde(default, skip_serializing_if = "TimeControl::is_none")]
         time_control: TimeControl,
+        /// Whether the creator opened the spectators' room of a game with hidden cards
+        /// (closed there by default; always open in a game without them). Not written when
+        /// false, so the games stored before it keep their bytes.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        spectators_room: bool,
     },
     /// A player took a seat.
     SeatTaken {

@@ -71,6 +71,8 @@ pub struct Table<E: Engine> {
     last_exit: Option<TableEnd>,
     /// The messages said at this table, by id: who said each, and whether it is hidden.
     pub messages: std::collections::BTreeMap<String, (String, bool)>,
+    /// Whether the creator opened the spectators' room (see [`Table::spectators_room_open`]).
+    pub spectators_room: bool,
 }
 
 /// A takeback asked for: by whom, to which version, and the seats that accepted so far.
@@ -112,6 +114,12 @@ pub enum FoldError {
 }
 
 impl<E: Engine> Table<E> {
+    /// Whether watchers may speak in the spectators' room: always in a game without hidden
+    /// cards; in one with them only when its creator opened the room.
+    pub fn spectators_room_open(&self) -> bool {
+        !E::info().hidden_information || self.spectators_room
+    }
+
     /// The state after the `created` event.
     pub fn created(setup: Setup<E::Options>, commitment: String) -> Table<E> {
         let seats = setup.seats;
@@ -137,6 +145,7 @@ impl<E: Engine> Table<E> {
             ended_by: None,
             last_exit: None,
             messages: std::collections::BTreeMap::new(),
+            spectators_room: false,
         }
     }
 
@@ -150,9 +159,11 @@ impl<E: Engine> Table<E> {
                 setup,
                 commitment,
                 time_control,
+                spectators_room,
                 ..
             }) => Table {
                 time_control: *time_control,
+                spectators_room: *spectators_room,
                 ..Table::created(setup.clone(), commitment.clone())
             },
             Some(_) => return Err(FoldError::NotCreated),
