@@ -473,6 +473,15 @@ pub fn run_with_mail(
     actix_web::rt::spawn(async move {
         announcing.games.announce_node(&announcing.node).await;
     });
+    let authors = state.clone();
+    actix_web::rt::task::spawn_blocking(move || match authors.messages.backfill_authors() {
+        Ok(0) => {}
+        Ok(messages) => tracing::info!(
+            messages,
+            "the authors of an older store's messages recorded"
+        ),
+        Err(error) => tracing::error!(%error, "could not record the authors of older messages"),
+    });
     let sealing = state.clone();
     actix_web::rt::task::spawn_blocking(move || match sealing.games.seal_legacy_secrets() {
         Ok(0) => {}

@@ -22,6 +22,7 @@ use domain::table::{MessageRoom, SystemCommand};
 use rand_core::{OsRng, TryRngCore};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use storage::{Envelope, Storage};
 use utoipa::ToSchema;
@@ -32,6 +33,10 @@ const KEYS: &str = "message_keys";
 /// can all be deleted. Written before the message is appended: one that was refused after is
 /// passed over when they are.
 const AUTHORED: &str = "message_authors";
+/// The records tree that says the record of who said what holds every message: the key
+/// [`BACKFILLED`] is written once the messages said before the record existed are in it.
+const AUTHORED_SINCE: &str = "message_authors_meta";
+const BACKFILLED: &str = "backfilled";
 /// The records tree of mutes: `<muter> <muted>`, one record a pair.
 const MUTES: &str = "message_mutes";
 /// The records tree of reports: `<game> <message> <reporter>`, one record each.
@@ -301,6 +306,73 @@ impl Messages {
         text: &str,
         room: MessageRoom,
     ) -> Result<Said, ApiError> {
+        let message = new_id()?;
+        self.say_as(games, limits, (id, player), text, room, message)
+            .await
+    }
+
+    /// [`Messages::say`] once for `key` (a mail's `Message-ID`): the message's id is derived
+    /// from the key, game and player, so that the same mail delivered again (the server
+    /// stopped after the message's append, before it marked the mail handled) finds its
+    /// message said and says nothing twice; that message is the answer (deleted since or not).
+    pub async fn say_once(
+        &self,
+        games: &Games,
+        limits: &Limits,
+        (id, player): (&str, &str),
+        (text, key): (&str, &str),
+    ) -> Result<Said, ApiError> {
+        let digest = Sha256::digest(format!("{id} {player} {key}").as_bytes());
+        let message = format!("m-{}", &hex::encode(digest)[..16]);
+        let said_before = {
+            let slot_ref = games.slot(id)?;
+            let slot = slot_ref.lock().await;
+            slot.game.message_author(&message) == Some(player)
+        };
+        if said_before {
+            return self.said_before(games, id, &message).await;
+        }
+        self.say_as(
+            games,
+            limits,
+            (id, player),
+            text,
+            MessageRoom::Table,
+            message,
+        )
+        .await
+    }
+
+    /// Message `message` of game `id`, as its `said` event recorded it.
+    async fn said_before(&self, games: &Games, id: &str, message: &str) -> Result<Said, ApiError> {
+        let version = games.slot(id)?.lock().await.game.facts().version;
+        let (_, envelopes) = games
+            .events(id, 0, version as usize, std::time::Duration::ZERO)
+            .await?;
+        let said = envelopes
+            .iter()
+            .find(|e| e.event_type == SAID && e.payload["message"] == message)
+            .ok_or_else(|| ApiError::internal(format!("message {message} said, not found")))?;
+        let room =
+            serde_json::from_value(said.payload["room"].clone()).map_err(ApiError::internal)?;
+        Ok(Said {
+            message: message.to_string(),
+            version: said.version,
+            room,
+            seat: said.payload["seat"].as_u64().map(|seat| seat as usize),
+        })
+    }
+
+    /// [`Messages::say`] under id `message`.
+    async fn say_as(
+        &self,
+        games: &Games,
+        limits: &Limits,
+        (id, player): (&str, &str),
+        text: &str,
+        room: MessageRoom,
+        message: String,
+    ) -> Result<Said, ApiError> {
         check_message(text)?;
         {
             let slot_ref = games.slot(id)?;
@@ -333,7 +405,6 @@ impl Messages {
             room_for_more(slot.game.said_count())?;
         }
         limits.message_said(player)?;
-        let message = new_id()?;
         let sealed = self.seal(&message, text)?;
         self.authored(player, id, &message).await?;
         let command = SystemCommand::Say {
@@ -445,10 +516,53 @@ impl Messages {
             .map_err(ApiError::from)
     }
 
+    /// Writes the record of who said what for the messages said before it existed (a store
+    /// written by an older server), from the `said` events of every game, once: afterwards it
+    /// returns at once. Returns how many messages it found. Run when the server starts, and
+    /// before a player's texts are all deleted, so that none said before is passed over.
+    pub fn backfill_authors(&self) -> Result<usize, ApiError> {
+        const PAGE: usize = 1_000;
+        let store = self.store.as_ref();
+        if store
+            .get_record(AUTHORED_SINCE, BACKFILLED)
+            .map_err(ApiError::from)?
+            .is_some()
+        {
+            return Ok(0);
+        }
+        let (mut after, mut found) = (0, 0);
+        loop {
+            let page = store.read_all(after, PAGE).map_err(ApiError::from)?;
+            for said in page.iter().filter(|e| e.event_type == SAID) {
+                let (Some(player), Some(message)) = (
+                    said.payload["player"].as_str(),
+                    said.payload["message"].as_str(),
+                ) else {
+                    continue;
+                };
+                let key = format!("{player} {} {message}", said.stream);
+                store
+                    .put_record(AUTHORED, &key, b"")
+                    .map_err(ApiError::from)?;
+                found += 1;
+            }
+            match page.last() {
+                Some(last) if page.len() == PAGE => after = last.position,
+                _ => break,
+            }
+        }
+        store
+            .put_record(AUTHORED_SINCE, BACKFILLED, b"1")
+            .map_err(ApiError::from)?;
+        Ok(found)
+    }
+
     /// Deletes every text `player` said, at every game, as [`Messages::hide`] deletes one
     /// (its key deleted, a `hidden` event appended); returns how many were deleted now (those
-    /// hidden before, or never appended, are passed over).
+    /// hidden before, or never appended, are passed over). Those said before the record of who
+    /// said what existed are found too (see [`Messages::backfill_authors`]).
     pub async fn delete_all(&self, games: &Games, player: &str) -> Result<usize, ApiError> {
+        self.backfill_authors()?;
         let prefix = format!("{player} ");
         let said = self
             .store
@@ -676,6 +790,145 @@ mod tests {
             ApiCode::MessageTooLong
         );
         assert!(check_message(&"é".repeat(MESSAGE_LIMIT)).is_ok());
+    }
+
+    /// A game of chess between `p-ana` and `p-ben`, on a store of its own.
+    async fn talking() -> (Arc<dyn Storage>, Games, Messages, Limits, String) {
+        let store: Arc<dyn Storage> = Arc::new(storage::MemoryStore::new());
+        let key = Arc::new(SecretsKey::generate().unwrap());
+        let registry = Arc::new(domain::Registry::standard());
+        let games = Games::new(store.clone(), registry, key.clone(), 100);
+        let new: crate::NewGame =
+            serde_json::from_value(serde_json::json!({"kind": "avalanche-chess", "seats": 2}))
+                .unwrap();
+        let slot = games.create("p-ana", new).await.unwrap();
+        let game = slot.lock().await.id.clone();
+        games
+            .play(PlayerCommand {
+                game: &game,
+                player: "p-ben",
+                command: serde_json::json!({"type": "join"}),
+                expected: None,
+                key: None,
+            })
+            .await
+            .unwrap();
+        let limits = Limits::new(crate::limits::LimitSettings::default());
+        (
+            store.clone(),
+            games,
+            Messages::new(store, key),
+            limits,
+            game,
+        )
+    }
+
+    /// The `said` events of `game`.
+    fn said_events(store: &dyn Storage, game: &str) -> Vec<Envelope> {
+        let events = store.read_stream(game, 0, 1_000).unwrap();
+        events
+            .into_iter()
+            .filter(|e| e.event_type == SAID)
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn words_under_one_key_are_said_once_however_often_they_come() {
+        let (store, games, messages, limits, game) = talking().await;
+        let mail = ("Good luck!", "<reply-1@mail.example>");
+        let first = messages
+            .say_once(&games, &limits, (&game, "p-ana"), mail)
+            .await
+            .unwrap();
+        // The same mail again, as after a stop before it was marked handled: the same message.
+        let again = messages
+            .say_once(&games, &limits, (&game, "p-ana"), mail)
+            .await
+            .unwrap();
+        assert_eq!(again, first);
+        let said = said_events(store.as_ref(), &game);
+        assert_eq!(said.len(), 1);
+        let sealed = said[0].payload["sealed"].as_str().unwrap();
+        assert_eq!(
+            messages.open(&first.message, sealed).as_deref(),
+            Some("Good luck!"),
+            "its text still opens"
+        );
+        // Another mail, or the same key from another seat, is said anew.
+        let other = messages
+            .say_once(
+                &games,
+                &limits,
+                (&game, "p-ana"),
+                ("Thanks", "<reply-2@mail.example>"),
+            )
+            .await
+            .unwrap();
+        let ben = messages
+            .say_once(&games, &limits, (&game, "p-ben"), mail)
+            .await
+            .unwrap();
+        assert_ne!(other.message, first.message);
+        assert_ne!(ben.message, first.message);
+        assert_eq!(said_events(store.as_ref(), &game).len(), 3);
+        // Deleted since, the mail delivered again says nothing new either.
+        messages
+            .hide(&games, &game, &first.message, Some("p-ana"))
+            .await
+            .unwrap();
+        let late = messages
+            .say_once(&games, &limits, (&game, "p-ana"), mail)
+            .await
+            .unwrap();
+        assert_eq!(late, first);
+        assert_eq!(said_events(store.as_ref(), &game).len(), 3);
+    }
+
+    #[tokio::test]
+    async fn a_player_deletes_the_texts_they_said_before_the_record_of_who_said_what() {
+        let (store, games, messages, limits, game) = talking().await;
+        let room = MessageRoom::Table;
+        let mut said = Vec::new();
+        for (player, text) in [
+            ("p-ana", "Old words"),
+            ("p-ben", "Ben's"),
+            ("p-ana", "More"),
+        ] {
+            let message = messages
+                .say(&games, &limits, &game, player, text, room)
+                .await
+                .unwrap();
+            said.push(message.message);
+        }
+        // As a store written before the record: the messages are in the game only.
+        for (key, _) in store.records_with_prefix(AUTHORED, "").unwrap() {
+            store.remove_record_async(AUTHORED, &key).await.unwrap();
+        }
+        assert_eq!(messages.delete_all(&games, "p-ana").await.unwrap(), 2);
+        let opened: Vec<Option<String>> = said_events(store.as_ref(), &game)
+            .iter()
+            .map(|e| {
+                messages.open(
+                    e.payload["message"].as_str().unwrap(),
+                    e.payload["sealed"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(opened, [None, Some("Ben's".to_string()), None]);
+        let hidden = store.read_stream(&game, 0, 1_000).unwrap();
+        let mut hidden: Vec<&str> = hidden
+            .iter()
+            .filter(|e| e.event_type == "hidden")
+            .filter_map(|e| e.payload["message"].as_str())
+            .collect();
+        hidden.sort_unstable();
+        let mut own = [said[0].as_str(), said[2].as_str()];
+        own.sort_unstable();
+        assert_eq!(hidden, own);
+        // Once found, never again: nothing more to delete, and Ben's words are still his.
+        assert_eq!(messages.delete_all(&games, "p-ana").await.unwrap(), 0);
+        assert_eq!(messages.backfill_authors().unwrap(), 0);
+        assert_eq!(messages.delete_all(&games, "p-ben").await.unwrap(), 1);
     }
 
     #[tokio::test]

@@ -208,7 +208,11 @@ fn the_creator_of_a_card_game_opens_its_spectators_room_and_the_table_never_read
             .collect();
         assert_eq!(
             texts,
-            [json!("gl hf"), json!("Quokka-room: what a hand"), json!("Quokka-room: indeed")]
+            [
+                json!("gl hf"),
+                json!("Quokka-room: what a hand"),
+                json!("Quokka-room: indeed")
+            ]
         );
     }
     // Not a word of the room reaches a seat: not in the events, the game, its legal moves.
@@ -228,9 +232,15 @@ fn the_creator_of_a_card_game_opens_its_spectators_room_and_the_table_never_read
     // sees its own, so its events differ from theirs.
     let public = app.events(None, &game, 0);
     assert_eq!(app.events(Some(&watcher), &game, 0), public);
-    assert_eq!(app.game(Some(&watcher), &game)["view"], app.game(None, &game)["view"]);
+    assert_eq!(
+        app.game(Some(&watcher), &game)["view"],
+        app.game(None, &game)["view"]
+    );
     for seat in &players {
-        assert_ne!(app.game(Some(seat), &game)["view"], app.game(None, &game)["view"]);
+        assert_ne!(
+            app.game(Some(seat), &game)["view"],
+            app.game(None, &game)["view"]
+        );
     }
     // Seated players still cannot speak in the room.
     let refused = say(

@@ -16,7 +16,6 @@ use crate::messages::Messages;
 use crate::{Games, PlayerCommand};
 use chrono::Utc;
 use domain::registry::LegalCommand;
-use domain::table::MessageRoom;
 use domain::text::Unread;
 use mail_parser::{MessageParser, PartType};
 use serde::Serialize;
@@ -500,9 +499,10 @@ impl Mail {
         let outcome: Result<Done, String> = match (&line, has_text, finished) {
             _ if alone.is_some() => {
                 let text = alone.as_deref().unwrap_or_default();
+                // Once per mail: delivered again, it finds its message said.
                 let said = talk
                     .messages
-                    .say(games, talk.limits, &seat.game, &seat.player, text, MessageRoom::Table)
+                    .say_once(games, talk.limits, (&seat.game, &seat.player), (text, message_id))
                     .await;
                 match said {
                     Ok(_) => Ok(Done::Said),
