@@ -30,8 +30,10 @@ pub enum Subcommand {
     Serve(ServeSettings),
     /// Print the OpenAPI document (what `openapi/openapi.json` holds).
     Openapi,
-    /// Audit a game without a server: a log (`GET /v1/games/{id}/log`) or an Avalanche Chess
-    /// record. Exits 0 with a summary when it is sound, 1 with the first failure otherwise.
+    /// Audit a game or a finished tournament without a server: a game's log (`GET
+    /// /v1/games/{id}/log`), an Avalanche Chess record, or a tournament's log (`GET
+    /// /v1/tournaments/{id}/export`). Exits 0 with a summary when it is sound, 1 with the first
+    /// failure otherwise.
     Audit(AuditArgs),
     /// Copy a sled store (`--data` of `serve`) into an empty PostgreSQL database, exactly,
     /// then audit every copied game there. Stop the server first; it refuses a database that
@@ -142,7 +144,8 @@ pub struct MigrateArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct AuditArgs {
-    /// The file: a game log as JSON, or a chess record in the notation of the rules file.
+    /// The file: a game log as JSON, a chess record in the notation of the rules file, or a
+    /// finished tournament's log as JSON (`GET /v1/tournaments/{id}/export`).
     pub file: PathBuf,
     /// The game of the file (`avalanche-chess` for a record); a log names its own.
     #[arg(long)]

@@ -1,7 +1,9 @@
-//! `avalanche audit FILE`: the audit without a server, of a game log or a chess record; and
+//! `avalanche audit FILE`: the audit without a server, of a game log, a chess record or a
+//! tournament's log; and
 //! `avalanche ratings --recompute`: every rating folded again from a store's event log.
 
 use crate::configuration::AuditArgs;
+use app::club::tournament_export::{TournamentLog, LOG_FORMAT};
 use domain::audit::audit;
 use domain::games::chess::record::import;
 use domain::games::chess::Variant;
@@ -22,6 +24,9 @@ pub fn audit_file(args: &AuditArgs) -> (bool, String) {
 /// Audits `text`: a JSON game log, or (for `avalanche-chess`, or text that is not JSON) a record.
 pub fn audit_text(text: &str, kind: Option<&str>, variant: Option<&str>) -> (bool, String) {
     let looks_like_json = text.trim_start().starts_with('{');
+    if looks_like_json && is_tournament_log(text) {
+        return audit_tournament_log(text, kind);
+    }
     if looks_like_json {
         return match serde_json::from_str::<GameLog>(text) {
             Ok(log) => audit_log(&log, kind),
@@ -34,6 +39,58 @@ pub fn audit_text(text: &str, kind: Option<&str>, variant: Option<&str>) -> (boo
             false,
             format!("records are read for avalanche-chess; for {other}, give its JSON log\n"),
         ),
+    }
+}
+
+/// Whether `text` says it is a tournament's log (`"format": "avalanche-tournament-log"`).
+fn is_tournament_log(text: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(text).is_ok_and(|value| value["format"] == LOG_FORMAT)
+}
+
+/// A tournament's exported log, every event decided again with the seed it reveals.
+fn audit_tournament_log(text: &str, kind: Option<&str>) -> (bool, String) {
+    let log = match serde_json::from_str::<TournamentLog>(text) {
+        Ok(log) => log,
+        Err(e) => return (false, format!("not a tournament's log: {e}\n")),
+    };
+    match log.audit() {
+        Ok(tournament) => {
+            let Some(settings) = &tournament.settings else {
+                return (false, "the log creates no tournament\n".into());
+            };
+            if let Some(kind) = kind.filter(|k| *k != settings.kind) {
+                return (
+                    false,
+                    format!("the tournament is of {}, not {kind}\n", settings.kind),
+                );
+            }
+            let mut out = String::new();
+            let _ = writeln!(
+                out,
+                "valid: tournament {} \"{}\" of {}, {} events decided again",
+                log.tournament,
+                settings.name,
+                settings.kind,
+                log.events.len()
+            );
+            let _ = writeln!(
+                out,
+                "seed: revealed, matches its commitment; every seeding, pairing and standing follows from it"
+            );
+            let _ = writeln!(
+                out,
+                "rounds: {}, players: {}",
+                tournament.rounds.len(),
+                tournament.players.len()
+            );
+            if let Some((standings, _)) = &tournament.finished {
+                for row in standings {
+                    let _ = writeln!(out, "{}. {} {}", row.rank, row.player, row.points);
+                }
+            }
+            (true, out)
+        }
+        Err(error) => (false, format!("{error}\n")),
     }
 }
 

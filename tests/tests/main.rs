@@ -65,4 +65,5 @@ mod takebacks;
 mod tokens;
 mod tournament_faults;
 mod tournaments;
+mod tournaments_ops;
 mod webhooks;

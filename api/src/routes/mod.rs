@@ -18,6 +18,7 @@ pub mod play;
 pub mod players;
 pub mod recovery;
 pub mod replay;
+pub mod tournament_export;
 pub mod tournaments;
 pub mod web;
 pub mod webhooks;
@@ -65,6 +66,7 @@ pub fn api(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(tournaments::withdraw_from_tournament)
         .service(tournaments::start_tournament)
         .service(tournaments::audit_tournament)
+        .service(tournament_export::export_tournament)
         .service(mail::inbound)
         .service(mail::invite)
         .service(mail::unsubscribe_page)

@@ -7,6 +7,7 @@
 pub mod book;
 pub mod challenges;
 pub mod pages;
+pub mod tournament_export;
 pub mod tournaments;
 
 use crate::archive::LOGGED_GAMES;

@@ -276,7 +276,7 @@ pub struct TournamentAudit {
     pub divergence: Option<String>,
 }
 
-fn not_found(id: &str) -> ApiError {
+pub(super) fn not_found(id: &str) -> ApiError {
     ApiError::new(
         ApiCode::TournamentNotFound,
         format!("There is no tournament {id}."),
