@@ -413,6 +413,11 @@ def main():
     keep("getTournament", status, got)
     status, audited = call("GET", f"/v1/tournaments/{cup['id']}/audit")
     keep("auditTournament", status, audited)
+    status, log = call("GET", f"/v1/tournaments/{cup['id']}/export?format=json")
+    log["events"] = log["events"][:3]
+    keep("exportTournament", status, log)
+    _, text = call("GET", f"/v1/tournaments/{cup['id']}/export?format=text", raw=True)
+    examples["exportTournament"]["media"] = {"application/json": log, "text/plain": text}
 
     # Last, as it revokes every token Alice holds: she takes her account back by the link
     # mailed to her confirmed address; the page's button (a form's POST) gives her a new key,
