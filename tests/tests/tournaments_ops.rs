@@ -278,3 +278,68 @@ fn an_export_in_an_unknown_format_or_of_no_tournament_is_refused() {
     );
     assert_eq!(code, "tournament_not_found");
 }
+
+#[test]
+fn a_swiss_text_export_shows_its_crosstable_a_column_a_round() {
+    let app = TestApp::spawn();
+    let players: Vec<Player> = ["Ada", "Ben", "Cy", "Dee", "Eve"]
+        .iter()
+        .map(|n| app.create_player(n))
+        .collect();
+    let id = entered(
+        &app,
+        &players,
+        json!({"name": "Ops swiss", "kind": "avalanche-chess", "format": "swiss", "seats": 2, "rounds": 2}),
+    );
+    let finished = play_out(&app, &id, &players, 11);
+    let text = export(&app, &id, "text")
+        .send()
+        .expect("request")
+        .text()
+        .expect("text");
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| *l == "Crosstable (by rounds)")
+        .unwrap_or_else(|| panic!("{text}"));
+    let header: Vec<&str> = lines[at + 1].split_whitespace().collect();
+    assert_eq!(header, ["R1", "R2", "Points"], "{text}");
+    let written = |points: f64| match ((points * 2.0).round() as i64 / 2, points.fract() != 0.0) {
+        (0, true) => "½".to_string(),
+        (whole, true) => format!("{whole}½"),
+        (whole, false) => whole.to_string(),
+    };
+    for (n, row) in finished["crosstable"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .enumerate()
+    {
+        let line = lines[at + 2 + n];
+        let cells: Vec<&str> = line.split_whitespace().rev().take(3).collect();
+        let expected: Vec<String> = row["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| match r["opponents"].as_array().unwrap().as_slice() {
+                [] => "bye".to_string(),
+                others => format!(
+                    "{}:{}",
+                    others
+                        .iter()
+                        .map(|o| o.to_string())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    written(r["points"].as_f64().unwrap())
+                ),
+            })
+            .rev()
+            .collect();
+        assert_eq!(cells[0], written(row["points"].as_f64().unwrap()), "{line}");
+        assert_eq!(cells[1..], expected[..], "{line}\n{text}");
+    }
+    assert!(
+        text.contains("Bye: "),
+        "five players, a bye a round: {text}"
+    );
+}

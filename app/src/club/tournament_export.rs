@@ -206,7 +206,11 @@ pub fn tournament_text(t: &TournamentOut, name: impl Fn(&str) -> Option<String>)
         let _ = writeln!(out, "{line}  {:>5}", row.games);
     }
 
-    if !t.crosstable.is_empty() {
+    let grid = t.crosstable.iter().any(|row| !row.against.is_empty());
+    if !t.crosstable.is_empty() && !grid {
+        by_rounds(&mut out, t, &names, width);
+    }
+    if grid {
         let _ = writeln!(out, "\nCrosstable");
         let cell = t.crosstable.len().to_string().len().max(2);
         let mut header = format!("{:>4}  {}", "", padded("", width));
@@ -265,6 +269,53 @@ pub fn tournament_text(t: &TournamentOut, name: impl Fn(&str) -> Option<String>)
         }
     }
     out
+}
+
+/// The crosstable of a Swiss or a knock-out, where most never meet: a column a round, each
+/// cell the crosstable lines of the others at the player's table and the points scored there
+/// (`3:1`; `3:?` while the game runs; `bye`; `-` when not paired that round).
+fn by_rounds(out: &mut String, t: &TournamentOut, names: &[String], width: usize) {
+    let rounds = t.rounds_played.len();
+    let cells: Vec<Vec<String>> = t
+        .crosstable
+        .iter()
+        .map(|row| {
+            (1..=rounds as u32)
+                .map(
+                    |number| match row.rounds.iter().find(|r| r.round == number) {
+                        None => "-".to_string(),
+                        Some(r) if r.opponents.is_empty() => "bye".to_string(),
+                        Some(r) => {
+                            let others: Vec<String> =
+                                r.opponents.iter().map(ToString::to_string).collect();
+                            let points = r.points.map_or("?".to_string(), points_text);
+                            format!("{}:{points}", others.join(","))
+                        }
+                    },
+                )
+                .collect()
+        })
+        .collect();
+    let cell = cells
+        .iter()
+        .flatten()
+        .map(|c| c.chars().count())
+        .chain([format!("R{rounds}").len()])
+        .max()
+        .unwrap_or(2);
+    let _ = writeln!(out, "\nCrosstable (by rounds)");
+    let mut header = format!("{:>4}  {}", "", padded("", width));
+    for round in 1..=rounds {
+        let _ = write!(header, "  {:>cell$}", format!("R{round}"));
+    }
+    let _ = writeln!(out, "{header}  {:>6}", "Points");
+    for (at, ((row, player), cells)) in t.crosstable.iter().zip(names).zip(&cells).enumerate() {
+        let mut line = format!("{:>4}  {}", at + 1, padded(player, width));
+        for text in cells {
+            let _ = write!(line, "  {text:>cell$}");
+        }
+        let _ = writeln!(out, "{line}  {:>6}", points_text(row.points));
+    }
 }
 
 #[cfg(test)]
