@@ -44,6 +44,15 @@ fn audit_offline(log: &Value) -> (bool, String) {
     (output.status.success(), said)
 }
 
+/// Points as the text writes them: `0`, `½`, `1`, `2½`.
+fn written(points: f64) -> String {
+    match ((points * 2.0).round() as i64 / 2, points.fract() != 0.0) {
+        (0, true) => "½".to_string(),
+        (whole, true) => format!("{whole}½"),
+        (whole, false) => whole.to_string(),
+    }
+}
+
 /// The index of the first event of `log` whose type is `kind`.
 fn first_of(log: &Value, kind: &str) -> usize {
     log["events"]
@@ -182,11 +191,6 @@ fn the_text_export_shows_standings_crosstable_and_every_round() {
             .unwrap_or_else(|| panic!("a display name: {page}"))
             .to_string()
     };
-    let written = |points: f64| match ((points * 2.0).round() as i64 / 2, points.fract() != 0.0) {
-        (0, true) => "½".to_string(),
-        (whole, true) => format!("{whole}½"),
-        (whole, false) => whole.to_string(),
-    };
 
     // Standings: one line a player, in order, with rank, name, points and games.
     let standings = finished["standings"].as_array().expect("standings");
@@ -304,11 +308,6 @@ fn a_swiss_text_export_shows_its_crosstable_a_column_a_round() {
         .unwrap_or_else(|| panic!("{text}"));
     let header: Vec<&str> = lines[at + 1].split_whitespace().collect();
     assert_eq!(header, ["R1", "R2", "Points"], "{text}");
-    let written = |points: f64| match ((points * 2.0).round() as i64 / 2, points.fract() != 0.0) {
-        (0, true) => "½".to_string(),
-        (whole, true) => format!("{whole}½"),
-        (whole, false) => whole.to_string(),
-    };
     for (n, row) in finished["crosstable"]
         .as_array()
         .expect("rows")
