@@ -104,7 +104,7 @@ pub(crate) fn end_chess(app: &TestApp, game: &str, seats: &[&Player], chooser: &
 
 /// Plays tournament `id` to its end: each round's games (started by the tournament itself)
 /// ended, then the next round read. Returns the finished tournament.
-fn play_out(app: &TestApp, id: &str, players: &[Player], seed: u64) -> Value {
+pub(crate) fn play_out(app: &TestApp, id: &str, players: &[Player], seed: u64) -> Value {
     let by_id: HashMap<&str, &Player> = players.iter().map(|p| (p.id.as_str(), p)).collect();
     let mut chooser = Chooser::new(seed);
     for _ in 0..100 {
