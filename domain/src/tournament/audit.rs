@@ -49,6 +49,8 @@ pub fn audit(
                     .map(|s| s.creator.clone())
                     .unwrap_or_default(),
             },
+            // Started by its creator or on time: the same events either way.
+            TournamentEvent::TournamentCancelled { .. } => Command::StartOnTime,
             TournamentEvent::GameFinished(result) => Command::RecordResult(result.clone()),
             other => return Err(diverge(format!("{} follows no command", other.type_name()))),
         };

@@ -1,6 +1,7 @@
 //! The decider: a command and the tournament so far give its events, or a refusal.
 
 use super::event::{GameResultEvent, PairedTable, Settings, TournamentEvent};
+use super::league;
 use super::pairing::{self, Pairing};
 use super::standings::{self, table_winner};
 use super::state::{Format, Phase, Tournament};
@@ -20,6 +21,8 @@ pub enum Command {
     Start {
         by: String,
     },
+    /// Its `starts_at` came: started with its minimum of players, else cancelled.
+    StartOnTime,
     /// A game of the tournament ended (copied from the game).
     RecordResult(GameResultEvent),
 }
@@ -58,7 +61,18 @@ pub fn decide(
             ));
         }
         check_settings(settings, now, seed)?;
-        return Ok(vec![TournamentEvent::TournamentCreated(settings.clone())]);
+        // A league's next edition: the players of the one before enter with its creation.
+        let carried = settings
+            .league
+            .iter()
+            .flat_map(|l| l.carried.iter().flatten());
+        return Ok(
+            std::iter::once(TournamentEvent::TournamentCreated(settings.clone()))
+                .chain(carried.map(|player| TournamentEvent::PlayerJoined {
+                    player: player.clone(),
+                }))
+                .collect(),
+        );
     }
     let settings = state
         .settings
@@ -118,24 +132,21 @@ pub fn decide(
                     "Only the player who created a tournament may start it.",
                 ));
             }
-            let n = state.players.len();
-            if n < settings.min_players {
+            start(state, settings, id, seed)
+        }
+        Command::StartOnTime => {
+            open(state)?;
+            if settings.starts_at.is_none_or(|at| now < at) {
                 return Err(refuse(
-                    "too_few_players",
-                    format!(
-                        "{n} players have joined; this tournament starts with {} or more.",
-                        settings.min_players
-                    ),
+                    "not_time",
+                    "This tournament has no start time, or it has not come.",
                 ));
             }
-            check_count(settings, n)?;
-            let mut order = state.players.clone();
-            seed.dealer(0).shuffle(&mut order);
-            let started = TournamentEvent::TournamentStarted { order };
-            let after = state.clone().evolve(&started);
-            let mut events = vec![started];
-            events.extend(next_round(&after, id, seed));
-            Ok(events)
+            start(state, settings, id, seed).or_else(|refusal| {
+                Ok(vec![TournamentEvent::TournamentCancelled {
+                    reason: refusal.message,
+                }])
+            })
         }
         Command::RecordResult(result) => {
             if state.phase() != Phase::Running {
@@ -188,6 +199,53 @@ pub fn decide(
             Ok(events)
         }
     }
+}
+
+/// The start: the seeding order drawn from the seed (a league: its divisions), then the first
+/// round; refused without the minimum of players or a pairing.
+fn start(
+    state: &Tournament,
+    settings: &Settings,
+    id: &str,
+    seed: &Seed,
+) -> Result<Vec<TournamentEvent>, TournamentError> {
+    let n = state.players.len();
+    if n < settings.min_players {
+        return Err(refuse(
+            "too_few_players",
+            format!(
+                "{n} players have joined; this tournament starts with {} or more.",
+                settings.min_players
+            ),
+        ));
+    }
+    check_count(settings, n)?;
+    let mut order = state.players.clone();
+    seed.dealer(0).shuffle(&mut order);
+    let started = match &settings.league {
+        Some(l) if l.carried.is_empty() => TournamentEvent::TournamentStarted {
+            divisions: league::first_divisions(&order, l.division_size),
+            order,
+            moves: Vec::new(),
+        },
+        Some(l) => {
+            let (divisions, moves) = league::next_divisions(l, &order);
+            TournamentEvent::TournamentStarted {
+                order: divisions.concat(),
+                divisions,
+                moves,
+            }
+        }
+        None => TournamentEvent::TournamentStarted {
+            order,
+            divisions: Vec::new(),
+            moves: Vec::new(),
+        },
+    };
+    let after = state.clone().evolve(&started);
+    let mut events = vec![started];
+    events.extend(next_round(&after, id, seed));
+    Ok(events)
 }
 
 /// Forfeits every open game of the current round that has a withdrawn player, closes the
@@ -275,6 +333,15 @@ fn check_settings(
     if !seed.matches(&settings.seed_commitment) {
         return Err(invalid("The seed commitment is not the seed's.".into()));
     }
+    if settings
+        .starts_at
+        .is_some_and(|at| at < settings.entry_until)
+    {
+        return Err(invalid(
+            "starts_at is at or after entry_until (entry closes before the start).".into(),
+        ));
+    }
+    check_league(settings).map_err(invalid)?;
     match (settings.format, settings.seats, settings.rounds) {
         (Format::Swiss, _, Some(r)) if r >= 1 => {}
         (Format::Swiss, _, _) => {
@@ -299,6 +366,57 @@ fn check_settings(
                 "A knock-out plays until one is left: leave rounds out.".into(),
             ))
         }
+        (Format::League, 2, None | Some(1) | Some(2)) => {}
+        (Format::League, 2, _) => return Err(invalid(
+            "A league's divisions play each pair once (rounds 1 or absent) or twice (rounds 2)."
+                .into(),
+        )),
+        (Format::League, _, _) => {
+            return Err(invalid("A league is played at tables of two seats.".into()))
+        }
+    }
+    Ok(())
+}
+
+/// A league names its divisions (and only a league does).
+fn check_league(settings: &Settings) -> Result<(), String> {
+    let Some(league) = &settings.league else {
+        return match settings.format {
+            Format::League => Err(
+                "A league names its divisions: league.division_size, promoted and relegated."
+                    .into(),
+            ),
+            _ => Ok(()),
+        };
+    };
+    if settings.format != Format::League {
+        return Err("Only a league (format league) has divisions.".into());
+    }
+    if !(3..=MOST_PLAYERS).contains(&league.division_size) {
+        return Err(format!(
+            "A league's division_size is 3 to {MOST_PLAYERS} players."
+        ));
+    }
+    if league.promoted + league.relegated >= league.division_size {
+        return Err(format!(
+            "promoted and relegated together are fewer than a division's {} players.",
+            league.division_size
+        ));
+    }
+    let carried: Vec<&String> = league.carried.iter().flatten().collect();
+    let unique: std::collections::HashSet<&&String> = carried.iter().collect();
+    if league.edition == 0
+        || (league.edition == 1) != league.previous.is_none()
+        || (league.previous.is_none() && !carried.is_empty())
+        || unique.len() != carried.len()
+        || league.carried.iter().any(Vec::is_empty)
+        || carried.len() > settings.max_players
+    {
+        return Err(
+            "A league's next edition names the one before and carries its players once each, \
+             no more than max_players."
+                .into(),
+        );
     }
     Ok(())
 }
@@ -381,6 +499,11 @@ fn next_round(state: &Tournament, id: &str, seed: &Seed) -> Vec<TournamentEvent>
         Format::KnockOut => {
             let remaining = remaining(state);
             (remaining.len() > 1).then(|| pairing::knock_out(&remaining, settings.seats, round))
+        }
+        Format::League => {
+            let times = settings.rounds.unwrap_or(1);
+            (round <= league::rounds(&state.divisions, times))
+                .then(|| league::pair(&state.divisions, round, times))
         }
     };
     match pairing {

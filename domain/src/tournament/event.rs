@@ -38,6 +38,52 @@ pub struct Settings {
     pub max_players: usize,
     /// SHA-256 of the tournament's seed, as lowercase hex; the seed is revealed at the end.
     pub seed_commitment: String,
+    /// When set, the tournament starts by itself then (at or after `entry_until`) if it has
+    /// its minimum of players, and is cancelled otherwise.
+    #[serde(default)]
+    pub starts_at: Option<DateTime<Utc>>,
+    /// A league's divisions and its link to the edition before (format `league` only).
+    #[serde(default)]
+    pub league: Option<League>,
+}
+
+/// A league: a round robin in divisions, played again edition after edition with promotion
+/// and relegation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct League {
+    /// The most players of a division (the first edition's divisions are as even as the count
+    /// allows; a lowest division larger than this is cut in two or more).
+    pub division_size: usize,
+    /// How many of each division but the first go up one division at the next edition.
+    pub promoted: usize,
+    /// How many of each division but the last go down one division at the next edition.
+    pub relegated: usize,
+    /// 1 for the first edition.
+    #[serde(default = "first_edition")]
+    pub edition: u32,
+    /// The tournament id of the edition before, for the second edition on.
+    #[serde(default)]
+    #[schema(example = "t-3f9a0c11d2e4b5a6")]
+    pub previous: Option<String>,
+    /// The edition before's final standings by division (first division first, each best
+    /// first), without the players who withdrew from it: they enter this edition at its
+    /// creation.
+    #[serde(default)]
+    pub carried: Vec<Vec<String>>,
+}
+
+fn first_edition() -> u32 {
+    1
+}
+
+/// Where a player of a league's edition comes from and goes to, written out at its start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct LeagueMove {
+    pub player: String,
+    /// Their division at the edition before (none: a new entrant).
+    pub from: Option<usize>,
+    /// Their division in this edition (none: they left before it started).
+    pub to: Option<usize>,
 }
 
 /// One table of a round: its game and its players in seat order.
@@ -80,6 +126,9 @@ pub struct StandingRow {
     /// The round a knock-out player went out in (none for the winner and other formats).
     #[serde(default)]
     pub out_in_round: Option<u32>,
+    /// A league player's division (from 1; ranks count within it).
+    #[serde(default)]
+    pub division: Option<usize>,
 }
 
 /// The events of a tournament's stream (`t-` and 16 hexadecimal digits).
@@ -93,9 +142,19 @@ pub enum TournamentEvent {
     PlayerWithdrew {
         player: String,
     },
-    /// The seeding order, drawn from the seed.
+    /// The seeding order, drawn from the seed (a league: its divisions one after another).
     TournamentStarted {
         order: Vec<String>,
+        /// A league's divisions, the first (highest) first.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        divisions: Vec<Vec<String>>,
+        /// A league's promotions, relegations, entrants and leavers since the edition before.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        moves: Vec<LeagueMove>,
+    },
+    /// Its start time came without its minimum of players (or without a pairing).
+    TournamentCancelled {
+        reason: String,
     },
     RoundPaired {
         round: u32,
@@ -131,6 +190,7 @@ impl TournamentEvent {
             TournamentEvent::PlayerJoined { .. } => "player_joined",
             TournamentEvent::PlayerWithdrew { .. } => "player_withdrew",
             TournamentEvent::TournamentStarted { .. } => "tournament_started",
+            TournamentEvent::TournamentCancelled { .. } => "tournament_cancelled",
             TournamentEvent::RoundPaired { .. } => "round_paired",
             TournamentEvent::GameFinished(_) => "game_finished",
             TournamentEvent::Forfeited { .. } => "forfeited",

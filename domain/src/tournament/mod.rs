@@ -1,19 +1,23 @@
-//! Tournaments as a decider like a game's: commands (create, join, withdraw, start, a game's
-//! result arriving) become events (created, joined, withdrew, started, round paired, game
-//! finished, round closed, finished), and a fold of the events is the tournament. Pairings,
-//! colours, tables and standings are decided here from the events alone and from a seed
-//! committed at creation and revealed at the end, so [`audit`] re-decides every event.
+//! Tournaments as a decider like a game's: commands (create, join, withdraw, start, start on
+//! time, a game's result arriving) become events (created, joined, withdrew, started or
+//! cancelled, round paired, game finished, round closed, finished), and a fold of the events
+//! is the tournament. Pairings, colours, tables, a league's divisions and standings are
+//! decided here from the events alone and from a seed committed at creation and revealed at
+//! the end, so [`audit`] re-decides every event.
 
 pub mod audit;
 pub mod decide;
 pub mod event;
+pub mod league;
 pub mod pairing;
 pub mod standings;
 pub mod state;
 
 pub use audit::{audit, Divergence};
 pub use decide::{decide, Command, TournamentError};
-pub use event::{GameResultEvent, PairedTable, Settings, StandingRow, TournamentEvent};
+pub use event::{
+    GameResultEvent, League, LeagueMove, PairedTable, Settings, StandingRow, TournamentEvent,
+};
 pub use state::{Format, Phase, Tournament};
 
 use sha2::{Digest, Sha256};
@@ -26,6 +30,8 @@ pub fn game_id(tournament: &str, round: u32, table: usize) -> String {
     format!("g-{}", &hex::encode(digest)[..16])
 }
 
+#[cfg(test)]
+mod league_tests;
 #[cfg(test)]
 mod properties;
 #[cfg(test)]

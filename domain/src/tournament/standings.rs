@@ -4,7 +4,7 @@
 //!   for each placed equal: a win 1, a draw ½, a loss 0 at two seats; 2, 1, 0 at three. A Swiss
 //!   bye scores 1; a round-robin bye 0.
 //! - **Tie-breaks**, in order, then the seeding order:
-//!   - round robin of two seats: Sonneborn-Berger (for each game, the points scored in it
+//!   - round robin of two seats and league: Sonneborn-Berger (for each game, the points scored in it
 //!     times the opponent's final points), then head-to-head (points scored against the players
 //!     on the same points);
 //!   - round robin and Swiss of more seats: the game's own score, summed over the player's
@@ -13,7 +13,8 @@
 //!   - knock-out: first the round a player went out in (later is better, the winner first),
 //!     then points.
 //!
-//! Players equal on points and every tie-break share a rank.
+//! Players equal on points and every tie-break share a rank. A league ranks each division on
+//! its own, the first division first.
 
 use super::event::StandingRow;
 use super::state::{Format, Tournament};
@@ -40,7 +41,9 @@ pub fn table_points(places: &[usize]) -> Vec<f64> {
 /// The names of the tie-breaks the format uses, in order.
 pub fn tie_break_names(format: Format, seats: usize) -> Vec<&'static str> {
     match (format, seats) {
-        (Format::RoundRobin, 2) => vec!["sonneborn_berger", "head_to_head"],
+        (Format::RoundRobin, 2) | (Format::League, _) => {
+            vec!["sonneborn_berger", "head_to_head"]
+        }
         (Format::RoundRobin, _) => vec!["game_score"],
         (Format::Swiss, 2) => vec!["buchholz"],
         (Format::Swiss, _) => vec!["game_score"],
@@ -92,7 +95,7 @@ pub fn standings(state: &Tournament) -> Vec<StandingRow> {
     let out = knocked_out(state);
     let tie_breaks = |player: &str| -> Vec<f64> {
         match (settings.format, settings.seats) {
-            (Format::RoundRobin, 2) => {
+            (Format::RoundRobin, 2) | (Format::League, _) => {
                 let mine = points[player];
                 let sb = meetings
                     .iter()
@@ -130,12 +133,14 @@ pub fn standings(state: &Tournament) -> Vec<StandingRow> {
                     tie_breaks: tie_breaks(player),
                     games: games.get(player.as_str()).copied().unwrap_or(0),
                     out_in_round: out.get(player.as_str()).copied(),
+                    division: state.division_of(player),
                 },
             )
         })
         .collect();
     let key = |row: &StandingRow| {
         let mut key = vec![
+            row.division.map_or(0.0, |d| d as f64),
             -(row.out_in_round.map_or(f64::INFINITY, f64::from)),
             -row.points,
         ];
@@ -149,10 +154,18 @@ pub fn standings(state: &Tournament) -> Vec<StandingRow> {
             .then(a.0.cmp(&b.0))
     });
     let mut ranked: Vec<StandingRow> = Vec::with_capacity(rows.len());
+    // Where the division of the row being ranked began (ranks count within a division).
+    let mut first = 0;
     for (i, (_, mut row)) in rows.into_iter().enumerate() {
+        if ranked
+            .last()
+            .is_some_and(|last| last.division != row.division)
+        {
+            first = i;
+        }
         row.rank = match ranked.last() {
             Some(last) if key(last) == key(&row) => last.rank,
-            _ => i + 1,
+            _ => i - first + 1,
         };
         ranked.push(row);
     }

@@ -1,6 +1,8 @@
 //! A tournament as the fold of its events.
 
-use super::event::{GameResultEvent, PairedTable, Settings, StandingRow, TournamentEvent};
+use super::event::{
+    GameResultEvent, LeagueMove, PairedTable, Settings, StandingRow, TournamentEvent,
+};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -15,6 +17,9 @@ pub enum Format {
     Swiss,
     /// The winner of each table goes on; a drawn two-seat game sends the higher seed on.
     KnockOut,
+    /// A round robin in divisions, each division's players meeting each other; the next
+    /// edition is built from its standings with promotion and relegation.
+    League,
 }
 
 /// Where a tournament stands.
@@ -24,6 +29,8 @@ pub enum Phase {
     Open,
     Running,
     Finished,
+    /// Its start time came without its minimum of players.
+    Cancelled,
 }
 
 /// One round: its tables, byes and the results in so far.
@@ -53,6 +60,12 @@ pub struct Tournament {
     pub order: Vec<String>,
     pub rounds: Vec<Round>,
     pub finished: Option<(Vec<StandingRow>, String)>,
+    /// Why it was cancelled, when it was.
+    pub cancelled: Option<String>,
+    /// A league's divisions, the first (highest) first, once started.
+    pub divisions: Vec<Vec<String>>,
+    /// A league's moves since the edition before, once started.
+    pub moves: Vec<LeagueMove>,
     pub version: u64,
 }
 
@@ -60,6 +73,8 @@ impl Tournament {
     pub fn phase(&self) -> Phase {
         if self.finished.is_some() {
             Phase::Finished
+        } else if self.cancelled.is_some() {
+            Phase::Cancelled
         } else if self.order.is_empty() {
             Phase::Open
         } else {
@@ -81,7 +96,18 @@ impl Tournament {
             }
             TournamentEvent::PlayerJoined { player } => self.players.push(player.clone()),
             TournamentEvent::PlayerWithdrew { player } => self.players.retain(|p| p != player),
-            TournamentEvent::TournamentStarted { order } => self.order = order.clone(),
+            TournamentEvent::TournamentStarted {
+                order,
+                divisions,
+                moves,
+            } => {
+                self.order = order.clone();
+                self.divisions = divisions.clone();
+                self.moves = moves.clone();
+            }
+            TournamentEvent::TournamentCancelled { reason } => {
+                self.cancelled = Some(reason.clone())
+            }
             TournamentEvent::RoundPaired {
                 round,
                 tables,
@@ -147,6 +173,14 @@ impl Tournament {
     /// Whether `player` withdrew after the start (their games from then on are forfeited).
     pub fn withdrawn(&self, player: &str) -> bool {
         self.order.iter().any(|p| p == player) && !self.players.iter().any(|p| p == player)
+    }
+
+    /// A league player's division (from 1).
+    pub fn division_of(&self, player: &str) -> Option<usize> {
+        self.divisions
+            .iter()
+            .position(|d| d.iter().any(|p| p == player))
+            .map(|i| i + 1)
     }
 
     /// The table of `game`: its round, table number and players.

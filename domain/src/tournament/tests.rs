@@ -23,6 +23,8 @@ pub(super) fn settings(format: Format, seats: usize, rounds: Option<u32>, seed: 
         min_players: seats.max(2),
         max_players: 64,
         seed_commitment: seed.commitment(),
+        starts_at: None,
+        league: None,
     }
 }
 
