@@ -64,7 +64,9 @@ impl HttpStatus for ApiCode {
             | NoRecordNotation | BackupNotHere | ChallengeClosed | OutsideRatingRange
             | GameRunning | CursorAhead | EntryClosed | TournamentFull | TournamentStarted
             | AlreadyJoined | NotJoined | TooFewPlayers | CannotPair | TooManyMessages
-            | RoomClosed => StatusCode::CONFLICT,
+            | RoomClosed | NotALeague | EditionNotFinished | NextEditionExists => {
+                StatusCode::CONFLICT
+            }
             VersionConflict => StatusCode::PRECONDITION_FAILED,
             PayloadTooLarge | NoteTooLong | MessageTooLong => StatusCode::PAYLOAD_TOO_LARGE,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,

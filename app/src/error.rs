@@ -89,6 +89,12 @@ pub enum ApiCode {
     NotJoined,
     TooFewPlayers,
     CannotPair,
+    /// `POST /v1/tournaments/{id}/next` of a tournament that is not a league.
+    NotALeague,
+    /// `POST /v1/tournaments/{id}/next` before the edition finished.
+    EditionNotFinished,
+    /// `POST /v1/tournaments/{id}/next` a second time.
+    NextEditionExists,
     NoteTooLong,
     InvalidText,
     EmptyMessage,
@@ -120,8 +126,9 @@ impl ApiCode {
             | InvalidChallenge | ChallengeNotFound | ChallengeClosed | OutsideRatingRange
             | GameRunning | CursorAhead | InvalidTournament | TournamentNotFound | EntryClosed
             | TournamentFull | TournamentStarted | AlreadyJoined | NotJoined | TooFewPlayers
-            | CannotPair | NoteTooLong | InvalidText | EmptyMessage | MessageTooLong
-            | TooManyMessages | RoomClosed | NotAtTable | MessageNotFound => false,
+            | CannotPair | NotALeague | EditionNotFinished | NextEditionExists | NoteTooLong
+            | InvalidText | EmptyMessage | MessageTooLong | TooManyMessages | RoomClosed
+            | NotAtTable | MessageNotFound => false,
         }
     }
 }

@@ -28,6 +28,7 @@ mod forks;
 mod health;
 mod imports;
 mod layers;
+mod leagues;
 mod limits;
 mod lobby;
 mod mail;

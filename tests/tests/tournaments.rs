@@ -19,7 +19,12 @@ pub(crate) fn tournament(app: &TestApp, id: &str) -> Value {
     )
 }
 
-fn act(app: &TestApp, player: &Player, id: &str, what: &str) -> reqwest::blocking::Response {
+pub(crate) fn act(
+    app: &TestApp,
+    player: &Player,
+    id: &str,
+    what: &str,
+) -> reqwest::blocking::Response {
     app.post(&format!("/v1/tournaments/{id}/{what}"), Some(player))
         .send()
         .expect("request")

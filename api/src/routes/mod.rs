@@ -67,6 +67,7 @@ pub fn api(config: &mut utoipa_actix_web::service_config::ServiceConfig) {
         .service(tournaments::start_tournament)
         .service(tournaments::audit_tournament)
         .service(tournament_export::export_tournament)
+        .service(tournaments::create_next_edition)
         .service(mail::inbound)
         .service(mail::invite)
         .service(mail::unsubscribe_page)

@@ -1,12 +1,13 @@
 //! `/v1/tournaments`: create, list, read (rounds, pairings, games, standings, crosstable),
-//! join, withdraw, start, and the audit of a tournament's log.
+//! join, withdraw, start, a league's next edition, and the audit of a tournament's log.
 
 use crate::auth::{Authenticated, PLAY};
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use actix_web::{get, post, web, HttpResponse};
 use app::club::tournaments::{
-    parse_status, NewTournament, TournamentAct, TournamentAudit, TournamentOut, TournamentSummary,
+    parse_status, NewTournament, NextEdition, TournamentAct, TournamentAudit, TournamentOut,
+    TournamentSummary,
 };
 use app::{ApiCode, ApiError};
 use serde::{Deserialize, Serialize};
@@ -38,7 +39,7 @@ pub async fn create_tournament(
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct TournamentsQuery {
-    /// `open`, `running` or `finished`.
+    /// `open`, `running`, `finished` or `cancelled`.
     pub status: Option<String>,
 }
 
@@ -48,7 +49,7 @@ pub struct TournamentList {
     pub items: Vec<TournamentSummary>,
 }
 
-/// Tournaments: open for entry, running, finished.
+/// Tournaments: open for entry, running, finished, cancelled.
 #[utoipa::path(operation_id = "listTournaments", tag = "tournaments", security(("bearer" = ["read"]), ()),
     params(TournamentsQuery),
     responses((status = 200, description = "The tournaments", body = TournamentList),
@@ -63,7 +64,7 @@ pub async fn list_tournaments(
         Some(text) => Some(parse_status(text).ok_or_else(|| {
             ApiError::new(
                 ApiCode::BadQuery,
-                format!("status={text} is not understood: open, running or finished."),
+                format!("status={text} is not understood: open, running, finished or cancelled."),
             )
         })?),
     };
@@ -149,6 +150,36 @@ pub async fn start_tournament(
     id: web::Path<String>,
 ) -> Result<HttpResponse, HttpError> {
     act(&state, &id, &player.id, TournamentAct::Start).await
+}
+
+/// Create a league's next edition (its creator, once it finished): the same game, clock and
+/// divisions; the players of this edition entered, but those who withdrew; new players join
+/// until its `entry_until` and start in the lowest division. Its start writes out the
+/// promotion and relegation from this edition's final standings.
+#[utoipa::path(operation_id = "createNextEdition", tag = "tournaments", security(("bearer" = ["play"])),
+    params(("id" = String, Path, description = "The league's id (the edition that finished)")),
+    request_body = NextEdition,
+    responses((status = 201, description = "The next edition, open for entry", body = TournamentOut),
+        (status = 400, description = "`invalid_tournament` (entry or start time out of bounds)", body = Problem),
+        (status = 401, body = Problem),
+        (status = 403, description = "`forbidden`: not its creator", body = Problem),
+        (status = 404, description = "`tournament_not_found`", body = Problem),
+        (status = 409, description = "`not_a_league`, `edition_not_finished`, `next_edition_exists`", body = Problem),
+        (status = 413, body = Problem), (status = 415, body = Problem),
+        (status = 429, description = "`rate_limited`", body = Problem)))]
+#[post("/v1/tournaments/{id}/next")]
+pub async fn create_next_edition(
+    state: web::Data<AppState>,
+    Authenticated(player): Authenticated<PLAY>,
+    id: web::Path<String>,
+    body: crate::json_body::Json<NextEdition>,
+) -> Result<HttpResponse, HttpError> {
+    state.limits.game_created(&player.id)?;
+    let next = state
+        .club
+        .next_edition(&state.games, &id, &player.id, body.into_inner())
+        .await?;
+    Ok(HttpResponse::Created().json(next))
 }
 
 /// The audit of a tournament: every event decided again from the events before it, with the

@@ -16,8 +16,8 @@ use crate::Games;
 use chrono::{DateTime, Utc};
 use domain::table::TimeControl;
 use domain::tournament::{
-    self, standings, Command, Format, GameResultEvent, Phase, Settings, StandingRow, Tournament,
-    TournamentError, TournamentEvent,
+    self, standings, Command, Format, GameResultEvent, League, LeagueMove, Phase, Settings,
+    StandingRow, Tournament, TournamentError, TournamentEvent,
 };
 use domain::Seed;
 use serde::{Deserialize, Serialize};
@@ -156,6 +156,34 @@ pub struct NewTournament {
     pub entry_until: DateTime<Utc>,
     pub min_players: usize,
     pub max_players: usize,
+    /// When set (at or after `entry_until`), the tournament starts by itself then if it has
+    /// `min_players`, and is cancelled otherwise.
+    pub starts_at: Option<DateTime<Utc>>,
+    /// A league's divisions: required with format `league`, refused with any other.
+    pub league: Option<NewLeague>,
+}
+
+/// A league's divisions, promotion and relegation.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"division_size": 4, "promoted": 1, "relegated": 1}))]
+pub struct NewLeague {
+    /// The most players of a division: 3 or more.
+    pub division_size: usize,
+    /// How many of each division but the first go up one at the next edition.
+    pub promoted: usize,
+    /// How many of each division but the last go down one at the next edition.
+    pub relegated: usize,
+}
+
+/// A league's next edition: its entry (for new players; those of the edition before are in
+/// already) and, if wanted, its start time.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"entry_until": "2030-02-01T00:00:00Z", "starts_at": "2030-02-01T00:00:00Z"}))]
+pub struct NextEdition {
+    pub entry_until: DateTime<Utc>,
+    pub starts_at: Option<DateTime<Utc>>,
 }
 
 /// A table of a round as shown: its game, players and result.
@@ -228,6 +256,16 @@ pub struct TournamentOut {
     pub tie_breaks: Vec<String>,
     pub standings: Vec<StandingRow>,
     pub crosstable: Vec<CrossRow>,
+    /// A league's divisions once started, the first (highest) first, each in its seeding.
+    pub divisions: Vec<Vec<String>>,
+    /// A league's promotions, relegations, entrants and leavers since the edition before,
+    /// written out at the start.
+    pub moves: Vec<LeagueMove>,
+    /// A league's next edition, once created (the edition before is `league.previous`).
+    #[schema(example = "t-3f9a0c11d2e4b5a6")]
+    pub next_edition: Option<String>,
+    /// Why it was cancelled (status `cancelled`): its start time came without its minimum.
+    pub cancelled: Option<String>,
     pub version: u64,
     pub created_at: Option<DateTime<Utc>>,
     /// Each player's display name, by id (a player whose account is gone has none).
@@ -295,6 +333,8 @@ fn refused(error: TournamentError) -> ApiError {
         "cannot_pair" => ApiCode::CannotPair,
         "forbidden" => ApiCode::Forbidden,
         "tournament_not_found" => ApiCode::TournamentNotFound,
+        "not_a_league" => ApiCode::NotALeague,
+        "edition_not_finished" => ApiCode::EditionNotFinished,
         _ => ApiCode::InvalidTournament,
     };
     ApiError::new(code, error.message)
@@ -384,7 +424,14 @@ fn crosstable(state: &Tournament, rows: &[StandingRow]) -> Vec<CrossRow> {
     cross
 }
 
-fn out(id: &str, entry: &TournamentEntry) -> Option<TournamentOut> {
+/// The id of the edition after league `id`: derived, so that it is made once whoever asks.
+fn next_edition_id(id: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("{id}/next").as_bytes());
+    format!("{TOURNAMENT_PREFIX}{}", &hex::encode(digest)[..16])
+}
+
+fn out(id: &str, entry: &TournamentEntry, book: &Book) -> Option<TournamentOut> {
     let state = &entry.state;
     let settings = state.settings.clone()?;
     let rows = match &state.finished {
@@ -424,6 +471,14 @@ fn out(id: &str, entry: &TournamentEntry) -> Option<TournamentOut> {
             .collect(),
         crosstable: crosstable(state, &rows),
         standings: rows,
+        divisions: state.divisions.clone(),
+        moves: state.moves.clone(),
+        next_edition: Some(next_edition_id(id)).filter(|next| {
+            book.tournaments
+                .get(next)
+                .is_some_and(|t| t.state.settings.is_some())
+        }),
+        cancelled: state.cancelled.clone(),
         version: state.version,
         created_at: entry.created_at,
         names: BTreeMap::new(),
@@ -541,8 +596,31 @@ impl Club {
             min_players: new.min_players,
             max_players: new.max_players,
             seed_commitment: seed.commitment(),
+            starts_at: new.starts_at,
+            league: new.league.map(|l| League {
+                division_size: l.division_size,
+                promoted: l.promoted,
+                relegated: l.relegated,
+                edition: 1,
+                previous: None,
+                carried: Vec::new(),
+            }),
         };
         let id = format!("{TOURNAMENT_PREFIX}{}", randomness::random_hex::<8>()?);
+        self.open_tournament(games, &id, player, settings, seed)
+            .await
+    }
+
+    /// Appends tournament `id`'s creation from `settings` by `player`, its `seed` sealed.
+    async fn open_tournament(
+        &self,
+        games: &Games,
+        id: &str,
+        player: &str,
+        settings: Settings,
+        seed: Seed,
+    ) -> Result<TournamentOut, ApiError> {
+        let id = id.to_string();
         let now = Utc::now();
         let events = tournament::decide(
             &Tournament::default(),
@@ -567,7 +645,13 @@ impl Club {
                 vec![(SEED.to_string(), sealed)],
             )
             .await
-            .map_err(|e| crate::commands::append_error(&id, e))?;
+            .map_err(|e| match e {
+                AppendError::Conflict { .. } => ApiError::new(
+                    ApiCode::NextEditionExists,
+                    format!("Tournament {id} exists already."),
+                ),
+                e => crate::commands::append_error(&id, e),
+            })?;
         tracing::info!(tournament = %id, %player, "tournament created");
         self.catch_up_to(position).await?;
         self.tournament_now(&id)
@@ -633,11 +717,46 @@ impl Club {
         self.tournament_now(id)
     }
 
+    /// League `id`'s next edition, created by its creator once it finished: the same game,
+    /// clock and divisions, the players of `id` entered (but those who withdrew), its final
+    /// standings carried for the promotion and relegation, decided at the next edition's start.
+    pub async fn next_edition(
+        &self,
+        games: &Games,
+        id: &str,
+        player: &str,
+        next: NextEdition,
+    ) -> Result<TournamentOut, ApiError> {
+        self.catch_up().await?;
+        let previous = self
+            .read()
+            .tournaments
+            .get(id)
+            .map(|t| t.state.clone())
+            .filter(|t| t.settings.is_some())
+            .ok_or_else(|| not_found(id))?;
+        let seed = randomness::seed()?;
+        let settings = tournament::league::next_edition(
+            &previous,
+            id,
+            player,
+            next.entry_until,
+            next.starts_at,
+            seed.commitment(),
+        )
+        .map_err(refused)?;
+        let created = self
+            .open_tournament(games, &next_edition_id(id), player, settings, seed)
+            .await?;
+        tracing::info!(tournament = %id, next = %created.id, "league's next edition");
+        Ok(created)
+    }
+
     fn tournament_now(&self, id: &str) -> Result<TournamentOut, ApiError> {
         let book = self.read();
         book.tournaments
             .get(id)
-            .and_then(|entry| out(id, entry))
+            .and_then(|entry| out(id, entry, &book))
             .map(|shown| with_continuations(&book, shown))
             .ok_or_else(|| not_found(id))
     }
@@ -760,6 +879,10 @@ impl Club {
                 }
                 Step::Record { tournament, result } => self
                     .tournament_command(games, &tournament, "system", Command::RecordResult(result))
+                    .await
+                    .map(|_| ()),
+                Step::StartOnTime { tournament } => self
+                    .tournament_command(games, &tournament, "system", Command::StartOnTime)
                     .await
                     .map(|_| ()),
                 Step::Resign {
@@ -936,6 +1059,8 @@ enum Step {
         players: Vec<String>,
         seated: Vec<bool>,
     },
+    /// A tournament whose start time has come, still open.
+    StartOnTime { tournament: String },
     /// A game forfeited by a player who withdrew, still running with them seated.
     Resign {
         tournament: String,
@@ -968,7 +1093,7 @@ fn unseated_forfeit(book: &Book, id: &str, game: &str) -> Option<Step> {
 
 /// The steps the book shows missing.
 fn missing_work(book: &Book) -> Vec<Step> {
-    let mut steps = Vec::new();
+    let mut steps = due_starts(book, Utc::now());
     for (id, entry) in &book.tournaments {
         let state = &entry.state;
         for (event, _) in &entry.events {
@@ -1056,6 +1181,21 @@ fn missing_work(book: &Book) -> Vec<Step> {
     steps
 }
 
+/// The open tournaments whose start time has come by `now`.
+fn due_starts(book: &Book, now: DateTime<Utc>) -> Vec<Step> {
+    book.tournaments
+        .iter()
+        .filter(|(_, entry)| entry.state.phase() == Phase::Open)
+        .filter(|(_, entry)| {
+            let starts_at = entry.state.settings.as_ref().and_then(|s| s.starts_at);
+            starts_at.is_some_and(|at| at <= now)
+        })
+        .map(|(id, _)| Step::StartOnTime {
+            tournament: id.clone(),
+        })
+        .collect()
+}
+
 impl Club {
     /// The tournament, round and table game `game` was paired in, when it was.
     pub fn tournament_of(&self, game: &str) -> Option<GameTournament> {
@@ -1069,6 +1209,7 @@ pub fn parse_status(text: &str) -> Option<Phase> {
         "open" => Some(Phase::Open),
         "running" => Some(Phase::Running),
         "finished" => Some(Phase::Finished),
+        "cancelled" => Some(Phase::Cancelled),
         _ => None,
     }
 }

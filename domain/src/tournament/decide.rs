@@ -214,7 +214,7 @@ fn start(
         return Err(refuse(
             "too_few_players",
             format!(
-                "{n} players have joined; this tournament starts with {} or more.",
+                "{n} joined, fewer than the {} players this tournament starts with.",
                 settings.min_players
             ),
         ));

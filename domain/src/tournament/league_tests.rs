@@ -588,7 +588,10 @@ fn a_tournament_starts_on_time_with_its_minimum_and_is_cancelled_without() {
     let [TournamentEvent::TournamentCancelled { reason }] = cancelled.as_slice() else {
         panic!("{cancelled:?}");
     };
-    assert!(reason.contains("2 players have joined"), "{reason}");
+    assert!(
+        reason.contains("2 joined, fewer than the 3 players"),
+        "{reason}"
+    );
     log.extend(cancelled.into_iter().map(|e| (e, at)));
     let state = audit("t", &log, &seed).unwrap();
     assert_eq!(state.phase(), Phase::Cancelled);
