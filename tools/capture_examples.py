@@ -419,6 +419,30 @@ def main():
     _, text = call("GET", f"/v1/tournaments/{cup['id']}/export?format=text", raw=True)
     examples["exportTournament"]["media"] = {"application/json": log, "text/plain": text}
 
+    # A league: three new players in one division play it out (White resigns each game), and
+    # its creator builds the next edition.
+    members = {}
+    for name in ("Dana", "Emil", "Fay"):
+        _, member = call("POST", "/v1/players", body={"name": name})
+        members[member["player"]["id"]] = member["token"]
+    d = next(iter(members.values()))
+    league_body = {"name": "Chess league", "kind": "avalanche-chess", "format": "league",
+                   "seats": 2, "league": {"division_size": 4, "promoted": 1, "relegated": 1},
+                   "entry_until": "2100-01-01T00:00:00Z", "min_players": 3, "max_players": 8}
+    _, league = call("POST", "/v1/tournaments", d, league_body)
+    for token in members.values():
+        call("POST", f"/v1/tournaments/{league['id']}/join", token, {})
+    _, league = call("POST", f"/v1/tournaments/{league['id']}/start", d, {})
+    while league["status"] == "running":
+        for table in league["rounds_played"][-1]["tables"]:
+            if table["result"] is None:
+                white = members[table["players"][0]]
+                call("POST", f"/v1/games/{table['game']}/commands", white, {"type": "resign"})
+        _, league = call("GET", f"/v1/tournaments/{league['id']}")
+    next_body = {"entry_until": "2100-02-01T00:00:00Z", "starts_at": "2100-02-01T00:00:00Z"}
+    status, edition = call("POST", f"/v1/tournaments/{league['id']}/next", d, next_body)
+    keep("createNextEdition", status, edition, next_body)
+
     # Last, as it revokes every token Alice holds: she takes her account back by the link
     # mailed to her confirmed address; the page's button (a form's POST) gives her a new key,
     # a program's POST (JSON) another.

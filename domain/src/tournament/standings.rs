@@ -130,7 +130,8 @@ pub fn standings(state: &Tournament) -> Vec<StandingRow> {
                     rank: 0,
                     player: player.clone(),
                     points: points[player.as_str()],
-                    tie_breaks: tie_breaks(player),
+                    // An empty sum is -0.0: shown as 0.
+                    tie_breaks: tie_breaks(player).into_iter().map(|t| t + 0.0).collect(),
                     games: games.get(player.as_str()).copied().unwrap_or(0),
                     out_in_round: out.get(player.as_str()).copied(),
                     division: state.division_of(player),
