@@ -256,6 +256,7 @@ fn expected_divisions(
         .then_some(next)
 }
 
+#[allow(clippy::too_many_arguments)] // the drawn shape of a case, one argument each
 fn two_editions(
     n: usize,
     size: usize,
