@@ -131,6 +131,8 @@ async fn main() {
                 entry_until: chrono::Utc::now() + chrono::Duration::days(1),
                 min_players: 2,
                 max_players: args.players,
+                starts_at: None,
+                league: None,
             },
         )
         .await

@@ -35,6 +35,8 @@ async fn paired(club: &Club, games: &Games, kind: &str, seats: usize, players: &
                 entry_until: Utc::now() + chrono::Duration::days(1),
                 min_players: seats,
                 max_players: 16,
+                starts_at: None,
+                league: None,
             },
         )
         .await
