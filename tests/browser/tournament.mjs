@@ -168,7 +168,8 @@ await run(result, async (browser) => {
   await link.click();
   await ann.waitForURL(/#\/replay\//);
   await ann.getByTestId('replay-moves').waitFor();
-  result.replay = decodeURIComponent(ann.url().split('#/replay/')[1]);
+  // The replay's address is #/replay/<game>, then #/replay/<game>/<version> once drawn.
+  result.replay = decodeURIComponent(ann.url().split('#/replay/')[1].split('/')[0]);
   check(t.rounds_played[0].tables.some((table) => table.game === result.replay), `the replay is of a round-1 game: ${result.replay}`);
   result.tournament = id;
   result.rounds = t.rounds_played.length;
