@@ -13,7 +13,7 @@ export async function accountPage(main, _params, app) {
       h('p', {}, 'Signed in as ', h('strong', { 'data-testid': 'me' }, h('bdi', {}, app.me.name)), '.'),
       h('p', { class: 'muted' }, 'Your key stays in this browser. To play on another device, sign in there with the key you saved when you signed up.'),
       h('p', {}, h('button', {
-        type: 'button', class: 'secondary', 'data-testid': 'sign-out',
+        class: 'secondary', 'data-testid': 'sign-out',
         onclick: () => {
           token.clear();
           app.me = null;
@@ -83,7 +83,7 @@ function showKey(main, created, app) {
   const back = sessionStorage.getItem(RETURN);
   const keyText = h('code', { class: 'key', 'data-testid': 'key' }, created.token);
   const copy = h('button', {
-    type: 'button', class: 'secondary',
+    class: 'secondary',
     onclick: async () => {
       try {
         await navigator.clipboard.writeText(created.token);
@@ -100,7 +100,7 @@ function showKey(main, created, app) {
       h('p', {}, 'Keep it somewhere safe: it signs you in on another device, and nobody can show it to you again.'),
       keyText,
       h('div', { class: 'row' }, copy,
-        h('button', { type: 'button', 'data-testid': 'key-saved', onclick: () => app.go(takeReturn()) }, back ? 'I saved it: back to the game' : 'I saved it: to the lobby'))));
+        h('button', { 'data-testid': 'key-saved', onclick: () => app.go(takeReturn()) }, back ? 'I saved it: back to the game' : 'I saved it: to the lobby'))));
   app.drawNav();
 }
 
@@ -134,7 +134,7 @@ async function drawTokens(card, app) {
     t.current
       ? null
       : h('button', {
-        type: 'button', class: 'secondary', 'data-testid': 'revoke-token',
+        class: 'secondary', 'data-testid': 'revoke-token',
         'aria-label': `Revoke ${t.label ? `the key ${t.label}` : 'this key without a label'}`,
         onclick: async () => {
           try {
@@ -151,7 +151,7 @@ async function drawTokens(card, app) {
     h('ul', { class: 'tokens' }, rows),
     others === 0 ? h('p', { class: 'muted', 'data-testid': 'only-this-key' }, 'No other key signs you in: only this browser is signed in.') : null,
     others > 0 ? h('button', {
-      type: 'button', class: 'secondary', 'data-testid': 'revoke-others',
+      class: 'secondary', 'data-testid': 'revoke-others',
       onclick: async () => {
         try {
           const done = await del('/players/me/tokens?keep=current');
@@ -231,7 +231,7 @@ async function mailSection(main, app) {
     info.unsubscribed ? h('p', { class: 'muted' }, 'You unsubscribed from a mail: saving turns game mail on again.') : null,
     h('button', { type: 'submit' }, 'Save')));
     children.push(h('button', {
-      type: 'button', class: 'secondary',
+      class: 'secondary',
       onclick: async () => {
         try {
           await del('/players/me/email');

@@ -99,7 +99,7 @@ const app = {
     // Offered until the person answers the browser's question.
     if (app.me && 'Notification' in window && Notification.permission === 'default') {
       links.push(h('button', {
-        type: 'button', class: 'link', 'data-testid': 'allow-notifications',
+        class: 'link', 'data-testid': 'allow-notifications',
         onclick: async () => {
           try { await Notification.requestPermission(); } catch { /* answered or not offered */ }
           app.drawNav();

@@ -92,14 +92,14 @@ export function waitingRoom(kinds, app) {
     const buttons = [];
     if (app.me && mine) {
       buttons.push(h('button', {
-        type: 'button', class: 'secondary', 'aria-label': `Cancel your challenge: ${what}`,
+        class: 'secondary', 'aria-label': `Cancel your challenge: ${what}`,
         onclick: async () => {
           try { await del(`/challenges/${seg(c.id)}`); draw(); } catch (e) { sayError(e); }
         },
       }, 'Cancel'));
     } else if (app.me) {
       buttons.push(h('button', {
-        type: 'button', 'data-testid': 'accept-challenge', 'aria-label': `Accept the challenge of ${by}: ${what}`,
+        'data-testid': 'accept-challenge', 'aria-label': `Accept the challenge of ${by}: ${what}`,
         onclick: async () => {
           try {
             const after = await post(`/challenges/${seg(c.id)}/accept`, {});
@@ -110,7 +110,7 @@ export function waitingRoom(kinds, app) {
       }, 'Accept'));
       if (forMe) {
         buttons.push(h('button', {
-          type: 'button', class: 'secondary', 'aria-label': `Decline the challenge of ${by}`,
+          class: 'secondary', 'aria-label': `Decline the challenge of ${by}`,
           onclick: async () => {
             try { await post(`/challenges/${seg(c.id)}/decline`, {}); draw(); } catch (e) { sayError(e); }
           },
@@ -167,7 +167,7 @@ export function inviteByName(game, app) {
     h('h3', {}, 'Invite a player by name'),
     h('p', { class: 'muted' }, 'They are mailed the link to this game if they take invitations by mail.'),
     findPlayer((p) => (p.id === app.me.id || game.seats.some((x) => x.player_id === p.id) ? null : h('button', {
-      type: 'button', class: 'secondary', 'data-testid': 'invite-player',
+      class: 'secondary', 'data-testid': 'invite-player',
       onclick: async () => {
         try {
           await post(`/games/${seg(game.id)}/invitations`, { player_id: p.id });
@@ -227,7 +227,7 @@ export async function playerPage(main, [id], app) {
 export function rematchButton(game, app) {
   if (!app.me || game.status !== 'finished' || game.your_seat === undefined || game.your_seat === null || game.parent) return null;
   return h('button', {
-    type: 'button', class: 'secondary', 'data-testid': 'rematch',
+    class: 'secondary', 'data-testid': 'rematch',
     onclick: async () => {
       try {
         await post(`/games/${seg(game.id)}/rematch`, {});

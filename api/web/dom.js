@@ -33,9 +33,12 @@ function append(el, children) {
   }
 }
 
-/** h('button', {class: 'x', onclick: f, 'aria-label': 'Go'}, 'text', child, [more]) */
+/** h('button', {class: 'x', onclick: f, 'aria-label': 'Go'}, 'text', child, [more]); a button
+ * is type=button unless its attrs say `type: 'submit'`. */
 export function h(tag, attrs, ...children) {
-  return build(document.createElement(tag), attrs, children);
+  const el = build(document.createElement(tag), attrs, children);
+  if (tag === 'button' && !attrs?.type) el.type = 'button';
+  return el;
 }
 
 /** The same for SVG elements. */

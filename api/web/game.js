@@ -205,13 +205,13 @@ export async function gamePage(main, [first], app) {
     for (const entry of offered) {
       const type = entry.command.type;
       if (type === 'resign') continue;
-      buttons.push(h('button', { type: 'button', class: 'secondary', 'data-command': type, onclick: () => play(entry.command) }, LABELS[type] || entry.notation));
+      buttons.push(h('button', { class: 'secondary', 'data-command': type, onclick: () => play(entry.command) }, LABELS[type] || entry.notation));
     }
     // A takeback goes back to just before the player's last turn: offered once they have
     // played one, and while no request waits.
     if (game.status === 'active' && seated() && types.has('resign') && game.turns_played > 0 && !game.takeback) {
       buttons.push(h('button', {
-        type: 'button', class: 'secondary', 'data-command': 'request_takeback',
+        class: 'secondary', 'data-command': 'request_takeback',
         onclick: () => play({ type: 'request_takeback' }),
       }, 'Ask to take back my last turn'));
     }
@@ -219,9 +219,9 @@ export async function gamePage(main, [first], app) {
       const resign = offered.find((l) => l.command.type === 'resign');
       buttons.push(state.confirmResign
         ? h('span', { class: 'row' },
-          h('button', { type: 'button', class: 'danger', 'data-command': 'resign', onclick: () => { state.confirmResign = false; play(resign.command); } }, 'Yes, resign'),
-          h('button', { type: 'button', class: 'secondary', onclick: () => { state.confirmResign = false; draw(); } }, 'Keep playing'))
-        : h('button', { type: 'button', class: 'secondary', 'data-command': 'resign-ask', onclick: () => { state.confirmResign = true; draw().then(() => actions.querySelector('.danger')?.focus()); } }, 'Resign…'));
+          h('button', { class: 'danger', 'data-command': 'resign', onclick: () => { state.confirmResign = false; play(resign.command); } }, 'Yes, resign'),
+          h('button', { class: 'secondary', onclick: () => { state.confirmResign = false; draw(); } }, 'Keep playing'))
+        : h('button', { class: 'secondary', 'data-command': 'resign-ask', onclick: () => { state.confirmResign = true; draw().then(() => actions.querySelector('.danger')?.focus()); } }, 'Resign…'));
     }
     const rematch = rematchButton(game, app);
     if (rematch) buttons.push(rematch);
@@ -309,8 +309,8 @@ export async function gamePage(main, [first], app) {
     const ask = (read) => {
       warning.replaceChildren(
         h('p', {}, `${read.notation} ${read.consequence.says}.`),
-        h('button', { type: 'button', class: 'danger', 'data-testid': 'play-losing', onclick: () => { warning.hidden = true; play(read.command, { concurrent: concurrentKind() }); } }, 'Play it anyway'),
-        h('button', { type: 'button', class: 'secondary', onclick: () => { warning.hidden = true; input.focus(); } }, 'Cancel'));
+        h('button', { class: 'danger', 'data-testid': 'play-losing', onclick: () => { warning.hidden = true; play(read.command, { concurrent: concurrentKind() }); } }, 'Play it anyway'),
+        h('button', { class: 'secondary', onclick: () => { warning.hidden = true; input.focus(); } }, 'Cancel'));
       warning.hidden = false;
     };
     return h('form', {
@@ -357,13 +357,13 @@ export async function gamePage(main, [first], app) {
         field('Link to this game', box),
         h('div', { class: 'row' },
           h('button', {
-            type: 'button', class: 'secondary', 'data-testid': 'copy-invite',
+            class: 'secondary', 'data-testid': 'copy-invite',
             onclick: async () => {
               try { await navigator.clipboard.writeText(link); say('Link copied: send it to your friend.'); } catch { box.focus(); say('Select the link and copy it by hand.'); }
             },
           }, 'Copy the link'),
           game.seats.filter((x) => x.player_id).length === 1 ? h('button', {
-            type: 'button', class: 'danger', 'data-command': 'cancel',
+            class: 'danger', 'data-command': 'cancel',
             onclick: async () => {
               try {
                 await api('POST', `/games/${seg(game.id)}/commands`, { type: 'cancel' }, { headers: { 'if-match': `"${game.version}"` } });
@@ -375,7 +375,7 @@ export async function gamePage(main, [first], app) {
         inviteByName(game, app)));
     } else if (app.me) {
       out.push(h('button', {
-        type: 'button', 'data-command': 'join',
+        'data-command': 'join',
         onclick: async () => {
           try { await post(`/games/${seg(id)}/join`, {}); await load(); await draw(); } catch (e) { sayError(e); }
         },

@@ -106,7 +106,6 @@ export async function lobbyPage(main, _params, app) {
     if (!app.me) return null;
     if (game.your_seat !== null && game.your_seat !== undefined) return h('a', { href: `#/game/${seg(game.id)}`, class: 'button secondary' }, 'Open');
     return h('button', {
-      type: 'button',
       'aria-label': `Join the ${kindTitle(game.kind)} game created by ${creator(game)} ${relative(game.created_at)}`,
       onclick: async () => {
         try {

@@ -78,14 +78,14 @@ export async function replayPage(main, [id, wanted], app) {
   const shown = h('output', { 'data-testid': 'version', 'aria-live': 'polite' });
   const eventLine = h('p', { class: 'muted event-line', 'data-testid': 'event-line' });
   const table = h('div', { class: 'table' });
-  const button = (label, text, step) => h('button', { type: 'button', class: 'secondary', 'aria-label': label, 'data-step': step, onclick: () => go(step) }, text);
+  const button = (label, text, step) => h('button', { class: 'secondary', 'aria-label': label, 'data-step': step, onclick: () => go(step) }, text);
   const controls = h('div', { class: 'replay-controls', role: 'group', 'aria-label': 'Replay controls' },
     button('First move', '|\u25C0', 'first'), button('Previous move', '\u25C0', 'prev'),
     slider,
     button('Next move', '\u25B6', 'next'), button('Last move', '\u25B6|', 'last'), shown);
   // The move list: one button a step, the current one marked; Left/Right step through it.
   const stepButtons = steps.map((st, i) => h('li', st.mark ? { class: st.mark, 'data-testid': st.mark } : {},
-    h('button', { type: 'button', class: 'step', 'data-version': st.version, onclick: () => { version = st.version; show(); } },
+    h('button', { class: 'step', 'data-version': st.version, onclick: () => { version = st.version; show(); } },
       i === 0 ? st.label : `${i}. ${st.label}`)));
   const moveList = h('ol', { class: 'replay-moves', 'data-testid': 'replay-moves', 'aria-label': 'Moves' }, stepButtons);
   const tools = h('div', { class: 'card replay-tools' });
@@ -148,7 +148,7 @@ export async function replayPage(main, [id, wanted], app) {
   const toolItems = [];
   if (app.me) {
     toolItems.push(h('button', {
-      type: 'button', 'data-testid': 'fork',
+      'data-testid': 'fork',
       onclick: async () => {
         try {
           const fork = await post(`/games/${seg(id)}/forks`, { version });
@@ -162,7 +162,7 @@ export async function replayPage(main, [id, wanted], app) {
   const open = game.status === 'finished' || !hidden;
   if (game.kind === 'avalanche-chess') {
     toolItems.push(h('button', {
-      type: 'button', class: 'secondary', 'data-testid': 'export',
+      class: 'secondary', 'data-testid': 'export',
       onclick: async () => {
         try { download(`${id}.txt`, await api('GET', `/games/${seg(id)}/record`, undefined, { text: true }), 'text/plain'); } catch (e) { sayError(e); }
       },
@@ -170,7 +170,7 @@ export async function replayPage(main, [id, wanted], app) {
   }
   if (open) {
     toolItems.push(h('button', {
-      type: 'button', class: 'secondary',
+      class: 'secondary',
       onclick: async () => {
         try { download(`${id}.json`, JSON.stringify(await get(`/games/${seg(id)}/log`), null, 2), 'application/json'); } catch (e) { sayError(e); }
       },
@@ -222,7 +222,7 @@ export async function importPage(main, _params, app) {
     field('Record', record),
     h('div', { class: 'row' },
       h('button', { type: 'submit' }, 'Import'),
-      h('button', { type: 'button', class: 'secondary', 'data-testid': 'example', onclick: () => { record.value = EXAMPLE; record.focus(); } }, 'Fill in the example')),
+      h('button', { class: 'secondary', 'data-testid': 'example', onclick: () => { record.value = EXAMPLE; record.focus(); } }, 'Fill in the example')),
     problem));
 
   /** Sends the record; `upToError`: a record broken at a half-turn is imported up to it. */
@@ -250,11 +250,11 @@ export async function importPage(main, _params, app) {
           h('dd', {}, h('code', { class: 'fen' }, d.fen))));
         if (d.half_turn > 1 && !upToError) {
           problem.append(h('p', {}, `The moves before it can be imported: the game then ends after half-turn ${d.half_turn - 1}, marked as broken there, so anyone can see where and why.`),
-            h('button', { type: 'button', class: 'secondary', 'data-testid': 'import-up-to', onclick: () => send(true) }, `Import up to half-turn ${d.half_turn - 1}`));
+            h('button', { class: 'secondary', 'data-testid': 'import-up-to', onclick: () => send(true) }, `Import up to half-turn ${d.half_turn - 1}`));
         }
       }
       if (e.code === 'wrong_variant' && d.reads_as) {
-        problem.append(h('button', { type: 'button', class: 'secondary', onclick: () => { variant.value = d.reads_as; } }, `Read it as ${d.reads_as}`));
+        problem.append(h('button', { class: 'secondary', onclick: () => { variant.value = d.reads_as; } }, `Read it as ${d.reads_as}`));
       }
     }
   }

@@ -1,14 +1,16 @@
-// What is said at a game (text as text): the thread, a box, Delete on one's own, the unread
-// count (the last read kept in this browser). Watchers speak in the spectators' room.
+// What is said at a game (text as text): the thread, a box, Delete on one's own, Mute and
+// Report on others', the unread count (kept in this browser). Watchers speak in their room.
 import { api, get, post, seg } from './api.js';
 import { h, mount, say, sayError, seatName } from './dom.js';
 
-function line(game, ev, del, now) {
+const link = (label, name, onclick) => h('button', { class: 'link', 'aria-label': name, onclick }, label);
+
+function line(game, ev, acts, now) {
   const d = ev.data;
   return h('li', { class: [d.room === 'spectators' && 'room', now && 'now'], 'data-testid': 'said' },
     h('b', {}, `${typeof d.seat !== 'number' ? 'A watcher' : seatName(game, d.seat)}: `),
     d.hidden ? h('i', {}, 'deleted') : h('span', {}, d.text),
-    del && !d.hidden ? h('button', { type: 'button', class: 'link', onclick: () => del(d.message) }, 'Delete') : null);
+    acts && !d.hidden ? acts(d) : null);
 }
 
 const box = (list, count, form) => h('section', { class: 'card talk', 'aria-label': 'Messages' }, h('h2', { class: 'small' }, 'Messages ', count), list, form);
@@ -29,14 +31,21 @@ export function talk(id, me) {
   const key = `avalanche.read.${id}`;
   const seen = () => Number(localStorage.getItem(key) || 0);
   const count = h('span', { class: 'badge', 'data-testid': 'unread' });
-  const jump = h('button', { type: 'button', class: 'secondary', hidden: true, 'data-testid': 'unread-jump', onclick: () => { read(); input.focus(); } });
+  const jump = h('button', { class: 'secondary', hidden: true, 'data-testid': 'unread-jump', onclick: () => { read(); input.focus(); } });
   const list = h('ol', { class: 'thread', 'data-testid': 'thread', 'aria-live': 'polite' });
   const input = h('textarea', { rows: 2, maxlength: 1000, 'aria-label': 'Message', 'data-testid': 'message-input', onfocus: read });
   const form = h('form', { class: 'say', onsubmit: send }, input, h('button', { type: 'submit', class: 'secondary' }, 'Send'));
   const el = box(list, count, form);
   el.onclick = read;
-  const del = async (m) => {
-    try { await api('DELETE', `/games/${seg(id)}/messages/${seg(m)}`); } catch (e) { sayError(e); }
+  const act = (f, done) => async () => { try { await f(); say(done); } catch (e) { sayError(e); } };
+  const acts = (d) => {
+    const who = typeof d.seat === 'number' ? seatName(game, d.seat) : 'the watcher';
+    return d.player === me ? link('Delete', 'Delete', act(() => api('DELETE', `/games/${seg(id)}/messages/${seg(d.message)}`), ''))
+      : [link('Mute', `Mute ${who}`, act(async () => {
+        await api('PUT', `/players/me/mutes/${seg(d.player)}`);
+        said.clear(); upto = 0; await update(game);
+      }, `${who} muted: you no longer see their messages.`)),
+      link('Report', `Report this message of ${who}`, act(() => post(`/games/${seg(id)}/messages/${seg(d.message)}/report`, {}), 'Reported to the operator.'))];
   };
   const seated = () => game.your_seat !== null && game.your_seat !== undefined;
 
@@ -52,7 +61,7 @@ export function talk(id, me) {
     count.hidden = jump.hidden = !n;
     form.hidden = closed || !me || (!seated() && game.status !== 'active');
     input.placeholder = seated() ? 'Say something to the table' : 'Say something to the other watchers';
-    mount(list, said.size ? [...said.values()].map((ev) => line(game, ev, me && ev.data.player === me && del)) : none());
+    mount(list, said.size ? [...said.values()].map((ev) => line(game, ev, me && acts)) : none());
     list.scrollTop = list.scrollHeight;
   }
   async function send(e) {

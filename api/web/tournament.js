@@ -44,7 +44,7 @@ export async function tournamentPage(main, [id], app) {
       sayError(error);
     }
   };
-  const button = (what, label) => h('button', { type: 'button', onclick: act(what), 'data-testid': what }, label);
+  const button = (what, label) => h('button', { onclick: act(what), 'data-testid': what }, label);
   const actions = [];
   if (me && t.status === 'open') {
     actions.push(joined ? button('withdraw', 'Withdraw') : button('join', 'Join'));

@@ -2,7 +2,8 @@
 // talk beside the table; each sees the other's message arrive with an unread count, which
 // goes once they read it; text that looks like markup is shown as text; a message goes with a
 // move; Ana deletes one of hers and both threads say so; a watcher speaks in the spectators'
-// room, which the players never see; the replay shows each message at its place. Screenshots
+// room, which the players never see; Ben reports one of Ana's messages and then mutes her from
+// the page; the replay shows each message at its place. Screenshots
 // at 1280 and 375 px. Prints one line `RESULT {json}` for the Rust test.
 
 import { BASE, context, unnamedControls, api, apiPost, check, signUp, run, snapper } from './lib.mjs';
@@ -84,6 +85,10 @@ await run(result, async (browser) => {
   check(cleoSaw[3].startsWith('A watcher') && cleoSaw[3].includes('What an opening.'), `the room: ${cleoSaw[3]}`);
   await snap(cleo, 'messages-watcher');
 
+  // Ben reports Ana's first message from his page: the server takes it, the page says so.
+  await ben.getByTestId('thread').getByRole('button', { name: /^Report this message of Ana/ }).first().click();
+  await ben.locator('#status', { hasText: 'Reported to the operator.' }).waitFor();
+
   // Ana deletes her first message: both threads say it was deleted.
   await ana.getByTestId('thread').getByRole('button', { name: 'Delete' }).first().click();
   const anaAfter = await waitFor(ana, 'deleted for Ana', (t) => t[0].includes('deleted'));
@@ -105,4 +110,19 @@ await run(result, async (browser) => {
   await ben.getByRole('button', { name: 'First move' }).click();
   await ben.locator('main[data-step="0"]').waitFor();
   result.replayAtStart = await thread(ben);
+
+  // Ben mutes Ana from the game page: her words leave his thread, his own stay; the server
+  // keeps the mute. Ana, unmuted by nobody, still reads Ben.
+  await ben.goto(`${BASE}/#/game/${game}`);
+  await waitFor(ben, 'the thread again', (t) => t.length === 3);
+  check(await ben.getByTestId('thread').getByRole('button', { name: /^Mute Ben/ }).count() === 0, 'no Mute on his own words');
+  await ben.getByTestId('thread').getByRole('button', { name: /^Mute Ana/ }).first().click();
+  await ben.locator('#status', { hasText: 'you no longer see their messages' }).waitFor();
+  const muted = await waitFor(ben, "Ana's words gone for Ben", (t) => t.every((x) => !x.startsWith('Ana')));
+  check(muted.some((x) => x.includes('I will play on Monday.')), `Ben's own words stay: ${JSON.stringify(muted)}`);
+  result.benMuted = muted;
+  const anaId = (await api('/players/me', anaKey)).id;
+  result.anaId = anaId;
+  check((await api('/players/me/mutes', benKey)).muted.includes(anaId), 'the server keeps the mute');
+  await snap(ben, 'messages-muted');
 });

@@ -49,5 +49,23 @@ fn two_players_talk_beside_the_table_and_the_replay_shows_their_words() {
             (json!("spectators"), false),
         ]
     );
+    // Ben's report from the page reached the operator: Ana's message, in this game.
+    let listed: Value = app
+        .admin_get("/reports")
+        .send()
+        .expect("GET /reports")
+        .json()
+        .expect("json");
+    let reports = listed["reports"].as_array().expect("reports");
+    assert_eq!(reports.len(), 1, "{listed}");
+    assert_eq!(reports[0]["game"], result["game"], "{listed}");
+    assert_eq!(reports[0]["author"], result["anaId"], "{listed}");
+    // Muted from the page, Ana's words left Ben's thread; his own stayed.
+    let muted = result["benMuted"]
+        .as_array()
+        .expect("Ben's thread after the mute");
+    assert!(muted
+        .iter()
+        .all(|t| t.as_str().is_some_and(|t| !t.starts_with("Ana"))));
     browser_harness::no_overflow_nor_unnamed(&result);
 }

@@ -125,7 +125,6 @@ export function renderTable(root, ctx) {
       if (lastSquares.has(sq)) label += ', last turn';
       if (sq === checkSquare) label += ', in check';
       cells.push(h('button', {
-        type: 'button',
         class: ['sq', dark ? 'dark' : 'light', piece && (piece === piece.toUpperCase() ? 'white' : 'black'),
           sq === memo.from && 'from', (target || sq === memo.to) && 'target', sq === memo.to && 'chosen',
           pushSquares.has(sq) && 'push', lastSquares.has(sq) && 'last', sq === checkSquare && 'check', movable && 'movable'],
@@ -173,17 +172,16 @@ export function renderTable(root, ctx) {
     const square = view.pending_promotion || '';
     panel.append(h('div', { class: 'pick', role: 'group', 'aria-label': `Promote your pawn on ${square}` },
       h('p', {}, `Your opponent pushed your pawn to ${square}: choose its piece.`),
-      promotions.map((l) => h('button', { type: 'button', 'data-notation': l.notation, onclick: () => ctx.play(l.command) },
+      promotions.map((l) => h('button', { 'data-notation': l.notation, onclick: () => ctx.play(l.command) },
         PROMOTION[l.command.piece] || l.notation))));
   } else if (turns.length) {
     if (!memo.from) {
       panel.append(h('p', { class: 'hint' }, 'Your turn: choose a piece to move.'));
     } else if (!memo.to) {
       panel.append(h('p', { class: 'hint' }, `Choose where the ${NAME[(board.get(memo.from) || 'p').toLowerCase()]} on ${memo.from} goes.`),
-        h('button', { type: 'button', class: 'secondary', onclick: () => { delete memo.from; redraw(); } }, 'Choose another piece'));
+        h('button', { class: 'secondary', onclick: () => { delete memo.from; redraw(); } }, 'Choose another piece'));
     } else {
       const pushes = candidates.map((t, i) => h('button', {
-        type: 'button',
         class: 'secondary',
         'aria-pressed': memo.pick === i ? 'true' : 'false',
         'data-notation': t.notation,
@@ -196,12 +194,12 @@ export function renderTable(root, ctx) {
         pushes));
       if (loses) panel.append(h('p', { class: 'notice losing', role: 'alert', 'data-testid': 'losing-warning' }, `${picked.notation} ${picked.consequence.says}.`));
       panel.append(h('div', { class: 'row' },
-        h('button', { type: 'button', class: loses ? 'danger' : undefined, 'data-testid': 'confirm', disabled: !picked, onclick: () => { const c = picked.command; for (const k of Object.keys(memo)) delete memo[k]; ctx.play(c); } },
+        h('button', { class: loses ? 'danger' : undefined, 'data-testid': 'confirm', disabled: !picked, onclick: () => { const c = picked.command; for (const k of Object.keys(memo)) delete memo[k]; ctx.play(c); } },
           picked ? `Play ${picked.notation}${loses ? ' anyway' : ''}` : 'Play'),
-        h('button', { type: 'button', class: 'secondary', onclick: () => { for (const k of Object.keys(memo)) delete memo[k]; redraw(); } }, 'Cancel')));
+        h('button', { class: 'secondary', onclick: () => { for (const k of Object.keys(memo)) delete memo[k]; redraw(); } }, 'Cancel')));
     }
   }
-  for (const l of others) panel.append(h('button', { type: 'button', class: 'secondary', onclick: () => ctx.play(l.command) }, l.notation));
+  for (const l of others) panel.append(h('button', { class: 'secondary', onclick: () => ctx.play(l.command) }, l.notation));
 
   const history = view.history || [];
   const rows = [];
