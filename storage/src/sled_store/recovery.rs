@@ -146,6 +146,20 @@ mod tests {
         db.flush().expect("a flush");
     }
 
+    /// The store at `dir` opened again after [`raw`] changed it: the raw handle just dropped
+    /// lets go of the directory's lock when its threads end, a moment later.
+    fn reopen(dir: &Path) -> SledStore {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            match SledStore::open(dir) {
+                Err(crate::OpenError::Locked { .. }) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                opened => break opened.expect("opens again"),
+            }
+        }
+    }
+
     #[test]
     fn a_marker_round_trips_and_a_torn_one_is_an_error_not_a_panic() {
         let writes = vec![
@@ -180,7 +194,7 @@ mod tests {
                 .insert(keys::position(5), record)
                 .expect("inserts");
         });
-        let store = SledStore::open(dir.path()).expect("opens again");
+        let store = reopen(dir.path());
         assert_eq!(store.head("s-1").expect("head"), 4);
         assert_eq!(store.read_all(0, 100).expect("reads").len(), 4);
         let appended = store.append_blocking("s-1", 4, batch(3)).expect("appends");
@@ -214,7 +228,7 @@ mod tests {
             }
             assert!(trees.streams.get("s-2").expect("reads").is_none());
         });
-        let store = SledStore::open(dir.path()).expect("opens again");
+        let store = reopen(dir.path());
         assert_eq!(store.head("s-2").expect("head"), 2);
         assert_eq!(store.read_stream("s-2", 0, 10).expect("reads").len(), 2);
         assert_eq!(
@@ -250,7 +264,7 @@ mod tests {
                 .expect("inserts");
         });
         {
-            let store = SledStore::open(dir.path()).expect("a format 1 store opens");
+            let store = reopen(dir.path());
             assert_eq!(store.head("s-1").expect("head"), 2);
             store.append_blocking("s-1", 2, batch(2)).expect("appends");
         }
