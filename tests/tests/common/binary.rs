@@ -168,15 +168,21 @@ impl Server {
             .expect("the avalanche binary starts (cargo test --workspace builds it)");
         let mut app = TestApp::attach(&format!("http://127.0.0.1:{port}"));
         app.admin = Some(format!("http://127.0.0.1:{admin}"));
-        for _ in 0..200 {
+        // On a loaded machine (every test's server, PostgreSQL and Chromium on 2 cores) a start
+        // takes seconds; a server that exited is said at once.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
             if app.client.get(app.url("/health")).send().is_ok() {
                 return Server { child, app };
+            }
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("the server exited before it answered: {status}");
             }
             std::thread::sleep(Duration::from_millis(25));
         }
         child.kill().ok();
         child.wait().ok();
-        panic!("the server did not answer");
+        panic!("the server did not answer within 60 s");
     }
 
     /// A crash: SIGKILL, no chance to flush or shut down.

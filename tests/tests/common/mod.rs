@@ -105,13 +105,15 @@ impl TestApp {
             client,
             _dir: dir,
         };
-        for _ in 0..100 {
+        // On a loaded machine a start may take seconds: waited for up to a minute.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while std::time::Instant::now() < deadline {
             if app.client.get(app.url("/health")).send().is_ok() {
                 return app;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        panic!("the server did not start");
+        panic!("the server did not start within 60 s");
     }
 
     /// The helper for a server already running at `base` (such as the real binary).
