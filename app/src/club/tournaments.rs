@@ -160,14 +160,15 @@ pub struct NewTournament {
     /// `min_players`, and is cancelled otherwise.
     pub starts_at: Option<DateTime<Utc>>,
     /// A league's divisions: required with format `league`, refused with any other.
-    pub league: Option<NewLeague>,
+    pub league: Option<LeagueDivisions>,
 }
 
+// Not `NewLeague`: Go's generated client names the constructor of `League` so.
 /// A league's divisions, promotion and relegation.
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"division_size": 4, "promoted": 1, "relegated": 1}))]
-pub struct NewLeague {
+pub struct LeagueDivisions {
     /// The most players of a division: 3 or more.
     pub division_size: usize,
     /// How many of each division but the first go up one at the next edition.
