@@ -658,6 +658,16 @@ impl Club {
         self.tournament_now(&id)
     }
 
+    /// Tournament `id` as the book folded it (a copy to decide on).
+    fn tournament_state(&self, id: &str) -> Result<Tournament, ApiError> {
+        self.read()
+            .tournaments
+            .get(id)
+            .map(|t| t.state.clone())
+            .filter(|t| t.settings.is_some())
+            .ok_or_else(|| not_found(id))
+    }
+
     /// Decides `command` on tournament `id` as it stands and appends its events; a conflict
     /// (another node, or the driver) folds again and decides again.
     async fn tournament_command(
@@ -669,13 +679,7 @@ impl Club {
     ) -> Result<u64, ApiError> {
         for _ in 0..16 {
             self.catch_up().await?;
-            let state = self
-                .read()
-                .tournaments
-                .get(id)
-                .map(|t| t.state.clone())
-                .filter(|t| t.settings.is_some())
-                .ok_or_else(|| not_found(id))?;
+            let state = self.tournament_state(id)?;
             let seed = self.tournament_seed(games, id)?;
             let now = Utc::now();
             let events = tournament::decide(&state, id, &command, now, &seed).map_err(refused)?;
@@ -729,13 +733,7 @@ impl Club {
         next: NextEdition,
     ) -> Result<TournamentOut, ApiError> {
         self.catch_up().await?;
-        let previous = self
-            .read()
-            .tournaments
-            .get(id)
-            .map(|t| t.state.clone())
-            .filter(|t| t.settings.is_some())
-            .ok_or_else(|| not_found(id))?;
+        let previous = self.tournament_state(id)?;
         let seed = randomness::seed()?;
         let settings = tournament::league::next_edition(
             &previous,
