@@ -407,7 +407,7 @@ def main():
     keep("withdrawFromTournament", status, left)
     status, started = call("POST", f"/v1/tournaments/{cup['id']}/start", a, {})
     keep("startTournament", status, started)
-    status, listed = call("GET", "/v1/tournaments?status=running")
+    status, listed = call("GET", "/v1/tournaments?status=running", a)
     keep("listTournaments", status, listed)
     status, got = call("GET", f"/v1/tournaments/{cup['id']}")
     keep("getTournament", status, got)

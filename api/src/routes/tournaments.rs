@@ -1,7 +1,7 @@
 //! `/v1/tournaments`: create, list, read (rounds, pairings, games, standings, crosstable),
 //! join, withdraw, start, a league's next edition, and the audit of a tournament's log.
 
-use crate::auth::{Authenticated, PLAY};
+use crate::auth::{Authenticated, MaybeAuthenticated, PLAY};
 use crate::problem::{HttpError, Problem};
 use crate::state::AppState;
 use actix_web::{get, post, web, HttpResponse};
@@ -49,7 +49,8 @@ pub struct TournamentList {
     pub items: Vec<TournamentSummary>,
 }
 
-/// Tournaments: open for entry, running, finished, cancelled.
+/// Tournaments: open for entry, running, finished, cancelled; with a token, each says whether
+/// its player has joined.
 #[utoipa::path(operation_id = "listTournaments", tag = "tournaments", security(("bearer" = ["read"]), ()),
     params(TournamentsQuery),
     responses((status = 200, description = "The tournaments", body = TournamentList),
@@ -57,6 +58,7 @@ pub struct TournamentList {
 #[get("/v1/tournaments")]
 pub async fn list_tournaments(
     state: web::Data<AppState>,
+    MaybeAuthenticated(player): MaybeAuthenticated,
     query: web::Query<TournamentsQuery>,
 ) -> Result<HttpResponse, HttpError> {
     let status = match query.status.as_deref() {
@@ -68,7 +70,8 @@ pub async fn list_tournaments(
             )
         })?),
     };
-    let items = state.club.tournaments(status).await?;
+    let viewer = player.as_ref().map(|p| p.id.as_str());
+    let items = state.club.tournaments(status, viewer).await?;
     Ok(HttpResponse::Ok().json(TournamentList { items }))
 }
 

@@ -269,16 +269,19 @@ pub struct TournamentOut {
     pub cancelled: Option<String>,
     pub version: u64,
     pub created_at: Option<DateTime<Utc>>,
-    /// Each player's display name, by id (a player whose account is gone has none).
+    /// The display names of its players and of the players in `moves`, by id (a player whose
+    /// account is gone has none).
     pub names: BTreeMap<String, String>,
 }
 
 impl TournamentOut {
-    /// The tournament with its players' display names.
+    /// The tournament with the display names of its players and of a league's leavers (in
+    /// `moves`, no longer among the players).
     pub fn named(mut self, names: super::book::Names<'_>) -> Self {
         self.names = self
             .players
             .iter()
+            .chain(self.moves.iter().map(|m| &m.player))
             .filter_map(|p| Some((p.clone(), names(p)?)))
             .collect();
         self
@@ -299,6 +302,8 @@ pub struct TournamentSummary {
     pub entry_until: DateTime<Utc>,
     /// Rounds paired so far.
     pub rounds: usize,
+    /// Whether the player of the request's token has joined it (false without a token).
+    pub joined: bool,
 }
 
 /// What the audit of a tournament found.
@@ -767,10 +772,12 @@ impl Club {
         self.tournament_now(id)
     }
 
-    /// Every tournament, newest first, in `status` when given.
+    /// Every tournament, newest first, in `status` when given, each saying whether `viewer`
+    /// has joined it.
     pub async fn tournaments(
         &self,
         status: Option<Phase>,
+        viewer: Option<&str>,
     ) -> Result<Vec<TournamentSummary>, ApiError> {
         self.catch_up().await?;
         let book = self.read();
@@ -792,6 +799,7 @@ impl Club {
                         max_players: settings.max_players,
                         entry_until: settings.entry_until,
                         rounds: entry.state.rounds.len(),
+                        joined: viewer.is_some_and(|v| entry.state.players.iter().any(|p| p == v)),
                     },
                 ))
             })
