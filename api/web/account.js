@@ -1,7 +1,7 @@
 // Accounts: sign up (the key is shown once), sign in with a key on another device, sign out.
 
 import { api, get, getAll, post, del, seg, token } from './api.js';
-import { h, mount, field, say, sayError } from './dom.js';
+import { h, mount, field, say, sayError, orSay, submitted } from './dom.js';
 
 const RETURN = 'avalanche.return';
 
@@ -30,15 +30,12 @@ export async function accountPage(main, _params, app) {
   const signUp = h('form', {
     class: 'card',
     'aria-labelledby': 'signup-title',
-    onsubmit: async (event) => {
-      event.preventDefault();
-      try {
-        const created = await post('/players', { name: name.value.trim() });
-        token.set(created.token);
-        app.me = created.player;
-        showKey(main, created, app);
-      } catch (e) { sayError(e); }
-    },
+    onsubmit: submitted(async () => {
+      const created = await post('/players', { name: name.value.trim() });
+      token.set(created.token);
+      app.me = created.player;
+      showKey(main, created, app);
+    }),
   },
   h('h2', { id: 'signup-title' }, 'New here? Sign up'),
   field('Your name', name, 'Shown to the other players.'),
@@ -118,13 +115,8 @@ function when(iso, otherwise) {
 }
 
 async function drawTokens(card, app) {
-  let tokens;
-  try {
-    tokens = await getAll('/players/me/tokens');
-  } catch (e) {
-    sayError(e);
-    return;
-  }
+  const tokens = await getAll('/players/me/tokens').catch(sayError);
+  if (!tokens) return;
   const again = () => drawTokens(card, app);
   const rows = tokens.map((t) => h('li', { 'data-testid': 'token', 'data-token-id': t.id },
     h('div', { class: 'token-what' },
@@ -136,13 +128,11 @@ async function drawTokens(card, app) {
       : h('button', {
         class: 'secondary', 'data-testid': 'revoke-token',
         'aria-label': `Revoke ${t.label ? `the key ${t.label}` : 'this key without a label'}`,
-        onclick: async () => {
-          try {
-            await del(`/players/me/tokens/${seg(t.id)}`);
-            say('Key revoked: it no longer signs anyone in.');
-            again();
-          } catch (e) { sayError(e); }
-        },
+        onclick: orSay(async () => {
+          await del(`/players/me/tokens/${seg(t.id)}`);
+          say('Key revoked: it no longer signs anyone in.');
+          again();
+        }),
       }, 'Revoke')));
   const others = tokens.filter((t) => !t.current).length;
   mount(card,
@@ -152,13 +142,11 @@ async function drawTokens(card, app) {
     others === 0 ? h('p', { class: 'muted', 'data-testid': 'only-this-key' }, 'No other key signs you in: only this browser is signed in.') : null,
     others > 0 ? h('button', {
       class: 'secondary', 'data-testid': 'revoke-others',
-      onclick: async () => {
-        try {
-          const done = await del('/players/me/tokens?keep=current');
-          say(`Signed out everywhere else: ${done.revoked} key${done.revoked === 1 ? '' : 's'} revoked.`);
-          again();
-        } catch (e) { sayError(e); }
-      },
+      onclick: orSay(async () => {
+        const done = await del('/players/me/tokens?keep=current');
+        say(`Signed out everywhere else: ${done.revoked} key${done.revoked === 1 ? '' : 's'} revoked.`);
+        again();
+      }),
     }, 'Sign out everywhere else') : null);
 }
 
@@ -175,28 +163,22 @@ async function mailSection(main, app) {
   const again = () => accountPage(main, null, app);
   const address = h('input', { type: 'email', name: 'email', autocomplete: 'email', required: true, value: info.address || '' });
   const setAddress = h('form', {
-    onsubmit: async (event) => {
-      event.preventDefault();
-      try {
-        await api('PUT', '/players/me/email', { address: address.value.trim() });
-        say('A code is on its way to that address.');
-        again();
-      } catch (e) { sayError(e); }
-    },
+    onsubmit: submitted(async () => {
+      await api('PUT', '/players/me/email', { address: address.value.trim() });
+      say('A code is on its way to that address.');
+      again();
+    }),
   }, field('Mail address', address, 'Game mail goes here once it is confirmed; reply to a mail to play your move.'),
   h('button', { type: 'submit' }, info.address ? 'Change the address' : 'Set the address'));
   const children = [h('h2', { id: 'mail-title' }, 'Play by email'), setAddress];
   if (info.address && !info.confirmed) {
     const code = h('input', { name: 'code', autocomplete: 'one-time-code', inputmode: 'numeric', required: true });
     children.push(h('form', {
-      onsubmit: async (event) => {
-        event.preventDefault();
-        try {
-          await post('/players/me/email/confirm', { code: code.value.trim() });
-          say('Address confirmed.');
-          again();
-        } catch (e) { sayError(e); }
-      },
+      onsubmit: submitted(async () => {
+        await post('/players/me/email/confirm', { code: code.value.trim() });
+        say('Address confirmed.');
+        again();
+      }),
     }, field('Code', code, `The code mailed to ${info.address}.`), h('button', { type: 'submit' }, 'Confirm')));
   } else if (info.confirmed) {
     children.push(h('p', {}, 'Confirmed: ', h('strong', {}, info.address), '.'));
@@ -217,28 +199,23 @@ async function mailSection(main, app) {
       return h('label', { class: 'row' }, boxes[key], ' ', label);
     });
     children.push(h('form', {
-      onsubmit: async (event) => {
-        event.preventDefault();
+      onsubmit: submitted(async () => {
         const body = {};
         for (const key of Object.keys(labels)) body[key] = boxes[key].checked;
-        try {
-          await api('PUT', '/players/me/notifications', body);
-          say('Saved.');
-          again();
-        } catch (e) { sayError(e); }
-      },
+        await api('PUT', '/players/me/notifications', body);
+        say('Saved.');
+        again();
+      }),
     }, h('fieldset', {}, h('legend', {}, 'Mail me when'), ...prefs),
     info.unsubscribed ? h('p', { class: 'muted' }, 'You unsubscribed from a mail: saving turns game mail on again.') : null,
     h('button', { type: 'submit' }, 'Save')));
     children.push(h('button', {
       class: 'secondary',
-      onclick: async () => {
-        try {
-          await del('/players/me/email');
-          say('Address removed: no more mail.');
-          again();
-        } catch (e) { sayError(e); }
-      },
+      onclick: orSay(async () => {
+        await del('/players/me/email');
+        say('Address removed: no more mail.');
+        again();
+      }),
     }, 'Remove the address'));
   }
   mount(section, ...children);

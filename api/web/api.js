@@ -99,15 +99,16 @@ async function send(method, path, body, { signal, text = false, headers = {} } =
 }
 
 export const get = (path, options) => api('GET', path, undefined, options);
-/** Every item of a list, page after page: each page says where the next begins (`next`). */
-export async function getAll(path, options) {
+/** Every item of a list (`items`, or the field `field` holds), page after page: each page says
+ * where the next begins (`next`). */
+export async function getAll(path, options, field = 'items') {
   const items = [];
   let after = null;
   for (;;) {
     const sep = path.includes('?') ? '&' : '?';
     const page = await get(after === null ? path : `${path}${sep}after=${encodeURIComponent(after)}`, options);
-    items.push(...page.items);
-    if (page.next === null || page.next === undefined) return items;
+    items.push(...page[field]);
+    if (page.next == null) return items;
     after = page.next;
   }
 }

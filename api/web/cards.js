@@ -3,14 +3,14 @@
 // and setAttribute are used: nothing from the server is ever parsed as HTML.
 
 import { get, seg } from './api.js';
-import { h, s as svgNode, seatName as playerName, withNames } from './dom.js';
+import { h, s as svgNode, seatName, withNames } from './dom.js';
 
 // h and s of dom.js, with two conveniences for the tables: `text` (the element's text) and
 // `on: {event: handler}`.
 function adapt(build) {
   return (tag, attrs = {}, ...children) => {
     const { text, on, ...rest } = attrs || {};
-    const node = build(tag, rest, text === undefined || text === null ? null : String(text), ...children);
+    const node = build(tag, rest, text == null ? null : String(text), ...children);
     for (const [event, handler] of Object.entries(on || {})) node.addEventListener(event, handler);
     return node;
   };
@@ -34,13 +34,11 @@ export function printed(cls, text) {
 
 // A real <button> with an accessible name.
 export function button(label, onClick, attrs = {}) {
-  return el('button', { type: 'button', ...attrs, on: { click: onClick } }, label);
+  return el('button', { ...attrs, on: { click: onClick } }, label);
 }
 
-// The name of a seat: the player's name from the game summary (dom.js).
-export function seatName(game, seat) {
-  return playerName(game || {}, seat);
-}
+// The name of a seat: the player's name from the game summary.
+export { seatName };
 
 // Sends a legal entry's command exactly as it came, after a short "busy" mark on the table so
 // that a double click does not send it twice.
@@ -54,28 +52,16 @@ export function send(ctx, root, command, options) {
   });
 }
 
-// The same JSON value, whatever the order of its keys.
-export function sameCommand(a, b) {
-  return canonical(a) === canonical(b);
-}
-function canonical(v) {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
-
 // Every legal entry as a button, folded away: the keyboard-only way to any move, and proof
-// that the table offers exactly the legal list.
+// that the table offers exactly the legal list. A list: empty without a legal entry.
 export function allMoves(ctx, root) {
-  if (!ctx.legal.length) return null;
-  return el('details', { class: 'all-moves' },
+  if (!ctx.legal.length) return [];
+  return [el('details', { class: 'all-moves' },
     el('summary', { text: `All legal moves (${ctx.legal.length})` }),
     el('div', { class: 'move-list' },
       ctx.legal.map((entry) => button(entry.notation, () => send(ctx, root, entry.command), {
         class: 'move', 'data-notation': entry.notation,
-      }))));
+      }))))];
 }
 
 // A face-down card with a count on it (a pile, a hand seen from outside).
@@ -159,7 +145,7 @@ const PICTURE_NAMES = {
 export function vamanosName(card) {
   return `${cap(card.colour)} ${PICTURE_NAMES[card.picture] || card.picture}`;
 }
-function cap(s) {
+export function cap(s) {
   return s ? s[0].toUpperCase() + s.slice(1) : '';
 }
 

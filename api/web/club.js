@@ -3,7 +3,7 @@
 // linked to their tables and replays), and the rematch offer at the end of a game.
 
 import { get, post, del, seg } from './api.js';
-import { h, s, mount, say, sayError, field, kindTitle, relative } from './dom.js';
+import { h, s, mount, say, sayError, field, kindTitle, relative, orSay, submitted } from './dom.js';
 
 function ratingText(r) {
   return `${Math.round(r.rating)} ± ${Math.round(r.deviation)}`;
@@ -65,14 +65,11 @@ function challengeForm(to, kinds, onDone) {
   const rated = h('input', { type: 'checkbox', name: 'challenge-rated', checked: true });
   return h('form', {
     class: 'row', 'data-testid': 'challenge-form',
-    onsubmit: async (event) => {
-      event.preventDefault();
-      try {
-        const made = await post('/challenges', { kind: kind.value, seats: 2, rated: rated.checked, to: to.id });
-        say(`Challenge sent to ${to.display_name}: it waits for them in the waiting room.`);
-        onDone(made);
-      } catch (e) { sayError(e); }
-    },
+    onsubmit: submitted(async () => {
+      const made = await post('/challenges', { kind: kind.value, seats: 2, rated: rated.checked, to: to.id });
+      say(`Challenge sent to ${to.display_name}: it waits for them in the waiting room.`);
+      onDone(made);
+    }),
   }, field('Game', kind), h('label', { class: 'check' }, rated, ' rated'),
   h('button', { type: 'submit', 'aria-label': `Challenge ${to.display_name}` }, 'Challenge'));
 }
@@ -93,9 +90,7 @@ export function waitingRoom(kinds, app) {
     if (app.me && mine) {
       buttons.push(h('button', {
         class: 'secondary', 'aria-label': `Cancel your challenge: ${what}`,
-        onclick: async () => {
-          try { await del(`/challenges/${seg(c.id)}`); draw(); } catch (e) { sayError(e); }
-        },
+        onclick: orSay(async () => { await del(`/challenges/${seg(c.id)}`); draw(); }),
       }, 'Cancel'));
     } else if (app.me) {
       buttons.push(h('button', {
@@ -111,9 +106,7 @@ export function waitingRoom(kinds, app) {
       if (forMe) {
         buttons.push(h('button', {
           class: 'secondary', 'aria-label': `Decline the challenge of ${by}`,
-          onclick: async () => {
-            try { await post(`/challenges/${seg(c.id)}/decline`, {}); draw(); } catch (e) { sayError(e); }
-          },
+          onclick: orSay(async () => { await post(`/challenges/${seg(c.id)}/decline`, {}); draw(); }),
         }, 'Decline'));
       }
     }
@@ -125,12 +118,10 @@ export function waitingRoom(kinds, app) {
       ' ', buttons);
   }
 
-  async function draw() {
-    try {
-      const open = (await get('/challenges')).items;
-      mount(list, open.length ? open.map(line) : h('li', { class: 'muted' }, 'No challenge waits: challenge a player by name below.'));
-    } catch (e) { sayError(e); }
-  }
+  const draw = orSay(async () => {
+    const open = (await get('/challenges')).items;
+    mount(list, open.length ? open.map(line) : h('li', { class: 'muted' }, 'No challenge waits: challenge a player by name below.'));
+  });
 
   const box = h('section', { class: 'card', 'aria-labelledby': 'waiting-title', 'data-testid': 'waiting-room' },
     h('h2', { id: 'waiting-title' }, 'Waiting room'),
@@ -145,16 +136,13 @@ export function waitingRoom(kinds, app) {
 export function findPlayer(offer) {
   const found = h('ul', { class: 'games', 'data-testid': 'found-players' });
   const name = h('input', { type: 'search', name: 'player-name', autocomplete: 'off', maxlength: 60 });
-  async function search(event) {
-    event.preventDefault();
+  const search = submitted(async () => {
     if (!name.value.trim()) return;
-    try {
-      const players = (await get(`/players?name=${encodeURIComponent(name.value.trim())}`)).items;
-      mount(found, players.length ? players.map((p) => h('li', { 'data-testid': 'found-player' },
-        h('a', { href: `#/player/${seg(p.id)}` }, h('bdi', {}, p.display_name)), ' ', offer(p)))
-        : h('li', { class: 'muted' }, 'Nobody by that name.'));
-    } catch (e) { sayError(e); }
-  }
+    const players = (await get(`/players?name=${encodeURIComponent(name.value.trim())}`)).items;
+    mount(found, players.length ? players.map((p) => h('li', { 'data-testid': 'found-player' },
+      h('a', { href: `#/player/${seg(p.id)}` }, h('bdi', {}, p.display_name)), ' ', offer(p)))
+      : h('li', { class: 'muted' }, 'Nobody by that name.'));
+  });
   return h('div', {},
     h('form', { class: 'row', role: 'search', onsubmit: search },
       field('Name', name), h('button', { type: 'submit' }, 'Find')),
@@ -168,12 +156,10 @@ export function inviteByName(game, app) {
     h('p', { class: 'muted' }, 'They are mailed the link to this game if they take invitations by mail.'),
     findPlayer((p) => (p.id === app.me.id || game.seats.some((x) => x.player_id === p.id) ? null : h('button', {
       class: 'secondary', 'data-testid': 'invite-player',
-      onclick: async () => {
-        try {
-          await post(`/games/${seg(game.id)}/invitations`, { player_id: p.id });
-          say(`${p.display_name} is invited.`);
-        } catch (e) { sayError(e); }
-      },
+      onclick: orSay(async () => {
+        await post(`/games/${seg(game.id)}/invitations`, { player_id: p.id });
+        say(`${p.display_name} is invited.`);
+      }),
     }, `Invite ${p.display_name}`))));
 }
 
@@ -225,14 +211,12 @@ export async function playerPage(main, [id], app) {
 
 /** The rematch button of a finished game the caller played. */
 export function rematchButton(game, app) {
-  if (!app.me || game.status !== 'finished' || game.your_seat === undefined || game.your_seat === null || game.parent) return null;
+  if (!app.me || game.status !== 'finished' || game.your_seat == null || game.parent) return null;
   return h('button', {
     class: 'secondary', 'data-testid': 'rematch',
-    onclick: async () => {
-      try {
-        await post(`/games/${seg(game.id)}/rematch`, {});
-        say('Rematch offered: it starts when the others accept it in the waiting room.');
-      } catch (e) { sayError(e); }
-    },
+    onclick: orSay(async () => {
+      await post(`/games/${seg(game.id)}/rematch`, {});
+      say('Rematch offered: it starts when the others accept it in the waiting room.');
+    }),
   }, 'Offer a rematch');
 }

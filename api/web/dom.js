@@ -5,7 +5,7 @@ const SVG = 'http://www.w3.org/2000/svg';
 
 function build(el, attrs, children) {
   for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === undefined || value === null || value === false) continue;
+    if (value == null || value === false) continue;
     if (key.startsWith('on') && typeof value === 'function') {
       el.addEventListener(key.slice(2), value);
     } else if (key === 'class' && Array.isArray(value)) {
@@ -26,7 +26,7 @@ function build(el, attrs, children) {
 
 function append(el, children) {
   for (const child of children) {
-    if (child === undefined || child === null || child === false) continue;
+    if (child == null || child === false) continue;
     if (Array.isArray(child)) append(el, child);
     else if (child instanceof Node) el.appendChild(child);
     else el.appendChild(document.createTextNode(String(child)));
@@ -64,6 +64,12 @@ export function say(text, kind = 'info') {
 export function sayError(error) {
   say(error && error.detail ? error.detail : String(error && error.message ? error.message : error), 'error');
 }
+
+/** An async handler whose failure is said on the status line. */
+export const orSay = (fn) => (...args) => fn(...args).catch(sayError);
+
+/** A form's submit handler: the page stays, and a failure is said. */
+export const submitted = (fn) => (event) => { event.preventDefault(); return orSay(fn)(event); };
 
 /** "in 2 d 3 h", "in 25 s", "3 min ago" for a deadline. */
 export function relative(iso, now = Date.now()) {

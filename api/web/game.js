@@ -4,7 +4,7 @@
 // itself drawn by tables/<kind>.js through renderTable(root, ctx).
 
 import { get, post, api, seg } from './api.js';
-import { h, mount, deadline, say, sayError, seatName, withNames, kindTitle, field } from './dom.js';
+import { h, mount, deadline, say, sayError, seatName, withNames, kindTitle, field, orSay } from './dom.js';
 import { rematchButton, inviteByName } from './club.js';
 import { kinds } from './lobby.js';
 import { talk } from './talk.js';
@@ -112,7 +112,7 @@ export async function gamePage(main, [first], app) {
   const jump = h('div');
   mount(main, h('article', { class: 'game' }, head, seats, jump, notices,
     h('div', { class: 'game-body' }, h('div', { class: 'game-main' }, table, actions), side), links));
-  const seated = () => state.game && state.game.your_seat !== null && state.game.your_seat !== undefined;
+  const seated = () => state.game && state.game.your_seat != null;
 
   async function load() {
     const asked = id;
@@ -130,7 +130,7 @@ export async function gamePage(main, [first], app) {
       return load();
     }
     let legal = [];
-    if (game.your_seat !== null && game.your_seat !== undefined && game.status === 'active') {
+    if (game.your_seat != null && game.status === 'active') {
       legal = (await get(`/games/${seg(asked)}/legal`, { signal: controller.signal })).commands;
     }
     if (asked !== id) return load();
@@ -180,20 +180,12 @@ export async function gamePage(main, [first], app) {
     const out = [];
     const mine = game.your_seat;
     const moves = state.pendingMoves && state.pendingMoves.length ? state.pendingMoves.join(', ') : 'the last turn';
-    const others = (seat) => game.seats.filter((x) => x.seat !== seat).map((x) => seatName(game, x.seat)).join(', ');
-    if (game.takeback) {
-      const t = game.takeback;
-      const text = t.seat === mine
-        ? `You asked to take back ${moves}: waiting for ${others(mine)} to answer.`
-        : `${seatName(game, t.seat)} asks to take back ${moves}.`;
-      out.push(h('p', { class: 'notice', role: 'note', 'data-testid': 'takeback-pending' }, text));
-    }
-    if (game.draw_offer !== undefined && game.draw_offer !== null) {
-      const text = game.draw_offer === mine
-        ? `You offered a draw: waiting for ${others(mine)} to answer.`
-        : `${seatName(game, game.draw_offer)} offers a draw.`;
-      out.push(h('p', { class: 'notice', role: 'note', 'data-testid': 'draw-pending' }, text));
-    }
+    const others = game.seats.filter((x) => x.seat !== mine).map((x) => seatName(game, x.seat)).join(', ');
+    // What `seat` asked, said to them and to the others.
+    const notice = (testid, seat, asked, asks) => out.push(h('p', { class: 'notice', role: 'note', 'data-testid': testid },
+      seat === mine ? `You ${asked}: waiting for ${others} to answer.` : `${seatName(game, seat)} ${asks}.`));
+    if (game.takeback) notice('takeback-pending', game.takeback.seat, `asked to take back ${moves}`, `asks to take back ${moves}`);
+    if (game.draw_offer != null) notice('draw-pending', game.draw_offer, 'offered a draw', 'offers a draw');
     return out;
   }
 
@@ -231,7 +223,7 @@ export async function gamePage(main, [first], app) {
   async function draw() {
     const game = state.game;
     if (!game) return;
-    const mySeat = game.your_seat === undefined ? null : game.your_seat;
+    const mySeat = game.your_seat ?? null;
     const spectator = mySeat === null;
     const kindName = kindTitle(game.kind);
     app.title(`${kindName} · Avalanche`);
@@ -364,21 +356,17 @@ export async function gamePage(main, [first], app) {
           }, 'Copy the link'),
           game.seats.filter((x) => x.player_id).length === 1 ? h('button', {
             class: 'danger', 'data-command': 'cancel',
-            onclick: async () => {
-              try {
-                await api('POST', `/games/${seg(game.id)}/commands`, { type: 'cancel' }, { headers: { 'if-match': `"${game.version}"` } });
-                say('Game cancelled.');
-                app.go('#/');
-              } catch (e) { sayError(e); }
-            },
+            onclick: orSay(async () => {
+              await api('POST', `/games/${seg(game.id)}/commands`, { type: 'cancel' }, { headers: { 'if-match': `"${game.version}"` } });
+              say('Game cancelled.');
+              app.go('#/');
+            }),
           }, 'Cancel this game') : null),
         inviteByName(game, app)));
     } else if (app.me) {
       out.push(h('button', {
         'data-command': 'join',
-        onclick: async () => {
-          try { await post(`/games/${seg(id)}/join`, {}); await load(); await draw(); } catch (e) { sayError(e); }
-        },
+        onclick: orSay(async () => { await post(`/games/${seg(id)}/join`, {}); await load(); await draw(); }),
       }, 'Take a seat'));
     } else {
       // Back here after signing up, with "Take a seat" ready.
@@ -423,7 +411,7 @@ export async function gamePage(main, [first], app) {
   /** Says what another seat answered to this player's offer or request. */
   function tell(game, events) {
     const mine = game.your_seat;
-    if (mine === null || mine === undefined) return;
+    if (mine == null) return;
     for (const ev of events) {
       const by = /^seat:(\d+)$/.exec(ev.actor || '');
       if (!by || Number(by[1]) === mine) continue;

@@ -3,7 +3,7 @@
 // game as GET /v1/kinds describes the games.
 
 import { get, getAll, post, seg } from './api.js';
-import { h, mount, field, deadline, relative, say, sayError, kindTitle } from './dom.js';
+import { h, mount, field, deadline, relative, say, sayError, kindTitle, orSay, submitted } from './dom.js';
 import { waitingRoom } from './club.js';
 
 let kindsCache = null;
@@ -89,22 +89,20 @@ export async function lobbyPage(main, _params, app) {
     h('option', { value: '' }, 'All games'),
     all.map((k) => h('option', { value: k.id }, k.name)));
 
-  async function drawOpen() {
+  const drawOpen = orSay(async () => {
     const kind = filter.value;
     const q = kind ? `&kind=${seg(kind)}` : '';
-    try {
-      const [open, active] = await Promise.all([
-        get(`/games?status=open${q}`).then((page) => page.items),
-        get(`/games?status=active${q}&limit=10`).then((page) => page.items),
-      ]);
-      mount(openList, open.length ? open.map((g) => gameLine(g, joinButton(g), true, all.find((k) => k.id === g.kind))) : h('li', { class: 'muted' }, 'No open game: create one.'));
-      mount(watchList, active.length ? active.map((g) => gameLine(g)) : h('li', { class: 'muted' }, 'Nobody is playing right now.'));
-    } catch (e) { sayError(e); }
-  }
+    const [open, active] = await Promise.all([
+      get(`/games?status=open${q}`).then((page) => page.items),
+      get(`/games?status=active${q}&limit=10`).then((page) => page.items),
+    ]);
+    mount(openList, open.length ? open.map((g) => gameLine(g, joinButton(g), true, all.find((k) => k.id === g.kind))) : h('li', { class: 'muted' }, 'No open game: create one.'));
+    mount(watchList, active.length ? active.map((g) => gameLine(g)) : h('li', { class: 'muted' }, 'Nobody is playing right now.'));
+  });
 
   function joinButton(game) {
     if (!app.me) return null;
-    if (game.your_seat !== null && game.your_seat !== undefined) return h('a', { href: `#/game/${seg(game.id)}`, class: 'button secondary' }, 'Open');
+    if (game.your_seat != null) return h('a', { href: `#/game/${seg(game.id)}`, class: 'button secondary' }, 'Open');
     return h('button', {
       'aria-label': `Join the ${kindTitle(game.kind)} game created by ${creator(game)} ${relative(game.created_at)}`,
       onclick: async () => {
@@ -116,32 +114,30 @@ export async function lobbyPage(main, _params, app) {
     }, 'Join');
   }
 
-  async function drawMine() {
+  const drawMine = orSay(async () => {
     if (!app.me) {
       mount(mineBox, h('h2', { id: 'mine-title' }, 'My games'),
         h('p', {}, h('a', { href: '#/account' }, 'Sign up or sign in'), ' to create and join games. You may watch any game without an account.'));
       return;
     }
-    try {
-      const games = await getAll('/players/me/games?limit=200');
-      const mineFirst = [...games].sort((a, b) => {
-        if (a.your_turn !== b.your_turn) return a.your_turn ? -1 : 1;
-        const da = a.deadline ? Date.parse(a.deadline) : Infinity;
-        const db = b.deadline ? Date.parse(b.deadline) : Infinity;
-        return da - db;
-      });
-      // A game superseded by a takeback goes on in its continuation, which is listed itself.
-      const shown = mineFirst.filter((g) => !g.superseded);
-      const live = shown.filter((g) => g.status !== 'finished');
-      const done = shown.filter((g) => g.status === 'finished').slice(0, 10);
-      const waiting = live.filter((g) => g.your_turn).length;
-      app.setTurns(waiting);
-      mount(mineBox, h('h2', { id: 'mine-title' }, 'My games',
-        waiting ? h('span', { class: 'badge', 'data-testid': 'my-move-count' }, ` ${waiting} waiting for your move`) : null),
-        live.length ? h('ul', { class: 'games', 'data-testid': 'my-games' }, live.map((g) => gameLine(g))) : h('p', { class: 'muted' }, 'No game yet.'),
-        done.length ? h('details', {}, h('summary', {}, `Finished (${done.length})`), h('ul', { class: 'games' }, done.map((g) => gameLine(g)))) : null);
-    } catch (e) { sayError(e); }
-  }
+    const games = await getAll('/players/me/games?limit=200');
+    const mineFirst = [...games].sort((a, b) => {
+      if (a.your_turn !== b.your_turn) return a.your_turn ? -1 : 1;
+      const da = a.deadline ? Date.parse(a.deadline) : Infinity;
+      const db = b.deadline ? Date.parse(b.deadline) : Infinity;
+      return da - db;
+    });
+    // A game superseded by a takeback goes on in its continuation, which is listed itself.
+    const shown = mineFirst.filter((g) => !g.superseded);
+    const live = shown.filter((g) => g.status !== 'finished');
+    const done = shown.filter((g) => g.status === 'finished').slice(0, 10);
+    const waiting = live.filter((g) => g.your_turn).length;
+    app.setTurns(waiting);
+    mount(mineBox, h('h2', { id: 'mine-title' }, 'My games',
+      waiting ? h('span', { class: 'badge', 'data-testid': 'my-move-count' }, ` ${waiting} waiting for your move`) : null),
+      live.length ? h('ul', { class: 'games', 'data-testid': 'my-games' }, live.map((g) => gameLine(g))) : h('p', { class: 'muted' }, 'No game yet.'),
+      done.length ? h('details', {}, h('summary', {}, `Finished (${done.length})`), h('ul', { class: 'games' }, done.map((g) => gameLine(g)))) : null);
+  });
 
   filter.addEventListener('change', drawOpen);
   const room = waitingRoom(all, app);
@@ -249,8 +245,7 @@ function createForm(all, app) {
   return h('form', {
     class: 'card create',
     'aria-labelledby': 'create-title',
-    onsubmit: async (event) => {
-      event.preventDefault();
+    onsubmit: submitted(async () => {
       const options = readOptions(optionsBox);
       const body = { kind: kind.value, seats: Number(seats.value) };
       if (!variant.disabled && variant.value) body.variant = variant.value;
@@ -258,12 +253,10 @@ function createForm(all, app) {
       if (clockType.value === 'days_per_move') body.time_control = { type: 'days_per_move', days: Number(clockAmount.value) };
       if (clockType.value === 'seconds_per_move') body.time_control = { type: 'seconds_per_move', seconds: Number(clockAmount.value) };
       if (rated.checked && Number(seats.value) > 1) body.rated = true;
-      try {
-        const game = await post('/games', body);
-        say('Game created: waiting for the other players.');
-        app.go(`#/game/${seg(game.id)}`);
-      } catch (e) { sayError(e); }
-    },
+      const game = await post('/games', body);
+      say('Game created: waiting for the other players.');
+      app.go(`#/game/${seg(game.id)}`);
+    }),
   },
   h('h2', { id: 'create-title' }, 'New game'),
   field('Game', kind), about,

@@ -2,9 +2,9 @@
 // the arrow keys; an analysis fork from the version shown; the audit and the revealed seed of a
 // finished game; the record (Avalanche Chess) or the log exported. Import: paste a record.
 
-import { get, post, api, seg } from './api.js';
+import { get, getAll, post, api, seg } from './api.js';
 import { replayThread } from './talk.js';
-import { h, mount, field, say, sayError, kindTitle } from './dom.js';
+import { h, mount, field, say, kindTitle, orSay } from './dom.js';
 import { drawTable, outcomeText, eventWords } from './game.js';
 import { kinds } from './lobby.js';
 
@@ -15,19 +15,6 @@ function download(name, text, type) {
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
-/** Every event of a game, in pages (a finished game's whole log; a running game's as the
- * viewer may see it). */
-async function allEvents(id) {
-  const out = [];
-  let after = 0;
-  for (;;) {
-    const page = await get(`/games/${seg(id)}/events?after=${after}&limit=1000`);
-    out.push(...page.events);
-    if (page.next === null || page.next === undefined) return out;
-    after = page.next;
-  }
 }
 
 /** The replay's steps: where play began (after the deal), each move a seat made, and the end;
@@ -63,7 +50,7 @@ export async function replayPage(main, [id, wanted], app) {
   let game;
   let events = [];
   try {
-    [game, events] = await Promise.all([get(`/games/${seg(id)}`), allEvents(id)]);
+    [game, events] = await Promise.all([get(`/games/${seg(id)}`), getAll(`/games/${seg(id)}/events?limit=1000`, undefined, 'events')]);
   } catch (e) {
     mount(main, h('h1', {}, 'Game not found'), h('p', {}, e.detail || String(e)));
     return undefined;
@@ -102,33 +89,31 @@ export async function replayPage(main, [id, wanted], app) {
     return at;
   };
   let drawing = 0;
-  async function show() {
+  const show = orSay(async () => {
     const mine = ++drawing;
-    try {
-      const at = await get(`/games/${seg(id)}/states/${version}`);
-      // Superseded by a newer step, or the person left the replay meanwhile.
-      if (mine !== drawing || !main.isConnected) return;
-      slider.value = String(version);
-      shown.textContent = `version ${version} of ${last}`;
-      const ev = events.find((e) => e.version === version);
-      eventLine.textContent = ev ? eventWords(game, ev) : '';
-      const current = stepAt(version);
-      stepButtons.forEach((li, i) => {
-        const b = li.firstChild;
-        if (i === current) b.setAttribute('aria-current', 'step'); else b.removeAttribute('aria-current');
-      });
-      stepButtons[current]?.firstChild.scrollIntoView({ block: 'nearest' });
-      mount(said, replayThread(game, at.messages || [], version));
-      for (const k of Object.keys(memo)) delete memo[k];
-      const root = h('div', { class: 'table-root' });
-      table.replaceChildren(root);
-      await drawTable(root, game.kind, { game, view: at.view, legal: [], seat: game.your_seat ?? null, play: async () => {}, readOnly: true, memo });
-      if (mine !== drawing || !main.isConnected) return;
-      main.dataset.version = String(version);
-      main.dataset.step = String(current);
-      app.replaceHash(`#/replay/${seg(id)}`, `#/replay/${seg(id)}/${version}`);
-    } catch (e) { sayError(e); }
-  }
+    const at = await get(`/games/${seg(id)}/states/${version}`);
+    // Superseded by a newer step, or the person left the replay meanwhile.
+    if (mine !== drawing || !main.isConnected) return;
+    slider.value = String(version);
+    shown.textContent = `version ${version} of ${last}`;
+    const ev = events.find((e) => e.version === version);
+    eventLine.textContent = ev ? eventWords(game, ev) : '';
+    const current = stepAt(version);
+    stepButtons.forEach((li, i) => {
+      const b = li.firstChild;
+      if (i === current) b.setAttribute('aria-current', 'step'); else b.removeAttribute('aria-current');
+    });
+    stepButtons[current]?.firstChild.scrollIntoView({ block: 'nearest' });
+    mount(said, replayThread(game, at.messages || [], version));
+    for (const k of Object.keys(memo)) delete memo[k];
+    const root = h('div', { class: 'table-root' });
+    table.replaceChildren(root);
+    await drawTable(root, game.kind, { game, view: at.view, legal: [], seat: game.your_seat ?? null, play: async () => {}, readOnly: true, memo });
+    if (mine !== drawing || !main.isConnected) return;
+    main.dataset.version = String(version);
+    main.dataset.step = String(current);
+    app.replaceHash(`#/replay/${seg(id)}`, `#/replay/${seg(id)}/${version}`);
+  });
   function go(step) {
     const current = stepAt(version);
     const target = { first: 0, prev: version > steps[current].version ? current : current - 1, next: current + 1, last: steps.length - 1 }[step];
@@ -149,13 +134,11 @@ export async function replayPage(main, [id, wanted], app) {
   if (app.me) {
     toolItems.push(h('button', {
       'data-testid': 'fork',
-      onclick: async () => {
-        try {
-          const fork = await post(`/games/${seg(id)}/forks`, { version });
-          say('Analysis fork created: you hold every seat.');
-          app.go(`#/game/${seg(fork.id)}`);
-        } catch (e) { sayError(e); }
-      },
+      onclick: orSay(async () => {
+        const fork = await post(`/games/${seg(id)}/forks`, { version });
+        say('Analysis fork created: you hold every seat.');
+        app.go(`#/game/${seg(fork.id)}`);
+      }),
     }, 'Fork from this version'));
   }
   const hidden = await kinds().then((ks) => (ks.find((k) => k.id === game.kind) || {}).hidden_information).catch(() => true);
@@ -163,17 +146,13 @@ export async function replayPage(main, [id, wanted], app) {
   if (game.kind === 'avalanche-chess') {
     toolItems.push(h('button', {
       class: 'secondary', 'data-testid': 'export',
-      onclick: async () => {
-        try { download(`${id}.txt`, await api('GET', `/games/${seg(id)}/record`, undefined, { text: true }), 'text/plain'); } catch (e) { sayError(e); }
-      },
+      onclick: orSay(async () => { download(`${id}.txt`, await api('GET', `/games/${seg(id)}/record`, undefined, { text: true }), 'text/plain'); }),
     }, 'Export the record'));
   }
   if (open) {
     toolItems.push(h('button', {
       class: 'secondary',
-      onclick: async () => {
-        try { download(`${id}.json`, JSON.stringify(await get(`/games/${seg(id)}/log`), null, 2), 'application/json'); } catch (e) { sayError(e); }
-      },
+      onclick: orSay(async () => { download(`${id}.json`, JSON.stringify(await get(`/games/${seg(id)}/log`), null, 2), 'application/json'); }),
     }, 'Export the log'));
   }
   mount(tools, h('h2', {}, 'This game'), h('div', { class: 'row' }, toolItems));

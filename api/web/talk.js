@@ -47,7 +47,7 @@ export function talk(id, me) {
       }, `${who} muted: you no longer see their messages.`)),
       link('Report', `Report this message of ${who}`, act(() => post(`/games/${seg(id)}/messages/${seg(d.message)}/report`, {}), 'Reported to the operator.'))];
   };
-  const seated = () => game.your_seat !== null && game.your_seat !== undefined;
+  const seated = () => game.your_seat != null;
 
   function read() {
     const last = Math.max(0, ...said.keys());

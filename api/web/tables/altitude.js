@@ -2,7 +2,7 @@
 // k, slot j sits half over slots j and j+1 of floor k-1, as the view's positions say). The
 // viewer picks a card (the drawn one or one from the hand); the places where the legal list
 // lets that card go light up; a click on one names the move, a second click confirms it.
-import { el, button, send, seatName, allMoves, pile, printed, altitudeCard, altitudeName, endPanel } from '../cards.js';
+import { el, button, send, seatName, allMoves, pile, printed, altitudeCard, altitudeName, endPanel, cap } from '../cards.js';
 
 const key = (seat, at) => `${seat}:${at.floor}:${at.slot}`;
 
@@ -12,7 +12,7 @@ export function renderTable(root, ctx) {
   root.classList.add('card-table', 'altitude-table');
   const redraw = () => { root.replaceChildren(); renderTable(root, ctx); };
   const legal = ctx.legal;
-  const mine = ctx.seat !== null && ctx.seat !== undefined ? ctx.seat : null;
+  const mine = ctx.seat != null ? ctx.seat : null;
   const drawn = view.drawn && mine !== null && view.turn === mine ? view.drawn : null;
 
   // Which card the viewer is choosing a place for: the drawn card by default.
@@ -60,8 +60,7 @@ export function renderTable(root, ctx) {
     }));
     root.append(endPanel(ctx, 'Final scores', rows));
   }
-  const moves = allMoves(ctx, root);
-  if (moves) root.append(moves);
+  root.append(...allMoves(ctx, root));
 }
 
 function phaseLine(ctx, toAct) {
@@ -91,7 +90,7 @@ function mySide(root, ctx, memo, { drawn, source, redraw, chosen, choose }) {
     section.append(el('h3', { text: returns.length ? 'Your 6 cards: pick the 2 to return to the deck' : 'Your cards (returned, waiting for the others)' }),
       el('div', { class: 'hand' }, view.hand.map((c) => (returns.length
         ? el('button', {
-          type: 'button', class: `card-button${picked.includes(c.id) ? ' chosen' : ''}`, 'aria-pressed': picked.includes(c.id) ? 'true' : 'false',
+          class: `card-button${picked.includes(c.id) ? ' chosen' : ''}`, 'aria-pressed': String(picked.includes(c.id)),
           'aria-label': `Return ${altitudeName(c)}`, 'data-card-id': c.id, on: { click: () => toggle(c.id) },
         }, altitudeCard(c, { role: null, 'aria-label': null }))
         : altitudeCard(c)))));
@@ -112,7 +111,7 @@ function mySide(root, ctx, memo, { drawn, source, redraw, chosen, choose }) {
     if (!selectable(c.id)) return el('div', { class: 'card-slot' }, altitudeCard(c));
     const on = source === c.id;
     return el('button', {
-      type: 'button', class: `card-button${on ? ' chosen' : ''}`, 'aria-pressed': on ? 'true' : 'false',
+      class: `card-button${on ? ' chosen' : ''}`, 'aria-pressed': String(on),
       'aria-label': `${label} ${altitudeName(c)}: show where it may go`, 'data-card-id': c.id, 'data-action': 'source',
       on: { click: () => { memo.source = c.id; memo.chosen = null; redraw(); } },
     }, altitudeCard(c, { role: null, 'aria-label': null }));
@@ -120,7 +119,7 @@ function mySide(root, ctx, memo, { drawn, source, redraw, chosen, choose }) {
 
   section.append(el('div', { class: 'draw-area' },
     draw ? el('button', {
-      type: 'button', class: 'pile-button', 'data-action': 'draw', 'aria-label': `Draw the top card of the deck (${view.deck_size} left)`,
+      class: 'pile-button', 'data-action': 'draw', 'aria-label': `Draw the top card of the deck (${view.deck_size} left)`,
       on: { click: () => send(ctx, root, draw.command) },
     }, el('div', { class: 'pc back' }, printed('count', view.deck_size)), el('span', { class: 'pile-label', text: 'Draw' })) : null,
     drawn ? el('div', { class: 'drawn' }, cardChoice(drawn, 'Drawn card'), el('span', { class: 'pile-label', text: 'Drawn' })) : null,
@@ -145,10 +144,6 @@ function mySide(root, ctx, memo, { drawn, source, redraw, chosen, choose }) {
   if (pass) actions.append(button('Pass', () => send(ctx, root, pass.command), { 'data-action': 'pass', 'data-notation': pass.notation }));
   section.append(actions);
   return section;
-}
-
-function cap(s) {
-  return s ? s[0].toUpperCase() + s.slice(1) : s;
 }
 
 // A mountain: cards placed by floor and slot; the legal places for the chosen card as buttons.
@@ -178,7 +173,7 @@ function mountainBox(ctx, p, targets, chosen, choose) {
     if (entries.length) {
       const isChosen = chosen && entries.some((e) => e.notation === chosen.notation);
       node = el('button', {
-        type: 'button', class: `spot target kind-${entries[0].command.type}${s.placed ? ' occupied' : ''}${isChosen ? ' chosen' : ''}`,
+        class: `spot target kind-${entries[0].command.type}${s.placed ? ' occupied' : ''}${isChosen ? ' chosen' : ''}`,
         'aria-label': entries.map((e) => e.notation).join(' / '), 'data-action': 'place', 'data-seat': p.seat, 'data-floor': s.at.floor, 'data-slot': s.at.slot,
         on: { click: () => choose(entries.length === 1 || !isChosen ? entries[0] : entries[(entries.findIndex((e) => e.notation === chosen.notation) + 1) % entries.length]) },
       }, s.placed ? altitudeCard(s.placed.card, { role: null, 'aria-label': null }) : el('span', { class: 'ghost', text: '+' }));

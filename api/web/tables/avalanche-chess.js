@@ -164,7 +164,7 @@ export function renderTable(root, ctx) {
     if (r.reason === 'superseded') {
       panel.append(h('p', { class: 'notice', 'data-testid': 'result' }, 'Taken back: play goes on in the game that continues it.'));
     } else {
-      panel.append(h('p', { class: 'notice', 'data-testid': 'result' }, r.winner === null || r.winner === undefined ? 'Drawn' : `${side(r.winner)} wins`, `: ${words}.`));
+      panel.append(h('p', { class: 'notice', 'data-testid': 'result' }, r.winner == null ? 'Drawn' : `${side(r.winner)} wins`, `: ${words}.`));
     }
   }
 

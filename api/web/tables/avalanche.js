@@ -41,15 +41,14 @@ export function renderTable(root, ctx) {
 
   root.append(centre, seats);
 
-  const me = ctx.seat !== null && ctx.seat !== undefined ? view.seats.find((s) => s.seat === ctx.seat) : null;
+  const me = ctx.seat != null ? view.seats.find((s) => s.seat === ctx.seat) : null;
   if (me && me.hand && view.phase !== 'over') root.append(handSection(root, ctx, memo, me.hand, tableCards, toBeat));
 
   if (view.phase === 'over') {
     const rows = [['Player', 'Collected']].concat(view.seats.map((s) => [seatName(game, s.seat), String(s.collected)]));
     root.append(endPanel(ctx, 'Final scores: collected cards', rows));
   }
-  const moves = allMoves(ctx, root);
-  if (moves) root.append(moves);
+  root.append(...allMoves(ctx, root));
 }
 
 function handSection(root, ctx, memo, hand, tableCards, toBeat) {
@@ -75,7 +74,7 @@ function handSection(root, ctx, memo, hand, tableCards, toBeat) {
       const face = avalancheCard(rank, { role: null, 'aria-label': null });
       if (canPlay(rank, count)) {
         cards.push(el('button', {
-          type: 'button', class: `card-button${chosen ? ' chosen' : ''}`, 'aria-pressed': chosen ? 'true' : 'false',
+          class: `card-button${chosen ? ' chosen' : ''}`, 'aria-pressed': chosen ? 'true' : 'false',
           'aria-label': `${count} × ${rankName(rank)}`, 'data-rank': rank, 'data-count': count,
           on: { click: () => setPick(chosen && pick.count === count ? (count > 1 ? { rank, count: count - 1 } : null) : { rank, count }) },
         }, face));

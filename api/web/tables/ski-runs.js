@@ -28,7 +28,7 @@ export function renderTable(root, ctx) {
 
   root.append(el('section', { class: 'players', 'aria-label': 'Players' }, view.players.map((p) => playerBox(ctx, p))));
 
-  const me = ctx.seat !== null && ctx.seat !== undefined ? view.players.find((p) => p.seat === ctx.seat) : null;
+  const me = ctx.seat != null ? view.players.find((p) => p.seat === ctx.seat) : null;
   if (me && me.hand && view.end === null) root.append(handSection(root, ctx, me));
 
   if (view.end) {
@@ -39,8 +39,7 @@ export function renderTable(root, ctx) {
     ]));
     root.append(endPanel(ctx, 'Final scores', rows));
   }
-  const moves = allMoves(ctx, root);
-  if (moves) root.append(moves);
+  root.append(...allMoves(ctx, root));
 }
 
 // The points printed on a run's cards, and the bonus of the rules' table for 5 or more run
@@ -88,7 +87,7 @@ function handSection(root, ctx, me) {
     const entry = plays.get(c);
     if (!entry) return el('div', { class: 'card-slot' }, skiCard(c));
     return el('button', {
-      type: 'button', class: 'card-button playable', 'aria-label': `Play ${skiName(c)}`,
+      class: 'card-button playable', 'aria-label': `Play ${skiName(c)}`,
       'data-action': 'play', 'data-card': c, 'data-notation': entry.notation,
       on: { click: () => send(ctx, root, entry.command) },
     }, skiCard(c, { role: null, 'aria-label': null }));

@@ -16,7 +16,7 @@ export function renderTable(root, ctx) {
   const { view, game } = ctx;
   root.classList.add('card-table', 'vamanos-table');
   const players = view.players;
-  const me = ctx.seat !== null && ctx.seat !== undefined ? players.find((p) => p.seat === ctx.seat) : null;
+  const me = ctx.seat != null ? players.find((p) => p.seat === ctx.seat) : null;
 
   root.append(el('section', { class: 'round-bar', 'aria-label': 'Round and scores' },
     el('strong', { text: view.phase === 'over' ? `Game over after round ${view.round}` : `Round ${view.round}` }),
@@ -41,8 +41,7 @@ export function renderTable(root, ctx) {
     }));
     root.append(endPanel(ctx, 'Final scores', rows));
   }
-  const moves = allMoves(ctx, root);
-  if (moves) root.append(moves);
+  root.append(...allMoves(ctx, root));
 }
 
 function rowsView(rows, placeFor, ctx, root) {
@@ -52,7 +51,7 @@ function rowsView(rows, placeFor, ctx, root) {
       Array.from({ length: Math.max(0, 5 - row.length) }, () => el('div', { class: 'pc small empty' })));
     if (!entry) return el('div', { class: 'vrow', role: 'group', 'aria-label': `Row ${i + 1}: ${row.map(vamanosName).join(', ') || 'empty'}` }, printed('row-label', i + 1), cards);
     return el('button', {
-      type: 'button', class: 'vrow target', 'data-action': 'place', 'data-row': i + 1, 'data-notation': entry.notation,
+      class: 'vrow target', 'data-action': 'place', 'data-row': i + 1, 'data-notation': entry.notation,
       'aria-label': `Place in row ${i + 1} (${row.length ? row.map(vamanosName).join(', ') : 'empty'})`,
       on: { click: () => send(ctx, root, entry.command, CONCURRENT) },
     }, printed('row-label', i + 1), cards);
@@ -75,7 +74,7 @@ function mySide(root, ctx, me) {
     el('div', { class: 'draw-area' },
       draw
         ? el('button', {
-          type: 'button', class: 'pile-button', 'data-action': 'draw', 'aria-label': `Draw a card (${me.pile_size} in your pile)`,
+          class: 'pile-button', 'data-action': 'draw', 'aria-label': `Draw a card (${me.pile_size} in your pile)`,
           on: { click: () => send(ctx, root, draw.command, CONCURRENT) },
         }, el('div', { class: 'pc back' }, printed('count', me.pile_size)), el('span', { class: 'pile-label', text: 'Draw' }))
         : pile('Your pile', me.pile_size),
