@@ -1,10 +1,11 @@
 // The lobby: my games (my turn first, with deadlines), open games to join (by kind), games
-// being played to watch, the waiting room of challenges (see club.js), and a form to create a
-// game as GET /v1/kinds describes the games.
+// being played to watch, the waiting room of challenges (see club.js), tournaments open for
+// entry (see tournament.js), and a form to create a game as GET /v1/kinds describes the games.
 
 import { get, getAll, post, seg } from './api.js';
 import { h, mount, field, deadline, relative, say, sayError, kindTitle, orSay, submitted } from './dom.js';
 import { waitingRoom } from './club.js';
+import { openTournaments } from './tournament.js';
 
 let kindsCache = null;
 export async function kinds() {
@@ -141,21 +142,23 @@ export async function lobbyPage(main, _params, app) {
 
   filter.addEventListener('change', drawOpen);
   const room = waitingRoom(all, app);
+  const tournaments = openTournaments(app);
   mount(main,
     h('h1', { class: 'visually-hidden' }, 'Lobby'),
     h('div', { class: 'lobby' },
       mineBox,
       room.box,
+      tournaments.box,
       app.me ? createForm(all, app) : null,
       h('section', { class: 'card', 'aria-labelledby': 'open-title' },
         h('div', { class: 'row spread' }, h('h2', { id: 'open-title' }, 'Open games'), field('Show', filter)),
         openList,
         h('h2', {}, 'Being played'), watchList)));
-  await Promise.all([drawMine(), drawOpen(), room.draw()]);
+  await Promise.all([drawMine(), drawOpen(), room.draw(), tournaments.draw()]);
   // In a background tab the lobby still counts my games (the title and the notification say
   // it), with one request a tick.
   const timer = setInterval(() => {
-    if (!document.hidden) { drawOpen(); room.draw(); }
+    if (!document.hidden) { drawOpen(); room.draw(); tournaments.draw(); }
     drawMine();
   }, 10000);
   return () => clearInterval(timer);

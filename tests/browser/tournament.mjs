@@ -4,7 +4,8 @@
 // rule fixed here (Ann beats everyone, Ben draws with Cy and beats Di, Di beats Cy), so the
 // crosstable the page draws is checked cell by cell against what was played, mid-event and at
 // the end, and each finished game's link opens its replay. axe-core on the tournament page.
-// Then a Swiss of the four over two rounds, whose crosstable has a column a round.
+// Then a Swiss of the four over two rounds, whose crosstable has a column a round. The standings
+// name their tie-breaks (Sonneborn-Berger and head-to-head; Buchholz).
 // Screenshots at 1280 and 375 px. Prints one line `RESULT {json}` for the Rust test.
 
 import {
@@ -157,6 +158,9 @@ await run(result, async (browser) => {
   check(result.order.join(',') === 'Ann,Ben,Di,Cy', `ranked by points: ${result.order}`);
   result.standings = await ann.getByTestId('standings').evaluate((table) => [...table.querySelectorAll('tbody tr')]
     .map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim())));
+  const tieBreaks = (page) => page.getByTestId('standings').evaluate((table) => [...table.querySelectorAll('thead th')].map((c) => c.textContent).join(','));
+  result.heads = await tieBreaks(ann);
+  check(result.heads === '#,Player,Points,Sonneborn-Berger,Head-to-head,Games', `a round robin's tie-breaks by name: ${result.heads}`);
   result.unnamed.finished = await unnamedControls(ann);
   result.axe.tournament = (await axeViolations(ann)).violations;
   await snap(ann, 'tournament-finished');
@@ -211,6 +215,8 @@ await run(result, async (browser) => {
     }
   }
   result.swiss = swissRows;
+  result.swissHeads = await tieBreaks(ann);
+  check(result.swissHeads === '#,Player,Points,Buchholz,Games', `a Swiss's tie-break by name: ${result.swissHeads}`);
   result.unnamed.swiss = await unnamedControls(ann);
   await snap(ann, 'tournament-swiss');
 });
