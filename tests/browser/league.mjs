@@ -9,23 +9,13 @@
 // edition's page. Screenshots at 1280 and 375 px. Prints one line `RESULT {json}`.
 
 import {
-  BASE, context, unnamedControls, api, apiPost, check, signUp, run, snapper, axeViolations, secret,
+  BASE, context, unnamedControls, api, apiPost, check, signUp, newPlayer, run, snapper, axeViolations,
 } from './lib.mjs';
 
 const result = { screenshots: [], overflow: {}, unnamed: {}, axe: {}, games: 0 };
 const snap = snapper(result);
 const ORDER = ['Ann', 'Ben', 'Cy', 'Di', 'Ed', 'Flo', 'Gil', 'Gus'];
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function newPlayer(name) {
-  const res = await fetch(`${BASE}/v1/players`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }),
-  });
-  check(res.ok, `POST /players: ${res.status}`);
-  const made = await res.json();
-  secret(made.token);
-  return made.token;
-}
 
 /** Ends game `game` (tokens in seat order, names likewise): the earlier name in ORDER wins. */
 async function finish(game, seats, names) {

@@ -150,6 +150,17 @@ export async function apiPost(path, token, body, headers = {}) {
 }
 
 /** Signs a new person up through the account page; returns their key (remembered as secret). */
+/** A player signed up over the API (not in a browser): their token, kept secret. */
+export async function newPlayer(name) {
+  const res = await fetch(`${BASE}/v1/players`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }),
+  });
+  check(res.ok, `POST /players: ${res.status}`);
+  const made = await res.json();
+  secret(made.token);
+  return made.token;
+}
+
 export async function signUp(page, name) {
   await page.goto(`${BASE}/#/account`);
   await page.getByLabel('Your name').fill(name);

@@ -9,21 +9,11 @@
 // Screenshots at 1280 and 375 px. Prints one line `RESULT {json}` for the Rust test.
 
 import {
-  BASE, context, unnamedControls, api, apiPost, check, signUp, run, snapper, axeViolations, secret,
+  BASE, context, unnamedControls, api, apiPost, check, signUp, newPlayer, run, snapper, axeViolations,
 } from './lib.mjs';
 
 const result = { screenshots: [], overflow: {}, unnamed: {}, axe: {}, games: 0 };
 const snap = snapper(result);
-
-async function newPlayer(name) {
-  const res = await fetch(`${BASE}/v1/players`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }),
-  });
-  check(res.ok, `POST /players: ${res.status}`);
-  const made = await res.json();
-  secret(made.token);
-  return made.token;
-}
 
 // Who wins a game between two of the four, by first name: 1 for the first, 0 for the second,
 // 0.5 for a draw.
