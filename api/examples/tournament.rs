@@ -5,21 +5,26 @@
 //! cargo build --release -p api --example tournament
 //! target/release/examples/tournament --data /tmp/swiss-1000 --players 1000 --rounds 9
 //! target/release/examples/tournament --postgres postgres://... --players 1000 --rounds 9
+//! target/release/examples/tournament --data /tmp/league-50 --format league --divisions 50
 //! ```
 //!
-//! `--players` enter a Swiss of `--rounds` rounds of Avalanche Chess through
-//! `Club::tournament_act`, and its creator starts it. Each round, every game is ended by a
-//! resignation of a seat drawn from a fixed seed, through `Games::play`, followed by
-//! `Club::game_written`, which copies the result into the tournament, as the server does after a
-//! command. The last result of a round closes it, pairs the next one and starts its games: that
-//! call is timed whole ("close and pair"). Beside it, on the tournament folded from its stored
+//! A Swiss of `--players` over `--rounds` rounds, or (`--format league`) a league of
+//! `--divisions` divisions of `--division-size` players (each division a round robin, each pair
+//! once), of Avalanche Chess: the players join through `Club::tournament_act`, and its creator
+//! starts it. Each round, every game is ended by a resignation of a seat drawn from a fixed
+//! seed, through `Games::play`, followed by `Club::game_written`, which copies the result into
+//! the tournament, as the server does after a command. The last result of a round closes it,
+//! pairs the next one and starts its games: that call is timed whole ("close and pair"), with
+//! the CPU this process spent in it. Beside it, on the tournament folded from its stored
 //! events, the pure parts are timed alone: `standings::standings` and the decision that pairs
 //! the next round (`tournament::decide` of the round's last result). Then `--reads` reads of
 //! the tournament as `GET /v1/tournaments/{id}` asks it (standings and crosstable), with the
-//! size of its JSON.
+//! size of its JSON; and for a league its next edition, created and started (its divisions
+//! built again from the standings, its first round paired and its games started), timed.
 
 mod draw;
 
+use app::club::tournaments::{LeagueDivisions, NextEdition};
 use app::club::tournaments::{NewTournament, TournamentAct};
 use app::club::Club;
 use app::sealing::{SecretsKey, DEFAULT_KEY_FILE};
@@ -41,10 +46,21 @@ struct Args {
     data: Option<PathBuf>,
     #[arg(long)]
     postgres: Option<String>,
+    /// `swiss` or `league`.
+    #[arg(long, default_value = "swiss", value_parser = ["swiss", "league"])]
+    format: String,
+    /// A Swiss's players.
     #[arg(long, default_value_t = 1000)]
     players: usize,
+    /// A Swiss's rounds.
     #[arg(long, default_value_t = 9)]
     rounds: u32,
+    /// A league's divisions.
+    #[arg(long, default_value_t = 50)]
+    divisions: usize,
+    /// A league's players in each division.
+    #[arg(long, default_value_t = 10)]
+    division_size: usize,
     /// Timed reads of the finished tournament.
     #[arg(long, default_value_t = 20)]
     reads: usize,
@@ -112,27 +128,45 @@ async fn main() {
     let club = Club::new(store.clone(), registry);
     club.catch_up().await.expect("the club folds the log");
 
-    let players: Vec<String> = (0..args.players).map(|i| format!("p-{i:016x}")).collect();
+    let league = args.format == "league";
+    let count = if league {
+        args.divisions * args.division_size
+    } else {
+        args.players
+    };
+    let players: Vec<String> = (0..count).map(|i| format!("p-{i:016x}")).collect();
     let (wall, cpu) = (Instant::now(), cpu_seconds());
     let created = club
         .create_tournament(
             &games,
             &players[0],
             NewTournament {
-                name: "Benchmark Swiss".into(),
+                name: if league {
+                    "Benchmark league".into()
+                } else {
+                    "Benchmark Swiss".into()
+                },
                 kind: "avalanche-chess".into(),
                 variant: None,
                 options: None,
-                format: Format::Swiss,
+                format: if league {
+                    Format::League
+                } else {
+                    Format::Swiss
+                },
                 seats: 2,
-                rounds: Some(args.rounds),
+                rounds: if league { None } else { Some(args.rounds) },
                 time_control: None,
                 rated: false,
                 entry_until: chrono::Utc::now() + chrono::Duration::days(1),
                 min_players: 2,
-                max_players: args.players,
+                max_players: count,
                 starts_at: None,
-                league: None,
+                league: league.then_some(LeagueDivisions {
+                    division_size: args.division_size,
+                    promoted: 2,
+                    relegated: 2,
+                }),
             },
         )
         .await
@@ -145,36 +179,37 @@ async fn main() {
             .expect("a join");
     }
     println!(
-        "{} players entered in {:.2} s ({:.2} ms a join)",
-        args.players,
+        "{count} players entered in {:.2} s ({:.2} ms a join)",
         ms(t) / 1000.0,
-        ms(t) / args.players as f64
+        ms(t) / count as f64
     );
-    let t = Instant::now();
-    club.tournament_act(&games, &id, &players[0], TournamentAct::Start)
+    let (t, cpu) = (Instant::now(), cpu_seconds());
+    let started = club
+        .tournament_act(&games, &id, &players[0], TournamentAct::Start)
         .await
         .expect("the start");
     println!(
-        "start (seeding, round 1 paired, its games started): {:.0} ms",
-        ms(t)
+        "start (seeding, {} divisions, round 1 paired, its {} games started): {:.0} ms; CPU {:.2} s",
+        started.divisions.len(),
+        started.rounds_played.first().map_or(0, |r| r.tables.len()),
+        ms(t),
+        cpu_seconds() - cpu
     );
 
     let mut draw = Draw(0x9e37_79b9_7f4a_7c15);
-    println!("round | games | results copied in, p50 / max ms | close and pair, ms | standings alone, ms | pairing decision alone, ms");
-    for round in 1..=args.rounds {
+    println!("round | games | results copied in, p50 / max ms | close and pair, ms; its CPU, s | standings alone, ms | pairing decision alone, ms");
+    for round in 1.. {
         let now = club.tournament(&id).await.expect("the tournament");
-        let paired = now
-            .rounds_played
-            .iter()
-            .find(|r| r.round == round)
-            .expect("the round is paired");
+        let Some(paired) = now.rounds_played.iter().find(|r| r.round == round) else {
+            break;
+        };
         let tables: Vec<(String, Vec<String>)> = paired
             .tables
             .iter()
             .map(|t| (t.game.clone(), t.players.clone()))
             .collect();
         let mut copied = Vec::new();
-        let mut close = 0.0;
+        let (mut close, mut close_cpu) = (0.0, 0.0);
         let (mut alone_standings, mut alone_pairing) = (0.0, 0.0);
         for (n, (game, seats)) in tables.iter().enumerate() {
             let loser = &seats[draw.below(seats.len())];
@@ -209,24 +244,26 @@ async fn main() {
                 .expect("the last result is decided");
                 alone_pairing = ms(t);
                 assert!(
-                    round == args.rounds
-                        || decided
-                            .iter()
-                            .any(|e| matches!(e, TournamentEvent::RoundPaired { .. })),
-                    "round {round}'s last result pairs the next"
+                    decided.iter().any(|e| matches!(
+                        e,
+                        TournamentEvent::RoundPaired { .. }
+                            | TournamentEvent::TournamentFinished { .. }
+                    )),
+                    "round {round}'s last result pairs the next or ends the tournament"
                 );
             }
-            let t = Instant::now();
+            let (t, cpu) = (Instant::now(), cpu_seconds());
             club.game_written(&games, game).await;
             if last {
                 close = ms(t);
+                close_cpu = cpu_seconds() - cpu;
             } else {
                 copied.push(ms(t));
             }
         }
         copied.sort_by(f64::total_cmp);
         println!(
-            "{round} | {} | {:.2} / {:.1} | {close:.0} | {alone_standings:.1} | {alone_pairing:.1}",
+            "{round} | {} | {:.2} / {:.1} | {close:.0}; {close_cpu:.2} | {alone_standings:.1} | {alone_pairing:.1}",
             tables.len(),
             copied.get(copied.len() / 2).copied().unwrap_or(0.0),
             copied.last().copied().unwrap_or(0.0),
@@ -258,6 +295,46 @@ async fn main() {
         reads[reads.len() - 1],
         bytes,
         args.reads
+    );
+    if league {
+        next_edition(&club, &games, &id, &players[0]).await;
+    }
+}
+
+/// League `id`'s next edition created by `creator` and started, each timed: the divisions
+/// built again from the standings (promotion and relegation), round 1 paired and its games
+/// started.
+async fn next_edition(club: &Club, games: &Games, id: &str, creator: &str) {
+    let (t, cpu) = (Instant::now(), cpu_seconds());
+    let next = club
+        .next_edition(
+            games,
+            id,
+            creator,
+            NextEdition {
+                entry_until: chrono::Utc::now() + chrono::Duration::days(1),
+                starts_at: None,
+            },
+        )
+        .await
+        .expect("the next edition");
+    println!(
+        "next edition created ({} players carried in): {:.0} ms",
+        next.players.len(),
+        ms(t)
+    );
+    let t = Instant::now();
+    let started = club
+        .tournament_act(games, &next.id, creator, TournamentAct::Start)
+        .await
+        .expect("the next edition starts");
+    let games_started = started.rounds_played.first().map_or(0, |r| r.tables.len());
+    println!(
+        "next edition started ({} divisions, {} moves, round 1's {games_started} games started): {:.0} ms; CPU of both, {:.2} s",
+        started.divisions.len(),
+        started.moves.len(),
+        ms(t),
+        cpu_seconds() - cpu
     );
 }
 
