@@ -20,6 +20,7 @@ use domain::tournament::{
     StandingRow, Tournament, TournamentError, TournamentEvent,
 };
 use domain::Seed;
+use futures_util::stream::{self, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -32,6 +33,8 @@ pub const TOURNAMENT_PREFIX: &str = "t-";
 const SEED: &str = "seed";
 /// Passes of the driver at most per call.
 const PASSES: usize = 4;
+/// A round's games a pass of the driver starts at once, at most.
+const STARTING: usize = 8;
 /// The lease of the node that follows the log for the tournaments.
 pub const TOURNAMENTS: &str = "tournaments";
 /// How often a node without the lease asks for it again.
@@ -864,62 +867,79 @@ impl Club {
     }
 
     async fn drive_once(&self, games: &Games, work: Vec<Step>) {
-        for step in work {
-            let outcome = match step {
-                Step::Create {
-                    tournament,
-                    game,
-                    players,
-                    seated,
-                } => {
-                    self.start_table(games, &tournament, &game, &players, &seated)
-                        .await
-                }
-                Step::Close {
-                    tournament,
-                    game,
-                    players,
-                    seated,
-                } => {
-                    self.close_forfeited(games, &tournament, &game, &players, &seated)
-                        .await
-                }
-                Step::Record { tournament, result } => self
-                    .tournament_command(games, &tournament, "system", Command::RecordResult(result))
-                    .await
-                    .map(|_| ()),
-                Step::StartOnTime { tournament } => self
-                    .tournament_command(games, &tournament, "system", Command::StartOnTime)
-                    .await
-                    .map(|_| ()),
-                Step::Resign {
-                    tournament,
-                    game,
-                    player,
-                } => {
-                    // The player withdrew: the tournament recorded the forfeit, the game
-                    // records the player's resignation.
-                    let outcome = games
-                        .play(PlayerCommand {
-                            game: &game,
-                            player: &player,
-                            command: serde_json::json!({"type": "resign"}),
-                            expected: None,
-                            key: None,
-                        })
-                        .await;
-                    if outcome.is_ok() {
-                        tracing::info!(%tournament, %game, %player, "forfeited game resigned");
-                    }
-                    outcome.map(|_| ())
-                }
-            };
-            if let Err(error) = outcome {
-                tracing::debug!(%error, "tournament step left for the next pass");
-            }
+        // A round's games are streams of their own, under ids derived from their tables: they
+        // are started together, `STARTING` at a time, so that their appends share the store's
+        // commits instead of waiting for each other's; each is still made only when found
+        // missing. The other steps write to the tournaments' streams: one after another.
+        let (starts, rest): (Vec<Step>, Vec<Step>) = work
+            .into_iter()
+            .partition(|step| matches!(step, Step::Create { .. }));
+        let mut outcomes: Vec<Result<(), ApiError>> = stream::iter(starts)
+            .map(|step| self.step(games, step))
+            .buffer_unordered(STARTING)
+            .collect()
+            .await;
+        for step in rest {
+            outcomes.push(self.step(games, step).await);
+        }
+        for error in outcomes.into_iter().filter_map(Result::err) {
+            tracing::debug!(%error, "tournament step left for the next pass");
         }
         if let Err(error) = self.catch_up().await {
             tracing::warn!(%error, "tournaments: cannot fold the event log");
+        }
+    }
+
+    /// Does one step of the driver.
+    async fn step(&self, games: &Games, step: Step) -> Result<(), ApiError> {
+        match step {
+            Step::Create {
+                tournament,
+                game,
+                players,
+                seated,
+            } => {
+                self.start_table(games, &tournament, &game, &players, &seated)
+                    .await
+            }
+            Step::Close {
+                tournament,
+                game,
+                players,
+                seated,
+            } => {
+                self.close_forfeited(games, &tournament, &game, &players, &seated)
+                    .await
+            }
+            Step::Record { tournament, result } => self
+                .tournament_command(games, &tournament, "system", Command::RecordResult(result))
+                .await
+                .map(|_| ()),
+            Step::StartOnTime { tournament } => self
+                .tournament_command(games, &tournament, "system", Command::StartOnTime)
+                .await
+                .map(|_| ()),
+            Step::Resign {
+                tournament,
+                game,
+                player,
+            } => {
+                // The player withdrew: the tournament recorded the forfeit, the game
+                // records the player's resignation.
+                let outcome = games
+                    .play(PlayerCommand {
+                        game: &game,
+                        player: &player,
+                        command: serde_json::json!({"type": "resign"}),
+                        expected: None,
+                        key: None,
+                    })
+                    .await;
+                if outcome.is_ok() {
+                    tracing::info!(%tournament, %game, %player, "forfeited game resigned");
+                }
+                outcome.map(|_| ())
+            }
         }
     }
 
@@ -1223,3 +1243,5 @@ pub fn parse_status(text: &str) -> Option<Phase> {
 
 #[cfg(test)]
 mod faults_tests;
+#[cfg(test)]
+mod starting_tests;
