@@ -183,7 +183,7 @@ async fn main() {
         ms(t) / 1000.0,
         ms(t) / count as f64
     );
-    let (t, cpu) = (Instant::now(), cpu_seconds());
+    let (t, start_cpu) = (Instant::now(), cpu_seconds());
     let started = club
         .tournament_act(&games, &id, &players[0], TournamentAct::Start)
         .await
@@ -193,7 +193,7 @@ async fn main() {
         started.divisions.len(),
         started.rounds_played.first().map_or(0, |r| r.tables.len()),
         ms(t),
-        cpu_seconds() - cpu
+        cpu_seconds() - start_cpu
     );
 
     let mut draw = Draw(0x9e37_79b9_7f4a_7c15);
