@@ -52,6 +52,17 @@ pub fn audit(
             // Started by its creator or on time: the same events either way.
             TournamentEvent::TournamentCancelled { .. } => Command::StartOnTime,
             TournamentEvent::GameFinished(result) => Command::RecordResult(result.clone()),
+            TournamentEvent::GameReplaced {
+                round,
+                table,
+                game,
+                by,
+            } => Command::ReplaceGame {
+                round: *round,
+                table: *table,
+                game: game.clone(),
+                by: by.clone(),
+            },
             other => return Err(diverge(format!("{} follows no command", other.type_name()))),
         };
         let decided = decide(&state, id, &command, *when, seed)

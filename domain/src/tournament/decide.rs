@@ -25,6 +25,14 @@ pub enum Command {
     StartOnTime,
     /// A game of the tournament ended (copied from the game).
     RecordResult(GameResultEvent),
+    /// Table `table` of round `round`, played in `game`, goes on in `by`: `game` was taken
+    /// back by consent and `by` is the game that goes on from it (its continuation).
+    ReplaceGame {
+        round: u32,
+        table: usize,
+        game: String,
+        by: String,
+    },
 }
 
 /// A refusal: a stable code and a sentence.
@@ -149,38 +157,7 @@ pub fn decide(
             })
         }
         Command::RecordResult(result) => {
-            if state.phase() != Phase::Running {
-                return Err(refuse(
-                    "tournament_not_running",
-                    "This tournament is not under way.",
-                ));
-            }
-            let round = state
-                .rounds
-                .last()
-                .filter(|r| r.number == result.round)
-                .ok_or_else(|| {
-                    refuse(
-                        "not_in_round",
-                        "That game is not of the round being played.",
-                    )
-                })?;
-            let table = round
-                .tables
-                .get(result.table.wrapping_sub(1))
-                .filter(|t| t.game == result.game)
-                .ok_or_else(|| {
-                    refuse(
-                        "not_in_round",
-                        "That game is not of this tournament's round.",
-                    )
-                })?;
-            if round.results[result.table - 1].is_some() {
-                return Err(refuse(
-                    "result_recorded",
-                    "That game's result is recorded already.",
-                ));
-            }
+            let table = open_table(state, result.round, result.table, &result.game)?;
             if result.places.len() != table.players.len()
                 || result
                     .places
@@ -198,7 +175,79 @@ pub fn decide(
             events.extend(settle(after, id, seed));
             Ok(events)
         }
+        Command::ReplaceGame {
+            round,
+            table,
+            game,
+            by,
+        } => {
+            open_table(state, *round, *table, game)?;
+            // A continuation is a game of its own, new to the tournament: never the game it
+            // replaces, another table's game, nor a game a table was played in before.
+            let known = state.rounds.iter().any(|r| {
+                r.tables.iter().any(|t| &t.game == by)
+                    || r.replaced.iter().flatten().any(|g| g == by)
+            });
+            if by.is_empty() || known {
+                return Err(refuse(
+                    "not_a_continuation",
+                    "A table's game is replaced only by the game that goes on from it, a game \
+                     new to the tournament.",
+                ));
+            }
+            Ok(vec![TournamentEvent::GameReplaced {
+                round: *round,
+                table: *table,
+                game: game.clone(),
+                by: by.clone(),
+            }])
+        }
     }
+}
+
+/// Table `table` of round `round` while it is open: the tournament under way, the round the
+/// one being played, `game` the game the table is played in now (the one paired, or the game
+/// that last replaced it), and its result not in yet.
+fn open_table<'a>(
+    state: &'a Tournament,
+    round: u32,
+    table: usize,
+    game: &str,
+) -> Result<&'a PairedTable, TournamentError> {
+    if state.phase() != Phase::Running {
+        return Err(refuse(
+            "tournament_not_running",
+            "This tournament is not under way.",
+        ));
+    }
+    let played = state
+        .rounds
+        .last()
+        .filter(|r| r.number == round && !r.closed)
+        .ok_or_else(|| {
+            refuse(
+                "not_in_round",
+                "That game is not of the round being played.",
+            )
+        })?;
+    let at = table.wrapping_sub(1);
+    let paired = played
+        .tables
+        .get(at)
+        .filter(|t| t.game == game)
+        .ok_or_else(|| {
+            refuse(
+                "not_in_round",
+                "That game is not the game of this table of the round being played.",
+            )
+        })?;
+    if played.results[at].is_some() {
+        return Err(refuse(
+            "result_recorded",
+            "That table's result is recorded already.",
+        ));
+    }
+    Ok(paired)
 }
 
 /// The start: the seeding order drawn from the seed (a league: its divisions), then the first

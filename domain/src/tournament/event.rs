@@ -162,6 +162,18 @@ pub enum TournamentEvent {
         /// Players without a game this round.
         byes: Vec<String>,
     },
+    /// A table's game was taken back by consent and play went on in `by`, its continuation:
+    /// `by` is the table's game from then on, and the table's result is `by`'s. Only the game
+    /// the table is played in now, only while its round is under way and its result is not in,
+    /// and only by a game new to the tournament (see the decider's `ReplaceGame`).
+    GameReplaced {
+        round: u32,
+        table: usize,
+        /// The game replaced: the one paired, or the continuation of an earlier takeback.
+        game: String,
+        /// The game that goes on from it (its `forked` event names `game` as its parent).
+        by: String,
+    },
     GameFinished(GameResultEvent),
     /// A game lost by forfeit: its player withdrew after the start. The other seats share
     /// first place, the player who forfeited is last; games played before stand.
@@ -192,6 +204,7 @@ impl TournamentEvent {
             TournamentEvent::TournamentStarted { .. } => "tournament_started",
             TournamentEvent::TournamentCancelled { .. } => "tournament_cancelled",
             TournamentEvent::RoundPaired { .. } => "round_paired",
+            TournamentEvent::GameReplaced { .. } => "game_replaced",
             TournamentEvent::GameFinished(_) => "game_finished",
             TournamentEvent::Forfeited { .. } => "forfeited",
             TournamentEvent::RoundClosed { .. } => "round_closed",

@@ -1,7 +1,8 @@
 //! Tournaments as a decider like a game's: commands (create, join, withdraw, start, start on
-//! time, a game's result arriving) become events (created, joined, withdrew, started or
-//! cancelled, round paired, game finished, round closed, finished), and a fold of the events
-//! is the tournament. Pairings, colours, tables, a league's divisions and standings are
+//! time, a game taken back by consent going on in its continuation, a game's result arriving)
+//! become events (created, joined, withdrew, started or cancelled, round paired, game
+//! replaced, game finished, round closed, finished), and a fold of the events is the
+//! tournament. Pairings, colours, tables, a league's divisions and standings are
 //! decided here from the events alone and from a seed committed at creation and revealed at
 //! the end, so [`audit`] re-decides every event.
 

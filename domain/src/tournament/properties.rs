@@ -1,6 +1,7 @@
 //! Property tests: thousands of random tournaments of every format, played to their ends with
-//! random results and random withdrawals after the start, each checked for the pairing rules,
-//! for standings equal to a computation of their own, and for an audit that re-decides it.
+//! random results, random withdrawals after the start and random games taken back by consent
+//! (replaced at their tables by their continuations), each checked for the pairing rules, for
+//! standings equal to a computation of their own, and for an audit that re-decides it.
 
 use super::*;
 use crate::Seed;
@@ -26,8 +27,17 @@ const SHAPES: [(Format, usize, Option<u32>, usize, usize); 9] = [
 type Log = Vec<(TournamentEvent, chrono::DateTime<Utc>)>;
 
 /// Plays a whole tournament; `withdraw` names a player (by index) who leaves once the given
-/// number of results is in.
-fn play(shape: usize, n: usize, draws: u64, withdraw: Option<(usize, usize)>) -> (Log, Seed) {
+/// number of results is in. With `takebacks`, a table's game is taken back by consent and
+/// replaced by its continuation none to two times before its result (drawn apart from the
+/// results, so the same results come either way), and the decider is checked to refuse every
+/// other replacement on the way.
+fn play(
+    shape: usize,
+    n: usize,
+    draws: u64,
+    withdraw: Option<(usize, usize)>,
+    takebacks: bool,
+) -> (Log, Seed) {
     let (format, seats, rounds, _, _) = SHAPES[shape];
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&draws.to_le_bytes());
@@ -55,6 +65,7 @@ fn play(shape: usize, n: usize, draws: u64, withdraw: Option<(usize, usize)>) ->
     }
     apply(&mut state, Command::Start { by: "p0".into() });
     let mut dice = seed.dealer(999);
+    let mut takes = seed.dealer(998);
     let mut results = 0;
     while state.phase() == Phase::Running {
         if let Some((who, after)) = withdraw {
@@ -73,6 +84,33 @@ fn play(shape: usize, n: usize, draws: u64, withdraw: Option<(usize, usize)>) ->
         let Some(i) = (0..round.tables.len()).find(|&i| round.results[i].is_none()) else {
             panic!("a running round with every result in");
         };
+        if takebacks {
+            for k in 0..takes.uniform_inclusive(2) {
+                let round = state.rounds.last().expect("a round").clone();
+                let table = &round.tables[i];
+                let replace = |game: &str, by: &str| Command::ReplaceGame {
+                    round: round.number,
+                    table: i + 1,
+                    game: game.to_string(),
+                    by: by.to_string(),
+                };
+                let refused = |command: Command| decide(&state, ID, &command, now, &seed).is_err();
+                // Never by the game itself, another table's game, or a game it replaced;
+                // never a game the table is not played in now.
+                assert!(refused(replace(&table.game, &table.game)));
+                for other in round.tables.iter().filter(|t| t.table != i + 1) {
+                    assert!(refused(replace(&table.game, &other.game)));
+                    assert!(refused(replace(&other.game, "g-unrelated")));
+                }
+                for before in &round.replaced[i] {
+                    assert!(refused(replace(&table.game, before)));
+                    assert!(refused(replace(before, "g-unrelated")));
+                }
+                let by = format!("g-{}-{}-{k}", round.number, i + 1);
+                apply(&mut state, replace(&table.game, &by));
+            }
+        }
+        let round = state.rounds.last().expect("a round").clone();
         let players = round.tables[i].players.len();
         let places: Vec<usize> = (0..players)
             .map(|_| 1 + dice.uniform_inclusive(players as u32 - 1) as usize)
@@ -93,9 +131,47 @@ fn play(shape: usize, n: usize, draws: u64, withdraw: Option<(usize, usize)>) ->
                 reason: "test".into(),
             }),
         );
+        if takebacks {
+            // The table is decided: its game is replaced no more, and no result is taken
+            // from a game it replaced.
+            let decided = &round.tables[i];
+            let late = Command::ReplaceGame {
+                round: round.number,
+                table: i + 1,
+                game: decided.game.clone(),
+                by: "g-late".into(),
+            };
+            assert!(decide(&state, ID, &late, now, &seed).is_err());
+        }
         results += 1;
     }
     (log, seed)
+}
+
+/// `log` with its replacements left out and every game named by the game first paired at its
+/// table: what the same tournament's log is without takebacks.
+fn without_replacements(log: &Log) -> Log {
+    let mut paired: HashMap<String, String> = HashMap::new();
+    let mut out = Vec::new();
+    for (event, at) in log {
+        let mut event = event.clone();
+        match &mut event {
+            TournamentEvent::GameReplaced { game, by, .. } => {
+                let first = paired.get(game.as_str()).cloned().unwrap_or(game.clone());
+                paired.insert(by.clone(), first);
+                continue;
+            }
+            TournamentEvent::GameFinished(GameResultEvent { game, .. })
+            | TournamentEvent::Forfeited { game, .. } => {
+                if let Some(first) = paired.get(game.as_str()) {
+                    *game = first.clone();
+                }
+            }
+            _ => {}
+        }
+        out.push((event, *at));
+    }
+    out
 }
 
 /// Each player's points and tie-breaks, counted from the rounds on their own.
@@ -154,7 +230,7 @@ fn independent(state: &Tournament) -> HashMap<String, (f64, Vec<f64>)> {
 
 fn check(shape: usize, n: usize, draws: u64, withdraw: Option<(usize, usize)>) {
     let (format, seats, rounds, _, _) = SHAPES[shape];
-    let (log, seed) = play(shape, n, draws, withdraw);
+    let (log, seed) = play(shape, n, draws, withdraw, false);
     let state = Tournament::fold(log.iter().map(|(e, _)| e));
     let case = format!("{format:?} of {seats}, {n} players, draws {draws}, {withdraw:?}");
     assert_eq!(state.phase(), Phase::Finished, "{case}");
@@ -264,6 +340,42 @@ fn check(shape: usize, n: usize, draws: u64, withdraw: Option<(usize, usize)>) {
     }
 }
 
+/// A tournament whose games are taken back and replaced at random is the same tournament: the
+/// same pairings, results and standings, each result taken from the table's last game, every
+/// replacement named in its log, and the log audits.
+fn check_takebacks(shape: usize, n: usize, draws: u64, withdraw: Option<(usize, usize)>) {
+    let (log, seed) = play(shape, n, draws, withdraw, true);
+    let case = format!("shape {shape}, {n} players, draws {draws}, {withdraw:?}");
+    assert!(audit(ID, &log, &seed).is_ok(), "{case}: audit");
+    let (plain, _) = play(shape, n, draws, withdraw, false);
+    assert_eq!(without_replacements(&log), plain, "{case}");
+    let state = Tournament::fold(log.iter().map(|(e, _)| e));
+    let paired: Vec<&PairedTable> = log
+        .iter()
+        .filter_map(|(e, _)| match e {
+            TournamentEvent::RoundPaired { tables, .. } => Some(tables),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    for (round, result) in state
+        .rounds
+        .iter()
+        .flat_map(|r| r.results.iter().map(move |res| (r, res)))
+    {
+        let result = result.as_ref().expect("every result in");
+        let at = result.table - 1;
+        // The result names the game the table is played in last, and its chain goes back to
+        // the game first paired there.
+        assert_eq!(result.game, round.tables[at].game, "{case}");
+        let first = round.replaced[at].first().unwrap_or(&result.game);
+        assert!(
+            paired.iter().any(|t| &t.game == first),
+            "{case}: {first} was paired"
+        );
+    }
+}
+
 fn shape_and_players(shapes: std::ops::Range<usize>) -> impl Strategy<Value = (usize, usize)> {
     shapes.prop_flat_map(|shape| {
         let (format, seats, _, low, high) = SHAPES[shape];
@@ -294,5 +406,21 @@ proptest! {
         // The six round robins and Swiss come first in the shapes.
         prop_assume!(n > SHAPES[shape].1);
         check(shape, n, draws, Some((who % n, after)));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn random_tournaments_with_takebacks_are_the_same_tournament_and_audit(
+        (shape, n) in shape_and_players(0..SHAPES.len()),
+        draws: u64,
+        who: usize,
+        after in 0usize..12,
+        withdraws: bool,
+    ) {
+        let withdraw = (withdraws && shape < 6 && n > SHAPES[shape].1).then_some((who % n, after));
+        check_takebacks(shape, n, draws, withdraw);
     }
 }

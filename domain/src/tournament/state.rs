@@ -37,7 +37,12 @@ pub enum Phase {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Round {
     pub number: u32,
+    /// Each table's game is the one it is played in now: the game paired, or the last game
+    /// that replaced it (`game_replaced`).
     pub tables: Vec<PairedTable>,
+    /// By table index (table - 1): the games each table was played in before its game now,
+    /// in order (the first the game paired), each superseded by a takeback by consent.
+    pub replaced: Vec<Vec<String>>,
     pub byes: Vec<String>,
     /// By table index (table - 1).
     pub results: Vec<Option<GameResultEvent>>,
@@ -116,9 +121,25 @@ impl Tournament {
                 number: *round,
                 tables: tables.clone(),
                 byes: byes.clone(),
+                replaced: vec![Vec::new(); tables.len()],
                 results: vec![None; tables.len()],
                 closed: false,
             }),
+            TournamentEvent::GameReplaced {
+                round,
+                table,
+                game: _,
+                by,
+            } => {
+                let at = table.wrapping_sub(1);
+                if let Some(r) = self.rounds.iter_mut().find(|r| r.number == *round) {
+                    if let (Some(seats), Some(before)) =
+                        (r.tables.get_mut(at), r.replaced.get_mut(at))
+                    {
+                        before.push(std::mem::replace(&mut seats.game, by.clone()));
+                    }
+                }
+            }
             TournamentEvent::GameFinished(result) => {
                 if let Some(slot) = self
                     .rounds
@@ -183,13 +204,15 @@ impl Tournament {
             .map(|i| i + 1)
     }
 
-    /// The table of `game`: its round, table number and players.
+    /// The table of `game` (its game now, or one it replaced): its round, table number,
+    /// players and game now.
     pub fn table_of(&self, game: &str) -> Option<(u32, &PairedTable)> {
         self.rounds.iter().find_map(|r| {
             r.tables
                 .iter()
-                .find(|t| t.game == game)
-                .map(|t| (r.number, t))
+                .zip(&r.replaced)
+                .find(|(t, before)| t.game == game || before.iter().any(|g| g == game))
+                .map(|(t, _)| (r.number, t))
         })
     }
 

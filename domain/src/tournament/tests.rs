@@ -474,3 +474,168 @@ fn a_player_who_withdraws_after_the_start_forfeits_the_games_left_and_played_one
         audit(id, &log, &seed).expect("the audit re-decides the forfeits");
     }
 }
+
+/// A two-player round robin of one game, started: the log so far and its fold.
+fn one_game(seed: &Seed) -> (Vec<(TournamentEvent, chrono::DateTime<Utc>)>, Tournament) {
+    let id = "t-0011223344556677";
+    let now = Utc.with_ymd_and_hms(2029, 6, 1, 0, 0, 0).unwrap();
+    let mut log = Vec::new();
+    let mut state = Tournament::default();
+    for command in [
+        Command::Create(Box::new(settings(Format::RoundRobin, 2, None, seed))),
+        Command::Join {
+            player: "p0".into(),
+        },
+        Command::Join {
+            player: "p1".into(),
+        },
+        Command::Start { by: "p0".into() },
+    ] {
+        for e in decide(&state, id, &command, now, seed).expect("decided") {
+            state = state.clone().evolve(&e);
+            log.push((e, now));
+        }
+    }
+    (log, state)
+}
+
+#[test]
+fn a_game_taken_back_is_replaced_by_its_continuation_only_while_its_table_is_open() {
+    let id = "t-0011223344556677";
+    let seed = Seed([3; 32]);
+    let now = Utc.with_ymd_and_hms(2029, 6, 2, 0, 0, 0).unwrap();
+    let (mut log, mut state) = one_game(&seed);
+    let paired = state.rounds[0].tables[0].game.clone();
+    let code = |state: &Tournament, command: &Command| {
+        decide(state, id, command, now, &seed).map_err(|e| e.code)
+    };
+    let replace = |game: &str, by: &str| Command::ReplaceGame {
+        round: 1,
+        table: 1,
+        game: game.into(),
+        by: by.into(),
+    };
+    let result = |game: &str| {
+        Command::RecordResult(GameResultEvent {
+            round: 1,
+            table: 1,
+            game: game.into(),
+            places: vec![1, 2],
+            scores: None,
+            draw: false,
+            reason: "resignation".into(),
+        })
+    };
+
+    // Not another table's, round's or tournament's game; not by the game itself.
+    assert_eq!(
+        code(&state, &replace("g-other", "g-b")),
+        Err("not_in_round")
+    );
+    let other_round = Command::ReplaceGame {
+        round: 2,
+        table: 1,
+        game: paired.clone(),
+        by: "g-b".into(),
+    };
+    assert_eq!(code(&state, &other_round), Err("not_in_round"));
+    assert_eq!(
+        code(&state, &replace(&paired, &paired)),
+        Err("not_a_continuation")
+    );
+
+    // Replaced, the table is played in the continuation: then in its own continuation.
+    for (game, by) in [(paired.as_str(), "g-b"), ("g-b", "g-c")] {
+        let events = code(&state, &replace(game, by)).expect("replaced");
+        assert_eq!(
+            events,
+            vec![TournamentEvent::GameReplaced {
+                round: 1,
+                table: 1,
+                game: game.into(),
+                by: by.into(),
+            }]
+        );
+        state = state.clone().evolve(&events[0]);
+        log.push((events[0].clone(), now));
+    }
+    assert_eq!(state.rounds[0].tables[0].game, "g-c");
+    assert_eq!(
+        state.rounds[0].replaced[0],
+        vec![paired.clone(), "g-b".into()]
+    );
+    assert_eq!(
+        state.table_of(&paired).map(|(r, t)| (r, t.table)),
+        Some((1, 1))
+    );
+    // A game it was played in before neither goes on again nor gives the result.
+    assert_eq!(
+        code(&state, &replace("g-c", "g-b")),
+        Err("not_a_continuation")
+    );
+    assert_eq!(code(&state, &replace("g-b", "g-d")), Err("not_in_round"));
+    assert_eq!(code(&state, &result(&paired)), Err("not_in_round"));
+
+    // The result is the continuation's, and the table is closed to replacement after it.
+    for e in code(&state, &result("g-c")).expect("recorded") {
+        state = state.clone().evolve(&e);
+        log.push((e, now));
+    }
+    assert_eq!(state.phase(), Phase::Finished);
+    assert_eq!(
+        code(&state, &replace("g-c", "g-d")),
+        Err("tournament_not_running")
+    );
+    audit(id, &log, &seed).expect("the log audits");
+
+    // Forged logs: a replacement by another game than the log's own continuation of the
+    // table, or of a game the table was not played in, or a result from a replaced game.
+    let forge = |at: usize, event: TournamentEvent| {
+        let mut forged = log.clone();
+        forged[at].0 = event;
+        audit(id, &forged, &seed)
+    };
+    let replaced = log
+        .iter()
+        .position(|(e, _)| matches!(e, TournamentEvent::GameReplaced { .. }))
+        .expect("a replacement");
+    let swapped = TournamentEvent::GameReplaced {
+        round: 1,
+        table: 1,
+        game: paired.clone(),
+        by: "g-unrelated".into(),
+    };
+    // The result then names a game the table is not played in.
+    assert!(forge(replaced, swapped).is_err());
+    let by_itself = TournamentEvent::GameReplaced {
+        round: 1,
+        table: 1,
+        game: paired.clone(),
+        by: paired.clone(),
+    };
+    assert!(forge(replaced, by_itself).is_err());
+    let finished = log
+        .iter()
+        .position(|(e, _)| matches!(e, TournamentEvent::GameFinished(_)))
+        .expect("a result");
+    let TournamentEvent::GameFinished(mut stale) = log[finished].0.clone() else {
+        unreachable!("found above");
+    };
+    stale.game = paired.clone();
+    assert!(forge(finished, TournamentEvent::GameFinished(stale)).is_err());
+    // A replacement after the result: nothing more is decided for the table.
+    let mut late = log.clone();
+    late.insert(
+        finished + 1,
+        (
+            TournamentEvent::GameReplaced {
+                round: 1,
+                table: 1,
+                game: "g-c".into(),
+                by: "g-d".into(),
+            },
+            now,
+        ),
+    );
+    assert!(audit(id, &late, &seed).is_err());
+}
