@@ -1,12 +1,15 @@
 //! Tournaments when things go wrong, over HTTP: a game taken back by consent (its continuation
-//! replaces it at its table and its result counts), a clock running out (the game ends on time
+//! replaces it at its table and its result counts; the tournament's own log records the
+//! replacement, and its export audits without a server while forged replacements do not), a
+//! clock running out (the game ends on time
 //! and the tournament counts it), and the real binary killed with SIGKILL while a round's games
 //! are being made (after a restart every table has its one game: none twice, none missing).
 
 use crate::common;
 use crate::tournaments::{
-    check_finished, end_chess, entered, first_move, joined, players, tournament,
+    check_finished, end_chess, entered, first_move, joined, play_out, players, tournament,
 };
+use crate::tournaments_ops::{audit_offline, export, first_of};
 
 use common::binary::Server;
 use common::play::SendOk;
@@ -89,6 +92,151 @@ fn a_game_taken_back_by_consent_is_replaced_at_its_table_by_the_game_that_goes_o
     assert_eq!(decided["points"], json!([1.0, 0.0]), "{t}");
     assert_eq!(t["standings"][0]["player"], white.id.as_str(), "{t}");
     check_finished(&app, &t, 2, true);
+}
+
+/// White moves in `game` and takes it back, Black agreeing: returns the game that goes on.
+fn taken_back(app: &TestApp, game: &str, white: &Player, black: &Player) -> String {
+    first_move(app, white, game);
+    ok_json(
+        app.play(white, game, &json!({"type": "request_takeback"}))
+            .send_ok(),
+        StatusCode::OK,
+    );
+    ok_json(
+        app.play(black, game, &json!({"type": "accept_takeback"}))
+            .send_ok(),
+        StatusCode::OK,
+    );
+    let superseded = app.game(None, game);
+    assert_eq!(superseded["superseded"], true, "{superseded}");
+    superseded["continued_in"]
+        .as_str()
+        .expect("the game that goes on")
+        .to_string()
+}
+
+/// The events of an exported log whose type is `kind`, with their index.
+fn events_of<'a>(log: &'a Value, kind: &str) -> Vec<(usize, &'a Value)> {
+    log["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e["payload"]["type"] == kind)
+        .map(|(at, e)| (at, &e["payload"]))
+        .collect()
+}
+
+/// `avalanche audit` of `forged`: refused, at event `version`, with `why` in what it says.
+fn refused_offline(forged: &Value, version: usize, why: &str) {
+    let (sound, said) = audit_offline(forged);
+    assert!(!sound, "a forged log passes: {said}");
+    assert!(
+        said.starts_with(&format!("invalid at event {version}: refused: ")),
+        "{said}"
+    );
+    assert!(said.contains(why), "{said}");
+}
+
+#[test]
+fn a_takeback_in_a_tournament_is_in_its_own_log_which_audits_offline_and_refuses_forged_replacements(
+) {
+    let app = TestApp::spawn();
+    let p = players(&app, 4);
+    let id = entered(
+        &app,
+        &p,
+        json!({"name": "Takeback cup", "kind": "avalanche-chess", "format": "round_robin", "seats": 2}),
+    );
+    let round = tournament(&app, &id)["rounds_played"][0].clone();
+    let table = round["tables"][0].clone();
+    let paired = table["game"].as_str().expect("game").to_string();
+    let other = round["tables"][1]["game"]
+        .as_str()
+        .expect("game")
+        .to_string();
+    let seats = seated(&table, &p);
+    let continuation = taken_back(&app, &paired, seats[0], seats[1]);
+
+    // The agreement's answer came after the tournament's log recorded the replacement, as its
+    // decider decided it: the table goes on in the continuation.
+    let log = ok_json(export(&app, &id, "json").send(), StatusCode::OK);
+    let replaced = events_of(&log, "game_replaced");
+    assert_eq!(
+        replaced.iter().map(|(_, e)| *e).collect::<Vec<_>>(),
+        [
+            &json!({"type": "game_replaced", "round": 1, "table": 1, "game": paired,
+            "by": continuation})
+        ],
+        "{log}"
+    );
+    let shown = tournament(&app, &id)["rounds_played"][0]["tables"][0].clone();
+    assert_eq!(shown["game"], continuation.as_str(), "{shown}");
+    assert_eq!(shown["replaced"], json!([paired]), "{shown}");
+    assert_eq!(shown["result"], Value::Null, "a takeback decides nothing");
+
+    // Played to its end: by the log alone, table 1's result is the continuation's.
+    let finished = play_out(&app, &id, &p, 61);
+    check_finished(&app, &finished, 4, true);
+    let log = ok_json(export(&app, &id, "json").send(), StatusCode::OK);
+    let at_replaced = first_of(&log, "game_replaced");
+    let (at_result, result) = events_of(&log, "game_finished")
+        .into_iter()
+        .find(|(_, e)| e["round"] == 1 && e["table"] == 1)
+        .expect("table 1's result");
+    assert_eq!(result["game"], continuation.as_str(), "{result}");
+    assert!(at_result > at_replaced, "the replacement comes first");
+    let (sound, said) = audit_offline(&log);
+    assert!(sound, "{said}");
+    assert!(
+        said.starts_with(&format!("valid: tournament {id} ")),
+        "{said}"
+    );
+
+    // The text export says where table 1's game came from.
+    let text = export(&app, &id, "text")
+        .send()
+        .expect("request")
+        .text()
+        .expect("text");
+    let line = text
+        .lines()
+        .find(|l| l.contains(&continuation))
+        .unwrap_or_else(|| panic!("table 1 in {text}"));
+    assert!(line.trim_start().starts_with("Table 1 "), "{line}");
+    assert!(
+        line.ends_with(&format!(
+            "{continuation} (goes on from {paired} taken back by consent)"
+        )),
+        "{line}"
+    );
+
+    // Forged: table 1 replaced by another table's game.
+    let mut forged = log.clone();
+    forged["events"][at_replaced]["payload"]["by"] = json!(other);
+    refused_offline(&forged, at_replaced + 1, "goes on from it");
+    // Forged: table 1 replaced by a game unrelated to it; its result then comes from a game
+    // it was not played in.
+    let mut forged = log.clone();
+    forged["events"][at_replaced]["payload"]["by"] = json!("g-00000000000000ff");
+    refused_offline(&forged, at_result + 1, "not the game of this table");
+    // Forged: the replacement said of table 2, whose game was not taken back.
+    let mut forged = log.clone();
+    forged["events"][at_replaced]["payload"]["table"] = json!(2);
+    refused_offline(&forged, at_replaced + 1, "not the game of this table");
+    // Forged: the result taken from the game that was taken back.
+    let mut forged = log.clone();
+    forged["events"][at_result]["payload"]["game"] = json!(paired);
+    refused_offline(&forged, at_result + 1, "not the game of this table");
+    // Forged: the replacement left out (the log numbered again): the result is from a game
+    // the table was not played in.
+    let mut forged = log.clone();
+    let events = forged["events"].as_array_mut().expect("events");
+    events.remove(at_replaced);
+    for (at, event) in events.iter_mut().enumerate() {
+        event["version"] = json!(at + 1);
+    }
+    refused_offline(&forged, at_result, "not the game of this table");
 }
 
 #[test]

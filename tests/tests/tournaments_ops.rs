@@ -22,7 +22,7 @@ fn round_robin(app: &TestApp, names: &[&str]) -> (String, Vec<Player>) {
     (id, players)
 }
 
-fn export(app: &TestApp, id: &str, format: &str) -> reqwest::blocking::RequestBuilder {
+pub(crate) fn export(app: &TestApp, id: &str, format: &str) -> reqwest::blocking::RequestBuilder {
     app.get(
         &format!("/v1/tournaments/{id}/export?format={format}"),
         None,
@@ -30,7 +30,7 @@ fn export(app: &TestApp, id: &str, format: &str) -> reqwest::blocking::RequestBu
 }
 
 /// `avalanche audit` of `log` written to a file: whether it exited 0, and what it printed.
-fn audit_offline(log: &Value) -> (bool, String) {
+pub(crate) fn audit_offline(log: &Value) -> (bool, String) {
     let dir = tempfile::tempdir().expect("a folder");
     let file = dir.path().join("tournament.json");
     std::fs::write(&file, serde_json::to_vec_pretty(log).expect("writes")).expect("written");
@@ -54,7 +54,7 @@ fn written(points: f64) -> String {
 }
 
 /// The index of the first event of `log` whose type is `kind`.
-fn first_of(log: &Value, kind: &str) -> usize {
+pub(crate) fn first_of(log: &Value, kind: &str) -> usize {
     log["events"]
         .as_array()
         .expect("events")

@@ -1,6 +1,7 @@
 //! A tournament taken away: its log as JSON (every event with its version and time, what
 //! `avalanche audit` decides again without a server) and as text a person reads (the
-//! standings, the crosstable and every round's tables).
+//! standings, the crosstable and every round's tables, each with the games taken back by
+//! consent that its game goes on from).
 
 use super::tournaments::{not_found, TournamentOut};
 use super::Club;
@@ -256,11 +257,12 @@ pub fn tournament_text(t: &TournamentOut, name: impl Fn(&str) -> Option<String>)
             };
             let _ = writeln!(
                 out,
-                "  Table {}  {}  {}  {}",
+                "  Table {}  {}  {}  {}{}",
                 table.table,
                 players.join(" - "),
                 result,
-                table.game
+                table.game,
+                taken_back(&table.replaced)
             );
         }
         if !round.byes.is_empty() {
@@ -269,6 +271,19 @@ pub fn tournament_text(t: &TournamentOut, name: impl Fn(&str) -> Option<String>)
         }
     }
     out
+}
+
+/// What a table's game went on from, after its game: ` (goes on from g-… taken back by
+/// consent)`, the games in order, the first the one paired; nothing for a table never taken
+/// back.
+fn taken_back(replaced: &[String]) -> String {
+    match replaced {
+        [] => String::new(),
+        games => format!(
+            " (goes on from {} taken back by consent)",
+            games.join(", then ")
+        ),
+    }
 }
 
 /// The crosstable of a Swiss or a knock-out, where most never meet: a column a round, each

@@ -2,7 +2,9 @@
 //! `domain::tournament` decides, folded into the book like challenges. A command is decided on
 //! the fold and appended with the expected version (a conflict folds again and decides again).
 //! The games of a paired round are created under ids derived from tournament, round and table,
-//! and a finished game's result is copied into the tournament, by [`Club::drive_tournaments`]:
+//! a game taken back by consent is replaced at its table by the game that goes on from it
+//! (`game_replaced`), and a finished game's result is copied into the tournament, by
+//! [`Club::drive_tournaments`]:
 //! it runs whenever the log grows and before every read, and does only what is missing, so a
 //! crash between a pairing and its games, or two nodes at once, never makes a game twice.
 
@@ -71,6 +73,16 @@ impl Book {
                         table: table.table,
                     },
                 );
+            }
+        }
+        if let TournamentEvent::GameReplaced { game, by, .. } = &event {
+            // Its `forked` event came first and made it the table's game; a log copied from
+            // elsewhere may not have the fork.
+            if let Some(paired) = self.tournament_games.get(game).cloned() {
+                self.tournament_games.entry(by.clone()).or_insert(paired);
+                self.tournament_continuations
+                    .entry(game.clone())
+                    .or_insert_with(|| by.clone());
             }
         }
         let entry = self.tournaments.entry(id.to_string()).or_default();
@@ -198,6 +210,9 @@ pub struct TableOut {
     /// on from it (its continuation replaces it, and its result counts).
     #[schema(example = "g-3f9a0c11d2e4b5a6")]
     pub game: String,
+    /// The games the table was played in before `game`, the first the one paired, each taken
+    /// back by consent and gone on in the next (the log's `game_replaced` events).
+    pub replaced: Vec<String>,
     /// In seat order.
     pub players: Vec<String>,
     pub result: Option<GameResultEvent>,
@@ -462,9 +477,11 @@ fn out(id: &str, entry: &TournamentEntry, book: &Book) -> Option<TournamentOut> 
                     .tables
                     .iter()
                     .zip(&r.results)
-                    .map(|(t, res)| TableOut {
+                    .zip(&r.replaced)
+                    .map(|((t, res), replaced)| TableOut {
                         table: t.table,
                         game: t.game.clone(),
+                        replaced: replaced.clone(),
                         players: t.players.clone(),
                         points: res.as_ref().map(|res| standings::table_points(&res.places)),
                         result: res.clone(),
@@ -496,14 +513,18 @@ fn out(id: &str, entry: &TournamentEntry, book: &Book) -> Option<TournamentOut> 
 }
 
 /// `shown` with each table's game the one played now: a game superseded by a takeback by
-/// consent is replaced by the game that went on from it.
+/// consent is replaced by the game that went on from it, from its fork on (before the
+/// tournament's log records the replacement).
 fn with_continuations(book: &Book, mut shown: TournamentOut) -> TournamentOut {
     for table in shown
         .rounds_played
         .iter_mut()
         .flat_map(|round| round.tables.iter_mut())
     {
-        table.game = book.table_game(&table.game).to_string();
+        while let Some(next) = book.tournament_continuations.get(&table.game) {
+            let before = std::mem::replace(&mut table.game, next.clone());
+            table.replaced.push(before);
+        }
     }
     shown
 }
@@ -915,6 +936,18 @@ impl Club {
                 .tournament_command(games, &tournament, "system", Command::RecordResult(result))
                 .await
                 .map(|_| ()),
+            Step::Replace {
+                tournament,
+                replace,
+            } => {
+                let outcome = self
+                    .tournament_command(games, &tournament, "system", replace.clone())
+                    .await;
+                if outcome.is_ok() {
+                    tracing::info!(%tournament, ?replace, "a table goes on in its continuation");
+                }
+                outcome.map(|_| ())
+            }
             Step::StartOnTime { tournament } => self
                 .tournament_command(games, &tournament, "system", Command::StartOnTime)
                 .await
@@ -1077,6 +1110,12 @@ enum Step {
         tournament: String,
         result: GameResultEvent,
     },
+    /// A table's game taken back by consent: its continuation replaces it in the log
+    /// (`Command::ReplaceGame`).
+    Replace {
+        tournament: String,
+        replace: Command,
+    },
     /// A game whose table was forfeited before it seated everyone: cancelled when one
     /// player holds a seat, else seated in full (it starts, and `Resign` ends it for the
     /// player who withdrew).
@@ -1182,11 +1221,24 @@ fn missing_work(book: &Book) -> Vec<Step> {
                 });
                 continue;
             }
-            // After a takeback by consent the game that went on counts for the table.
-            let Some(game) = book.games.get(book.table_game(&table.game)) else {
+            // Taken back by consent: the game that went on from it (the book's continuation:
+            // forked from it, not for analysis, the same players at the same seats) replaces
+            // it at the table, and the result is then that game's.
+            if game.superseded {
+                if let Some(by) = book.tournament_continuations.get(&table.game) {
+                    steps.push(Step::Replace {
+                        tournament: id.clone(),
+                        replace: Command::ReplaceGame {
+                            round: round.number,
+                            table: table.table,
+                            game: table.game.clone(),
+                            by: by.clone(),
+                        },
+                    });
+                }
                 continue;
-            };
-            let Some(outcome) = game.outcome.as_ref().filter(|_| !game.superseded) else {
+            }
+            let Some(outcome) = game.outcome.as_ref() else {
                 continue;
             };
             let places = domain::rating::places(outcome, table.players.len())
