@@ -3,6 +3,7 @@
 
 use domain::registry::LiveGame;
 use domain::table::Status;
+use domain::tournament::TournamentEvent;
 
 /// Every game: the list without filters.
 pub const LISTED: (&str, &str) = ("listed", "all");
@@ -18,6 +19,10 @@ pub const PLAYER: &str = "player";
 /// A challenge's entry for each player it names (`invited = <player id>`): what a player's
 /// stream reads to find the challenges issued to them without reading the whole log.
 pub const INVITED: &str = "invited";
+/// A tournament's entry for each player who joined it (`entrant = <player id>`), kept after a
+/// withdrawal: what a player's stream reads to find the tournaments that may tell them
+/// something, without reading the whole log.
+pub const ENTRANT: &str = "entrant";
 /// A seated player's games still waiting for players (`open_seat = p-...`): the quota of open
 /// seats a player may hold is counted from it.
 pub const OPEN_SEAT: &str = "open_seat";
@@ -33,6 +38,33 @@ pub const SUPERSEDED: (&str, &str) = ("superseded", "takeback");
 pub const CLOCK_RUNNING: (&str, &str) = ("clock", "running");
 /// An active game with a seat's clock stopped by a vacation.
 pub const VACATION_PAUSED: (&str, &str) = ("vacation", "paused");
+
+/// A tournament's index entries once `events` are appended to it, from `entries`, those it
+/// has: one more `entrant` for each player who joins; `None` when no one joins (the entries
+/// stay as they are).
+pub fn entrant_tags(
+    mut entries: Vec<(String, String)>,
+    events: &[TournamentEvent],
+) -> Option<Vec<(String, String)>> {
+    let mut changed = false;
+    for event in events {
+        if let TournamentEvent::PlayerJoined { player } = event {
+            let entry = (ENTRANT.to_string(), player.clone());
+            if !entries.contains(&entry) {
+                entries.push(entry);
+                changed = true;
+            }
+        }
+    }
+    changed.then_some(entries)
+}
+
+/// Whether `events` may change a tournament's index entries (see [`entrant_tags`]).
+pub fn joins(events: &[TournamentEvent]) -> bool {
+    events
+        .iter()
+        .any(|e| matches!(e, TournamentEvent::PlayerJoined { .. }))
+}
 
 /// The value of the `status_kind` entry.
 pub fn status_kind(status: Status, kind: &str) -> String {

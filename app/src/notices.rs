@@ -6,12 +6,15 @@
 //! their own ([`clock_stream`]), so that they have a place in the log like every other notice:
 //! every node's streams see them, in order, and a cursor resumes after them.
 
+use crate::club::tournaments::TOURNAMENT_PREFIX;
 use crate::index;
 use crate::webhooks::notification::{copied_past, notifications, Notification, NotificationType};
+use crate::webhooks::tournament::{tournament_notifications, TournamentEventAt};
 use crate::{Games, Repository};
 use chrono::{DateTime, Utc};
 use domain::registry::LiveGame;
 use domain::table::{Status, TableFact};
+use domain::tournament::{Phase, Tournament, TournamentEvent};
 use domain::Seat;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -96,6 +99,7 @@ impl ClockWarning {
             deadline: Some(self.deadline),
             message: None,
             text: None,
+            tournament: None,
         }
     }
 }
@@ -159,11 +163,12 @@ pub fn warning_at(game: &dyn LiveGame, now: DateTime<Utc>, later: bool) -> Optio
         .min()
 }
 
-/// Games folded at the version a follower of the log last handled, so that the next batch of
-/// each is folded from there rather than from its start.
+/// Games and tournaments folded at the version a follower of the log last handled, so that
+/// the next batch of each is folded from there rather than from its start.
 #[derive(Default)]
 pub struct Folds {
     games: HashMap<String, Box<dyn LiveGame>>,
+    tournaments: HashMap<String, Tournament>,
 }
 
 /// The most games a follower keeps folded; past it, it starts afresh.
@@ -235,6 +240,92 @@ impl Folds {
         }
         Ok(found)
     }
+}
+
+impl Folds {
+    /// The notices for `player` of one event of a tournament's stream (see
+    /// [`tournament_notifications`]): none unless the player ever joined it (its index's
+    /// `entrant` entries). An event that cannot be read tells nothing (and is logged).
+    pub fn tournament(
+        &mut self,
+        store: &dyn storage::EventStore,
+        envelope: &Envelope,
+        player: &str,
+    ) -> Result<Vec<Notification>, String> {
+        let stream = envelope.stream.as_str();
+        let tags = store.tags(stream).map_err(|e| e.to_string())?;
+        if !tags
+            .iter()
+            .any(|(name, value)| name == index::ENTRANT && value == player)
+        {
+            return Ok(Vec::new());
+        }
+        let cached = self
+            .tournaments
+            .remove(stream)
+            .filter(|t| t.version + 1 == envelope.version);
+        let before = match cached {
+            Some(before) => before,
+            None => match fold_tournament(store, stream, envelope.version - 1)? {
+                Some(before) => before,
+                None => return Ok(Vec::new()),
+            },
+        };
+        let event = match TournamentEvent::deserialize(&envelope.payload) {
+            Ok(event) => event,
+            Err(error) => {
+                tracing::error!(tournament = %stream, version = envelope.version, %error, "an unreadable tournament event");
+                return Ok(Vec::new());
+            }
+        };
+        let found = tournament_notifications(
+            &before,
+            &TournamentEventAt {
+                stream,
+                version: envelope.version,
+                recorded_at: envelope.recorded_at,
+                event: &event,
+            },
+            player,
+        );
+        let after = before.evolve(&event);
+        if after.phase() != Phase::Finished {
+            if self.tournaments.len() >= MOST_FOLDS {
+                self.tournaments.clear();
+            }
+            self.tournaments.insert(stream.to_string(), after);
+        }
+        Ok(found)
+    }
+}
+
+/// Tournament `stream` folded up to version `version`; `None` (logged) when one of its events
+/// cannot be read.
+fn fold_tournament(
+    store: &dyn storage::EventStore,
+    stream: &str,
+    version: u64,
+) -> Result<Option<Tournament>, String> {
+    let mut state = Tournament::default();
+    while state.version < version {
+        let count = (version - state.version).min(PAGE as u64) as usize;
+        let page = store
+            .read_stream(stream, state.version, count)
+            .map_err(|e| e.to_string())?;
+        if page.is_empty() {
+            return Err(format!("{stream} has no version {}", state.version + 1));
+        }
+        for envelope in &page {
+            match TournamentEvent::deserialize(&envelope.payload) {
+                Ok(event) => state = state.evolve(&event),
+                Err(error) => {
+                    tracing::error!(tournament = %stream, version = envelope.version, %error, "an unreadable tournament event");
+                    return Ok(None);
+                }
+            }
+        }
+    }
+    Ok(Some(state))
 }
 
 /// Where a player's stream stands in the log: every notice up to `position` was sent, and
@@ -372,7 +463,8 @@ impl Follower {
 
     /// Moves the cursor on to just before the next event of a stream that can concern the
     /// player (their games by the index's `player` entries, those games' clock warnings, the
-    /// challenges issued to them by `invited`), or to the end of the log as it was before the
+    /// challenges issued to them by `invited`, the tournaments they joined by `entrant`), or to
+    /// the end of the log as it was before the
     /// index was read: nothing passed over tells the player anything, so a stream resumed from
     /// far back reads the player's own events, not the whole server's log. Until the index
     /// has every challenge's entries (an older store's reindex), nothing is passed over.
@@ -388,7 +480,7 @@ impl Follower {
             return Ok(());
         }
         let mut streams = Vec::new();
-        for name in [index::PLAYER, index::INVITED] {
+        for name in [index::PLAYER, index::INVITED, index::ENTRANT] {
             let mut after: Option<String> = None;
             loop {
                 let page = repository
@@ -468,10 +560,18 @@ impl Follower {
                         deadline: None,
                         message: None,
                         text: None,
+                        tournament: None,
                     }
                 })
                 .into_iter()
                 .collect();
+            return Ok((notices, envelope.position));
+        }
+        if stream.starts_with(TOURNAMENT_PREFIX) {
+            // Each event of a tournament tells on its own: a batch of one position.
+            let notices = self
+                .folds
+                .tournament(repository.store(), envelope, &self.player)?;
             return Ok((notices, envelope.position));
         }
         if !stream.starts_with("g-") {

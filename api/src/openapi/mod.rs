@@ -57,7 +57,9 @@ then send the same request again, with the same `Idempotency-Key` for a command;
 and not in parallel. `503` asks the same. Keep one request at a time and one stream per player, \
 and let the stream say when it is your turn rather than polling a game.\n\n**Webhooks** (`POST /v1/players/me/webhooks`): the \
 server POSTs a `Notification` (JSON) to your URL when it becomes your turn, when another seat \
-offers you a draw or asks for a takeback, and when one of your games ends. Each request carries \
+offers you a draw or asks for a takeback, when one of your games ends, and when a tournament \
+you are in pairs a round (your table and game), closes one, finishes (your rank) or has its next \
+edition. Each request carries \
 `X-Avalanche-Signature: t=<unix seconds>,v1=<hex>`, the HMAC-SHA256 of `<t>.<exact body>` \
 keyed with the webhook's secret (the whole `whsec_...` string, shown once at registration): \
 refuse a `t` more than 300 seconds from your clock, and a captured delivery cannot be sent \

@@ -95,12 +95,37 @@ fn particular(kind: NotificationType) -> (&'static str, Value, &'static [&'stati
             json!({ "outcome": { "$ref": "#/components/schemas/Outcome", "description": "How the game ended." } }),
             &[],
         ),
+        NotificationType::RoundPaired => (
+            "A round of a tournament you are in was paired: `game_id` is the tournament's id (`t-...`) and `version` its version; `tournament` names the round, your `table`, its `players` in seat order and your `game` (started by the tournament; `seat` is yours in it), or says you have a `bye`. A table with a player who withdrew has no `game`: it is won by forfeit.",
+            json!({ "tournament": tournament() }),
+            &["tournament"],
+        ),
+        NotificationType::RoundClosed => (
+            "A round of a tournament you played in closed: every table of it has its result (`tournament.round`). The next round's pairing, or the end, follows.",
+            json!({ "tournament": tournament() }),
+            &["tournament"],
+        ),
+        NotificationType::TournamentFinished => (
+            "A tournament you played in finished: `tournament.rank` and `tournament.points` are yours in its final standings (a league's rank counts within your `division`).",
+            json!({ "tournament": tournament() }),
+            &["tournament"],
+        ),
+        NotificationType::NextEdition => (
+            "A league you played in has its next edition, and you are entered in it: `game_id` and `tournament.id` are the new edition's, `tournament.previous` the edition before.",
+            json!({ "tournament": tournament() }),
+            &["tournament"],
+        ),
         NotificationType::ClockLow => (
             "Your seat's clock has a quarter of its time for the move left, or less.",
             json!({ "deadline": { "type": "string", "format": "date-time", "description": "When your seat's clock runs out." } }),
             &["deadline"],
         ),
     }
+}
+
+/// A tournament's notice's `tournament`.
+fn tournament() -> Value {
+    json!({ "$ref": "#/components/schemas/TournamentNotice", "description": "The tournament, and the round, table, game, rank or edition the notice tells of." })
 }
 
 /// The variant of a notice of `kind`.
@@ -111,11 +136,11 @@ fn notice(kind: NotificationType) -> Value {
         "type": { "type": "string", "const": tag },
         "cursor": cursor(),
         "id": { "type": "string", "description": "`<game_id>:<version>:<player_id>:<type>`: the same notice has the same id on every stream, webhook and mail." },
-        "game_id": { "type": "string", "description": "The game." },
+        "game_id": { "type": "string", "description": "The game; a challenge's notice names the challenge (`c-...`), a tournament's the tournament (`t-...`)." },
         "kind": { "type": "string", "description": "The kind of game, such as `avalanche-chess`." },
-        "version": { "type": "integer", "minimum": 0, "description": "The game's version once what this tells of was recorded: send it as `If-Match` to play on it." },
+        "version": { "type": "integer", "minimum": 0, "description": "The game's version once what this tells of was recorded: send it as `If-Match` to play on it. A tournament's notice: the tournament's version." },
         "player_id": { "type": "string", "description": "You." },
-        "seat": { "$ref": "#/components/schemas/usize", "description": "Your seat in the game." },
+        "seat": { "$ref": "#/components/schemas/usize", "description": "Your seat in the game (a tournament's `round_paired`: at your table; 0 in its other notices)." },
         "occurred_at": { "type": "string", "format": "date-time", "description": "When what this tells of was recorded." },
     });
     if let (Some(properties), Value::Object(extra)) = (properties.as_object_mut(), extra) {
@@ -188,7 +213,7 @@ pub(super) fn declare_player_stream(doc: &mut Value) {
         LINE.into(),
         json!({
             "title": LINE,
-            "description": "One line of `GET /v1/players/me/stream`, told apart by `type`: a notice of one of your games (the same notices as webhooks and mail, and more: `game_started`, `opponent_moved`, `clock_low`), each with its `cursor`, or a signal of the stream itself (`keep_alive`, `token_revoked`). Nothing in it is hidden from anyone: ids, seats, versions, public outcomes.",
+            "description": "One line of `GET /v1/players/me/stream`, told apart by `type`: a notice of one of your games, challenges or tournaments (the same notices as webhooks and mail, and more: `game_started`, `opponent_moved`, `clock_low`), each with its `cursor`, or a signal of the stream itself (`keep_alive`, `token_revoked`). Nothing in it is hidden from anyone: ids, seats, versions, public outcomes.",
             "oneOf": refs,
             "discriminator": { "propertyName": "type", "mapping": mapping },
         }),

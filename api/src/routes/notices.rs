@@ -274,8 +274,9 @@ async fn is_ahead(state: &web::Data<AppState>, cursor: Cursor, end: u64) -> Resu
 /// One stream of every notice for me, across all my games: newline-delimited JSON by default,
 /// server-sent events when `Accept: text/event-stream`. Each line is a `PlayerStreamLine`: a
 /// notice (`game_started`, `your_turn`, `opponent_moved`, `draw_offered`,
-/// `takeback_requested`, `takeback_withdrawn`, `game_finished`, `clock_low`) with the game's
-/// id, kind and version and the line's `cursor`, or a `keep_alive` (at once, then after every
+/// `takeback_requested`, `takeback_withdrawn`, `game_finished`, `clock_low`, ...; of my
+/// tournaments `round_paired`, `round_closed`, `tournament_finished`, `next_edition`) with the
+/// game's (or tournament's) id, kind and version and the line's `cursor`, or a `keep_alive` (at once, then after every
 /// 15 quiet seconds), or a last `token_revoked` when the token it was opened with is revoked.
 #[utoipa::path(operation_id = "streamMyNotices", tag = "events", security(("bearer" = ["read"])),
     params(MyStreamQuery,

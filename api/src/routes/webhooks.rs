@@ -39,7 +39,8 @@ pub struct WebhookCreated {
 
 /// Register a webhook. From now on, the server POSTs a signed JSON `Notification` to the URL
 /// when it becomes your turn in a game, when another seat offers you a draw or asks for a
-/// takeback, and when one of your games ends. Delivery is at least once (dedupe by the
+/// takeback, when one of your games ends, and when a tournament you are in pairs a round,
+/// closes one, finishes or has its next edition. Delivery is at least once (dedupe by the
 /// notification's `id`, also sent as `X-Avalanche-Delivery`); a receiver that does not answer
 /// 2xx is retried with growing waits (up to 30 s apart), never skipped; after 3 days of
 /// failures the webhook is marked `failing` and waits to be re-enabled. At most 10 a player.

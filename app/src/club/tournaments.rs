@@ -568,13 +568,17 @@ impl Club {
                 })?,
             });
         }
+        let tags = match crate::index::joins(events) {
+            true => crate::index::entrant_tags(self.store().tags(id)?, events),
+            false => None,
+        };
         let batch = Batch {
             events: new,
             actor: actor.to_string(),
             command_id: None,
             command: None,
             recorded_at: at,
-            tags: None,
+            tags,
             secrets,
         };
         self.store()

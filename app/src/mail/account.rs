@@ -89,6 +89,12 @@ impl Preferences {
             // Only on the player's stream (and webhooks), never mailed on their own: a turn
             // mail shows the messages since.
             NotificationType::OpponentMoved | NotificationType::Message => false,
+            // On the player's stream and webhooks; a tournament's mails are written from its
+            // own stream.
+            NotificationType::RoundPaired
+            | NotificationType::RoundClosed
+            | NotificationType::TournamentFinished
+            | NotificationType::NextEdition => false,
         }
     }
 }

@@ -9,6 +9,7 @@ use super::address::AddressPolicy;
 use super::notification::Notification;
 use super::signature::{sign, DELIVERY_HEADER, SIGNATURE_HEADER};
 use super::{Webhook, CURSORS};
+use crate::club::tournaments::TOURNAMENT_PREFIX;
 use crate::index;
 use crate::leases::{self, Held, Leases};
 use crate::notices::Folds;
@@ -242,7 +243,20 @@ impl Worker {
     /// Handles the batch that `envelope` begins and moves the cursor past it; leaves the cursor
     /// before it if a notification was given up.
     async fn follow(&mut self, envelope: &Envelope) -> Result<(), GaveUp> {
-        // Only games notify; other streams (a player's vacations, ...) are passed over.
+        if envelope.stream.starts_with(TOURNAMENT_PREFIX) {
+            // Each event of a tournament tells on its own.
+            let found = self.tournament(envelope);
+            for notification in &found {
+                self.deliver(notification).await?;
+            }
+            self.cursor = envelope.position;
+            if !found.is_empty() {
+                self.store_cursor().await;
+            }
+            return Ok(());
+        }
+        // Only games and tournaments notify; other streams (a player's vacations, ...) are
+        // passed over.
         if !envelope.stream.starts_with("g-") {
             self.cursor = envelope.position;
             return Ok(());
@@ -352,6 +366,22 @@ impl Worker {
                 .collect(),
             Err(error) => {
                 tracing::error!(game = %batch.stream, %error, "cannot fold the game");
+                Vec::new()
+            }
+        }
+    }
+
+    /// The player's notifications of one event of a tournament's stream.
+    fn tournament(&mut self, envelope: &Envelope) -> Vec<Notification> {
+        let player = self.hook.player_id.clone();
+        match self
+            .folds
+            .tournament(self.shared.store.as_ref(), envelope, &player)
+        {
+            Ok(found) => found,
+            Err(error) => {
+                // Our fault, not the receiver's: told in the log, and the event passed over.
+                tracing::error!(webhook = %self.hook.id, tournament = %envelope.stream, version = envelope.version, %error, "cannot derive notifications");
                 Vec::new()
             }
         }

@@ -15,6 +15,7 @@ pub mod address;
 pub mod delivery;
 pub mod notification;
 pub mod signature;
+pub mod tournament;
 
 use crate::error::{ApiCode, ApiError};
 use crate::leases::Leases;

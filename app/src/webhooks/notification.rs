@@ -53,6 +53,20 @@ pub enum NotificationType {
     /// challenge's id (`c-...`), to accept at `POST /v1/challenges/{id}/accept` or decline. On
     /// the player's stream only.
     Challenged,
+    /// A round of a tournament you are in was paired: `tournament` names the round, your table,
+    /// its players in seat order and your game (`seat` is yours in it), or says you have a
+    /// bye. `game_id` is the tournament's id (`t-...`), `version` its version. On the player's
+    /// stream and webhooks.
+    RoundPaired,
+    /// A round you played in closed: every table of it has its result. On the player's stream
+    /// and webhooks.
+    RoundClosed,
+    /// A tournament you played in finished: `tournament` gives your rank and points. On the
+    /// player's stream and webhooks.
+    TournamentFinished,
+    /// A league you played in has its next edition, and you are entered in it: `game_id` and
+    /// `tournament` name the new edition. On the player's stream and webhooks.
+    NextEdition,
 }
 
 impl NotificationType {
@@ -71,11 +85,15 @@ impl NotificationType {
             NotificationType::Invited => "invited",
             NotificationType::ClockLow => "clock_low",
             NotificationType::Challenged => "challenged",
+            NotificationType::RoundPaired => "round_paired",
+            NotificationType::RoundClosed => "round_closed",
+            NotificationType::TournamentFinished => "tournament_finished",
+            NotificationType::NextEdition => "next_edition",
         }
     }
 
     /// Every type, in the order a batch's notices come in.
-    pub const ALL: [NotificationType; 12] = [
+    pub const ALL: [NotificationType; 16] = [
         NotificationType::GameStarted,
         NotificationType::OpponentMoved,
         NotificationType::Message,
@@ -88,6 +106,10 @@ impl NotificationType {
         NotificationType::GameFinished,
         NotificationType::ClockLow,
         NotificationType::Challenged,
+        NotificationType::RoundPaired,
+        NotificationType::RoundClosed,
+        NotificationType::TournamentFinished,
+        NotificationType::NextEdition,
     ];
 
     /// Whether webhooks and mail carry notices of this type: the turn, offers and endings.
@@ -106,9 +128,20 @@ impl NotificationType {
     }
 
     /// Whether webhooks carry notices of this type: those of [`NotificationType::delivered`],
-    /// and messages (which mail shows in the next turn mail instead).
+    /// messages (which mail shows in the next turn mail instead) and a tournament's.
     pub fn hooked(self) -> bool {
-        self.delivered() || self == NotificationType::Message
+        self.delivered() || self == NotificationType::Message || self.of_tournament()
+    }
+
+    /// Whether notices of this type tell of a tournament (`game_id` is the tournament's).
+    pub fn of_tournament(self) -> bool {
+        matches!(
+            self,
+            NotificationType::RoundPaired
+                | NotificationType::RoundClosed
+                | NotificationType::TournamentFinished
+                | NotificationType::NextEdition
+        )
     }
 }
 
@@ -124,13 +157,17 @@ pub struct Notification {
     pub id: String,
     #[serde(rename = "type")]
     pub kind_of_notification: NotificationType,
+    /// The game; a challenge's notice names the challenge (`c-...`), a tournament's the
+    /// tournament (`t-...`).
     pub game_id: String,
     /// The kind of game, such as `avalanche-chess`.
     pub kind: String,
-    /// The game's version once the command that caused this was applied.
+    /// The game's version once the command that caused this was applied (a tournament's
+    /// notice: the tournament's).
     pub version: u64,
     pub player_id: String,
-    /// Your seat in the game.
+    /// Your seat in the game (a tournament's `round_paired`: at your table; 0 in its other
+    /// notices).
     pub seat: Seat,
     /// When the command that caused this was recorded.
     pub occurred_at: DateTime<Utc>,
@@ -153,6 +190,52 @@ pub struct Notification {
     /// What was said, for `message`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// The tournament, round, table and game, for a tournament's notice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<TournamentNotice>,
+}
+
+/// What a tournament's notice tells: only what its public page shows.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[schema(example = json!({"id": "t-3f9a0c11d2e4b5a6", "name": "Autumn cup", "round": 2,
+    "table": 3, "game": "g-5c0ffee5d00dfeed", "players": ["p-0011223344556677", "p-8899aabbccddeeff"]}))]
+pub struct TournamentNotice {
+    /// The tournament's id (the notice's `game_id`).
+    pub id: String,
+    pub name: String,
+    /// The round paired or closed, from 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+    /// Your table of the round paired, from 1 (none for a bye).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<usize>,
+    /// Your game at that table, started by the tournament (`seat` is yours in it). Absent for
+    /// a bye, and for a table won by forfeit (another player at it withdrew: no game is
+    /// played).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+    /// The table's players in seat order (seat 0 first: White in chess), you among them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub players: Vec<String>,
+    /// True when you sit this round out (a bye).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bye: bool,
+    /// Your final rank (from 1; a league's counts within your division), for
+    /// `tournament_finished`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<usize>,
+    /// Your final tournament points, for `tournament_finished`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points: Option<f64>,
+    /// Your league division (from 1), for `tournament_finished` of a league.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub division: Option<usize>,
+    /// The league's edition (from 1), for `next_edition`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edition: Option<u32>,
+    /// The edition before, for `next_edition`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
 }
 
 /// The seats `player` holds (several in an analysis fork).
@@ -243,6 +326,7 @@ pub fn game_started(
         deadline: None,
         message: None,
         text: None,
+        tournament: None,
     })
 }
 
@@ -308,6 +392,7 @@ pub fn notifications(
         deadline: None,
         message: None,
         text: None,
+        tournament: None,
     };
     let mut found = Vec::new();
     let started = events

@@ -608,6 +608,16 @@ impl Mail {
                 format!("Another player challenges you to a game of {kind}."),
                 "",
             ),
+            // A tournament's notices are not about one game: never a game's mail (see
+            // `NotificationType::delivered`), but written should one ever be.
+            NotificationType::RoundPaired
+            | NotificationType::RoundClosed
+            | NotificationType::TournamentFinished
+            | NotificationType::NextEdition => (
+                format!("A tournament of {kind} [{line}]"),
+                format!("News of a tournament of {kind}."),
+                "",
+            ),
             NotificationType::GameFinished => {
                 let result = match &notice.outcome {
                     Some(outcome) => self.result_text(game, outcome, notice.seat),
@@ -886,6 +896,7 @@ pub(crate) fn mail_notice(
         deadline: None,
         message: None,
         text: None,
+        tournament: None,
     }
 }
 
