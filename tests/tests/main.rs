@@ -65,6 +65,7 @@ mod takeback_forks;
 mod takebacks;
 mod tokens;
 mod tournament_faults;
+mod tournament_stream;
 mod tournaments;
 mod tournaments_ops;
 mod webhooks;

@@ -1,0 +1,362 @@
+//! A tournament's events on its players' streams (`GET /v1/players/me/stream`) and webhooks:
+//! "a round paired (with that player's game id, table, round and seat/colour), a round closed,
+//! the tournament finished (with their rank and points), and for a league the next edition
+//! created". What each player is owed is written here from the finished tournament's public
+//! page alone; a player not in the tournament is told none of it.
+
+use crate::common;
+use crate::player_stream::{deliveries_to_localhost, listen, receiver, Listening, NDJSON};
+use crate::tournaments::{entered, play_out, players};
+
+use common::play::SendOk;
+use common::{ok_json, Player, TestApp};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const TOURNAMENT_TYPES: [&str; 4] = [
+    "round_paired",
+    "round_closed",
+    "tournament_finished",
+    "next_edition",
+];
+
+/// A notice as compared: its type, the tournament's id and what its `tournament` tells.
+type Told = (String, String, Value);
+
+fn told(notice: &Value) -> Told {
+    let mut tournament = notice["tournament"].clone();
+    if let Some(fields) = tournament.as_object_mut() {
+        // The name and id are checked once, below; the rest is compared.
+        fields.remove("name");
+        fields.remove("id");
+    }
+    (
+        notice["type"].as_str().expect("type").to_string(),
+        notice["game_id"].as_str().expect("game_id").to_string(),
+        tournament,
+    )
+}
+
+fn of_tournament(notice: &Value) -> bool {
+    TOURNAMENT_TYPES.contains(&notice["type"].as_str().unwrap_or_default())
+}
+
+/// What `player` is owed by finished Swiss `t`, in order: each round's pairing (their table,
+/// game and the table's players, or a bye) and its close, then their rank and points.
+fn owed(t: &Value, player: &str) -> (Vec<Told>, Vec<u64>) {
+    let id = t["id"].as_str().unwrap().to_string();
+    let mut owed = Vec::new();
+    let mut seats = Vec::new();
+    for round in t["rounds_played"].as_array().unwrap() {
+        let number = round["round"].clone();
+        let table = round["tables"].as_array().unwrap().iter().find(|table| {
+            table["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p == player)
+        });
+        match table {
+            Some(table) => {
+                let players = table["players"].as_array().unwrap();
+                let seat = players.iter().position(|p| p == player).unwrap();
+                seats.push(seat as u64);
+                owed.push((
+                    "round_paired".into(),
+                    id.clone(),
+                    json!({"round": number, "table": table["table"], "game": table["game"],
+                        "players": players}),
+                ));
+            }
+            None => {
+                assert!(
+                    round["byes"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|p| p == player),
+                    "{player} is in every round of a Swiss: {round}"
+                );
+                seats.push(0);
+                owed.push((
+                    "round_paired".into(),
+                    id.clone(),
+                    json!({"round": number, "bye": true}),
+                ));
+            }
+        }
+        assert_eq!(round["closed"], true);
+        owed.push(("round_closed".into(), id.clone(), json!({"round": number})));
+    }
+    let row = t["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["player"] == player)
+        .expect("a standings row");
+    owed.push((
+        "tournament_finished".into(),
+        id,
+        json!({"rank": row["rank"], "points": row["points"]}),
+    ));
+    (owed, seats)
+}
+
+/// Reads `stream` until it has told `what` (a notice of that type naming `game_id`).
+fn until_told(stream: &mut Listening, what: &str, game_id: &str) {
+    stream.until(Duration::from_secs(60), what, |lines| {
+        lines
+            .iter()
+            .any(|l| l["type"] == what && l["game_id"] == game_id)
+    });
+}
+
+/// Waits until `hook` has been sent `what` naming `game_id`; the notifications so far.
+fn hooked_until(hook: &Arc<Mutex<Vec<Value>>>, what: &str, game_id: &str) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let received = hook.lock().unwrap().clone();
+        if received
+            .iter()
+            .any(|n| n["type"] == what && n["game_id"] == game_id)
+        {
+            return received;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no {what} for {game_id} on the webhook: {received:#?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Registers a webhook for each of `players` on a receiver of its own.
+fn hooks(app: &TestApp, players: &[&Player]) -> Vec<Arc<Mutex<Vec<Value>>>> {
+    players
+        .iter()
+        .map(|player| {
+            let (url, received) = receiver();
+            ok_json(
+                app.post("/v1/players/me/webhooks", Some(player))
+                    .json(&json!({"url": url}))
+                    .send(),
+                StatusCode::CREATED,
+            );
+            received
+        })
+        .collect()
+}
+
+fn stream(app: &TestApp, player: &Player, after: Option<&str>) -> Listening {
+    let path = match after {
+        Some(after) => format!("/v1/players/me/stream?after={after}"),
+        None => "/v1/players/me/stream".to_string(),
+    };
+    listen(&app.base, &path, &player.token, NDJSON, None)
+}
+
+/// A chess game between `a` and `b` that `a` resigns: told to both, after everything before.
+fn a_game_resigned(app: &TestApp, a: &Player, b: &Player) -> String {
+    let game = app.create_game(a, json!({"kind": "avalanche-chess", "seats": 2}));
+    app.join(b, &game);
+    ok_json(
+        app.play(a, &game, &json!({"type": "resign"})).send_ok(),
+        StatusCode::OK,
+    );
+    game
+}
+
+#[test]
+fn each_player_of_a_swiss_is_told_its_pairings_closed_rounds_and_rank_and_no_one_else_is() {
+    let app = TestApp::spawn_with(deliveries_to_localhost());
+    let entrants = players(&app, 5);
+    let outsider = app.create_player("Outsider");
+    let everyone: Vec<&Player> = entrants.iter().chain([&outsider]).collect();
+    let hooks = hooks(&app, &everyone);
+    let mut streams: Vec<Listening> = everyone.iter().map(|p| stream(&app, p, None)).collect();
+
+    // Five players over three rounds: a bye each round.
+    let id = entered(
+        &app,
+        &entrants,
+        json!({"name": "Winter Swiss", "kind": "avalanche-chess", "format": "swiss",
+            "seats": 2, "rounds": 3}),
+    );
+    let finished = play_out(&app, &id, &entrants, 17);
+    assert_eq!(finished["status"], "finished");
+    // Played after the tournament: the outsider's own notices come after every one of its
+    // events, on the stream as on the webhook (both in the order of the log).
+    let after = a_game_resigned(&app, &outsider, &entrants[0]);
+
+    for (n, player) in entrants.iter().enumerate() {
+        let (owed, seats) = owed(&finished, &player.id);
+        until_told(&mut streams[n], "tournament_finished", &id);
+        let notices: Vec<Value> = streams[n]
+            .notices()
+            .into_iter()
+            .filter(of_tournament)
+            .collect();
+        let got: Vec<Told> = notices.iter().map(told).collect();
+        assert_eq!(got, owed, "{}'s stream", player.id);
+        let mut versions = Vec::new();
+        for (notice, seat) in notices
+            .iter()
+            .filter(|n| n["type"] == "round_paired")
+            .zip(&seats)
+        {
+            assert_eq!(notice["seat"], *seat, "{notice}");
+        }
+        for notice in &notices {
+            assert_eq!(notice["tournament"]["id"], id.as_str());
+            assert_eq!(notice["tournament"]["name"], "Winter Swiss");
+            assert_eq!(notice["kind"], "avalanche-chess");
+            assert_eq!(notice["player_id"], player.id.as_str());
+            let version = notice["version"].as_u64().expect("version");
+            assert_eq!(
+                notice["id"],
+                format!(
+                    "{id}:{version}:{}:{}",
+                    player.id,
+                    notice["type"].as_str().unwrap()
+                )
+            );
+            versions.push(version);
+        }
+        assert!(
+            versions.windows(2).all(|w| w[0] < w[1]),
+            "in the order of the tournament's log: {versions:?}"
+        );
+        // Each paired game is the player's, at the seat told.
+        for notice in notices
+            .iter()
+            .filter(|n| !n["tournament"]["game"].is_null())
+        {
+            let game = app.game(None, notice["tournament"]["game"].as_str().unwrap());
+            let seat = notice["seat"].as_u64().unwrap() as usize;
+            assert_eq!(
+                game["seats"][seat]["player_id"],
+                player.id.as_str(),
+                "{game}"
+            );
+            assert_eq!(game["tournament"]["round"], notice["tournament"]["round"]);
+            assert_eq!(game["tournament"]["table"], notice["tournament"]["table"]);
+        }
+
+        // The webhook is sent the same notices, with the same ids.
+        let received = hooked_until(&hooks[n], "tournament_finished", &id);
+        let hooked: Vec<Value> = received.into_iter().filter(of_tournament).collect();
+        assert_eq!(hooked.iter().map(told).collect::<Vec<_>>(), owed);
+        let ids = |notices: &[Value]| -> Vec<String> {
+            notices
+                .iter()
+                .map(|n| n["id"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(ids(&hooked), ids(&notices), "{}'s webhook", player.id);
+    }
+
+    // A stream resumed from the start finds the tournament by its index and tells the same.
+    let mut again = stream(&app, &entrants[2], Some("0"));
+    until_told(&mut again, "tournament_finished", &id);
+    let from_start: Vec<Told> = again
+        .notices()
+        .iter()
+        .filter(|n| of_tournament(n))
+        .map(told)
+        .collect();
+    assert_eq!(from_start, owed(&finished, &entrants[2].id).0);
+
+    // The outsider is told its own game, and nothing of the tournament.
+    let outsider_stream = streams.last_mut().expect("the outsider's stream");
+    until_told(outsider_stream, "game_finished", &after);
+    let notices = outsider_stream.notices();
+    assert!(
+        notices.iter().all(|n| n["game_id"] == after.as_str()),
+        "{notices:#?}"
+    );
+    let received = hooked_until(hooks.last().expect("a hook"), "game_finished", &after);
+    assert!(
+        received.iter().all(|n| n["game_id"] == after.as_str()),
+        "{received:#?}"
+    );
+}
+
+#[test]
+fn a_leagues_next_edition_is_told_to_each_player_it_carries_over() {
+    let app = TestApp::spawn_with(deliveries_to_localhost());
+    let entrants = players(&app, 4);
+    let outsider = app.create_player("Outsider");
+    let everyone: Vec<&Player> = entrants.iter().chain([&outsider]).collect();
+    let hooks = hooks(&app, &everyone);
+    let mut streams: Vec<Listening> = everyone.iter().map(|p| stream(&app, p, None)).collect();
+    let id = entered(
+        &app,
+        &entrants,
+        json!({"name": "Chess league", "kind": "avalanche-chess", "format": "league",
+            "seats": 2, "league": {"division_size": 4, "promoted": 1, "relegated": 1}}),
+    );
+    let finished = play_out(&app, &id, &entrants, 23);
+    let next = ok_json(
+        app.post(&format!("/v1/tournaments/{id}/next"), Some(&entrants[0]))
+            .json(&json!({"entry_until": "2100-01-01T00:00:00Z"}))
+            .send(),
+        StatusCode::CREATED,
+    );
+    let next_id = next["id"].as_str().expect("id").to_string();
+    let after = a_game_resigned(&app, &outsider, &entrants[0]);
+
+    for (n, player) in entrants.iter().enumerate() {
+        let row = finished["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["player"] == player.id.as_str())
+            .expect("a row")
+            .clone();
+        until_told(&mut streams[n], "next_edition", &next_id);
+        let notices: Vec<Value> = streams[n]
+            .notices()
+            .into_iter()
+            .filter(of_tournament)
+            .collect();
+        let finished_told: Vec<Told> = notices
+            .iter()
+            .filter(|n| n["type"] == "tournament_finished")
+            .map(told)
+            .collect();
+        assert_eq!(
+            finished_told,
+            vec![(
+                "tournament_finished".to_string(),
+                id.clone(),
+                json!({"rank": row["rank"], "points": row["points"], "division": 1})
+            )]
+        );
+        let last = notices.last().expect("a notice");
+        assert_eq!(
+            told(last),
+            (
+                "next_edition".to_string(),
+                next_id.clone(),
+                json!({"edition": 2, "previous": id})
+            )
+        );
+        assert_eq!(last["tournament"]["name"], "Chess league");
+        let received = hooked_until(&hooks[n], "next_edition", &next_id);
+        let hooked: Vec<&Value> = received.iter().filter(|n| of_tournament(n)).collect();
+        assert_eq!(
+            hooked.last().map(|n| n["id"].clone()),
+            Some(last["id"].clone())
+        );
+    }
+    let outsider_stream = streams.last_mut().expect("the outsider's stream");
+    until_told(outsider_stream, "game_finished", &after);
+    assert!(outsider_stream
+        .notices()
+        .iter()
+        .all(|n| n["game_id"] == after.as_str()));
+    let received = hooked_until(hooks.last().expect("a hook"), "game_finished", &after);
+    assert!(received.iter().all(|n| n["game_id"] == after.as_str()));
+}
