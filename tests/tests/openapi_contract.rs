@@ -16,7 +16,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// The committed document and its validators, compiled once each.
-struct Contract {
+pub(crate) struct Contract {
     doc: Value,
     validators: RefCell<HashMap<String, std::rc::Rc<Validator>>>,
 }
@@ -27,7 +27,7 @@ fn token(text: &str) -> String {
 }
 
 impl Contract {
-    fn committed() -> Contract {
+    pub(crate) fn committed() -> Contract {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/openapi.json");
         let text = std::fs::read_to_string(path).expect("openapi/openapi.json is readable");
         Contract {
@@ -70,7 +70,7 @@ impl Contract {
     }
 
     /// Asserts that `instance` is valid against the schema at `pointer`.
-    fn check(&self, pointer: &str, instance: &Value, what: &str) {
+    pub(crate) fn check(&self, pointer: &str, instance: &Value, what: &str) {
         let validator = self.validator(pointer);
         let errors: Vec<String> = validator
             .iter_errors(instance)
@@ -102,7 +102,7 @@ impl Contract {
 
     /// The one variant among those of `unions` that `instance` fits; fails unless exactly one
     /// fits.
-    fn exactly_one(&self, unions: &[&str], instance: &Value, what: &str) -> String {
+    pub(crate) fn exactly_one(&self, unions: &[&str], instance: &Value, what: &str) -> String {
         let fitting: Vec<String> = unions
             .iter()
             .flat_map(|union| self.variants(union))

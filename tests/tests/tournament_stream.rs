@@ -5,6 +5,7 @@
 //! page alone; a player not in the tournament is told none of it.
 
 use crate::common;
+use crate::openapi_contract::Contract;
 use crate::player_stream::{deliveries_to_localhost, listen, receiver, Listening, NDJSON};
 use crate::tournaments::{entered, play_out, players};
 
@@ -104,6 +105,24 @@ fn owed(t: &Value, player: &str) -> (Vec<Told>, Vec<u64>) {
     (owed, seats)
 }
 
+/// Checks stream lines and webhook bodies against the committed OpenAPI document: each line
+/// one `PlayerStreamLine` of its type, each body a `Notification`.
+fn of_the_declared_shape(contract: &Contract, lines: &[Value], bodies: &[Value]) {
+    for line in lines {
+        let variant = contract.exactly_one(&["PlayerStreamLine"], line, "a tournament's line");
+        let tag = line["type"].as_str().unwrap().split('_');
+        let pascal: String = tag.map(|w| w[..1].to_uppercase() + &w[1..]).collect();
+        assert_eq!(variant, format!("PlayerStreamLine.{pascal}"));
+    }
+    for body in bodies {
+        contract.check(
+            "/components/schemas/Notification",
+            body,
+            "a tournament's notification",
+        );
+    }
+}
+
 /// Reads `stream` until it has told `what` (a notice of that type naming `game_id`).
 fn until_told(stream: &mut Listening, what: &str, game_id: &str) {
     stream.until(Duration::from_secs(60), what, |lines| {
@@ -171,6 +190,7 @@ fn a_game_resigned(app: &TestApp, a: &Player, b: &Player) -> String {
 #[test]
 fn each_player_of_a_swiss_is_told_its_pairings_closed_rounds_and_rank_and_no_one_else_is() {
     let app = TestApp::spawn_with(deliveries_to_localhost());
+    let contract = Contract::committed();
     let entrants = players(&app, 5);
     let outsider = app.create_player("Outsider");
     let everyone: Vec<&Player> = entrants.iter().chain([&outsider]).collect();
@@ -255,6 +275,7 @@ fn each_player_of_a_swiss_is_told_its_pairings_closed_rounds_and_rank_and_no_one
                 .collect()
         };
         assert_eq!(ids(&hooked), ids(&notices), "{}'s webhook", player.id);
+        of_the_declared_shape(&contract, &notices, &hooked);
     }
 
     // A stream resumed from the start finds the tournament by its index and tells the same.
@@ -286,6 +307,7 @@ fn each_player_of_a_swiss_is_told_its_pairings_closed_rounds_and_rank_and_no_one
 #[test]
 fn a_leagues_next_edition_is_told_to_each_player_it_carries_over() {
     let app = TestApp::spawn_with(deliveries_to_localhost());
+    let contract = Contract::committed();
     let entrants = players(&app, 4);
     let outsider = app.create_player("Outsider");
     let everyone: Vec<&Player> = entrants.iter().chain([&outsider]).collect();
@@ -350,6 +372,8 @@ fn a_leagues_next_edition_is_told_to_each_player_it_carries_over() {
             hooked.last().map(|n| n["id"].clone()),
             Some(last["id"].clone())
         );
+        let hooked: Vec<Value> = hooked.into_iter().cloned().collect();
+        of_the_declared_shape(&contract, &notices, &hooked);
     }
     let outsider_stream = streams.last_mut().expect("the outsider's stream");
     until_told(outsider_stream, "game_finished", &after);
