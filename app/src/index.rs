@@ -21,7 +21,8 @@ pub const PLAYER: &str = "player";
 pub const INVITED: &str = "invited";
 /// A tournament's entry for each player who joined it (`entrant = <player id>`), kept after a
 /// withdrawal: what a player's stream reads to find the tournaments that may tell them
-/// something, without reading the whole log.
+/// something, without reading the whole log. Tournaments come in the same release as this
+/// entry, so no older store has a tournament without it (the reindex has nothing to add).
 pub const ENTRANT: &str = "entrant";
 /// A seated player's games still waiting for players (`open_seat = p-...`): the quota of open
 /// seats a player may hold is counted from it.
