@@ -795,7 +795,7 @@ fn told_messages(lines: &[Value]) -> Vec<(Value, Value)> {
 #[test]
 fn the_other_seats_are_told_what_was_said_by_stream_and_webhook_but_never_the_watchers_room_nor_a_hidden_text(
 ) {
-    use crate::player_stream::{deliveries_to_localhost, listen, receiver, NDJSON};
+    use crate::player_stream::{deliveries_to_localhost, hooked, listen, NDJSON};
     use std::time::Duration;
     let app = TestApp::spawn_with(deliveries_to_localhost());
     let (ana, ben) = (app.create_player("Ana"), app.create_player("Ben"));
@@ -821,14 +821,7 @@ fn the_other_seats_are_told_what_was_said_by_stream_and_webhook_but_never_the_wa
     assert_eq!(deleted.status(), StatusCode::OK);
     let mut hooks = Vec::new();
     for player in [&ana, &ben] {
-        let (url, received) = receiver();
-        ok_json(
-            app.post("/v1/players/me/webhooks", Some(player))
-                .json(&json!({ "url": url }))
-                .send(),
-            StatusCode::CREATED,
-        );
-        hooks.push(received);
+        hooks.push(hooked(&app, player));
     }
     said_alone(
         &watcher,

@@ -361,6 +361,18 @@ pub(crate) fn receiver() -> (String, Arc<Mutex<Vec<Value>>>) {
     (url, received)
 }
 
+/// A webhook of `player` on a receiver of its own: the notifications it is sent, in order.
+pub(crate) fn hooked(app: &TestApp, player: &Player) -> Arc<Mutex<Vec<Value>>> {
+    let (url, received) = receiver();
+    ok_json(
+        app.post("/v1/players/me/webhooks", Some(player))
+            .json(&json!({"url": url}))
+            .send(),
+        StatusCode::CREATED,
+    );
+    received
+}
+
 pub(crate) fn deliveries_to_localhost() -> DeliverySettings {
     DeliverySettings {
         addresses: Arc::new(AddressPolicy {
@@ -415,14 +427,7 @@ fn each_seat_is_told_exactly_its_notices_in_order_and_as_its_webhook_is() {
     let players = vec![app.create_player("Ana"), app.create_player("Ben")];
     let mut hooks = Vec::new();
     for player in &players {
-        let (url, received) = receiver();
-        ok_json(
-            app.post("/v1/players/me/webhooks", Some(player))
-                .json(&json!({"url": url}))
-                .send(),
-            StatusCode::CREATED,
-        );
-        hooks.push(received);
+        hooks.push(hooked(&app, player));
     }
     let mut streams: Vec<Listening> = players
         .iter()

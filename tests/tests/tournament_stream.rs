@@ -6,7 +6,7 @@
 
 use crate::common;
 use crate::openapi_contract::Contract;
-use crate::player_stream::{deliveries_to_localhost, listen, receiver, Listening, NDJSON};
+use crate::player_stream::{deliveries_to_localhost, hooked, listen, Listening, NDJSON};
 use crate::tournaments::{entered, play_out, players};
 
 use common::play::SendOk;
@@ -123,6 +123,20 @@ fn of_the_declared_shape(contract: &Contract, lines: &[Value], bodies: &[Value])
     }
 }
 
+/// Stream lines as the webhook's bodies are: without their cursor.
+fn notices_without_cursor(lines: &[Value]) -> Vec<Value> {
+    lines
+        .iter()
+        .map(|line| {
+            let mut notice = line.clone();
+            if let Some(fields) = notice.as_object_mut() {
+                fields.remove("cursor");
+            }
+            notice
+        })
+        .collect()
+}
+
 /// Reads `stream` until it has told `what` (a notice of that type naming `game_id`).
 fn until_told(stream: &mut Listening, what: &str, game_id: &str) {
     stream.until(Duration::from_secs(60), what, |lines| {
@@ -151,23 +165,6 @@ fn hooked_until(hook: &Arc<Mutex<Vec<Value>>>, what: &str, game_id: &str) -> Vec
     }
 }
 
-/// Registers a webhook for each of `players` on a receiver of its own.
-fn hooks(app: &TestApp, players: &[&Player]) -> Vec<Arc<Mutex<Vec<Value>>>> {
-    players
-        .iter()
-        .map(|player| {
-            let (url, received) = receiver();
-            ok_json(
-                app.post("/v1/players/me/webhooks", Some(player))
-                    .json(&json!({"url": url}))
-                    .send(),
-                StatusCode::CREATED,
-            );
-            received
-        })
-        .collect()
-}
-
 fn stream(app: &TestApp, player: &Player, after: Option<&str>) -> Listening {
     let path = match after {
         Some(after) => format!("/v1/players/me/stream?after={after}"),
@@ -176,51 +173,108 @@ fn stream(app: &TestApp, player: &Player, after: Option<&str>) -> Listening {
     listen(&app.base, &path, &player.token, NDJSON, None)
 }
 
-/// A chess game between `a` and `b` that `a` resigns: told to both, after everything before.
-fn a_game_resigned(app: &TestApp, a: &Player, b: &Player) -> String {
-    let game = app.create_game(a, json!({"kind": "avalanche-chess", "seats": 2}));
-    app.join(b, &game);
-    ok_json(
-        app.play(a, &game, &json!({"type": "resign"})).send_ok(),
-        StatusCode::OK,
-    );
-    game
+/// `n` players to enter a tournament and one who stays out, each with a webhook on a receiver
+/// of its own and a stream open from now.
+struct Watched {
+    app: TestApp,
+    contract: Contract,
+    entrants: Vec<Player>,
+    outsider: Player,
+    /// The entrants' receivers, then the outsider's.
+    hooks: Vec<Arc<Mutex<Vec<Value>>>>,
+    /// The entrants' streams, then the outsider's.
+    streams: Vec<Listening>,
 }
 
-#[test]
-fn each_player_of_a_swiss_is_told_its_pairings_closed_rounds_and_rank_and_no_one_else_is() {
-    let app = TestApp::spawn_with(deliveries_to_localhost());
-    let contract = Contract::committed();
-    let entrants = players(&app, 5);
-    let outsider = app.create_player("Outsider");
-    let everyone: Vec<&Player> = entrants.iter().chain([&outsider]).collect();
-    let hooks = hooks(&app, &everyone);
-    let mut streams: Vec<Listening> = everyone.iter().map(|p| stream(&app, p, None)).collect();
+impl Watched {
+    fn new(n: usize) -> Watched {
+        let app = TestApp::spawn_with(deliveries_to_localhost());
+        let entrants = players(&app, n);
+        let outsider = app.create_player("Outsider");
+        let mut hooks = Vec::new();
+        let mut streams = Vec::new();
+        for player in entrants.iter().chain([&outsider]) {
+            hooks.push(hooked(&app, player));
+            streams.push(stream(&app, player, None));
+        }
+        Watched {
+            app,
+            contract: Contract::committed(),
+            entrants,
+            outsider,
+            hooks,
+            streams,
+        }
+    }
 
-    // Five players over three rounds: a bye each round.
-    let id = entered(
-        &app,
-        &entrants,
-        json!({"name": "Winter Swiss", "kind": "avalanche-chess", "format": "swiss",
-            "seats": 2, "rounds": 3}),
-    );
-    let finished = play_out(&app, &id, &entrants, 17);
-    assert_eq!(finished["status"], "finished");
-    // Played after the tournament: the outsider's own notices come after every one of its
-    // events, on the stream as on the webhook (both in the order of the log).
-    let after = a_game_resigned(&app, &outsider, &entrants[0]);
-
-    for (n, player) in entrants.iter().enumerate() {
-        let (owed, seats) = owed(&finished, &player.id);
-        until_told(&mut streams[n], "tournament_finished", &id);
-        let notices: Vec<Value> = streams[n]
+    /// Entrant `n`'s tournament notices once told `what` of `game_id`: on its stream and on
+    /// its webhook, each of the declared shape.
+    fn told_until(&mut self, n: usize, what: &str, game_id: &str) -> (Vec<Value>, Vec<Value>) {
+        until_told(&mut self.streams[n], what, game_id);
+        let notices: Vec<Value> = self.streams[n]
             .notices()
             .into_iter()
             .filter(of_tournament)
             .collect();
+        let hooked: Vec<Value> = hooked_until(&self.hooks[n], what, game_id)
+            .into_iter()
+            .filter(of_tournament)
+            .collect();
+        of_the_declared_shape(&self.contract, &notices, &hooked);
+        (notices, hooked)
+    }
+
+    /// Plays a game after everything so far, which the outsider resigns against an entrant,
+    /// and checks the outsider was told of that game and of nothing else, on its stream and
+    /// its webhook (both in the order of the log, so every earlier event was passed over).
+    fn outsider_told_only_its_own_game(&mut self) {
+        let game = self.app.create_game(
+            &self.outsider,
+            json!({"kind": "avalanche-chess", "seats": 2}),
+        );
+        self.app.join(&self.entrants[0], &game);
+        ok_json(
+            self.app
+                .play(&self.outsider, &game, &json!({"type": "resign"}))
+                .send_ok(),
+            StatusCode::OK,
+        );
+        let stream = self.streams.last_mut().expect("the outsider's stream");
+        until_told(stream, "game_finished", &game);
+        let notices = stream.notices();
+        assert!(
+            notices.iter().all(|n| n["game_id"] == game.as_str()),
+            "{notices:#?}"
+        );
+        let hook = self.hooks.last().expect("the outsider's hook");
+        let received = hooked_until(hook, "game_finished", &game);
+        assert!(
+            received.iter().all(|n| n["game_id"] == game.as_str()),
+            "{received:#?}"
+        );
+    }
+}
+
+#[test]
+fn each_player_of_a_swiss_is_told_its_pairings_closed_rounds_and_rank_and_no_one_else_is() {
+    let mut watched = Watched::new(5);
+    let (app, entrants) = (&watched.app, &watched.entrants);
+    // Five players over three rounds: a bye each round.
+    let id = entered(
+        app,
+        entrants,
+        json!({"name": "Winter Swiss", "kind": "avalanche-chess", "format": "swiss",
+            "seats": 2, "rounds": 3}),
+    );
+    let finished = play_out(app, &id, entrants, 17);
+    assert_eq!(finished["status"], "finished");
+
+    for n in 0..5 {
+        let player = watched.entrants[n].clone();
+        let (owed, seats) = owed(&finished, &player.id);
+        let (notices, hooked) = watched.told_until(n, "tournament_finished", &id);
         let got: Vec<Told> = notices.iter().map(told).collect();
         assert_eq!(got, owed, "{}'s stream", player.id);
-        let mut versions = Vec::new();
         for (notice, seat) in notices
             .iter()
             .filter(|n| n["type"] == "round_paired")
@@ -228,20 +282,15 @@ fn each_player_of_a_swiss_is_told_its_pairings_closed_rounds_and_rank_and_no_one
         {
             assert_eq!(notice["seat"], *seat, "{notice}");
         }
+        let mut versions = Vec::new();
         for notice in &notices {
             assert_eq!(notice["tournament"]["id"], id.as_str());
             assert_eq!(notice["tournament"]["name"], "Winter Swiss");
             assert_eq!(notice["kind"], "avalanche-chess");
             assert_eq!(notice["player_id"], player.id.as_str());
             let version = notice["version"].as_u64().expect("version");
-            assert_eq!(
-                notice["id"],
-                format!(
-                    "{id}:{version}:{}:{}",
-                    player.id,
-                    notice["type"].as_str().unwrap()
-                )
-            );
+            let kind = notice["type"].as_str().unwrap();
+            assert_eq!(notice["id"], format!("{id}:{version}:{}:{kind}", player.id));
             versions.push(version);
         }
         assert!(
@@ -253,7 +302,9 @@ fn each_player_of_a_swiss_is_told_its_pairings_closed_rounds_and_rank_and_no_one
             .iter()
             .filter(|n| !n["tournament"]["game"].is_null())
         {
-            let game = app.game(None, notice["tournament"]["game"].as_str().unwrap());
+            let game = watched
+                .app
+                .game(None, notice["tournament"]["game"].as_str().unwrap());
             let seat = notice["seat"].as_u64().unwrap() as usize;
             assert_eq!(
                 game["seats"][seat]["player_id"],
@@ -263,23 +314,17 @@ fn each_player_of_a_swiss_is_told_its_pairings_closed_rounds_and_rank_and_no_one
             assert_eq!(game["tournament"]["round"], notice["tournament"]["round"]);
             assert_eq!(game["tournament"]["table"], notice["tournament"]["table"]);
         }
-
         // The webhook is sent the same notices, with the same ids.
-        let received = hooked_until(&hooks[n], "tournament_finished", &id);
-        let hooked: Vec<Value> = received.into_iter().filter(of_tournament).collect();
-        assert_eq!(hooked.iter().map(told).collect::<Vec<_>>(), owed);
-        let ids = |notices: &[Value]| -> Vec<String> {
-            notices
-                .iter()
-                .map(|n| n["id"].as_str().unwrap().to_string())
-                .collect()
-        };
-        assert_eq!(ids(&hooked), ids(&notices), "{}'s webhook", player.id);
-        of_the_declared_shape(&contract, &notices, &hooked);
+        assert_eq!(
+            hooked,
+            notices_without_cursor(&notices),
+            "{}'s webhook",
+            player.id
+        );
     }
 
     // A stream resumed from the start finds the tournament by its index and tells the same.
-    let mut again = stream(&app, &entrants[2], Some("0"));
+    let mut again = stream(&watched.app, &watched.entrants[2], Some("0"));
     until_told(&mut again, "tournament_finished", &id);
     let from_start: Vec<Told> = again
         .notices()
@@ -287,39 +332,22 @@ fn each_player_of_a_swiss_is_told_its_pairings_closed_rounds_and_rank_and_no_one
         .filter(|n| of_tournament(n))
         .map(told)
         .collect();
-    assert_eq!(from_start, owed(&finished, &entrants[2].id).0);
+    assert_eq!(from_start, owed(&finished, &watched.entrants[2].id).0);
 
-    // The outsider is told its own game, and nothing of the tournament.
-    let outsider_stream = streams.last_mut().expect("the outsider's stream");
-    until_told(outsider_stream, "game_finished", &after);
-    let notices = outsider_stream.notices();
-    assert!(
-        notices.iter().all(|n| n["game_id"] == after.as_str()),
-        "{notices:#?}"
-    );
-    let received = hooked_until(hooks.last().expect("a hook"), "game_finished", &after);
-    assert!(
-        received.iter().all(|n| n["game_id"] == after.as_str()),
-        "{received:#?}"
-    );
+    watched.outsider_told_only_its_own_game();
 }
 
 #[test]
 fn a_leagues_next_edition_is_told_to_each_player_it_carries_over() {
-    let app = TestApp::spawn_with(deliveries_to_localhost());
-    let contract = Contract::committed();
-    let entrants = players(&app, 4);
-    let outsider = app.create_player("Outsider");
-    let everyone: Vec<&Player> = entrants.iter().chain([&outsider]).collect();
-    let hooks = hooks(&app, &everyone);
-    let mut streams: Vec<Listening> = everyone.iter().map(|p| stream(&app, p, None)).collect();
+    let mut watched = Watched::new(4);
+    let (app, entrants) = (&watched.app, &watched.entrants);
     let id = entered(
-        &app,
-        &entrants,
+        app,
+        entrants,
         json!({"name": "Chess league", "kind": "avalanche-chess", "format": "league",
             "seats": 2, "league": {"division_size": 4, "promoted": 1, "relegated": 1}}),
     );
-    let finished = play_out(&app, &id, &entrants, 23);
+    let finished = play_out(app, &id, entrants, 23);
     let next = ok_json(
         app.post(&format!("/v1/tournaments/{id}/next"), Some(&entrants[0]))
             .json(&json!({"entry_until": "2100-01-01T00:00:00Z"}))
@@ -327,22 +355,17 @@ fn a_leagues_next_edition_is_told_to_each_player_it_carries_over() {
         StatusCode::CREATED,
     );
     let next_id = next["id"].as_str().expect("id").to_string();
-    let after = a_game_resigned(&app, &outsider, &entrants[0]);
 
-    for (n, player) in entrants.iter().enumerate() {
+    for n in 0..4 {
+        let player = watched.entrants[n].id.clone();
         let row = finished["standings"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|row| row["player"] == player.id.as_str())
+            .find(|row| row["player"] == player.as_str())
             .expect("a row")
             .clone();
-        until_told(&mut streams[n], "next_edition", &next_id);
-        let notices: Vec<Value> = streams[n]
-            .notices()
-            .into_iter()
-            .filter(of_tournament)
-            .collect();
+        let (notices, hooked) = watched.told_until(n, "next_edition", &next_id);
         let finished_told: Vec<Told> = notices
             .iter()
             .filter(|n| n["type"] == "tournament_finished")
@@ -366,21 +389,11 @@ fn a_leagues_next_edition_is_told_to_each_player_it_carries_over() {
             )
         );
         assert_eq!(last["tournament"]["name"], "Chess league");
-        let received = hooked_until(&hooks[n], "next_edition", &next_id);
-        let hooked: Vec<&Value> = received.iter().filter(|n| of_tournament(n)).collect();
         assert_eq!(
-            hooked.last().map(|n| n["id"].clone()),
-            Some(last["id"].clone())
+            hooked,
+            notices_without_cursor(&notices),
+            "{player}'s webhook"
         );
-        let hooked: Vec<Value> = hooked.into_iter().cloned().collect();
-        of_the_declared_shape(&contract, &notices, &hooked);
     }
-    let outsider_stream = streams.last_mut().expect("the outsider's stream");
-    until_told(outsider_stream, "game_finished", &after);
-    assert!(outsider_stream
-        .notices()
-        .iter()
-        .all(|n| n["game_id"] == after.as_str()));
-    let received = hooked_until(hooks.last().expect("a hook"), "game_finished", &after);
-    assert!(received.iter().all(|n| n["game_id"] == after.as_str()));
+    watched.outsider_told_only_its_own_game();
 }
