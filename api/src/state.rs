@@ -123,9 +123,12 @@ impl AppState {
         // One token cache and one listener of revocations for the server: mail reads names
         // through the same players.
         let players = Arc::new(Players::new(store.clone()));
+        // One club for the server: mail names the tournament a game was paired in from it.
+        let club = Arc::new(app::club::Club::new(store.clone(), registry.clone()));
         let mail = Arc::new(app::mail::Mail::new(
             store.clone(),
             players.clone(),
+            club.clone(),
             registry.clone(),
             key.clone(),
             mail,
@@ -149,7 +152,7 @@ impl AppState {
                 .with_backend(opened.backup, opened.gauges),
             limits: app::limits::Limits::new(limits),
             players,
-            club: Arc::new(app::club::Club::new(store.clone(), registry.clone())),
+            club,
             vacations: Vacations::new(store),
             registry,
             metrics,

@@ -39,6 +39,7 @@ mod mail_notices;
 mod mail_postgres;
 mod mail_recovery;
 mod mail_security;
+mod mail_tournaments;
 mod manners;
 mod messages;
 mod names;

@@ -117,7 +117,7 @@ impl Club {
 }
 
 /// Tournament points as a person writes them: `1`, `½`, `2½`, `0`.
-fn points_text(points: f64) -> String {
+pub(crate) fn points_text(points: f64) -> String {
     let halves = (points * 2.0).round() as i64;
     match (halves / 2, halves % 2) {
         (0, 1) => "½".to_string(),
@@ -127,7 +127,7 @@ fn points_text(points: f64) -> String {
 }
 
 /// A tie-break's value: whole and half numbers as points are written, others to two places.
-fn tie_break_text(value: f64) -> String {
+pub(crate) fn tie_break_text(value: f64) -> String {
     if (value * 2.0).fract() == 0.0 {
         points_text(value)
     } else {

@@ -210,6 +210,8 @@ pub struct Mail {
     pub outbox: Outbox,
     pub(crate) repository: Repository,
     pub(crate) players: Arc<crate::players::Players>,
+    /// The club's book: which tournament, round and table a game was paired in.
+    pub(crate) club: Arc<crate::club::Club>,
     pub(crate) key: Arc<SecretsKey>,
     pub(crate) counters: Counters,
     pub(crate) inbound_seen: inbound::reader::RateLimit,
@@ -231,10 +233,12 @@ pub struct Mail {
 const CODES_PER_HOUR: u32 = 5;
 
 impl Mail {
-    /// The mail of a server over `store`; [`Mail::start`] starts its worker.
+    /// The mail of a server over `store`; [`Mail::start`] starts its worker. `club` is the
+    /// server's own, following the same log.
     pub fn new(
         store: Arc<dyn Storage>,
         players: Arc<crate::players::Players>,
+        club: Arc<crate::club::Club>,
         registry: Arc<Registry>,
         key: Arc<SecretsKey>,
         settings: MailSettings,
@@ -244,6 +248,7 @@ impl Mail {
             quotas: outbound::quota::Quotas::new(store.clone()),
             outbox: Outbox::new(store.clone(), key.clone()),
             players,
+            club,
             repository: Repository::new(store, registry, key.clone(), 64),
             key,
             counters: Counters::default(),
@@ -389,6 +394,14 @@ impl Mail {
     pub fn game_link(&self, id: &str) -> String {
         format!(
             "{}/#/game/{id}",
+            self.settings.public_url.trim_end_matches('/')
+        )
+    }
+
+    /// The link to tournament `id` in the browser client.
+    pub fn tournament_link(&self, id: &str) -> String {
+        format!(
+            "{}/#/tournament/{id}",
             self.settings.public_url.trim_end_matches('/')
         )
     }

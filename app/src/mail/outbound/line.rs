@@ -122,14 +122,29 @@ impl Mail {
         let line = self.line_of(parent_id, parent);
         let version = parent.facts().version;
         let link = self.game_link(fork_id);
+        let tournament = self.tournament_of(parent_id);
         let text = format!(
-            "The takeback was agreed in your game of {kind} against {opponents}: play goes on in a new game, {fork_id}, from before the moves taken back ({link}). Its mail follows in this conversation: you are mailed when it is your move there.\n\n{}",
+            "{}The takeback was agreed in your game of {kind} against {opponents}: play goes on in a new game, {fork_id}, from before the moves taken back ({link}). Its mail follows in this conversation: you are mailed when it is your move there.\n\n{}",
+            match &tournament {
+                Some(t) => format!(
+                    "{} ({}): the new game takes this one's place at the table.\n",
+                    super::tournament::label(t),
+                    self.tournament_link(&t.id)
+                ),
+                None => String::new(),
+            },
             self.table_text(fork, player, None)
         );
         Letter {
             id: id_part(&format!("{parent_id}:{version}:{player}:game_finished")),
             to: to.to_string(),
-            subject: format!("Taken back: {kind} with {opponents} [{line}]"),
+            subject: match &tournament {
+                Some(t) => format!(
+                    "Taken back: {kind} with {opponents} ({}) [{line}]",
+                    super::tournament::label(t)
+                ),
+                None => format!("Taken back: {kind} with {opponents} [{line}]"),
+            },
             text,
             reply_to: None,
             unsubscribe: Some(player.to_string()),

@@ -103,7 +103,7 @@ async fn store_cursor(mail: &Mail, cursor: u64) {
 
 /// Derives the notices of the events after the cursor into the outbox, up to the end of the
 /// log as it stood when the pass began.
-async fn derive(mail: &Mail, leases: &Leases) {
+pub(super) async fn derive(mail: &Mail, leases: &Leases) {
     let store = mail.repository.store();
     // The end of this pass, taken before the players who take mail are read: a player whose
     // address was confirmed before an event up to here was stored is among them.
@@ -129,6 +129,12 @@ async fn derive(mail: &Mail, leases: &Leases) {
     if takers.is_empty() {
         // Nobody takes game mail: these events owe nobody a notice, and are not read.
         store_cursor(mail, until).await;
+        return;
+    }
+    // The club's book up to the end of this pass at least: it says which tournament, round
+    // and table a game was paired in, and holds the tournaments' events.
+    if let Err(error) = mail.club.catch_up_to(until).await {
+        tracing::warn!(error = %error.detail, "mail: cannot fold the event log into the club's book");
         return;
     }
     loop {
@@ -175,6 +181,13 @@ async fn follow(
         .starts_with(crate::notices::CHALLENGE_PREFIX)
     {
         mail.mail_challenge(envelope, takers).await;
+        return None;
+    }
+    if envelope
+        .stream
+        .starts_with(crate::club::tournaments::TOURNAMENT_PREFIX)
+    {
+        mail.mail_tournament(envelope, takers).await;
         return None;
     }
     if !envelope.stream.starts_with("g-") {
@@ -310,7 +323,7 @@ async fn notify(
             })
             .collect();
         // The start of a game is told once: in the turn notice of a seat that moves first
-        // (when it takes those), or on its own.
+        // (when it takes those), or on its own; a tournament's game, by its round's pairing.
         let mut started_in_turn = false;
         if let Some(started) = game_started(after.as_ref(), &events, player) {
             let turn = notices
@@ -323,7 +336,7 @@ async fn notify(
                     .is_some()
             {
                 started_in_turn = true;
-            } else {
+            } else if !mail.paired_in_tournament(game) {
                 notices.insert(0, started);
             }
         }
@@ -521,9 +534,9 @@ impl Mail {
                 .map(|p| self.players.name(&p).unwrap_or(p))
                 .unwrap_or_else(|| "another seat".into())
         };
-        let (subject, intro, reply_hint) = match notice.kind_of_notification {
+        let (head, intro, reply_hint) = match notice.kind_of_notification {
             NotificationType::YourTurn => (
-                format!("Your move in {kind} with {opponents} [{line}]"),
+                format!("Your move in {kind} with {opponents}"),
                 format!(
                     "{}It is your move in {kind} against {opponents}.",
                     if started { STARTED } else { "" }
@@ -539,7 +552,7 @@ impl Mail {
                     .map(|s| super::clock::span(chrono::Duration::seconds(s)))
                     .unwrap_or_else(|| "little time".into());
                 (
-                    format!("Your clock: {left} left in {kind} with {opponents} [{line}]"),
+                    format!("Your clock: {left} left in {kind} with {opponents}"),
                     format!("Your clock runs low: {left} left for your move in {kind} against {opponents}. If the deadline passes, you lose on time."),
                     REPLY_WITH_A_COMMAND,
                 )
@@ -553,7 +566,7 @@ impl Mail {
                     .map(|p| self.players.name(&p).unwrap_or(p))
                     .collect();
                 (
-                    format!("Game started: {kind} with {opponents} [{line}]"),
+                    format!("Game started: {kind} with {opponents}"),
                     format!(
                         "Every seat is taken: your game of {kind} against {opponents} started. To act first: {}. You are mailed when it is your move.",
                         if first.is_empty() { "nobody".to_string() } else { first.join(", ") }
@@ -562,49 +575,49 @@ impl Mail {
                 )
             }
             NotificationType::Invited => (
-                format!("{} invites you to {kind} [{line}]", by(notice.by_seat)),
+                format!("{} invites you to {kind}", by(notice.by_seat)),
                 format!("{} invites you to a game of {kind}: take a seat at the table (the link below). The game starts when every seat is taken.", by(notice.by_seat)),
                 "",
             ),
             NotificationType::DrawOffered => (
-                format!("{} offers a draw in {kind} [{line}]", by(notice.by_seat)),
+                format!("{} offers a draw in {kind}", by(notice.by_seat)),
                 format!("{} offers a draw in {kind}.", by(notice.by_seat)),
                 "Reply with \"accept draw\" or \"decline draw\" on the first line.",
             ),
             NotificationType::TakebackRequested => (
-                format!("{} asks for a takeback in {kind} [{line}]", by(notice.by_seat)),
+                format!("{} asks for a takeback in {kind}", by(notice.by_seat)),
                 format!("{} asks to take back play in {kind}.", by(notice.by_seat)),
                 "Reply with \"accept takeback\" or \"decline takeback\" on the first line.",
             ),
             NotificationType::DrawDeclined => (
-                format!("{} declined your draw offer in {kind} [{line}]", by(notice.by_seat)),
+                format!("{} declined your draw offer in {kind}", by(notice.by_seat)),
                 format!("{} declined your offer of a draw in {kind}: play goes on.", by(notice.by_seat)),
                 "",
             ),
             NotificationType::TakebackDeclined => (
-                format!("{} declined your takeback in {kind} [{line}]", by(notice.by_seat)),
+                format!("{} declined your takeback in {kind}", by(notice.by_seat)),
                 format!("{} declined your request to take back play in {kind}: play goes on from the position below.", by(notice.by_seat)),
                 "",
             ),
             NotificationType::TakebackWithdrawn => (
-                format!("{} withdrew the takeback request in {kind} [{line}]", by(notice.by_seat)),
+                format!("{} withdrew the takeback request in {kind}", by(notice.by_seat)),
                 format!("{} played on: the takeback request is withdrawn.", by(notice.by_seat)),
                 "",
             ),
             // Only on the player's stream (see `NotificationType::delivered`), never mailed, but
             // written should it ever be.
             NotificationType::OpponentMoved => (
-                format!("{} moved in {kind} [{line}]", by(notice.by_seat)),
+                format!("{} moved in {kind}", by(notice.by_seat)),
                 format!("{} moved in {kind}.", by(notice.by_seat)),
                 "",
             ),
             NotificationType::Message => (
-                format!("{} said something in {kind} [{line}]", by(notice.by_seat)),
+                format!("{} said something in {kind}", by(notice.by_seat)),
                 format!("{} said something in {kind}.", by(notice.by_seat)),
                 "",
             ),
             NotificationType::Challenged => (
-                format!("A challenge to {kind} [{line}]"),
+                format!("A challenge to {kind}"),
                 format!("Another player challenges you to a game of {kind}."),
                 "",
             ),
@@ -624,11 +637,24 @@ impl Mail {
                     None => "over".into(),
                 };
                 (
-                    format!("Game over: {kind} with {opponents} [{line}]"),
+                    format!("Game over: {kind} with {opponents}"),
                     format!("Your game of {kind} against {opponents} is over. Result: {result}"),
                     "",
                 )
             }
+        };
+        // A tournament's game says where it is played: in the subject (the same in every mail
+        // of the game) and first in the text.
+        let (subject, intro) = match self.tournament_of(&notice.game_id) {
+            Some(t) => (
+                format!("{head} ({}) [{line}]", super::tournament::label(&t)),
+                format!(
+                    "{} ({}).\n{intro}",
+                    super::tournament::label(&t),
+                    self.tournament_link(&t.id)
+                ),
+            ),
+            None => (format!("{head} [{line}]"), intro),
         };
         let since = match notice.kind_of_notification {
             NotificationType::YourTurn | NotificationType::ClockLow => {
