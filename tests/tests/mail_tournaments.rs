@@ -336,3 +336,113 @@ fn a_swiss_is_mailed_round_by_round_and_its_end_with_each_players_rank() {
     // The mails as a player reads them (shown with --nocapture).
     println!("{}", quoted.join("\n------\n"));
 }
+
+#[test]
+fn a_knock_out_mails_the_bye_and_when_each_player_went_out() {
+    let mut sink = Sink::start();
+    let data = tempfile::tempdir().unwrap();
+    let (server, _) = server(&sink, data.path(), &[]);
+    let app = &server.app;
+    let people = [
+        ("Ann", "ann@players.test"),
+        ("Bob", "bob@players.test"),
+        ("Cid", "cid@players.test"),
+    ];
+    let players: Vec<Player> = people
+        .iter()
+        .map(|(name, address)| player_with_mail(&server, &mut sink, name, address))
+        .collect();
+    let address_of: HashMap<&str, &str> = players
+        .iter()
+        .zip(&people)
+        .map(|(p, (_, address))| (p.id.as_str(), *address))
+        .collect();
+    let id = entered(
+        app,
+        &players,
+        json!({"name": "Winter cup", "kind": "avalanche-chess", "format": "knock_out",
+            "seats": 2}),
+    );
+    let mut chooser = Chooser::new(7);
+    let mut byes = 0;
+    let mut quoted: Vec<String> = Vec::new();
+    for round in 1..=5u64 {
+        let t = tournament(app, &id);
+        if t["status"] == "finished" {
+            break;
+        }
+        let paired = &t["rounds_played"][round as usize - 1];
+        for bye in paired["byes"].as_array().unwrap() {
+            let address = address_of[bye.as_str().unwrap()];
+            let mail = sink.next(&format!("round {round}'s bye to {address}"), |m| {
+                m.rcpt_to == address
+                    && m.subject == format!("A bye for you: Winter cup, round {round}")
+            });
+            assert!(
+                mail.text.contains(
+                    "You have a bye: no game for you this round. You go on to the next round."
+                ),
+                "{}",
+                mail.text
+            );
+            quoted.push(format!(
+                "To {address}\nSubject: {}\n\n{}",
+                mail.subject, mail.text
+            ));
+            byes += 1;
+        }
+        for table in paired["tables"].as_array().unwrap() {
+            let game = table["game"].as_str().unwrap();
+            let seats: Vec<&Player> = table["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| {
+                    players
+                        .iter()
+                        .find(|x| x.id == p.as_str().unwrap())
+                        .unwrap()
+                })
+                .collect();
+            for seat in &seats {
+                let address = address_of[seat.id.as_str()];
+                let mail = sink.next(&format!("the pairing of {game} to {address}"), |m| {
+                    m.rcpt_to == address
+                        && m.subject.starts_with("Paired: ")
+                        && m.subject.contains(game)
+                });
+                assert!(
+                    mail.subject
+                        .contains(&format!("(Winter cup, round {round}, table 1)")),
+                    "{}",
+                    mail.subject
+                );
+            }
+            end_chess(app, game, &seats, &mut chooser);
+        }
+    }
+    assert!(byes > 0, "three players: a bye in the first round");
+    let t = tournament(app, &id);
+    assert_eq!(t["status"], "finished", "{t}");
+    for row in t["standings"].as_array().unwrap() {
+        let address = address_of[row["player"].as_str().unwrap()];
+        let rank = place(row["rank"].as_u64().unwrap());
+        let mail = sink.next(&format!("the end to {address}"), |m| {
+            m.rcpt_to == address && m.subject.starts_with("Winter cup is over")
+        });
+        assert_eq!(
+            mail.subject,
+            format!("Winter cup is over: you finished {rank}")
+        );
+        let said = match row["out_in_round"].as_u64() {
+            Some(round) => format!("You went out in round {round}.\n"),
+            None => "You won it.\n".to_string(),
+        };
+        assert!(mail.text.contains(&said), "{said}: {}", mail.text);
+        quoted.push(format!(
+            "To {address}\nSubject: {}\n\n{}",
+            mail.subject, mail.text
+        ));
+    }
+    println!("{}", quoted.join("\n------\n"));
+}

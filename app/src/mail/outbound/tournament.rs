@@ -10,6 +10,7 @@
 //! again (after a crash, or by the node that takes the mail lease over) queues nothing new.
 
 use super::compose::{id_part, Letter};
+use crate::club::tournament_export::{points_text, tie_break_text};
 use crate::club::tournaments::GameTournament;
 use crate::mail::Mail;
 use crate::webhooks::notification::NotificationType;
@@ -257,6 +258,11 @@ impl Mail {
             .max()
             .unwrap_or(0)
             + " (you)".len();
+        let points_width = rows
+            .iter()
+            .map(|r| points_text(r.points).chars().count())
+            .max()
+            .unwrap_or(0);
         let mut shown = 0;
         for row in &rows {
             if shown >= TOP && row.player != player {
@@ -272,11 +278,7 @@ impl Mail {
                 .iter()
                 .zip(&row.tie_breaks)
                 .map(|(tie_break, value)| {
-                    format!(
-                        "{} {}",
-                        tie_break_words(tie_break),
-                        crate::club::tournament_export::tie_break_text(*value)
-                    )
+                    format!("{} {}", tie_break_words(tie_break), tie_break_text(*value))
                 })
                 .collect();
             let breaks = match breaks.is_empty() {
@@ -284,9 +286,9 @@ impl Mail {
                 false => format!("  ({})", breaks.join(", ")),
             };
             text.push_str(&format!(
-                "  {:>3}. {who:<width$}  {}{breaks}\n",
+                "  {:>3}. {who:<width$}  {:<points_width$}{breaks}\n",
                 row.rank,
-                crate::club::tournament_export::points_text(row.points),
+                points_text(row.points),
             ));
         }
         text.push_str(&format!(
@@ -353,8 +355,12 @@ fn clock_text(settings: &domain::tournament::Settings) -> String {
 /// division of a league; `rows` are the standings ranked together.
 fn rank_text(rows: &[StandingRow], mine: &StandingRow) -> String {
     let shared = rows.iter().filter(|r| r.rank == mine.rank).count() > 1;
-    let points = crate::club::tournament_export::points_text(mine.points);
-    let unit = if points == "1" { "point" } else { "points" };
+    let points = points_text(mine.points);
+    let unit = if points == "1" || points == "½" {
+        "point"
+    } else {
+        "points"
+    };
     let division = match mine.division {
         Some(division) => format!(" in division {division}"),
         None => String::new(),
