@@ -37,6 +37,15 @@ fn place(rank: u64) -> String {
     format!("{rank}{suffix}")
 }
 
+/// Asserts that `mail`'s text holds `words`.
+fn says(mail: &Received, words: &str) {
+    assert!(
+        mail.text.contains(words),
+        "{words:?} not in:\n{}",
+        mail.text
+    );
+}
+
 /// Whether `mail` is a tournament's pairing or bye mail.
 fn pairing(mail: &Received) -> bool {
     mail.subject.starts_with("Paired: ") || mail.subject.starts_with("A bye for you: ")
@@ -93,21 +102,9 @@ fn a_swiss_is_mailed_round_by_round_and_its_end_with_each_players_rank() {
             let mail = sink.next(&format!("round {round}'s pairing to {name}"), |m| {
                 m.rcpt_to == address && pairing(m) && m.subject.contains(&format!("round {round}"))
             });
-            assert!(
-                mail.text.contains(&format!("Hello {name},")),
-                "{}",
-                mail.text
-            );
-            assert!(
-                mail.text.contains(&format!("Round {round} of Spring Swiss is paired: a Swiss of Avalanche Chess over 3 rounds, unrated, 5 players.")),
-                "{}",
-                mail.text
-            );
-            assert!(
-                mail.text.contains(&format!("{TOURNAMENT_LINK}{id}")),
-                "{}",
-                mail.text
-            );
+            says(&mail, &format!("Hello {name},"));
+            says(&mail, &format!("Round {round} of Spring Swiss is paired: a Swiss of Avalanche Chess over 3 rounds, unrated, 5 players."));
+            says(&mail, &format!("{TOURNAMENT_LINK}{id}"));
             assert!(mail.header("List-Unsubscribe").is_some(), "{}", mail.raw);
             let table = tables.iter().find(|table| {
                 table["players"]
@@ -132,29 +129,18 @@ fn a_swiss_is_mailed_round_by_round_and_its_end_with_each_players_rank() {
                         )
                     );
                     let you = |n: &str| if n == *name { " (you)" } else { "" };
-                    assert!(
-                        mail.text.contains(&format!(
+                    says(
+                        &mail,
+                        &format!(
                             "  White: {}{}\n  Black: {}{}\n",
                             seats[0],
                             you(seats[0]),
                             seats[1],
                             you(seats[1])
-                        )),
-                        "{}",
-                        mail.text
+                        ),
                     );
-                    assert!(
-                        mail.text
-                            .contains("Each move must be made within 72 hours."),
-                        "{}",
-                        mail.text
-                    );
-                    assert!(
-                        mail.text
-                            .contains(&format!("https://play.avalanche.test/#/game/{game}")),
-                        "{}",
-                        mail.text
-                    );
+                    says(&mail, "Each move must be made within 72 hours.");
+                    says(&mail, &format!("https://play.avalanche.test/#/game/{game}"));
                 }
                 None => {
                     assert!(
@@ -169,10 +155,9 @@ fn a_swiss_is_mailed_round_by_round_and_its_end_with_each_players_rank() {
                         mail.subject,
                         format!("A bye for you: Spring Swiss, round {round}")
                     );
-                    assert!(
-                        mail.text.contains("You have a bye: no game for you this round. A Swiss bye scores 1 point."),
-                        "{}",
-                        mail.text
+                    says(
+                        &mail,
+                        "You have a bye: no game for you this round. A Swiss bye scores 1 point.",
                     );
                 }
             }
@@ -287,7 +272,7 @@ fn a_swiss_is_mailed_round_by_round_and_its_end_with_each_players_rank() {
             "{}\n{t}",
             mail.text
         );
-        assert!(mail.text.contains("The standings:\n"), "{}", mail.text);
+        says(&mail, "The standings:\n");
         for (_, other, _) in &people {
             assert!(
                 mail.text.contains(other),
@@ -295,12 +280,8 @@ fn a_swiss_is_mailed_round_by_round_and_its_end_with_each_players_rank() {
                 mail.text
             );
         }
-        assert!(
-            mail.text.contains(&format!("{name} (you)")),
-            "{}",
-            mail.text
-        );
-        assert!(mail.text.contains("Buchholz"), "{}", mail.text);
+        says(&mail, &format!("{name} (you)"));
+        says(&mail, "Buchholz");
         if *name == "Ann" {
             quoted.push(format!(
                 "To {address}\nSubject: {}\n\n{}",
@@ -378,12 +359,9 @@ fn a_knock_out_mails_the_bye_and_when_each_player_went_out() {
                 m.rcpt_to == address
                     && m.subject == format!("A bye for you: Winter cup, round {round}")
             });
-            assert!(
-                mail.text.contains(
-                    "You have a bye: no game for you this round. You go on to the next round."
-                ),
-                "{}",
-                mail.text
+            says(
+                &mail,
+                "You have a bye: no game for you this round. You go on to the next round.",
             );
             quoted.push(format!(
                 "To {address}\nSubject: {}\n\n{}",
