@@ -77,29 +77,15 @@ impl ClockWarning {
 
     /// The notice it gives its player.
     pub fn notice(&self, recorded_at: DateTime<Utc>) -> Notification {
-        let kind = NotificationType::ClockLow;
         Notification {
-            id: format!(
-                "{}:{}:{}:{}",
-                self.game,
-                self.version,
-                self.player,
-                kind.as_str()
-            ),
-            kind_of_notification: kind,
-            game_id: self.game.clone(),
-            kind: self.kind.clone(),
-            version: self.version,
-            player_id: self.player.clone(),
-            seat: self.seat,
-            occurred_at: recorded_at,
-            by_seat: None,
-            takeback_to_version: None,
-            outcome: None,
             deadline: Some(self.deadline),
-            message: None,
-            text: None,
-            tournament: None,
+            ..Notification::new(
+                NotificationType::ClockLow,
+                (&self.game, &self.kind),
+                self.version,
+                (&self.player, self.seat),
+                recorded_at,
+            )
         }
     }
 }
@@ -547,20 +533,14 @@ impl Follower {
                     let kind = NotificationType::Challenged;
                     Notification {
                         id: format!("{stream}:1:{}:{}", self.player, kind.as_str()),
-                        kind_of_notification: kind,
-                        game_id: stream.to_string(),
-                        kind: issued.kind,
-                        version: envelope.version,
-                        player_id: self.player.clone(),
-                        seat: 0,
-                        occurred_at: envelope.recorded_at,
                         by_seat: Some(0),
-                        takeback_to_version: None,
-                        outcome: None,
-                        deadline: None,
-                        message: None,
-                        text: None,
-                        tournament: None,
+                        ..Notification::new(
+                            kind,
+                            (stream, &issued.kind),
+                            envelope.version,
+                            (&self.player, 0),
+                            envelope.recorded_at,
+                        )
                     }
                 })
                 .into_iter()

@@ -238,6 +238,40 @@ pub struct TournamentNotice {
     pub previous: Option<String>,
 }
 
+impl Notification {
+    /// A notice of `kind_of_notification` to `player` at seat `seat` of stream `game_id` (a
+    /// game of `kind`, or a challenge or tournament of it) at `version`, under the id
+    /// `<game_id>:<version>:<player>:<type>`, with nothing else told.
+    pub fn new(
+        kind_of_notification: NotificationType,
+        (game_id, kind): (&str, &str),
+        version: u64,
+        (player, seat): (&str, Seat),
+        occurred_at: DateTime<Utc>,
+    ) -> Notification {
+        Notification {
+            id: format!(
+                "{game_id}:{version}:{player}:{}",
+                kind_of_notification.as_str()
+            ),
+            kind_of_notification,
+            game_id: game_id.to_string(),
+            kind: kind.to_string(),
+            version,
+            player_id: player.to_string(),
+            seat,
+            occurred_at,
+            by_seat: None,
+            takeback_to_version: None,
+            outcome: None,
+            deadline: None,
+            message: None,
+            text: None,
+            tournament: None,
+        }
+    }
+}
+
 /// The seats `player` holds (several in an analysis fork).
 fn seats_of(game: &dyn LiveGame, player: &str) -> Vec<Seat> {
     game.facts()
@@ -305,29 +339,13 @@ pub fn game_started(
     if !started {
         return None;
     }
-    let kind = NotificationType::GameStarted;
-    Some(Notification {
-        id: format!(
-            "{}:{}:{player}:{}",
-            last.stream,
-            facts.version,
-            kind.as_str()
-        ),
-        kind_of_notification: kind,
-        game_id: last.stream.clone(),
-        kind: facts.kind.to_string(),
-        version: facts.version,
-        player_id: player.to_string(),
-        seat,
-        occurred_at: last.recorded_at,
-        by_seat: None,
-        takeback_to_version: None,
-        outcome: None,
-        deadline: None,
-        message: None,
-        text: None,
-        tournament: None,
-    })
+    Some(Notification::new(
+        NotificationType::GameStarted,
+        (&last.stream, facts.kind),
+        facts.version,
+        (player, seat),
+        last.recorded_at,
+    ))
 }
 
 /// A message said at the table, as its stored `said` event names it.
@@ -378,21 +396,14 @@ pub fn notifications(
     let game_id = &last.stream;
     let version = facts.version;
     let make = |kind: NotificationType, by_seat: Option<Seat>| Notification {
-        id: format!("{game_id}:{version}:{player}:{}", kind.as_str()),
-        kind_of_notification: kind,
-        game_id: game_id.clone(),
-        kind: facts.kind.to_string(),
-        version,
-        player_id: player.to_string(),
-        seat,
-        occurred_at: last.recorded_at,
         by_seat,
-        takeback_to_version: None,
-        outcome: None,
-        deadline: None,
-        message: None,
-        text: None,
-        tournament: None,
+        ..Notification::new(
+            kind,
+            (game_id, facts.kind),
+            version,
+            (player, seat),
+            last.recorded_at,
+        )
     };
     let mut found = Vec::new();
     let started = events

@@ -33,21 +33,14 @@ pub fn tournament_notifications(
         },
     };
     let notice = |kind: NotificationType, seat: Seat, told: TournamentNotice| Notification {
-        id: format!("{}:{}:{player}:{}", at.stream, at.version, kind.as_str()),
-        kind_of_notification: kind,
-        game_id: at.stream.to_string(),
-        kind: settings.kind.clone(),
-        version: at.version,
-        player_id: player.to_string(),
-        seat,
-        occurred_at: at.recorded_at,
-        by_seat: None,
-        takeback_to_version: None,
-        outcome: None,
-        deadline: None,
-        message: None,
-        text: None,
         tournament: Some(told),
+        ..Notification::new(
+            kind,
+            (at.stream, &settings.kind),
+            at.version,
+            (player, seat),
+            at.recorded_at,
+        )
     };
     let told = TournamentNotice {
         id: at.stream.to_string(),

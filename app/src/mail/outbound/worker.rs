@@ -909,20 +909,13 @@ pub(crate) fn mail_notice(
 ) -> Notification {
     Notification {
         id: id.to_string(),
-        kind_of_notification: kind,
-        game_id: game_id.to_string(),
-        kind: game.facts().kind.to_string(),
-        version: game.facts().version,
-        player_id: player.to_string(),
-        seat,
-        occurred_at: Utc::now(),
-        by_seat: None,
-        takeback_to_version: None,
-        outcome: None,
-        deadline: None,
-        message: None,
-        text: None,
-        tournament: None,
+        ..Notification::new(
+            kind,
+            (game_id, game.facts().kind),
+            game.facts().version,
+            (player, seat),
+            Utc::now(),
+        )
     }
 }
 
