@@ -6,7 +6,6 @@
 //! their own ([`clock_stream`]), so that they have a place in the log like every other notice:
 //! every node's streams see them, in order, and a cursor resumes after them.
 
-use crate::club::tournaments::TOURNAMENT_PREFIX;
 use crate::index;
 use crate::webhooks::notification::{copied_past, notifications, Notification, NotificationType};
 use crate::webhooks::tournament::{tournament_notifications, TournamentEventAt};
@@ -29,6 +28,10 @@ pub const CLOCK_LOW: &str = "clock_low";
 /// The prefix of a challenge's stream (see `club::challenges`): its `challenge_issued` tells
 /// each player it names.
 pub const CHALLENGE_PREFIX: &str = "c-";
+
+/// The prefix of a tournament's stream and id (see `club::tournaments`): its events tell the
+/// players who joined it.
+pub const TOURNAMENT_PREFIX: &str = "t-";
 
 /// What a player's stream reads of a challenge issued.
 #[derive(Deserialize)]

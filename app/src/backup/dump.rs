@@ -29,7 +29,7 @@ use super::format::{BatchLine, EventLine, Header, Line, RecordLine, TagsLine, Wr
 /// The record trees whose values are global positions of the log (read up to there).
 pub(crate) const CURSOR_TREES: &[&str] = &[
     crate::webhooks::CURSORS,
-    crate::mail::outbound::worker::CURSOR.0,
+    crate::mail::outbound::outbox::CURSOR.0,
 ];
 /// The record trees a backup leaves out.
 const LEFT_OUT: &[&str] = &[crate::nodes::NODES];

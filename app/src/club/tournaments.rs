@@ -29,8 +29,7 @@ use std::collections::{BTreeMap, HashMap};
 use storage::{AppendError, Batch, NewEvent};
 use utoipa::ToSchema;
 
-/// The prefix of a tournament's stream (and id).
-pub const TOURNAMENT_PREFIX: &str = "t-";
+pub use crate::notices::TOURNAMENT_PREFIX;
 /// The name of a tournament's sealed seed among its stream's secrets.
 const SEED: &str = "seed";
 /// Passes of the driver at most per call.

@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use storage::Storage;
 
+/// Where the worker records its place in the event log (a backup copies it as a cursor).
+pub(crate) const CURSOR: (&str, &str) = ("mail_cursor", "log");
+
 pub(crate) const OUTBOX: &str = "mail_outbox";
 const WAITING: &str = "w/";
 const SENT: &str = "s/";

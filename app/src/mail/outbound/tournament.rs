@@ -466,8 +466,8 @@ mod tests {
         mail.repository
             .store()
             .put_record(
-                super::super::worker::CURSOR.0,
-                super::super::worker::CURSOR.1,
+                super::super::outbox::CURSOR.0,
+                super::super::outbox::CURSOR.1,
                 b"0",
             )
             .expect("the cursor");

@@ -21,8 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use storage::Envelope;
 
-/// The worker's place in the event log.
-pub(crate) const CURSOR: (&str, &str) = ("mail_cursor", "log");
+use super::outbox::CURSOR;
 /// Events read at a time.
 const PAGE: usize = 256;
 
@@ -185,7 +184,7 @@ async fn follow(
     }
     if envelope
         .stream
-        .starts_with(crate::club::tournaments::TOURNAMENT_PREFIX)
+        .starts_with(crate::notices::TOURNAMENT_PREFIX)
     {
         mail.mail_tournament(envelope, takers).await;
         return None;
