@@ -69,6 +69,20 @@ impl Mail {
             tracing::warn!(tournament = %id, version = envelope.version, "mail: a tournament's event not in the club's book: not mailed");
             return;
         };
+        // The standings as the last round left them (this round has no result yet), once for
+        // every reader of a pairing after the first round.
+        let before = match &event {
+            TournamentEvent::RoundPaired { round, .. }
+                if *round > 1
+                    && state
+                        .settings
+                        .as_ref()
+                        .is_some_and(|s| s.format != Format::KnockOut) =>
+            {
+                standings::standings(&state)
+            }
+            _ => Vec::new(),
+        };
         for (player, to) in readers {
             let mut letter = Letter {
                 id: id_part(&format!("{id}:{}:{player}:{kind}", envelope.version)),
@@ -84,7 +98,8 @@ impl Mail {
             };
             let queued = match &event {
                 TournamentEvent::RoundPaired { round, .. } => {
-                    let game = self.pairing_letter(&mut letter, (id, &state), *round, player);
+                    let game =
+                        self.pairing_letter(&mut letter, (id, &state), (*round, &before), player);
                     match game {
                         // The first mail of the game's conversation: its turns answer it.
                         Some(game) => self.send_in_line(&letter, &game, player).await,
@@ -112,12 +127,14 @@ impl Mail {
     }
 
     /// Writes into `letter` the pairing of `round` of tournament `id` (as `state`, folded up
-    /// to it) for `player`: their table, or their bye. Returns the game of their table.
+    /// to it) for `player`: their table, or their bye, and their place in `before`, the
+    /// standings the round before left (none in the first round or a knock-out). Returns the
+    /// game of their table.
     fn pairing_letter(
         &self,
         letter: &mut Letter,
         (id, state): (&str, &Tournament),
-        round: u32,
+        (round, before): (u32, &[StandingRow]),
         player: &str,
     ) -> Option<String> {
         let settings = state.settings.as_ref()?;
@@ -189,16 +206,12 @@ impl Mail {
                 None
             }
         };
-        if round > 1 && settings.format != Format::KnockOut {
-            // The standings as the last round left them: this round has no result yet.
-            let rows = standings::standings(state);
-            if let Some(mine) = rows.iter().find(|r| r.player == player) {
-                text.push_str(&format!(
-                    "\nAfter round {}: {}.\n",
-                    round - 1,
-                    rank_text(&rows, mine)
-                ));
-            }
+        if let Some(mine) = before.iter().find(|r| r.player == player) {
+            text.push_str(&format!(
+                "\nAfter round {}: {}.\n",
+                round - 1,
+                rank_text(before, mine)
+            ));
         }
         text.push_str(&format!("\nThe tournament: {}\n", self.tournament_link(id)));
         letter.text = text;
